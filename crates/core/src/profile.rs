@@ -1,0 +1,262 @@
+//! Profiles: which legs run, in what order, gated on what, with which parameters, and how the
+//! reward is made from them. Loaded from YAML with unknown keys rejected; errors name the file,
+//! the line and the key.
+
+use crate::checks::Registry;
+use crate::error::{CoreError, Result};
+use crate::hash::hash_str;
+use crate::reward::RewardRegistry;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Length limits on a completion, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LengthLimits {
+    /// Past this, the `length` part grows linearly from 0 …
+    pub soft: usize,
+    /// … to -0.05 here and beyond.
+    pub hard: usize,
+}
+
+/// One leg of a profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LegSpec {
+    /// The leg's name (`parse`, `ref.normalised`).
+    pub name: String,
+    /// The adapter that runs it.
+    pub adapter: String,
+    /// Legs that must be clean for this one to run; otherwise it is skipped and says so.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<String>,
+    /// The adapter's parameters.
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub params: serde_json::Value,
+    /// The `base` when this leg is the first rewarded leg that broke (its rung on the ladder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_broke: Option<f64>,
+    /// Reported, never rewarded: its state does not change the reward or whether it is scored.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub informational: bool,
+    /// The timing leg graded by `rewardfn.speedup`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timing: bool,
+}
+
+/// A profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Profile {
+    /// The profile's name.
+    pub name: String,
+    /// A line for people.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// The reward function (`rewardfn.base`, `rewardfn.speedup`).
+    #[serde(default = "default_reward_fn")]
+    pub reward_fn: String,
+    /// `base` when every rewarded correctness leg is clean.
+    #[serde(default = "one")]
+    pub clean_base: f64,
+    /// The reward the OpenRLHF endpoint reports for an unscored entry (its `extra_logs` say so).
+    #[serde(default)]
+    pub unscored_value: f64,
+    /// Soft and hard length limits; no length penalty when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub length: Option<LengthLimits>,
+    /// The legs, in order.
+    pub legs: Vec<LegSpec>,
+}
+
+fn default_reward_fn() -> String {
+    "rewardfn.base".to_string()
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// A profile checked against the adapters and reward functions, with its hash.
+#[derive(Debug, Clone)]
+pub struct LoadedProfile {
+    /// The profile.
+    pub profile: Profile,
+    /// blake3 of its canonical JSON form.
+    pub hash: String,
+}
+
+impl LoadedProfile {
+    /// Reads, parses and checks a profile file.
+    pub fn load(path: &Path, adapters: &Registry, rewards: &RewardRegistry) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| CoreError::io(path, e))?;
+        Self::from_yaml(&text, path, adapters, rewards)
+    }
+
+    /// Parses and checks a profile given as text; `origin` names it in errors.
+    pub fn from_yaml(
+        text: &str,
+        origin: &Path,
+        adapters: &Registry,
+        rewards: &RewardRegistry,
+    ) -> Result<Self> {
+        let profile: Profile = serde_norway::from_str(text).map_err(|e| yaml_error(origin, &e))?;
+        Self::check(profile, origin, adapters, rewards)
+    }
+
+    /// Checks a parsed profile.
+    pub fn check(
+        profile: Profile,
+        origin: &Path,
+        adapters: &Registry,
+        rewards: &RewardRegistry,
+    ) -> Result<Self> {
+        let bad = |m: String| CoreError::invalid(origin, m);
+        let Some(reward_fn) = rewards.get(&profile.reward_fn) else {
+            return Err(bad(format!(
+                "field `reward-fn`: unknown reward function `{}` (known: {})",
+                profile.reward_fn,
+                rewards.names().join(", ")
+            )));
+        };
+        reward_fn
+            .check_profile(&profile)
+            .map_err(|e| bad(format!("field `reward-fn`: {e}")))?;
+        if !(-1.0..=1.0).contains(&profile.clean_base) {
+            return Err(bad("field `clean-base`: must be in [-1.0, 1.0]".into()));
+        }
+        if let Some(l) = profile.length
+            && (l.soft == 0 || l.soft > l.hard)
+        {
+            return Err(bad("field `length`: need 0 < soft <= hard".into()));
+        }
+        if profile.legs.is_empty() {
+            return Err(bad("field `legs`: a profile needs at least one leg".into()));
+        }
+        let mut seen: Vec<&str> = Vec::new();
+        for (i, leg) in profile.legs.iter().enumerate() {
+            let at = format!("legs[{i}] (`{}`)", leg.name);
+            if leg.name.is_empty() {
+                return Err(bad(format!("legs[{i}]: field `name` is empty")));
+            }
+            if seen.contains(&leg.name.as_str()) {
+                return Err(bad(format!("{at}: duplicate leg name")));
+            }
+            let Some(adapter) = adapters.get(&leg.adapter) else {
+                return Err(bad(format!(
+                    "{at}: field `adapter`: unknown adapter `{}` (known: {})",
+                    leg.adapter,
+                    adapters.names().join(", ")
+                )));
+            };
+            adapter
+                .check_params(&leg.params)
+                .map_err(|e| bad(format!("{at}: field `params`: {e}")))?;
+            for need in &leg.needs {
+                if !seen.contains(&need.as_str()) {
+                    return Err(bad(format!(
+                        "{at}: field `needs`: `{need}` is not an earlier leg"
+                    )));
+                }
+            }
+            if let Some(b) = leg.on_broke
+                && !(-1.0..=1.0).contains(&b)
+            {
+                return Err(bad(format!("{at}: field `on-broke`: must be in [-1.0, 1.0]")));
+            }
+            if leg.informational && (leg.on_broke.is_some() || leg.timing) {
+                return Err(bad(format!(
+                    "{at}: an informational leg has no `on-broke` and is not `timing`"
+                )));
+            }
+            seen.push(&leg.name);
+        }
+        if profile.legs.iter().filter(|l| l.timing).count() > 1 {
+            return Err(bad("field `legs`: at most one leg may be `timing`".into()));
+        }
+        let canonical = serde_json::to_string(&profile).expect("a profile serialises");
+        Ok(LoadedProfile {
+            hash: hash_str(&canonical),
+            profile,
+        })
+    }
+}
+
+/// A YAML error as a [`CoreError::Parse`] naming the file and line.
+pub fn yaml_error(path: &Path, e: &serde_norway::Error) -> CoreError {
+    CoreError::Parse {
+        path: path.to_path_buf(),
+        line: e.location().map(|l| l.line()).unwrap_or(0),
+        message: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> Result<LoadedProfile> {
+        LoadedProfile::from_yaml(
+            text,
+            Path::new("p.yaml"),
+            &Registry::builtin(),
+            &RewardRegistry::builtin(),
+        )
+    }
+
+    const GOOD: &str = "name: qa\nlegs:\n  - name: parse\n    adapter: parse\n    on-broke: -1.0\n  - name: ref.normalised\n    adapter: normalised-match\n    needs: [parse]\n    on-broke: -0.5\n";
+
+    #[test]
+    fn a_good_profile_loads_with_a_stable_hash() {
+        let a = load(GOOD).unwrap();
+        let b = load(GOOD).unwrap();
+        assert_eq!(a.hash, b.hash);
+        assert_eq!(a.profile.legs.len(), 2);
+        let c = load(&GOOD.replace("-0.5", "-0.4")).unwrap();
+        assert_ne!(a.hash, c.hash);
+    }
+
+    #[test]
+    fn unknown_key_names_file_line_and_key() {
+        let err = load(&GOOD.replace("    on-broke: -0.5\n", "    on-brok: -0.5\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("p.yaml:"), "{err}");
+        assert!(err.contains("on-brok"), "{err}");
+        assert!(!err.starts_with("p.yaml:0"), "{err}");
+    }
+
+    #[test]
+    fn needs_must_name_an_earlier_leg() {
+        let err = load(&GOOD.replace("needs: [parse]", "needs: [compile]"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`compile` is not an earlier leg"), "{err}");
+    }
+
+    #[test]
+    fn unknown_adapter_and_reward_fn_are_named() {
+        let err = load(&GOOD.replace("normalised-match", "fuzzy"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown adapter `fuzzy`"), "{err}");
+        let err = load(&format!("reward-fn: rewardfn.nope\n{GOOD}"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("rewardfn.nope"), "{err}");
+    }
+
+    #[test]
+    fn bad_params_name_the_leg() {
+        let err = load(&GOOD.replace(
+            "    on-broke: -1.0\n",
+            "    on-broke: -1.0\n    params: {colour: red}\n",
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("legs[0] (`parse`)") && err.contains("colour"),
+            "{err}"
+        );
+    }
+}

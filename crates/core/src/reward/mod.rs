@@ -1,0 +1,187 @@
+//! Reward functions and the contract every one of them keeps (SPEC §2):
+//! - a scored reward is `base + broke_healthy + length`, with `base` in [-1, 1],
+//!   `broke_healthy` in [-0.5, 0], `length` in [-0.05, 0], so the sum is in [-1.55, 1.0];
+//! - an unsettled leg the reward depends on makes the entry unscored (`reward: null`), never 0.
+//!
+//! [`apply`] enforces both around any registered function: an out-of-range result or a scored
+//! result over an unsettled rewarded leg becomes unscored with reason `reward-contract-violated`.
+
+mod base;
+mod speedup;
+
+pub use base::BaseReward;
+pub use speedup::SpeedupReward;
+
+use crate::profile::Profile;
+use aorlta_record::{LegResult, LegState, Parts, Reason};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Smallest scored reward.
+pub const REWARD_MIN: f64 = -1.55;
+/// Largest scored reward.
+pub const REWARD_MAX: f64 = 1.0;
+
+/// What a reward function sees.
+pub struct RewardInput<'a> {
+    /// The profile (legs, ladder, length limits).
+    pub profile: &'a Profile,
+    /// Every leg's result, in profile order.
+    pub legs: &'a [LegResult],
+    /// The completion's length in bytes.
+    pub completion_len: usize,
+}
+
+/// A reward function's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RewardOutcome {
+    /// A reward made of three parts.
+    Scored(Parts),
+    /// No reward: why.
+    Unscored(Vec<Reason>),
+}
+
+/// A named reward function.
+pub trait RewardFn: Send + Sync {
+    /// The registered name (`rewardfn.base`).
+    fn name(&self) -> &'static str;
+    /// Checks that a profile gives this function what it needs.
+    fn check_profile(&self, _profile: &Profile) -> Result<(), String> {
+        Ok(())
+    }
+    /// The reward for one candidate's legs.
+    fn reward(&self, input: &RewardInput<'_>) -> RewardOutcome;
+}
+
+/// Reward functions by name.
+#[derive(Clone, Default)]
+pub struct RewardRegistry {
+    fns: BTreeMap<&'static str, Arc<dyn RewardFn>>,
+}
+
+impl RewardRegistry {
+    /// `rewardfn.base` and `rewardfn.speedup`.
+    pub fn builtin() -> Self {
+        let mut r = RewardRegistry::default();
+        r.add(Arc::new(BaseReward));
+        r.add(Arc::new(SpeedupReward));
+        r
+    }
+
+    /// Adds (or replaces) a function.
+    pub fn add(&mut self, f: Arc<dyn RewardFn>) {
+        self.fns.insert(f.name(), f);
+    }
+
+    /// A function by name.
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn RewardFn>> {
+        self.fns.get(name)
+    }
+
+    /// The names, sorted.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.fns.keys().copied().collect()
+    }
+
+    /// Every registered function.
+    pub fn all(&self) -> impl Iterator<Item = &Arc<dyn RewardFn>> {
+        self.fns.values()
+    }
+}
+
+/// Runs a reward function under the contract: `(reward, parts)` when scored, the reasons when not.
+pub fn apply(f: &dyn RewardFn, input: &RewardInput<'_>) -> RewardOutcome {
+    let unsettled = unsettled_rewarded(input);
+    match f.reward(input) {
+        RewardOutcome::Scored(_) if !unsettled.is_empty() => RewardOutcome::Unscored(vec![Reason::new(
+            "reward-contract-violated",
+            format!(
+                "{} scored an entry whose leg(s) {} are unsettled",
+                f.name(),
+                unsettled.join(", ")
+            ),
+        )]),
+        RewardOutcome::Scored(p) if !parts_in_range(&p) => RewardOutcome::Unscored(vec![Reason::new(
+            "reward-contract-violated",
+            format!(
+                "{} returned parts out of range: base {}, broke_healthy {}, length {}",
+                f.name(),
+                p.base,
+                p.broke_healthy,
+                p.length
+            ),
+        )]),
+        RewardOutcome::Unscored(r) if r.is_empty() => RewardOutcome::Unscored(vec![Reason::new(
+            "unscored",
+            format!("{} left the entry unscored without a reason", f.name()),
+        )]),
+        other => other,
+    }
+}
+
+/// True when every part and the sum are in range and finite.
+pub fn parts_in_range(p: &Parts) -> bool {
+    let s = p.sum();
+    (-1.0..=1.0).contains(&p.base)
+        && (-0.5..=0.0).contains(&p.broke_healthy)
+        && (-0.05..=0.0).contains(&p.length)
+        && (REWARD_MIN..=REWARD_MAX).contains(&s)
+}
+
+/// Names of rewarded (non-informational) legs that are unsettled.
+pub fn unsettled_rewarded(input: &RewardInput<'_>) -> Vec<String> {
+    rewarded_legs(input)
+        .filter(|(_, r)| r.state == LegState::Unsettled)
+        .map(|(s, _)| s.name.clone())
+        .collect()
+}
+
+/// The profile's non-informational legs with their results.
+pub fn rewarded_legs<'a>(
+    input: &'a RewardInput<'_>,
+) -> impl Iterator<Item = (&'a crate::profile::LegSpec, &'a LegResult)> {
+    input
+        .profile
+        .legs
+        .iter()
+        .zip(input.legs.iter())
+        .filter(|(s, _)| !s.informational)
+}
+
+/// Penalty per reason code for breaking something healthy (summed, floored at -0.5).
+pub const BROKE_HEALTHY: &[(&str, f64)] = &[
+    ("guard-overwritten", -0.25),
+    ("input-mutated", -0.25),
+    ("device-faulted", -0.25),
+    ("hung", -0.25),
+];
+
+/// The `broke_healthy` part: the penalties of every broke rewarded leg's reasons, at least -0.5.
+pub fn broke_healthy(input: &RewardInput<'_>) -> f64 {
+    let mut codes: Vec<&str> = rewarded_legs(input)
+        .filter(|(_, r)| r.state == LegState::Broke)
+        .flat_map(|(_, r)| r.reasons.iter().map(|x| x.code.as_str()))
+        .collect();
+    codes.sort_unstable();
+    codes.dedup();
+    let total: f64 = codes
+        .iter()
+        .filter_map(|c| BROKE_HEALTHY.iter().find(|(k, _)| k == c).map(|(_, v)| *v))
+        .sum();
+    total.max(-0.5)
+}
+
+/// The `length` part: 0 up to the soft limit, linear to -0.05 at the hard limit.
+pub fn length_penalty(profile: &Profile, len: usize) -> f64 {
+    let Some(l) = profile.length else { return 0.0 };
+    if len <= l.soft {
+        return 0.0;
+    }
+    if l.hard <= l.soft || len >= l.hard {
+        return -0.05;
+    }
+    -0.05 * (len - l.soft) as f64 / (l.hard - l.soft) as f64
+}
+
+#[cfg(test)]
+mod contract_tests;

@@ -1,0 +1,2 @@
+//! Running a profile over candidates: the engine (one candidate), scoring runs (a pool, in
+//! parallel, resumable), summaries, and GPU leases.

@@ -1,0 +1,275 @@
+//! Tasks: loading Q&A task files (JSONL) and kernel task files (YAML), and their content hashes.
+
+use crate::error::{CoreError, Result};
+use crate::hash::hash_parts;
+use crate::profile::yaml_error;
+use aorlta_record::QaTask;
+use aorlta_record::kernel::KernelTask;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What kind of task, with what judging needs.
+#[derive(Debug, Clone)]
+pub enum TaskKind {
+    /// A question with a reference answer.
+    Qa(QaTask),
+    /// A kernel with a reference kernel.
+    Kernel(KernelTaskDef),
+}
+
+/// A kernel task with its reference source loaded.
+#[derive(Debug, Clone)]
+pub struct KernelTaskDef {
+    /// The task spec as written.
+    pub spec: KernelTask,
+    /// The folder the task file is in (paths in the spec are relative to it).
+    pub dir: PathBuf,
+    /// The reference kernel's source.
+    pub reference_source: String,
+    /// blake3 of the reference source.
+    pub reference_hash: String,
+}
+
+impl KernelTaskDef {
+    /// The kernel's name: the identifier before the `(` of the signature.
+    pub fn kernel_name(&self) -> &str {
+        kernel_name_of(&self.spec.signature)
+    }
+}
+
+/// The identifier just before the first `(` of a C++ declaration.
+pub fn kernel_name_of(signature: &str) -> &str {
+    let head = signature.split('(').next().unwrap_or("").trim_end();
+    let start = head
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    &head[start..]
+}
+
+/// One task.
+#[derive(Debug, Clone)]
+pub struct Task {
+    /// The task id.
+    pub id: String,
+    /// blake3 of the task's content (and its reference source for kernels).
+    pub hash: String,
+    /// The task's kind and data.
+    pub kind: TaskKind,
+}
+
+impl Task {
+    /// A Q&A task.
+    pub fn qa(task: QaTask) -> Self {
+        let json = serde_json::to_string(&task).expect("a QaTask serialises");
+        Task {
+            id: task.id.clone(),
+            hash: hash_parts([b"qa".as_slice(), json.as_bytes()]),
+            kind: TaskKind::Qa(task),
+        }
+    }
+
+    /// A kernel task; reads its reference source.
+    pub fn kernel(spec: KernelTask, dir: &Path, origin: &Path) -> Result<Self> {
+        let ref_path = dir.join(&spec.reference);
+        let reference_source = std::fs::read_to_string(&ref_path).map_err(|e| {
+            CoreError::invalid(origin, format!("field `reference`: {}: {e}", ref_path.display()))
+        })?;
+        if kernel_name_of(&spec.signature).is_empty() {
+            return Err(CoreError::invalid(
+                origin,
+                "field `signature`: no kernel name before `(`",
+            ));
+        }
+        let reference_hash = crate::hash::hash_str(&reference_source);
+        let json = serde_json::to_string(&spec).expect("a KernelTask serialises");
+        let hash = hash_parts([b"kernel".as_slice(), json.as_bytes(), reference_hash.as_bytes()]);
+        Ok(Task {
+            id: spec.id.clone(),
+            hash,
+            kind: TaskKind::Kernel(KernelTaskDef {
+                spec,
+                dir: dir.to_path_buf(),
+                reference_source,
+                reference_hash,
+            }),
+        })
+    }
+}
+
+/// A malformed line that was skipped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedLine {
+    /// `file:line`.
+    pub place: String,
+    /// What was wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for SkippedLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.place, self.message)
+    }
+}
+
+/// Tasks by id.
+#[derive(Debug, Clone, Default)]
+pub struct TaskSet {
+    by_id: HashMap<String, Arc<Task>>,
+    order: Vec<String>,
+}
+
+impl TaskSet {
+    /// Loads tasks from a file or folder: `*.jsonl` is a Q&A task file, `*.yaml`/`*.yml` a
+    /// kernel task, a folder holds either. Malformed JSONL lines are returned as skipped; a
+    /// duplicate id or a malformed kernel task is an error.
+    pub fn load(path: &Path) -> Result<(Self, Vec<SkippedLine>)> {
+        let mut set = TaskSet::default();
+        let mut skipped = Vec::new();
+        set.load_into(path, &mut skipped)?;
+        Ok((set, skipped))
+    }
+
+    /// Loads several paths into one set.
+    pub fn load_all(paths: &[PathBuf]) -> Result<(Self, Vec<SkippedLine>)> {
+        let mut set = TaskSet::default();
+        let mut skipped = Vec::new();
+        for p in paths {
+            set.load_into(p, &mut skipped)?;
+        }
+        Ok((set, skipped))
+    }
+
+    fn load_into(&mut self, path: &Path, skipped: &mut Vec<SkippedLine>) -> Result<()> {
+        if path.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+                .map_err(|e| CoreError::io(path, e))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| matches!(ext(p), "jsonl" | "yaml" | "yml"))
+                .collect();
+            files.sort();
+            for f in files {
+                self.load_into(&f, skipped)?;
+            }
+            return Ok(());
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| CoreError::io(path, e))?;
+        match ext(path) {
+            "jsonl" => {
+                for (i, line) in text.lines().enumerate() {
+                    if line.trim().is_empty() {
+                        continue;
+                    }
+                    match serde_json::from_str::<QaTask>(line) {
+                        Ok(t) => self.insert(Task::qa(t), path, i + 1)?,
+                        Err(e) => skipped.push(SkippedLine {
+                            place: format!("{}:{}", path.display(), i + 1),
+                            message: e.to_string(),
+                        }),
+                    }
+                }
+            }
+            "yaml" | "yml" => {
+                let spec: KernelTask = serde_norway::from_str(&text).map_err(|e| yaml_error(path, &e))?;
+                let dir = path.parent().unwrap_or(Path::new("."));
+                self.insert(Task::kernel(spec, dir, path)?, path, 1)?;
+            }
+            other => {
+                return Err(CoreError::invalid(
+                    path,
+                    format!("unknown task file type `.{other}` (expected .jsonl, .yaml or a folder)"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn insert(&mut self, task: Task, path: &Path, line: usize) -> Result<()> {
+        if self.by_id.contains_key(&task.id) {
+            return Err(CoreError::Parse {
+                path: path.to_path_buf(),
+                line,
+                message: format!("duplicate task id `{}`", task.id),
+            });
+        }
+        self.order.push(task.id.clone());
+        self.by_id.insert(task.id.clone(), Arc::new(task));
+        Ok(())
+    }
+
+    /// Adds a task built elsewhere (an inline task); replaces one with the same id.
+    pub fn add(&mut self, task: Task) {
+        if !self.by_id.contains_key(&task.id) {
+            self.order.push(task.id.clone());
+        }
+        self.by_id.insert(task.id.clone(), Arc::new(task));
+    }
+
+    /// A task by id.
+    pub fn get(&self, id: &str) -> Option<&Arc<Task>> {
+        self.by_id.get(id)
+    }
+
+    /// Tasks in load order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<Task>> {
+        self.order.iter().map(|id| &self.by_id[id])
+    }
+
+    /// Number of tasks.
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// True when there are no tasks.
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+}
+
+fn ext(p: &Path) -> &str {
+    p.extension().and_then(|e| e.to_str()).unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_names() {
+        assert_eq!(
+            kernel_name_of("void transpose(const float* in, float* out)"),
+            "transpose"
+        );
+        assert_eq!(
+            kernel_name_of("__global__ void  vector_add (int n)"),
+            "vector_add"
+        );
+        assert_eq!(kernel_name_of("(int n)"), "");
+    }
+
+    #[test]
+    fn malformed_lines_are_skipped_with_their_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("t.jsonl");
+        std::fs::write(
+            &f,
+            "{\"id\":\"a\",\"prompt\":\"p\",\"answer\":\"1\"}\nnot json\n\n{\"id\":\"b\",\"prompt\":\"p\",\"answer\":\"2\"}\n",
+        )
+        .unwrap();
+        let (set, skipped) = TaskSet::load(&f).unwrap();
+        assert_eq!(set.len(), 2);
+        assert_eq!(skipped.len(), 1);
+        assert!(skipped[0].place.ends_with("t.jsonl:2"), "{}", skipped[0].place);
+    }
+
+    #[test]
+    fn duplicate_ids_are_an_error_naming_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("t.jsonl");
+        let line = "{\"id\":\"a\",\"prompt\":\"p\",\"answer\":\"1\"}\n";
+        std::fs::write(&f, format!("{line}{line}")).unwrap();
+        let err = TaskSet::load(&f).unwrap_err().to_string();
+        assert!(err.contains("t.jsonl:2") && err.contains("duplicate"), "{err}");
+    }
+}

@@ -1,0 +1,181 @@
+//! The kernel task spec (a task file, YAML), shared by the service and the harness.
+//!
+//! Sizes, buffer lengths, scalar values and launch geometry are integer *expressions* over a
+//! problem size's variables: integers, variables, `+ - * / %` (integer division), parentheses,
+//! and the functions `ceil_div(a, b)`, `min(a, b)`, `max(a, b)`.
+//!
+//! The harness job and record types (what the service asks the harness and what it writes back)
+//! live in [`harness`].
+
+pub mod harness;
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Element type of a buffer or scalar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dtype {
+    /// 32-bit float.
+    F32,
+    /// 16-bit IEEE float.
+    F16,
+    /// bfloat16.
+    Bf16,
+    /// 32-bit signed integer.
+    I32,
+    /// 32-bit unsigned integer.
+    U32,
+    /// 64-bit signed integer.
+    I64,
+}
+
+/// How a buffer is used by the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Read only: must be unchanged after every launch.
+    In,
+    /// Written: compared with the reference's output; starts filled with a sentinel.
+    Out,
+    /// Read and written: starts with generated data, compared as an output.
+    Inout,
+}
+
+/// How a buffer's initial contents are generated from a seed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Init {
+    /// Uniform in `[lo, hi)` (floats) or `[lo, hi]` (integers).
+    Uniform {
+        /// Lower bound.
+        lo: f64,
+        /// Upper bound.
+        hi: f64,
+    },
+    /// Normal with the given mean and standard deviation (floats only).
+    Normal {
+        /// Mean.
+        mean: f64,
+        /// Standard deviation.
+        std: f64,
+    },
+}
+
+impl Default for Init {
+    fn default() -> Self {
+        Init::Uniform { lo: -1.0, hi: 1.0 }
+    }
+}
+
+/// One device buffer the kernel takes by pointer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BufferSpec {
+    /// Parameter name in the signature.
+    pub name: String,
+    /// Element type.
+    pub dtype: Dtype,
+    /// Number of elements, an expression of the size variables.
+    pub len: String,
+    /// In, out or inout.
+    pub role: Role,
+    /// How inputs are generated (ignored for `out`).
+    #[serde(default)]
+    pub init: Init,
+}
+
+/// Comparison tolerance: `|cand - ref| <= atol + rtol * |ref|`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tolerance {
+    /// Absolute tolerance.
+    pub atol: f64,
+    /// Relative tolerance.
+    pub rtol: f64,
+}
+
+impl Tolerance {
+    /// The default for a dtype: fp32 1e-4/1e-4, fp16/bf16 1e-2/1e-2, integers exact.
+    pub fn default_for(dtype: Dtype) -> Self {
+        match dtype {
+            Dtype::F32 => Tolerance {
+                atol: 1e-4,
+                rtol: 1e-4,
+            },
+            Dtype::F16 | Dtype::Bf16 => Tolerance {
+                atol: 1e-2,
+                rtol: 1e-2,
+            },
+            Dtype::I32 | Dtype::U32 | Dtype::I64 => Tolerance { atol: 0.0, rtol: 0.0 },
+        }
+    }
+}
+
+/// Caps on what a candidate's `aorlta_launch` symbol may ask for (beyond the device limits).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LaunchCaps {
+    /// Most blocks in a grid (x*y*z).
+    pub max_blocks: u64,
+    /// Most threads in a block (x*y*z).
+    pub max_threads_per_block: u32,
+    /// Most dynamic shared memory bytes.
+    pub max_shared_bytes: u32,
+}
+
+impl Default for LaunchCaps {
+    fn default() -> Self {
+        LaunchCaps {
+            max_blocks: 1 << 24,
+            max_threads_per_block: 1024,
+            max_shared_bytes: 48 * 1024,
+        }
+    }
+}
+
+/// A kernel task: one YAML file under `examples/kernels/tasks/` (or a user's folder).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelTask {
+    /// Unique task id (`vector_add`).
+    pub id: String,
+    /// The prompt shown to the model.
+    pub prompt: String,
+    /// The kernel's C++ declaration, e.g.
+    /// `void transpose(const float* in, float* out, int rows, int cols)`. Parameter names match
+    /// buffers and scalars.
+    pub signature: String,
+    /// When true the kernel is looked up by its plain name (`extern "C"`), else by the Itanium
+    /// mangling of `signature`. Either form is accepted from a candidate; this says which the
+    /// reference uses.
+    #[serde(default)]
+    pub extern_c: bool,
+    /// The reference kernel source, relative to the task file.
+    pub reference: String,
+    /// Device buffers, by parameter name.
+    pub buffers: Vec<BufferSpec>,
+    /// Scalar parameters: name to expression.
+    #[serde(default)]
+    pub scalars: BTreeMap<String, String>,
+    /// Problem sizes: each maps variable names to values. The first is the primary one, used
+    /// for timing; all are used for correctness.
+    pub sizes: Vec<BTreeMap<String, i64>>,
+    /// Default grid (x, y, z) as expressions.
+    pub grid: [String; 3],
+    /// Default block (x, y, z) as expressions.
+    pub block: [String; 3],
+    /// Default dynamic shared memory bytes, an expression.
+    #[serde(default = "zero_expr")]
+    pub shared_bytes: String,
+    /// Tolerance for every output; defaults by dtype.
+    #[serde(default)]
+    pub tolerance: Option<Tolerance>,
+    /// Caps on the candidate's own launch geometry.
+    #[serde(default)]
+    pub caps: LaunchCaps,
+}
+
+fn zero_expr() -> String {
+    "0".to_string()
+}
