@@ -1,0 +1,44 @@
+//! The subcommands, one file each.
+
+pub mod bench;
+pub mod score;
+pub mod serve;
+pub mod timecheck;
+pub mod validate;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// AORLTA: check-and-reward service for RL post-training of language models.
+#[derive(Debug, Parser)]
+#[command(name = "aorlta", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Score every candidate of a pool with a profile (resumable).
+    Score(score::Args),
+    /// Time one kernel candidate against its task's reference and print the verdict.
+    Timecheck(timecheck::Args),
+    /// Run the harness validation suite.
+    Validate(validate::Args),
+    /// Serve rewards over HTTP.
+    Serve(serve::Args),
+    /// Benchmarks that print figures.
+    #[command(subcommand)]
+    Bench(bench::Bench),
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Score(a) => score::run(a),
+        Command::Timecheck(a) => timecheck::run(a),
+        Command::Validate(a) => validate::run(a),
+        Command::Serve(a) => serve::run(a),
+        Command::Bench(b) => bench::run(b),
+    }
+}
