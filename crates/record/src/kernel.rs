@@ -5,9 +5,13 @@
 //! and the functions `ceil_div(a, b)`, `min(a, b)`, `max(a, b)`.
 //!
 //! The harness job and record types (what the service asks the harness and what it writes back)
-//! live in [`harness`].
+//! live in [`harness`]; the expression evaluator in [`expr`]; the kernel's symbol (Itanium
+//! mangling of its signature) in [`mangle`]; the fake code objects of the CI backend in [`fake`].
 
+pub mod expr;
+pub mod fake;
 pub mod harness;
+pub mod mangle;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

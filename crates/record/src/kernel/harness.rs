@@ -1,2 +1,474 @@
 //! The harness job (what the service asks `aorlta-harness` to do) and the harness record (the
-//! JSON file it writes back, the only thing the service reads from a harness run).
+//! JSON file it writes back, the only thing the service reads from a harness run), plus the small
+//! documents a harness process writes about itself (ready file, device list).
+//!
+//! # Protocol
+//! The service starts one harness process per leased GPU (`aorlta-harness serve --device N
+//! --spool DIR`). The process writes `DIR/ready.json` ([`HarnessReady`]) once its context exists,
+//! then reads job file paths, one per line, from its standard input; for each it runs the
+//! [`HarnessJob`] and writes the job's [`HarnessRecord`] to `job.record` atomically (a temporary
+//! file renamed into place). Standard output and error are never read. A process whose record
+//! says `context_lost` (a fault) exits after writing it and is replaced, as is one that misses a
+//! job's deadline (it is killed).
+//!
+//! # Format versions (`HARNESS_FORMAT`)
+//! - 1.0: first version.
+
+use super::KernelTask;
+use crate::FormatVersion;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// The version of the job, record, ready and device-list documents this build reads and writes.
+pub const HARNESS_FORMAT: FormatVersion = FormatVersion { major: 1, minor: 0 };
+
+fn harness_format() -> FormatVersion {
+    HARNESS_FORMAT
+}
+
+/// A code object for the harness to load.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelImage {
+    /// The code object file (a cubin).
+    pub path: PathBuf,
+    /// Symbols the kernel may have, tried in order (the mangled signature, then the plain name).
+    pub symbols: Vec<String>,
+}
+
+/// One job for the harness.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HarnessJob {
+    /// The format this job follows.
+    #[serde(default = "harness_format")]
+    pub format: FormatVersion,
+    /// The job's id, echoed in its record.
+    pub id: String,
+    /// The task (buffers, sizes, geometry, tolerance, caps).
+    pub task: KernelTask,
+    /// The reference kernel's code object.
+    pub reference: KernelImage,
+    /// The candidate kernel's code object.
+    pub candidate: KernelImage,
+    /// Where to write the record.
+    pub record: PathBuf,
+    /// A launch still running after this many seconds is reported `hung` and the process exits.
+    pub launch_timeout_s: f64,
+    /// What to do.
+    pub work: Work,
+}
+
+/// What a job does.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Work {
+    /// Correctness (`kernel-run`).
+    Check(CheckWork),
+    /// Interleaved timing (`kernel-time`).
+    Time(TimeWork),
+}
+
+/// A correctness job: every listed size on every seed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckWork {
+    /// Indices into the task's sizes.
+    pub sizes: Vec<usize>,
+    /// Input seeds (drawn by the service from a secret; never shown to a candidate in advance).
+    pub seeds: Vec<u64>,
+}
+
+/// A timing job: pairs of launches on one size, by the per-launch protocol of SPEC §4.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeWork {
+    /// Index into the task's sizes (0, the primary size, by default).
+    #[serde(default)]
+    pub size: usize,
+    /// Pairs to take when the budget allows.
+    pub pairs: usize,
+    /// Pairs needed for a verdict; fewer when the budget runs out means too slow to measure.
+    pub min_pairs: usize,
+    /// Wall-clock budget of the timing loop, in seconds.
+    pub budget_s: f64,
+    /// Seed of the order within each pair.
+    pub order_seed: u64,
+    /// Seed of the inputs (each pair draws fresh inputs from it).
+    pub input_seed: u64,
+    /// Keep every launch's sample (kernel and wall times) in the record.
+    #[serde(default)]
+    pub keep_launches: bool,
+}
+
+/// Launch geometry: grid, block and dynamic shared memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Geometry {
+    /// Grid dimensions (x, y, z).
+    pub grid: [u32; 3],
+    /// Block dimensions (x, y, z).
+    pub block: [u32; 3],
+    /// Dynamic shared memory bytes.
+    pub shared_bytes: u32,
+    /// True when the kernel's own `aorlta_launch` symbol set it.
+    #[serde(default)]
+    pub from_symbol: bool,
+}
+
+/// The device a harness process runs on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceInfo {
+    /// The device ordinal.
+    pub index: u32,
+    /// `cuda` or `fake`.
+    pub backend: String,
+    /// Model name (`NVIDIA H200`).
+    pub name: String,
+    /// `GPU-…` UUID.
+    pub uuid: String,
+    /// Driver version string (`570.133.20`), or the CUDA driver API version when the
+    /// management library is missing.
+    pub driver: String,
+    /// CUDA driver API version (`13000`).
+    pub cuda_driver_api: i32,
+    /// Compute capability (major, minor).
+    pub compute_capability: [i32; 2],
+    /// Streaming multiprocessors.
+    pub sm_count: u32,
+    /// L2 cache bytes.
+    pub l2_bytes: u64,
+    /// Most bytes of L2 that may be set persisting.
+    pub persisting_l2_max_bytes: u64,
+    /// Device memory bytes.
+    pub total_mem_bytes: u64,
+    /// Most threads per block.
+    pub max_threads_per_block: u32,
+    /// Most block dimensions (x, y, z).
+    pub max_block: [u32; 3],
+    /// Most grid dimensions (x, y, z).
+    pub max_grid: [u32; 3],
+    /// Most dynamic shared memory per block a kernel may opt in to.
+    pub max_shared_optin: u32,
+}
+
+/// Clocks and throttle state read from the management library, where it is present.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Clocks {
+    /// SM clock, MHz.
+    pub sm_mhz: u32,
+    /// Memory clock, MHz.
+    pub mem_mhz: u32,
+    /// Raw throttle-reason bit mask (`nvmlClocksEventReasons`).
+    pub throttle_reasons: u64,
+    /// GPU temperature, degrees C.
+    pub temperature_c: u32,
+}
+
+/// Who a finding is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Party {
+    /// The candidate kernel: its findings make the leg `broke`.
+    Candidate,
+    /// The reference kernel: its findings make the leg `unsettled` (`reference-broken`).
+    Reference,
+    /// The harness or the driver: its findings make the leg `unsettled`.
+    Harness,
+}
+
+/// Something the harness found. Codes: `output-mismatch`, `guard-overwritten`,
+/// `input-mutated`, `device-faulted`, `hung`, `launch-out-of-bounds`, `kernel-not-found`,
+/// `module-load-failed`, `launch-failed`, `timed-launch-mismatch` (candidate or reference);
+/// `out-of-memory`, `driver-error`, `bad-job` (harness).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Finding {
+    /// Whose doing it is.
+    pub party: Party,
+    /// Kebab-case code.
+    pub code: String,
+    /// A sentence for a person.
+    pub detail: String,
+    /// The size index, where one applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<usize>,
+    /// The input seed, where one applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+/// The first element that differs from the reference.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mismatch {
+    /// The buffer's name.
+    pub buffer: String,
+    /// Element index.
+    pub index: u64,
+    /// The reference's value, as text.
+    pub expected: String,
+    /// The candidate's value, as text.
+    pub got: String,
+}
+
+/// One (size, seed) case of a correctness job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseReport {
+    /// Size index.
+    pub size: usize,
+    /// Input seed.
+    pub seed: u64,
+    /// The candidate's geometry.
+    pub candidate: Geometry,
+    /// The reference's geometry.
+    pub reference: Geometry,
+    /// Output elements outside tolerance (or NaN where the reference is not, or the reverse).
+    pub mismatches: u64,
+    /// The largest absolute difference over finite elements.
+    pub max_abs_err: f64,
+    /// The first mismatch, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_mismatch: Option<Mismatch>,
+    /// Guard bands overwritten (names of buffers).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub guards_broken: Vec<String>,
+    /// Input buffers changed (names).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inputs_changed: Vec<String>,
+}
+
+/// What a correctness job found per case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CheckReport {
+    /// Cases run, in order (stops at the first fault).
+    pub cases: Vec<CaseReport>,
+}
+
+/// One timed pair.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimedPair {
+    /// The candidate launch, seconds between its two events.
+    pub candidate_s: f64,
+    /// The reference launch, seconds.
+    pub reference_s: f64,
+    /// True when the candidate ran first in this pair.
+    pub candidate_first: bool,
+}
+
+/// One launch's sample, kept on request.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchSample {
+    /// True for the candidate.
+    pub candidate: bool,
+    /// Seconds between the launch's events.
+    pub kernel_s: f64,
+    /// Seconds of the whole step: module load, resets, L2 flush, launch, wait, verification.
+    pub step_s: f64,
+    /// Seconds from just before the start event to the stop event's completion seen on the host.
+    pub launch_wall_s: f64,
+}
+
+/// Why the timing loop stopped early.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetStop {
+    /// The fastest candidate launch seen, seconds (a lower bound on a launch's time).
+    pub candidate_lower_bound_s: f64,
+    /// Median reference launch, seconds.
+    pub reference_median_s: f64,
+    /// Candidate launches done.
+    pub launches_done: usize,
+}
+
+/// Where the harness's own time per launch goes, outside the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Overhead {
+    /// Median seconds of a whole launch step.
+    pub step_median_s: f64,
+    /// Median seconds from the start event's record to the stop event seen complete, minus the
+    /// kernel's own time.
+    pub launch_median_s: f64,
+    /// Median seconds of the kernel itself.
+    pub kernel_median_s: f64,
+}
+
+/// What a timing job measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct TimeReport {
+    /// The timed pairs, in order.
+    pub pairs: Vec<TimedPair>,
+    /// Size index timed.
+    pub size: usize,
+    /// Order seed.
+    pub order_seed: u64,
+    /// Input seed.
+    pub input_seed: u64,
+    /// The budget, seconds.
+    pub budget_s: f64,
+    /// Seconds the timing loop used.
+    pub budget_used_s: f64,
+    /// Set when the budget ran out before `min_pairs` pairs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_stop: Option<BudgetStop>,
+    /// Clocks before the first launch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks_start: Option<Clocks>,
+    /// Clocks after the last launch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks_end: Option<Clocks>,
+    /// A thermal or power-brake throttle was seen at the start or the end.
+    pub throttled: bool,
+    /// Launches verified after their stop event (every timed launch).
+    pub verified_launches: usize,
+    /// Bytes written to flush L2 before each launch.
+    pub l2_flush_bytes: u64,
+    /// The candidate's geometry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate_geometry: Option<Geometry>,
+    /// The reference's geometry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_geometry: Option<Geometry>,
+    /// The harness's overhead per launch.
+    pub overhead: Overhead,
+    /// Every launch, when asked for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub launches: Vec<LaunchSample>,
+}
+
+/// The record a harness writes for one job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HarnessRecord {
+    /// The format this record follows.
+    #[serde(default = "harness_format")]
+    pub format: FormatVersion,
+    /// The job's id.
+    pub job: String,
+    /// The device it ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<DeviceInfo>,
+    /// What went wrong (empty when nothing did).
+    #[serde(default)]
+    pub findings: Vec<Finding>,
+    /// True when the context can no longer be used (a fault, a hang): the process exits.
+    #[serde(default)]
+    pub context_lost: bool,
+    /// Correctness results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<CheckReport>,
+    /// Timing results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<TimeReport>,
+    /// Seconds the job took inside the harness.
+    pub elapsed_s: f64,
+}
+
+/// A failure of the harness itself (not of a kernel).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HarnessError {
+    /// `no-gpu`, `driver-error`, `bad-device`.
+    pub code: String,
+    /// A sentence for a person.
+    pub detail: String,
+}
+
+/// Written once by a serving harness process: its device, or why it could not start.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HarnessReady {
+    /// The format.
+    #[serde(default = "harness_format")]
+    pub format: FormatVersion,
+    /// The process id.
+    pub pid: u32,
+    /// The device, when the context was created.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<DeviceInfo>,
+    /// Why not, otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<HarnessError>,
+    /// Seconds from the process's start to the context's creation.
+    pub start_s: f64,
+}
+
+/// The host's devices (`aorlta-harness devices`), for leases and the host fingerprint.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceList {
+    /// The format.
+    #[serde(default = "harness_format")]
+    pub format: FormatVersion,
+    /// Every visible device.
+    pub devices: Vec<DeviceInfo>,
+    /// Why none could be listed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<HarnessError>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_round_trips_and_rejects_unknown_keys() {
+        let rec = HarnessRecord {
+            format: HARNESS_FORMAT,
+            job: "j1".into(),
+            device: Some(DeviceInfo {
+                name: "NVIDIA H200".into(),
+                ..DeviceInfo::default()
+            }),
+            findings: vec![Finding {
+                party: Party::Candidate,
+                code: "guard-overwritten".into(),
+                detail: "c: 4 bytes after the end".into(),
+                size: Some(1),
+                seed: Some(7),
+            }],
+            context_lost: false,
+            check: Some(CheckReport::default()),
+            time: None,
+            elapsed_s: 0.25,
+        };
+        let text = serde_json::to_string(&rec).unwrap();
+        let back: HarnessRecord = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, rec);
+        let bad = text.replacen("\"job\"", "\"jobb\"", 1);
+        assert!(serde_json::from_str::<HarnessRecord>(&bad).is_err());
+    }
+
+    #[test]
+    fn work_is_tagged_by_kind() {
+        let w: Work = serde_json::from_str(r#"{"kind":"check","sizes":[0,1],"seeds":[3]}"#).unwrap();
+        assert_eq!(
+            w,
+            Work::Check(CheckWork {
+                sizes: vec![0, 1],
+                seeds: vec![3]
+            })
+        );
+        let t: Work = serde_json::from_str(
+            r#"{"kind":"time","pairs":30,"min_pairs":10,"budget_s":5.0,"order_seed":1,"input_seed":2}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            t,
+            Work::Time(TimeWork {
+                size: 0,
+                pairs: 30,
+                keep_launches: false,
+                ..
+            })
+        ));
+    }
+}
