@@ -1,0 +1,419 @@
+//! The CUDA driver backend, on cudarc's dynamically loaded driver API: nothing here links
+//! `libcuda`, and [`driver_present`] is checked before anything touches it (a missing library
+//! would otherwise panic). One primary context, the legacy default stream, two timing events
+//! with default flags, pageable host memory only.
+//!
+//! The process must set `CUDA_MODULE_LOADING=EAGER` before the driver starts, so that a module
+//! is loaded whole by `cuModuleLoadData` and nothing is loaded lazily inside a timed interval.
+
+use crate::backend::{
+    Backend, BackendError, DevPtr, ErrorKind, EventSlot, FuncId, KernelArg, ModuleId, Wait,
+};
+use crate::nvml::Nvml;
+use aorlta_record::kernel::harness::{Clocks, DeviceInfo, Geometry, HarnessError};
+use cudarc::driver::result::{self, DriverError};
+use cudarc::driver::sys;
+use std::collections::HashMap;
+use std::ffi::{CString, c_void};
+use std::time::{Duration, Instant};
+
+/// True when the driver library can be opened.
+pub fn driver_present() -> bool {
+    // SAFETY: only tries to open the library.
+    unsafe { sys::is_culib_present() }
+}
+
+fn code(e: &DriverError) -> u32 {
+    e.0 as u32
+}
+
+fn name(e: &DriverError) -> String {
+    let n = e
+        .error_name()
+        .map(|c| c.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let s = e
+        .error_string()
+        .map(|c| c.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{n} ({}): {s}", code(e))
+}
+
+/// Errors that leave the context unusable.
+fn is_fault(c: u32) -> bool {
+    matches!(
+        c,
+        214 | 700 | 702 | 709 | 710 | 714 | 715 | 716 | 717 | 718 | 719 | 720 | 999
+    )
+}
+
+fn classify(call: &'static str, e: DriverError) -> BackendError {
+    let c = code(&e);
+    let kind = if is_fault(c) {
+        ErrorKind::Fault
+    } else if c == 2 {
+        ErrorKind::OutOfMemory
+    } else if matches!(c, 200 | 209 | 218 | 221 | 222 | 300 | 302) {
+        ErrorKind::BadImage
+    } else {
+        ErrorKind::Driver
+    };
+    BackendError {
+        kind,
+        call,
+        detail: name(&e),
+    }
+}
+
+fn harness_error(code: &str, what: &str, e: DriverError) -> HarnessError {
+    HarnessError {
+        code: code.to_string(),
+        detail: format!("{what}: {}", name(&e)),
+    }
+}
+
+fn attr(dev: sys::CUdevice, a: sys::CUdevice_attribute) -> Result<i32, DriverError> {
+    // SAFETY: `dev` came from cuDeviceGet.
+    unsafe { result::device::get_attribute(dev, a) }
+}
+
+fn uuid_string(u: &sys::CUuuid) -> String {
+    let b: Vec<u8> = u.bytes.iter().map(|c| *c as u8).collect();
+    let hex = |r: std::ops::Range<usize>| b[r].iter().map(|x| format!("{x:02x}")).collect::<String>();
+    format!(
+        "GPU-{}-{}-{}-{}-{}",
+        hex(0..4),
+        hex(4..6),
+        hex(6..8),
+        hex(8..10),
+        hex(10..16)
+    )
+}
+
+fn describe(index: u32, dev: sys::CUdevice) -> Result<DeviceInfo, DriverError> {
+    use sys::CUdevice_attribute as A;
+    let mut api = 0i32;
+    // SAFETY: writes one int.
+    unsafe { sys::cuDriverGetVersion(&mut api) }.result()?;
+    let u = |v: i32| v.max(0) as u32;
+    Ok(DeviceInfo {
+        index,
+        backend: "cuda".into(),
+        name: result::device::get_name(dev)?,
+        uuid: uuid_string(&result::device::get_uuid(dev)?),
+        driver: format!("cuda-api-{api}"),
+        cuda_driver_api: api,
+        compute_capability: [
+            attr(dev, A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            attr(dev, A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        ],
+        sm_count: u(attr(dev, A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?),
+        l2_bytes: u64::from(u(attr(dev, A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?)),
+        persisting_l2_max_bytes: u64::from(u(attr(
+            dev,
+            A::CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE,
+        )?)),
+        // SAFETY: `dev` came from cuDeviceGet.
+        total_mem_bytes: unsafe { result::device::total_mem(dev) }? as u64,
+        max_threads_per_block: u(attr(dev, A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?),
+        max_block: [
+            u(attr(dev, A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?),
+            u(attr(dev, A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?),
+            u(attr(dev, A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?),
+        ],
+        max_grid: [
+            u(attr(dev, A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?),
+            u(attr(dev, A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?),
+            u(attr(dev, A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?),
+        ],
+        max_shared_optin: u(attr(
+            dev,
+            A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+        )?),
+    })
+}
+
+fn init() -> Result<(), HarnessError> {
+    if !driver_present() {
+        return Err(HarnessError {
+            code: "no-gpu".into(),
+            detail: "the CUDA driver library (libcuda.so) is not present".into(),
+        });
+    }
+    result::init().map_err(|e| harness_error("no-gpu", "cuInit", e))
+}
+
+/// Every visible device, without creating a context.
+pub fn list_devices() -> Result<Vec<DeviceInfo>, HarnessError> {
+    init()?;
+    let n = result::device::get_count().map_err(|e| harness_error("driver-error", "cuDeviceGetCount", e))?;
+    let mut out = Vec::new();
+    for i in 0..n {
+        let dev = result::device::get(i).map_err(|e| harness_error("driver-error", "cuDeviceGet", e))?;
+        let mut info =
+            describe(i as u32, dev).map_err(|e| harness_error("driver-error", "device attributes", e))?;
+        if let Some(v) = Nvml::open(&info.uuid).and_then(|n| n.driver_version()) {
+            info.driver = v;
+        }
+        out.push(info);
+    }
+    Ok(out)
+}
+
+/// The CUDA device of one harness process.
+pub struct CudaBackend {
+    device: DeviceInfo,
+    events: [sys::CUevent; 2],
+    modules: HashMap<u64, sys::CUmodule>,
+    funcs: HashMap<u64, sys::CUfunction>,
+    next_id: u64,
+    nvml: Option<Nvml>,
+}
+
+impl CudaBackend {
+    /// Creates the primary context of device `index` and its two events.
+    pub fn new(index: u32) -> Result<Self, HarnessError> {
+        init()?;
+        let n =
+            result::device::get_count().map_err(|e| harness_error("driver-error", "cuDeviceGetCount", e))?;
+        if index as i32 >= n {
+            return Err(HarnessError {
+                code: "no-gpu".into(),
+                detail: format!("device {index} asked for; {n} visible"),
+            });
+        }
+        let dev =
+            result::device::get(index as i32).map_err(|e| harness_error("driver-error", "cuDeviceGet", e))?;
+        // SAFETY: `dev` came from cuDeviceGet; the context stays retained for the process.
+        let ctx = unsafe { result::primary_ctx::retain(dev) }
+            .map_err(|e| harness_error("driver-error", "cuDevicePrimaryCtxRetain", e))?;
+        // SAFETY: `ctx` is a live primary context.
+        unsafe { result::ctx::set_current(ctx) }
+            .map_err(|e| harness_error("driver-error", "cuCtxSetCurrent", e))?;
+        let mut device =
+            describe(index, dev).map_err(|e| harness_error("driver-error", "device attributes", e))?;
+        let nvml = Nvml::open(&device.uuid);
+        if let Some(v) = nvml.as_ref().and_then(Nvml::driver_version) {
+            device.driver = v;
+        }
+        let flags = sys::CUevent_flags::CU_EVENT_DEFAULT;
+        let start =
+            result::event::create(flags).map_err(|e| harness_error("driver-error", "cuEventCreate", e))?;
+        let stop =
+            result::event::create(flags).map_err(|e| harness_error("driver-error", "cuEventCreate", e))?;
+        Ok(CudaBackend {
+            device,
+            events: [start, stop],
+            modules: HashMap::new(),
+            funcs: HashMap::new(),
+            next_id: 1,
+            nvml,
+        })
+    }
+
+    fn module(&self, m: ModuleId) -> Result<sys::CUmodule, BackendError> {
+        self.modules.get(&m.0).copied().ok_or(BackendError {
+            kind: ErrorKind::Driver,
+            call: "module",
+            detail: "unknown module instance".into(),
+        })
+    }
+}
+
+fn cname(call: &'static str, s: &str) -> Result<CString, BackendError> {
+    CString::new(s).map_err(|_| BackendError {
+        kind: ErrorKind::Driver,
+        call,
+        detail: "symbol contains a NUL byte".into(),
+    })
+}
+
+impl Backend for CudaBackend {
+    fn device(&self) -> &DeviceInfo {
+        &self.device
+    }
+
+    fn clocks(&mut self) -> Option<Clocks> {
+        self.nvml.as_ref().and_then(Nvml::clocks)
+    }
+
+    fn load_module(&mut self, image: &[u8]) -> Result<ModuleId, BackendError> {
+        // The driver reads the ELF image; give it an 8-byte-aligned copy.
+        let mut aligned = vec![0u64; image.len().div_ceil(8) + 1];
+        // SAFETY: `aligned` has room for the image's bytes plus a trailing zero word.
+        unsafe {
+            std::ptr::copy_nonoverlapping(image.as_ptr(), aligned.as_mut_ptr() as *mut u8, image.len())
+        };
+        // SAFETY: the image is a complete code object in memory that lives through the call.
+        let m = unsafe { result::module::load_data(aligned.as_ptr() as *const c_void) }
+            .map_err(|e| classify("cuModuleLoadData", e))?;
+        let id = self.next_id;
+        self.next_id += 1;
+        self.modules.insert(id, m);
+        Ok(ModuleId(id))
+    }
+
+    fn unload_module(&mut self, module: ModuleId) -> Result<(), BackendError> {
+        let m = self.module(module)?;
+        self.modules.remove(&module.0);
+        // SAFETY: `m` is a loaded module, removed from the table so it is unloaded once.
+        unsafe { result::module::unload(m) }.map_err(|e| classify("cuModuleUnload", e))
+    }
+
+    fn function(&mut self, module: ModuleId, symbol: &str) -> Result<Option<FuncId>, BackendError> {
+        let m = self.module(module)?;
+        // SAFETY: `m` is a loaded module.
+        match unsafe { result::module::get_function(m, cname("cuModuleGetFunction", symbol)?) } {
+            Ok(f) => {
+                let id = self.next_id;
+                self.next_id += 1;
+                self.funcs.insert(id, f);
+                Ok(Some(FuncId(id)))
+            }
+            Err(e) if code(&e) == 500 => Ok(None),
+            Err(e) => Err(classify("cuModuleGetFunction", e)),
+        }
+    }
+
+    fn global(&mut self, module: ModuleId, symbol: &str) -> Result<Option<(DevPtr, usize)>, BackendError> {
+        let m = self.module(module)?;
+        // SAFETY: `m` is a loaded module.
+        match unsafe { result::module::get_global(m, cname("cuModuleGetGlobal", symbol)?) } {
+            Ok((p, n)) => Ok(Some((p, n))),
+            Err(e) if code(&e) == 500 => Ok(None),
+            Err(e) => Err(classify("cuModuleGetGlobal", e)),
+        }
+    }
+
+    fn set_max_dynamic_shared(&mut self, func: FuncId, bytes: u32) -> Result<(), BackendError> {
+        let f = self.funcs.get(&func.0).copied().ok_or(BackendError {
+            kind: ErrorKind::Driver,
+            call: "cuFuncSetAttribute",
+            detail: "unknown function".into(),
+        })?;
+        let a = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+        // SAFETY: `f` belongs to a loaded module.
+        unsafe { sys::cuFuncSetAttribute(f, a, bytes as i32) }
+            .result()
+            .map_err(|e| BackendError {
+                kind: ErrorKind::LaunchRefused,
+                ..classify("cuFuncSetAttribute", e)
+            })
+    }
+
+    fn alloc(&mut self, bytes: usize) -> Result<DevPtr, BackendError> {
+        // SAFETY: plain device allocation.
+        unsafe { result::malloc_sync(bytes.max(1)) }.map_err(|e| classify("cuMemAlloc", e))
+    }
+
+    fn free(&mut self, ptr: DevPtr) -> Result<(), BackendError> {
+        // SAFETY: `ptr` came from `alloc` and is freed once by the plans.
+        unsafe { sys::cuMemFree_v2(ptr) }
+            .result()
+            .map_err(|e| classify("cuMemFree", e))
+    }
+
+    fn copy_h2d(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), BackendError> {
+        // SAFETY: `dst` is an allocation at least `src.len()` long (the plans' layouts).
+        unsafe { result::memcpy_htod_sync(dst, src) }.map_err(|e| classify("cuMemcpyHtoD", e))
+    }
+
+    fn copy_d2h(&mut self, dst: &mut [u8], src: DevPtr) -> Result<(), BackendError> {
+        // SAFETY: `src` is an allocation or symbol at least `dst.len()` long.
+        unsafe { result::memcpy_dtoh_sync(dst, src) }.map_err(|e| classify("cuMemcpyDtoH", e))
+    }
+
+    fn memset_d32(&mut self, dst: DevPtr, value: u32, count: usize) -> Result<(), BackendError> {
+        // SAFETY: `dst` is an allocation of at least `count` words.
+        unsafe { sys::cuMemsetD32_v2(dst, value, count) }
+            .result()
+            .map_err(|e| classify("cuMemsetD32", e))
+    }
+
+    fn reset_persisting_l2(&mut self) -> Result<(), BackendError> {
+        // SAFETY: acts on the current context.
+        unsafe { sys::cuCtxResetPersistingL2Cache() }
+            .result()
+            .map_err(|e| classify("cuCtxResetPersistingL2Cache", e))
+    }
+
+    fn record_event(&mut self, slot: EventSlot) -> Result<(), BackendError> {
+        let ev = self.events[slot as usize];
+        // SAFETY: the event was created with default flags and lives as long as the backend.
+        unsafe { result::event::record(ev, std::ptr::null_mut()) }.map_err(|e| classify("cuEventRecord", e))
+    }
+
+    fn launch(&mut self, func: FuncId, g: &Geometry, args: &[KernelArg]) -> Result<(), BackendError> {
+        let f = self.funcs.get(&func.0).copied().ok_or(BackendError {
+            kind: ErrorKind::Driver,
+            call: "cuLaunchKernel",
+            detail: "unknown function".into(),
+        })?;
+        let mut storage: Vec<[u64; 1]> = args
+            .iter()
+            .map(|a| {
+                let mut w = [0u64; 1];
+                let b = a.bytes();
+                // SAFETY: every argument is at most 8 bytes.
+                unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), w.as_mut_ptr() as *mut u8, b.len()) };
+                w
+            })
+            .collect();
+        let mut params: Vec<*mut c_void> = storage
+            .iter_mut()
+            .map(|w| w.as_mut_ptr() as *mut c_void)
+            .collect();
+        // SAFETY: the parameters match the kernel's signature (built from the task's), and the
+        // driver copies them before returning.
+        unsafe {
+            result::launch_kernel(
+                f,
+                (g.grid[0], g.grid[1], g.grid[2]),
+                (g.block[0], g.block[1], g.block[2]),
+                g.shared_bytes,
+                std::ptr::null_mut(),
+                &mut params,
+            )
+        }
+        .map_err(|e| {
+            let mut err = classify("cuLaunchKernel", e);
+            if err.kind != ErrorKind::Fault {
+                err.kind = ErrorKind::LaunchRefused;
+            }
+            err
+        })
+    }
+
+    fn wait_stop(&mut self, timeout_s: f64) -> Result<Wait, BackendError> {
+        let ev = self.events[EventSlot::Stop as usize];
+        let start = Instant::now();
+        loop {
+            // SAFETY: a live event.
+            match unsafe { result::event::query(ev) } {
+                Ok(()) => return Ok(Wait::Done),
+                Err(e) if code(&e) == 600 => {}
+                Err(e) => return Err(classify("cuEventQuery", e)),
+            }
+            let waited = start.elapsed();
+            if waited.as_secs_f64() > timeout_s {
+                return Ok(Wait::TimedOut);
+            }
+            if waited < Duration::from_millis(2) {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(Duration::from_micros(100));
+            }
+        }
+    }
+
+    fn elapsed_s(&mut self) -> Result<f64, BackendError> {
+        // SAFETY: both events were recorded on the same stream and have completed.
+        let ms = unsafe { result::event::elapsed(self.events[0], self.events[1]) }
+            .map_err(|e| classify("cuEventElapsedTime", e))?;
+        Ok(f64::from(ms) / 1000.0)
+    }
+
+    fn synchronize(&mut self) -> Result<(), BackendError> {
+        result::ctx::synchronize().map_err(|e| classify("cuCtxSynchronize", e))
+    }
+}

@@ -1,0 +1,472 @@
+//! What a job does on the device, one step at a time, on any [`Backend`]: the pieces both plans
+//! share (loading a kernel and finding its symbol, its geometry, its arguments, buffers with
+//! guard bands, one timed launch with a deadline) and the dispatch to the correctness plan
+//! ([`crate::check`]) and the timing plan ([`crate::timing`]).
+//!
+//! A plan never returns an error: everything it finds, its own failures included, becomes a
+//! [`Finding`] in the record, with the party whose doing it is. A finding that ends the job
+//! returns [`Stop`].
+
+use crate::backend::{
+    Backend, BackendError, DevPtr, ErrorKind, EventSlot, FuncId, KernelArg, ModuleId, Wait,
+};
+use crate::data::{GUARD_BYTES, Images, Layout};
+use crate::geometry::{LAUNCH_SYMBOL, LAUNCH_SYMBOL_BYTES, check_bounds, parse_launch_symbol, task_geometry};
+use aorlta_record::kernel::harness::{
+    Finding, Geometry, HARNESS_FORMAT, HarnessJob, HarnessRecord, KernelImage, Party, Work,
+};
+use aorlta_record::kernel::mangle::{ParamKind, parameters};
+use std::time::Instant;
+
+/// The job ended early; the record holds why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stop;
+
+/// Dynamic shared memory a kernel may use without opting in.
+const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
+
+/// Runs one job and returns its record.
+pub fn run_job<B: Backend>(backend: &mut B, job: &HarnessJob) -> HarnessRecord {
+    let start = Instant::now();
+    let seed = match &job.work {
+        Work::Check(w) => w.seeds.first().copied().unwrap_or(0),
+        Work::Time(w) => w.order_seed ^ w.input_seed.rotate_left(17),
+    };
+    backend.begin_job(seed);
+    let mut r = Runner {
+        b: backend,
+        job,
+        findings: Vec::new(),
+        context_lost: false,
+    };
+    let mut check = None;
+    let mut time = None;
+    if job.format.major != HARNESS_FORMAT.major {
+        r.finding(
+            Party::Harness,
+            "bad-job",
+            format!(
+                "job format {}.{}; this harness reads {}.x",
+                job.format.major, job.format.minor, HARNESS_FORMAT.major
+            ),
+        );
+    } else {
+        match &job.work {
+            Work::Check(w) => check = Some(crate::check::run(&mut r, w)),
+            Work::Time(w) => time = crate::timing::run(&mut r, w),
+        }
+    }
+    let device = Some(r.b.device().clone());
+    HarnessRecord {
+        format: HARNESS_FORMAT,
+        job: job.id.clone(),
+        device,
+        findings: r.findings,
+        context_lost: r.context_lost,
+        check,
+        time,
+        elapsed_s: start.elapsed().as_secs_f64(),
+    }
+}
+
+/// A kernel ready to load: its code object, the symbol found in it, its own geometry if any.
+#[derive(Debug, Clone)]
+pub struct Kernel {
+    /// Whose it is.
+    pub party: Party,
+    /// The code object's bytes.
+    pub image: Vec<u8>,
+    /// The symbol that names the kernel in it.
+    pub symbol: String,
+    /// The geometry from its `aorlta_launch` symbol.
+    pub launch: Option<Geometry>,
+}
+
+/// A kernel's module instance and function.
+#[derive(Debug, Clone, Copy)]
+pub struct Instance {
+    /// The module.
+    pub module: ModuleId,
+    /// The function.
+    pub func: FuncId,
+}
+
+/// Times of one launch.
+#[derive(Debug, Clone, Copy)]
+pub struct LaunchTimes {
+    /// Seconds between the events.
+    pub kernel_s: f64,
+    /// Seconds from before the start event to the stop event seen complete.
+    pub wall_s: f64,
+}
+
+/// Shared state of a running job.
+pub struct Runner<'a, B: Backend> {
+    /// The device.
+    pub b: &'a mut B,
+    /// The job.
+    pub job: &'a HarnessJob,
+    /// Findings so far.
+    pub findings: Vec<Finding>,
+    /// Set after a fault or a hang.
+    pub context_lost: bool,
+}
+
+impl<B: Backend> Runner<'_, B> {
+    /// Adds a finding.
+    pub fn finding(&mut self, party: Party, code: &str, detail: impl Into<String>) {
+        self.finding_at(party, code, detail, None, None);
+    }
+
+    /// Adds a finding for one size and seed.
+    pub fn finding_at(
+        &mut self,
+        party: Party,
+        code: &str,
+        detail: impl Into<String>,
+        size: Option<usize>,
+        seed: Option<u64>,
+    ) {
+        self.findings.push(Finding {
+            party,
+            code: code.to_string(),
+            detail: detail.into(),
+            size,
+            seed,
+        });
+    }
+
+    /// True when a finding of this party and code exists.
+    pub fn has(&self, party: Party, code: &str) -> bool {
+        self.findings.iter().any(|f| f.party == party && f.code == code)
+    }
+
+    /// Turns a backend error met while working for `party` into a finding.
+    pub fn backend_err(&mut self, party: Party, e: BackendError) -> Stop {
+        let (party, code) = match e.kind {
+            ErrorKind::Fault => {
+                self.context_lost = true;
+                (party, "device-faulted")
+            }
+            ErrorKind::OutOfMemory => (Party::Harness, "out-of-memory"),
+            ErrorKind::BadImage => (party, "module-load-failed"),
+            ErrorKind::LaunchRefused => (party, "launch-failed"),
+            ErrorKind::Driver => (Party::Harness, "driver-error"),
+        };
+        self.finding(party, code, e.to_string());
+        Stop
+    }
+
+    /// Reads a code object, finds its kernel and reads its `aorlta_launch` symbol.
+    pub fn probe(&mut self, img: &KernelImage, party: Party) -> Result<Kernel, Stop> {
+        let image = match std::fs::read(&img.path) {
+            Ok(b) => b,
+            Err(e) => {
+                self.finding(Party::Harness, "bad-job", format!("{}: {e}", img.path.display()));
+                return Err(Stop);
+            }
+        };
+        let module = self
+            .b
+            .load_module(&image)
+            .map_err(|e| self.backend_err(party, e))?;
+        let result = self.probe_module(module, img, party);
+        if let Err(e) = self.b.unload_module(module) {
+            return Err(self.backend_err(Party::Harness, e));
+        }
+        let (symbol, launch) = result?;
+        Ok(Kernel {
+            party,
+            image,
+            symbol,
+            launch,
+        })
+    }
+
+    fn probe_module(
+        &mut self,
+        module: ModuleId,
+        img: &KernelImage,
+        party: Party,
+    ) -> Result<(String, Option<Geometry>), Stop> {
+        let mut symbol = None;
+        for s in &img.symbols {
+            if self
+                .b
+                .function(module, s)
+                .map_err(|e| self.backend_err(party, e))?
+                .is_some()
+            {
+                symbol = Some(s.clone());
+                break;
+            }
+        }
+        let Some(symbol) = symbol else {
+            self.finding(
+                party,
+                "kernel-not-found",
+                format!(
+                    "the code object defines none of the kernel symbols {}",
+                    img.symbols.join(", ")
+                ),
+            );
+            return Err(Stop);
+        };
+        let launch = match self
+            .b
+            .global(module, LAUNCH_SYMBOL)
+            .map_err(|e| self.backend_err(party, e))?
+        {
+            None => None,
+            Some((ptr, size)) => {
+                if size != LAUNCH_SYMBOL_BYTES {
+                    self.finding(
+                        party,
+                        "launch-out-of-bounds",
+                        format!("`{LAUNCH_SYMBOL}` is {size} bytes; it must be seven unsigned ints"),
+                    );
+                    return Err(Stop);
+                }
+                let mut bytes = [0u8; LAUNCH_SYMBOL_BYTES];
+                self.b
+                    .copy_d2h(&mut bytes, ptr)
+                    .map_err(|e| self.backend_err(party, e))?;
+                match parse_launch_symbol(&bytes) {
+                    Ok(g) => Some(g),
+                    Err(m) => {
+                        self.finding(party, "launch-out-of-bounds", m);
+                        return Err(Stop);
+                    }
+                }
+            }
+        };
+        Ok((symbol, launch))
+    }
+
+    /// The kernel's geometry at one size, bounds-checked.
+    pub fn geometry(&mut self, k: &Kernel, layout: &Layout) -> Result<Geometry, Stop> {
+        let g = match k.launch {
+            Some(g) => g,
+            None => match task_geometry(&self.job.task, &layout.vars) {
+                Ok(g) => g,
+                Err(m) => {
+                    self.finding(Party::Harness, "bad-task", m);
+                    return Err(Stop);
+                }
+            },
+        };
+        let dev = self.b.device().clone();
+        if let Err(m) = check_bounds(&g, &dev, &self.job.task.caps) {
+            if g.from_symbol {
+                self.finding(k.party, "launch-out-of-bounds", format!("`{LAUNCH_SYMBOL}`: {m}"));
+            } else {
+                self.finding(Party::Harness, "bad-task", format!("the task's geometry: {m}"));
+            }
+            return Err(Stop);
+        }
+        Ok(g)
+    }
+
+    /// Loads a fresh module instance of a kernel and lets it use its shared memory.
+    pub fn instantiate(&mut self, k: &Kernel, g: &Geometry) -> Result<Instance, Stop> {
+        let module = self
+            .b
+            .load_module(&k.image)
+            .map_err(|e| self.backend_err(k.party, e))?;
+        let func = match self
+            .b
+            .function(module, &k.symbol)
+            .map_err(|e| self.backend_err(k.party, e))?
+        {
+            Some(f) => f,
+            None => {
+                self.finding(
+                    Party::Harness,
+                    "driver-error",
+                    format!("symbol {} vanished on reload", k.symbol),
+                );
+                return Err(Stop);
+            }
+        };
+        if g.shared_bytes > DEFAULT_SHARED_LIMIT {
+            self.b
+                .set_max_dynamic_shared(func, g.shared_bytes)
+                .map_err(|e| self.backend_err(k.party, e))?;
+        }
+        Ok(Instance { module, func })
+    }
+
+    /// Unloads a module instance.
+    pub fn release(&mut self, inst: Instance) -> Result<(), Stop> {
+        self.b
+            .unload_module(inst.module)
+            .map_err(|e| self.backend_err(Party::Harness, e))
+    }
+
+    /// The kernel's arguments: buffers by parameter name, scalars by the task's expressions,
+    /// typed by the signature.
+    pub fn args(&mut self, layout: &Layout, ptrs: &[DevPtr]) -> Result<Vec<KernelArg>, Stop> {
+        match build_args(&self.job.task, layout, ptrs) {
+            Ok(a) => Ok(a),
+            Err(m) => {
+                self.finding(Party::Harness, "bad-task", m);
+                Err(Stop)
+            }
+        }
+    }
+
+    /// Allocates every buffer of a layout (guards included).
+    pub fn alloc_set(&mut self, layout: &Layout) -> Result<Vec<DevPtr>, Stop> {
+        let mut ptrs = Vec::with_capacity(layout.bufs.len());
+        for b in &layout.bufs {
+            match self.b.alloc(b.total_bytes()) {
+                Ok(p) => ptrs.push(p),
+                Err(e) => {
+                    self.free_set(&ptrs);
+                    return Err(self.backend_err(Party::Harness, e));
+                }
+            }
+        }
+        Ok(ptrs)
+    }
+
+    /// Frees buffers (errors after a fault are expected and ignored).
+    pub fn free_set(&mut self, ptrs: &[DevPtr]) {
+        for p in ptrs {
+            let _ = self.b.free(*p);
+        }
+    }
+
+    /// Copies host images into a buffer set.
+    pub fn upload(&mut self, ptrs: &[DevPtr], imgs: &Images, party: Party) -> Result<(), Stop> {
+        for (p, img) in ptrs.iter().zip(&imgs.0) {
+            self.b.copy_h2d(*p, img).map_err(|e| self.backend_err(party, e))?;
+        }
+        Ok(())
+    }
+
+    /// Copies a buffer set back into host images.
+    pub fn download(&mut self, ptrs: &[DevPtr], layout: &Layout, party: Party) -> Result<Images, Stop> {
+        let mut out = Vec::with_capacity(ptrs.len());
+        for (p, b) in ptrs.iter().zip(&layout.bufs) {
+            let mut img = vec![0u8; b.total_bytes()];
+            self.b
+                .copy_d2h(&mut img, *p)
+                .map_err(|e| self.backend_err(party, e))?;
+            out.push(img);
+        }
+        Ok(Images(out))
+    }
+
+    /// One launch alone between two events, waited for with the job's deadline.
+    pub fn timed_launch(
+        &mut self,
+        party: Party,
+        func: FuncId,
+        g: &Geometry,
+        args: &[KernelArg],
+    ) -> Result<LaunchTimes, Stop> {
+        let t0 = Instant::now();
+        self.b
+            .record_event(EventSlot::Start)
+            .map_err(|e| self.backend_err(Party::Harness, e))?;
+        self.b
+            .launch(func, g, args)
+            .map_err(|e| self.backend_err(party, e))?;
+        self.b
+            .record_event(EventSlot::Stop)
+            .map_err(|e| self.backend_err(party, e))?;
+        match self
+            .b
+            .wait_stop(self.job.launch_timeout_s)
+            .map_err(|e| self.backend_err(party, e))?
+        {
+            Wait::Done => {}
+            Wait::TimedOut => {
+                self.context_lost = true;
+                self.finding(
+                    party,
+                    "hung",
+                    format!(
+                        "the kernel was still running after {} s",
+                        self.job.launch_timeout_s
+                    ),
+                );
+                return Err(Stop);
+            }
+        }
+        let wall_s = t0.elapsed().as_secs_f64();
+        self.b.synchronize().map_err(|e| self.backend_err(party, e))?;
+        let kernel_s = self
+            .b
+            .elapsed_s()
+            .map_err(|e| self.backend_err(Party::Harness, e))?;
+        Ok(LaunchTimes { kernel_s, wall_s })
+    }
+}
+
+fn build_args(
+    task: &aorlta_record::kernel::KernelTask,
+    layout: &Layout,
+    ptrs: &[DevPtr],
+) -> Result<Vec<KernelArg>, String> {
+    let params = parameters(&task.signature).map_err(|e| e.to_string())?;
+    let mut args = Vec::with_capacity(params.len());
+    for p in &params {
+        if let Some(k) = layout.bufs.iter().position(|b| b.name == p.name) {
+            if p.kind != ParamKind::Pointer {
+                return Err(format!(
+                    "parameter `{}` names a buffer but is not a pointer",
+                    p.name
+                ));
+            }
+            let b = &layout.bufs[k];
+            args.push(KernelArg::Buffer {
+                ptr: ptrs[k] + GUARD_BYTES as u64,
+                dtype: b.dtype,
+                len: b.len,
+                role: b.role,
+            });
+            continue;
+        }
+        let Some(expr) = task.scalars.get(&p.name) else {
+            return Err(format!(
+                "parameter `{}` is neither a buffer nor a scalar of the task",
+                p.name
+            ));
+        };
+        let v = layout.eval(expr)?;
+        let range = |ok: bool| {
+            if ok {
+                Ok(())
+            } else {
+                Err(format!("scalar `{}` = {v} does not fit its type", p.name))
+            }
+        };
+        let arg = match p.kind {
+            ParamKind::Scalar("i") => {
+                range(i32::try_from(v).is_ok())?;
+                KernelArg::I32(v as i32)
+            }
+            ParamKind::Scalar("j") => {
+                range(u32::try_from(v).is_ok())?;
+                KernelArg::U32(v as u32)
+            }
+            ParamKind::Scalar("l" | "x") => KernelArg::I64(v),
+            ParamKind::Scalar("m" | "y") => {
+                range(v >= 0)?;
+                KernelArg::U64(v as u64)
+            }
+            ParamKind::Scalar("f") => KernelArg::F32(v as f32),
+            ParamKind::Scalar("d") => KernelArg::F64(v as f64),
+            _ => {
+                return Err(format!(
+                    "parameter `{}` has a type a task scalar cannot have",
+                    p.name
+                ));
+            }
+        };
+        args.push(arg);
+    }
+    Ok(args)
+}
