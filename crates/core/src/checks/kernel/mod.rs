@@ -1,12 +1,37 @@
-//! The kernel adapters (`kernel-compile`, `kernel-run`, `kernel-time`) and their environment.
-//!
-//! (In progress.)
+//! The kernel adapters and their environment: `kernel-compile` (leg `compile`), `kernel-run`
+//! (leg `ref.native`, correctness) and `kernel-time` (leg `ref.speedup`, timing), with the
+//! compiler driver ([`nvcc`]), the source policy ([`policy`]), the harness processes
+//! ([`pool`]), the GPU leases (`crate::run::lease`) and the fake device's behaviours
+//! ([`fake`]). A run config's `kernel:` section ([`KernelConfig`]) builds the [`KernelEnv`] that
+//! every leg shares.
+
+pub mod compile;
+pub mod config;
+pub mod elf;
+pub mod env;
+pub mod exec;
+pub mod fake;
+pub mod nvcc;
+pub mod policy;
+pub mod pool;
+pub mod run;
+pub mod time;
+
+pub use compile::KernelCompile;
+pub use config::{GpuSet, KernelConfig};
+pub use env::KernelEnv;
+pub use run::KernelRun;
+pub use time::KernelTime;
 
 use super::Registry;
-
-/// Kernel tools: compiler, harness binary, GPU leases.
-#[derive(Debug, Default)]
-pub struct KernelEnv {}
+use std::sync::Arc;
 
 /// Registers the kernel adapters.
-pub fn register(_registry: &mut Registry) {}
+pub fn register(registry: &mut Registry) {
+    registry.add(Arc::new(KernelCompile));
+    registry.add(Arc::new(KernelRun));
+    registry.add(Arc::new(KernelTime));
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,152 @@
+//! The `kernel:` section of a run config: where the compiler and the harness are, which GPUs
+//! may be leased and where their lock files live, the compile limits, and whether the fake
+//! device stands in for a GPU. Keys are kebab-case (the snake_case spelling is accepted too);
+//! unknown keys are an error.
+//!
+//! ```yaml
+//! kernel:
+//!   nvcc: /usr/local/cuda/bin/nvcc   # default: $AORLTA_NVCC, else `nvcc` on the PATH
+//!   arch: sm_90
+//!   gpus: all                        # or [0, 1]
+//!   lease-dir: /tmp/aorlta-leases
+//!   compile-timeout-s: 60
+//!   compile-memory-mb: 8192
+//!   max-source-bytes: 65536
+//! ```
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Which GPUs a run may lease: `all` or a list of ordinals.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum GpuSet {
+    /// Every visible GPU (`all`).
+    #[default]
+    All,
+    /// These ordinals.
+    List(Vec<u32>),
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum GpuSetForm {
+    Word(String),
+    List(Vec<u32>),
+}
+
+impl<'de> Deserialize<'de> for GpuSet {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match GpuSetForm::deserialize(d)? {
+            GpuSetForm::Word(w) if w == "all" => Ok(GpuSet::All),
+            GpuSetForm::Word(w) => Err(serde::de::Error::custom(format!(
+                "`gpus` is `all` or a list of GPU ordinals, not `{w}`"
+            ))),
+            GpuSetForm::List(l) => Ok(GpuSet::List(l)),
+        }
+    }
+}
+
+impl Serialize for GpuSet {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            GpuSet::All => s.serialize_str("all"),
+            GpuSet::List(l) => l.serialize(s),
+        }
+    }
+}
+
+impl std::fmt::Display for GpuSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GpuSet::All => f.write_str("all"),
+            GpuSet::List(l) => write!(f, "{l:?}"),
+        }
+    }
+}
+
+/// The `kernel:` section of a run config.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
+pub struct KernelConfig {
+    /// The compiler; default `$AORLTA_NVCC`, else `nvcc` on the PATH, else
+    /// `/usr/local/cuda/bin/nvcc`.
+    pub nvcc: Option<PathBuf>,
+    /// The target architecture (`sm_90`).
+    pub arch: String,
+    /// The harness program; default `$AORLTA_HARNESS`, else `aorlta-harness` beside the running
+    /// executable, else the running `aorlta` executable's `harness` subcommand.
+    pub harness: Option<PathBuf>,
+    /// The GPUs to lease.
+    pub gpus: GpuSet,
+    /// Where the lease lock files live (shared by every process of the host).
+    #[serde(alias = "lease_dir")]
+    pub lease_dir: Option<PathBuf>,
+    /// Longest a job waits for a free GPU, seconds.
+    #[serde(alias = "lease_wait_s")]
+    pub lease_wait_s: f64,
+    /// Compiler wall-time limit, seconds.
+    #[serde(alias = "compile_timeout_s")]
+    pub compile_timeout_s: f64,
+    /// Compiler address-space limit, MiB.
+    #[serde(alias = "compile_memory_mb")]
+    pub compile_memory_mb: u64,
+    /// Largest kernel source accepted, bytes.
+    #[serde(alias = "max_source_bytes")]
+    pub max_source_bytes: usize,
+    /// Scratch folder (compile folders, code-object cache, harness spools); default under the
+    /// system's temporary folder.
+    #[serde(alias = "work_dir")]
+    pub work_dir: Option<PathBuf>,
+    /// A harness job's deadline, seconds, overriding the one derived from its limits.
+    #[serde(alias = "job_timeout_s")]
+    pub job_timeout_s: Option<f64>,
+    /// The secret the input seeds are drawn from; default a fresh random one per process
+    /// (a fixed one with `fake-gpu`, so CI runs repeat).
+    pub secret: Option<u64>,
+    /// Run on the CPU-simulated fake device instead of a GPU (CI, `validate --fake-gpu`).
+    #[serde(alias = "fake_gpu")]
+    pub fake_gpu: bool,
+}
+
+impl Default for KernelConfig {
+    fn default() -> Self {
+        KernelConfig {
+            nvcc: None,
+            arch: "sm_90".into(),
+            harness: None,
+            gpus: GpuSet::All,
+            lease_dir: None,
+            lease_wait_s: 600.0,
+            compile_timeout_s: 60.0,
+            compile_memory_mb: 8192,
+            max_source_bytes: 64 * 1024,
+            work_dir: None,
+            job_timeout_s: None,
+            secret: None,
+            fake_gpu: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_with_defaults_both_spellings_and_gpu_sets() {
+        let c: KernelConfig =
+            serde_norway::from_str("gpus: [0, 1]\ncompile_timeout_s: 5\nfake-gpu: true\n").unwrap();
+        assert_eq!(c.gpus, GpuSet::List(vec![0, 1]));
+        assert_eq!(c.compile_timeout_s, 5.0);
+        assert!(c.fake_gpu);
+        assert_eq!(c.arch, "sm_90");
+        let c: KernelConfig = serde_norway::from_str("gpus: all\n").unwrap();
+        assert_eq!(c.gpus, GpuSet::All);
+        assert!(serde_norway::from_str::<KernelConfig>("gpus: some\n").is_err());
+        let e = serde_norway::from_str::<KernelConfig>("nvc: x\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("nvc"), "{e}");
+        assert_eq!(GpuSet::List(vec![2]).to_string(), "[2]");
+    }
+}

@@ -1,0 +1,374 @@
+//! [`KernelEnv`]: everything the kernel legs need, built once per process from the run
+//! config's `kernel:` section and shared by every leg and thread: the compiler and its version,
+//! the harness program and its processes (one per leased GPU), the GPU leases, the compile
+//! cache, the secret that input seeds are drawn from, and (with the fake device) the registered
+//! fake behaviours.
+
+use super::config::{GpuSet, KernelConfig};
+use super::fake::FakeSpec;
+use super::nvcc::{CompileFailure, Compiled, nvcc_version};
+use super::pool::HarnessPool;
+use crate::error::{CoreError, Result};
+use crate::run::lease::LeaseSet;
+use aorlta_record::kernel::harness::DeviceList;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock, RwLock};
+use std::time::{Duration, Instant};
+
+/// How to start the harness: a program and the arguments before its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HarnessCommand {
+    /// The program.
+    pub program: PathBuf,
+    /// Leading arguments (`["harness"]` when the `aorlta` executable serves as the harness).
+    pub args: Vec<String>,
+}
+
+impl HarnessCommand {
+    /// The harness the config names, else `$AORLTA_HARNESS`, else `aorlta-harness` beside the
+    /// running executable (or one folder up, for test binaries under `deps/`), else the running
+    /// executable's `harness` subcommand.
+    pub fn resolve(configured: Option<&Path>) -> Self {
+        let plain = |p: PathBuf| HarnessCommand {
+            program: p,
+            args: Vec::new(),
+        };
+        if let Some(p) = configured {
+            return plain(p.to_path_buf());
+        }
+        if let Some(p) = std::env::var_os("AORLTA_HARNESS") {
+            return plain(PathBuf::from(p));
+        }
+        let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("aorlta"));
+        if let Some(dir) = exe.parent() {
+            for d in [Some(dir), dir.parent()].into_iter().flatten() {
+                let cand = d.join("aorlta-harness");
+                if cand.is_file() {
+                    return plain(cand);
+                }
+            }
+        }
+        HarnessCommand {
+            program: exe,
+            args: vec!["harness".into()],
+        }
+    }
+
+    /// A command for one of the harness's subcommands.
+    pub fn command(&self, sub: &str, fake: bool) -> Command {
+        let mut c = Command::new(&self.program);
+        c.args(&self.args).arg(sub);
+        if fake {
+            c.arg("--fake");
+        }
+        c.env("CUDA_MODULE_LOADING", "EAGER");
+        c
+    }
+}
+
+/// Kernel tools: compiler, harness, GPU leases, caches.
+pub struct KernelEnv {
+    config: KernelConfig,
+    work_dir: PathBuf,
+    lease_dir: PathBuf,
+    nvcc: Option<PathBuf>,
+    harness: HarnessCommand,
+    compiler_version: OnceLock<std::result::Result<String, String>>,
+    devices: OnceLock<std::result::Result<DeviceList, String>>,
+    leases: OnceLock<std::result::Result<LeaseSet, String>>,
+    compiled: Mutex<HashMap<String, std::result::Result<Compiled, CompileFailure>>>,
+    fakes: RwLock<HashMap<String, FakeSpec>>,
+    pool: HarnessPool,
+    secret: u64,
+    draws: AtomicU64,
+    jobs: AtomicU64,
+}
+
+impl std::fmt::Debug for KernelEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KernelEnv")
+            .field("config", &self.config)
+            .field("work_dir", &self.work_dir)
+            .field("nvcc", &self.nvcc)
+            .field("harness", &self.harness)
+            .finish_non_exhaustive()
+    }
+}
+
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join(name))
+            .find(|c| c.is_file())
+    })
+}
+
+fn random_secret() -> u64 {
+    let mut b = [0u8; 8];
+    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+        use std::io::Read;
+        if f.read_exact(&mut b).is_ok() {
+            return u64::from_le_bytes(b);
+        }
+    }
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    t ^ (u64::from(std::process::id()) << 32)
+}
+
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The host's name.
+pub fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is writable for its length.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };
+    if rc != 0 {
+        return "unknown-host".into();
+    }
+    let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+impl KernelEnv {
+    /// Builds the environment from a config. Nothing is started: the compiler's version, the
+    /// device list and the harness processes are found on first use.
+    pub fn from_config(config: &KernelConfig) -> Result<Self> {
+        let origin = Path::new("<kernel config>");
+        if !config.arch.starts_with("sm_") || !config.arch[3..].chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Err(CoreError::invalid(
+                origin,
+                format!("field `arch`: `{}` is not like `sm_90`", config.arch),
+            ));
+        }
+        if !(config.compile_timeout_s > 0.0 && config.lease_wait_s >= 0.0) {
+            return Err(CoreError::invalid(
+                origin,
+                "fields `compile-timeout-s` and `lease-wait-s` must be positive",
+            ));
+        }
+        let tmp = std::env::temp_dir();
+        // SAFETY: getuid has no preconditions.
+        let uid = unsafe { libc::getuid() };
+        let work_dir = config
+            .work_dir
+            .clone()
+            .unwrap_or_else(|| tmp.join(format!("aorlta-kernel-{uid}")));
+        std::fs::create_dir_all(&work_dir).map_err(|e| CoreError::io(&work_dir, e))?;
+        let lease_dir = config.lease_dir.clone().unwrap_or_else(|| {
+            tmp.join(if config.fake_gpu {
+                "aorlta-leases-fake"
+            } else {
+                "aorlta-leases"
+            })
+        });
+        let nvcc = config
+            .nvcc
+            .clone()
+            .or_else(|| std::env::var_os("AORLTA_NVCC").map(PathBuf::from))
+            .or_else(|| find_on_path("nvcc"))
+            .or_else(|| Some(PathBuf::from("/usr/local/cuda/bin/nvcc")).filter(|p| p.is_file()));
+        let secret = config.secret.unwrap_or_else(|| {
+            if config.fake_gpu {
+                0x5EED_F00D
+            } else {
+                random_secret()
+            }
+        });
+        Ok(KernelEnv {
+            harness: HarnessCommand::resolve(config.harness.as_deref()),
+            config: config.clone(),
+            work_dir,
+            lease_dir,
+            nvcc,
+            compiler_version: OnceLock::new(),
+            devices: OnceLock::new(),
+            leases: OnceLock::new(),
+            compiled: Mutex::new(HashMap::new()),
+            fakes: RwLock::new(HashMap::new()),
+            pool: HarnessPool::default(),
+            secret,
+            draws: AtomicU64::new(0),
+            jobs: AtomicU64::new(0),
+        })
+    }
+
+    /// The config it was built from.
+    pub fn config(&self) -> &KernelConfig {
+        &self.config
+    }
+
+    /// True with the fake device.
+    pub fn is_fake(&self) -> bool {
+        self.config.fake_gpu
+    }
+
+    /// The scratch folder.
+    pub fn work_dir(&self) -> &Path {
+        &self.work_dir
+    }
+
+    /// The compiler, if one was found.
+    pub fn nvcc(&self) -> Option<&Path> {
+        self.nvcc.as_deref()
+    }
+
+    /// The harness command.
+    pub fn harness(&self) -> &HarnessCommand {
+        &self.harness
+    }
+
+    /// The harness processes.
+    pub fn pool(&self) -> &HarnessPool {
+        &self.pool
+    }
+
+    /// The compiler's version string (`release 13.0, V13.0.88; Build cuda_13.0…`).
+    pub fn compiler_version(&self) -> std::result::Result<&str, String> {
+        self.compiler_version
+            .get_or_init(|| {
+                if self.is_fake() {
+                    return Ok("fake-nvcc 1".into());
+                }
+                match &self.nvcc {
+                    Some(p) => nvcc_version(p),
+                    None => Err("no nvcc found (set kernel.nvcc or AORLTA_NVCC)".into()),
+                }
+            })
+            .as_deref()
+            .map_err(Clone::clone)
+    }
+
+    /// The host's devices, asked of the harness once.
+    pub fn devices(&self) -> std::result::Result<&DeviceList, String> {
+        self.devices
+            .get_or_init(|| self.query_devices())
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn query_devices(&self) -> std::result::Result<DeviceList, String> {
+        let out = self.work_dir.join(format!("devices-{}.json", std::process::id()));
+        let mut cmd = self.harness.command("devices", self.is_fake());
+        cmd.arg("--out")
+            .arg(&out)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("cannot start the harness {}: {e}", self.harness.program.display()))?;
+        let start = Instant::now();
+        loop {
+            if child.try_wait().map_err(|e| e.to_string())?.is_some() {
+                break;
+            }
+            if start.elapsed() > Duration::from_secs(120) {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err("the harness took over 120 s to list the devices".into());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let text = std::fs::read(&out).map_err(|e| format!("the harness wrote no device list: {e}"))?;
+        let _ = std::fs::remove_file(&out);
+        let list: DeviceList = serde_json::from_slice(&text).map_err(|e| format!("device list: {e}"))?;
+        if let Some(e) = &list.error {
+            return Err(format!("{}: {}", e.code, e.detail));
+        }
+        Ok(list)
+    }
+
+    /// The GPUs leases are taken from.
+    pub fn gpu_set(&self) -> std::result::Result<Vec<u32>, String> {
+        match &self.config.gpus {
+            GpuSet::List(l) => Ok(l.clone()),
+            GpuSet::All => Ok(self.devices()?.devices.iter().map(|d| d.index).collect()),
+        }
+    }
+
+    /// The lease set.
+    pub fn leases(&self) -> std::result::Result<&LeaseSet, String> {
+        self.leases
+            .get_or_init(|| {
+                let gpus = self.gpu_set()?;
+                if gpus.is_empty() {
+                    return Err("no GPU to lease".into());
+                }
+                LeaseSet::new(&self.lease_dir, gpus).map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The host fingerprint for timing identities: host name, the leasable GPUs' models, UUIDs
+    /// and driver, and the `gpus` setting.
+    pub fn host_fingerprint(&self) -> String {
+        let gpus = match self.devices() {
+            Ok(list) => {
+                let set = self.gpu_set().unwrap_or_default();
+                list.devices
+                    .iter()
+                    .filter(|d| set.contains(&d.index))
+                    .map(|d| format!("{}|{}|{}|{}", d.index, d.name, d.uuid, d.driver))
+                    .collect::<Vec<_>>()
+                    .join(";")
+            }
+            Err(e) => format!("no devices: {e}"),
+        };
+        format!(
+            "host={};gpus-setting={};devices={gpus}",
+            hostname(),
+            self.config.gpus
+        )
+    }
+
+    /// A fresh input seed drawn from the secret.
+    pub fn next_seed(&self) -> u64 {
+        mix(self.secret ^ mix(self.draws.fetch_add(1, Ordering::Relaxed)))
+    }
+
+    /// A fresh job number.
+    pub fn next_job(&self) -> u64 {
+        self.jobs.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Registers how a source behaves on the fake device.
+    pub fn add_fake(&self, source: &str, spec: FakeSpec) {
+        if let Ok(mut m) = self.fakes.write() {
+            m.insert(crate::hash::hash_str(source), spec);
+        }
+    }
+
+    /// The fake behaviour registered for a source hash.
+    pub fn fake_spec(&self, source_hash: &str) -> Option<FakeSpec> {
+        self.fakes.read().ok().and_then(|m| m.get(source_hash).cloned())
+    }
+
+    pub(super) fn cached_compile(&self, key: &str) -> Option<std::result::Result<Compiled, CompileFailure>> {
+        let hit = self.compiled.lock().ok()?.get(key).cloned()?;
+        match &hit {
+            Ok(c) if !c.cubin.is_file() => None,
+            _ => Some(hit),
+        }
+    }
+
+    pub(super) fn cache_compile(&self, key: &str, out: std::result::Result<Compiled, CompileFailure>) {
+        if let Ok(mut m) = self.compiled.lock() {
+            if m.len() > 65_536 {
+                m.clear();
+            }
+            m.insert(key.to_string(), out);
+        }
+    }
+}

@@ -1,0 +1,477 @@
+//! Compiling a kernel source alone into a device code object (`nvcc --cubin -arch=sm_XX`), in a
+//! fresh temporary folder holding only that source, with a wall-time limit (the whole process
+//! group is killed), an address-space limit (`RLIMIT_AS`, set before `exec`), an output-size
+//! limit (`RLIMIT_FSIZE`), no core files, and a minimal environment. Before the compiler runs,
+//! the source must pass [`super::policy`] (size cap, includes); after it, the code object must
+//! define the kernel's symbol (the mangled signature or the plain name) and must not call
+//! device `printf` (an undefined `vprintf`): a device `printf` is refused at compile time
+//! rather than left to flood the harness's output during timing.
+//!
+//! Outcomes are cached in memory by (compiler version, arch, source hash), and code objects on
+//! disk under the work folder, so the reference is compiled once and a candidate compiled by
+//! the `kernel-compile` leg is reused by the legs after it. With the fake device, a fake
+//! compiler writes a [`FakeImage`] instead (see [`super::fake`]).
+
+use super::elf;
+use super::env::KernelEnv;
+use super::fake::{FakeCompile, FakeSpec};
+use super::policy::check_source;
+use crate::hash::hash_parts;
+use crate::task::KernelTaskDef;
+use aorlta_record::LegState;
+use aorlta_record::kernel::fake::FakeImage;
+use aorlta_record::kernel::mangle::kernel_symbols;
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Whose source is compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Who {
+    /// The task's reference: trusted, never policy-checked; its failure is unsettled.
+    Reference,
+    /// A candidate.
+    Candidate,
+}
+
+/// A compiled code object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compiled {
+    /// The code object on disk.
+    pub cubin: PathBuf,
+    /// Symbols to look the kernel up by, the one found in the code object first.
+    pub symbols: Vec<String>,
+    /// Code object bytes.
+    pub bytes: usize,
+    /// Seconds the compiler ran (0 when cached).
+    pub compile_s: f64,
+    /// True when served from the cache.
+    pub cached: bool,
+}
+
+/// Why a source did not compile: a leg state (`broke` or `unsettled`), a code and a detail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompileFailure {
+    /// `broke` for the candidate's doing, `unsettled` for the world's.
+    pub state: LegState,
+    /// Reason code.
+    pub code: String,
+    /// Detail (the first lines of the diagnostic, paths stripped).
+    pub detail: String,
+}
+
+impl CompileFailure {
+    fn broke(code: &str, detail: impl Into<String>) -> Self {
+        CompileFailure {
+            state: LegState::Broke,
+            code: code.into(),
+            detail: detail.into(),
+        }
+    }
+
+    fn unsettled(code: &str, detail: impl Into<String>) -> Self {
+        CompileFailure {
+            state: LegState::Unsettled,
+            code: code.into(),
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Longest diagnostic kept in a reason, bytes.
+const DIAGNOSTIC_BYTES: usize = 1500;
+/// Most lines of a diagnostic kept in a reason.
+const DIAGNOSTIC_LINES: usize = 12;
+/// Largest file the compiler may write, bytes.
+const OUTPUT_LIMIT: u64 = 256 << 20;
+
+/// Compiles `source` for `task` (cached). The reference's failures are unsettled
+/// (`reference-compile-failed`), the candidate's broke.
+pub fn compile(
+    env: &KernelEnv,
+    task: &KernelTaskDef,
+    source: &str,
+    who: Who,
+) -> Result<Compiled, CompileFailure> {
+    if who == Who::Candidate {
+        check_source(source, env.config().max_source_bytes).map_err(|(c, d)| CompileFailure::broke(c, d))?;
+    }
+    let version = env
+        .compiler_version()
+        .map_err(|e| CompileFailure::unsettled("no-compiler", e))?
+        .to_string();
+    let source_hash = crate::hash::hash_str(source);
+    let key = hash_parts([
+        version.as_bytes(),
+        env.config().arch.as_bytes(),
+        task.spec.signature.as_bytes(),
+        source_hash.as_bytes(),
+    ]);
+    if let Some(hit) = env.cached_compile(&key) {
+        return hit.map(|c| Compiled {
+            compile_s: 0.0,
+            cached: true,
+            ..c
+        });
+    }
+    let out = if env.is_fake() {
+        fake_compile(env, task, source, &source_hash, &key)
+    } else {
+        real_compile(env, task, source, &key)
+    };
+    let out = match (who, out) {
+        (Who::Reference, Err(f)) if f.state == LegState::Broke => Err(CompileFailure::unsettled(
+            "reference-compile-failed",
+            format!(
+                "task {}: the reference did not compile: {}: {}",
+                task.spec.id, f.code, f.detail
+            ),
+        )),
+        (_, o) => o,
+    };
+    if out.as_ref().map_or_else(
+        |f| f.state != LegState::Unsettled || f.code == "reference-compile-failed",
+        |_| true,
+    ) {
+        env.cache_compile(&key, out.clone());
+    }
+    out
+}
+
+fn symbols_of(task: &KernelTaskDef) -> Result<Vec<String>, CompileFailure> {
+    kernel_symbols(&task.spec.signature)
+        .map_err(|e| CompileFailure::unsettled("bad-task", format!("task {}: {e}", task.spec.id)))
+}
+
+fn store(env: &KernelEnv, key: &str, bytes: &[u8]) -> Result<PathBuf, CompileFailure> {
+    let dir = env.work_dir().join("cubins");
+    let path = dir.join(format!("{key}.cubin"));
+    let write = || -> std::io::Result<()> {
+        std::fs::create_dir_all(&dir)?;
+        let tmp = dir.join(format!(".{key}.{}.tmp", std::process::id()));
+        std::fs::write(&tmp, bytes)?;
+        std::fs::rename(&tmp, &path)
+    };
+    write().map_err(|e| CompileFailure::unsettled("work-dir-error", format!("{}: {e}", path.display())))?;
+    Ok(path)
+}
+
+fn check_cubin(task: &KernelTaskDef, bytes: &[u8]) -> Result<Vec<String>, CompileFailure> {
+    let wanted = symbols_of(task)?;
+    let syms = elf::symbols(bytes).map_err(|e| CompileFailure::broke("compile-error", e.to_string()))?;
+    if syms.iter().any(|s| s.name == "vprintf" && !s.defined) {
+        return Err(CompileFailure::broke(
+            "device-printf",
+            "the kernel calls device printf; output from a kernel is not allowed",
+        ));
+    }
+    let found = wanted
+        .iter()
+        .find(|w| syms.iter().any(|s| s.defined && s.function && &s.name == *w))
+        .cloned();
+    let Some(found) = found else {
+        return Err(CompileFailure::broke(
+            "kernel-not-found",
+            format!(
+                "the code object defines no kernel `{}` with the task's signature `{}` (looked for {})",
+                crate::task::kernel_name_of(&task.spec.signature),
+                task.spec.signature,
+                wanted.join(", ")
+            ),
+        ));
+    };
+    let mut order = vec![found.clone()];
+    order.extend(wanted.into_iter().filter(|w| *w != found));
+    Ok(order)
+}
+
+fn real_compile(
+    env: &KernelEnv,
+    task: &KernelTaskDef,
+    source: &str,
+    key: &str,
+) -> Result<Compiled, CompileFailure> {
+    let Some(nvcc) = env.nvcc() else {
+        return Err(CompileFailure::unsettled(
+            "no-compiler",
+            "no nvcc found (set kernel.nvcc or AORLTA_NVCC)",
+        ));
+    };
+    let parent = env.work_dir().join("compile");
+    let dir = std::fs::create_dir_all(&parent)
+        .and_then(|_| tempfile::Builder::new().prefix("nvcc-").tempdir_in(&parent))
+        .map_err(|e| CompileFailure::unsettled("work-dir-error", format!("{}: {e}", parent.display())))?;
+    std::fs::write(dir.path().join("k.cu"), source)
+        .map_err(|e| CompileFailure::unsettled("work-dir-error", e.to_string()))?;
+    let arch = format!("-arch={}", env.config().arch);
+    let start = Instant::now();
+    let run = run_limited(
+        nvcc,
+        &["--cubin", &arch, "-o", "k.cubin", "k.cu"],
+        dir.path(),
+        Duration::from_secs_f64(env.config().compile_timeout_s),
+        env.config().compile_memory_mb << 20,
+    )
+    .map_err(|e| CompileFailure::unsettled("no-compiler", format!("{}: {e}", nvcc.display())))?;
+    let compile_s = start.elapsed().as_secs_f64();
+    let diag = diagnostic(&run.output, dir.path());
+    if run.timed_out {
+        return Err(CompileFailure::broke(
+            "compile-timeout",
+            format!(
+                "the compiler ran past {} s and was stopped",
+                env.config().compile_timeout_s
+            ),
+        ));
+    }
+    if !run.success {
+        let low = run.output.to_lowercase();
+        let signal = run.signal.map(|s| format!(" (signal {s})")).unwrap_or_default();
+        if run.signal == Some(libc::SIGXFSZ) || low.contains("file size limit") {
+            return Err(CompileFailure::broke(
+                "compile-output-too-large",
+                format!("the compiler's output passed {} MiB", OUTPUT_LIMIT >> 20),
+            ));
+        }
+        if [
+            "out of memory",
+            "memory exhausted",
+            "cannot allocate memory",
+            "bad_alloc",
+            "memory allocation failure",
+            "failed to map segment",
+            "segmentation fault",
+        ]
+        .iter()
+        .any(|m| low.contains(m))
+            || matches!(
+                run.signal,
+                Some(libc::SIGKILL | libc::SIGSEGV | libc::SIGABRT | libc::SIGBUS)
+            )
+            || low.contains("died due to signal")
+        {
+            return Err(CompileFailure::broke(
+                "compile-memory",
+                format!(
+                    "the compiler ran out of its {} MiB memory limit{signal}: {diag}",
+                    env.config().compile_memory_mb
+                ),
+            ));
+        }
+        return Err(CompileFailure::broke("compile-error", diag));
+    }
+    let bytes = std::fs::read(dir.path().join("k.cubin"))
+        .map_err(|e| CompileFailure::broke("compile-error", format!("no code object was written: {e}")))?;
+    let symbols = check_cubin(task, &bytes)?;
+    let cubin = store(env, key, &bytes)?;
+    Ok(Compiled {
+        cubin,
+        symbols,
+        bytes: bytes.len(),
+        compile_s,
+        cached: false,
+    })
+}
+
+fn fake_compile(
+    env: &KernelEnv,
+    task: &KernelTaskDef,
+    _source: &str,
+    source_hash: &str,
+    key: &str,
+) -> Result<Compiled, CompileFailure> {
+    let spec = env.fake_spec(source_hash).unwrap_or_default();
+    match spec.compile {
+        Some(FakeCompile::Error) => {
+            return Err(CompileFailure::broke(
+                "compile-error",
+                "k.cu(1): error: (fake compiler) a compile error",
+            ));
+        }
+        Some(FakeCompile::Timeout) => {
+            return Err(CompileFailure::broke(
+                "compile-timeout",
+                format!(
+                    "the compiler ran past {} s and was stopped",
+                    env.config().compile_timeout_s
+                ),
+            ));
+        }
+        Some(FakeCompile::Memory) => {
+            return Err(CompileFailure::broke(
+                "compile-memory",
+                "the compiler ran out of its memory limit",
+            ));
+        }
+        Some(FakeCompile::Printf) => {
+            return Err(CompileFailure::broke(
+                "device-printf",
+                "the kernel calls device printf; output from a kernel is not allowed",
+            ));
+        }
+        None => {}
+    }
+    let wanted = symbols_of(task)?;
+    let img = image_of(&spec, task, wanted.clone());
+    if !img.symbols.iter().any(|s| wanted.contains(s)) {
+        return Err(CompileFailure::broke(
+            "kernel-not-found",
+            format!(
+                "the code object defines no kernel with the task's signature `{}`",
+                task.spec.signature
+            ),
+        ));
+    }
+    let bytes =
+        serde_json::to_vec(&img).map_err(|e| CompileFailure::unsettled("work-dir-error", e.to_string()))?;
+    let cubin = store(env, key, &bytes)?;
+    Ok(Compiled {
+        cubin,
+        symbols: wanted,
+        bytes: bytes.len(),
+        compile_s: 0.0,
+        cached: false,
+    })
+}
+
+fn image_of(spec: &FakeSpec, task: &KernelTaskDef, symbols: Vec<String>) -> FakeImage {
+    let mut img = FakeImage::correct(task.kernel_name(), spec.symbols.clone().unwrap_or(symbols));
+    img.behaviour = spec.behaviour;
+    img.speed = spec.speed;
+    img.fixed_s = spec.fixed_s;
+    if let Some(n) = spec.noise {
+        img.noise = n;
+    }
+    img.launch = spec.launch;
+    img
+}
+
+/// What a limited run produced.
+struct Run {
+    success: bool,
+    signal: Option<i32>,
+    timed_out: bool,
+    output: String,
+}
+
+fn run_limited(
+    program: &Path,
+    args: &[&str],
+    dir: &Path,
+    timeout: Duration,
+    mem_bytes: u64,
+) -> std::io::Result<Run> {
+    let log_path = dir.join("compile.log");
+    let log = std::fs::File::create(&log_path)?;
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", dir)
+        .env("TMPDIR", dir)
+        .env("LANG", "C")
+        .stdin(Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log)
+        .process_group(0);
+    // SAFETY: only async-signal-safe calls (setrlimit) between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = |res, v: u64| {
+                let r = libc::rlimit {
+                    rlim_cur: v as libc::rlim_t,
+                    rlim_max: v as libc::rlim_t,
+                };
+                if libc::setrlimit(res, &r) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            };
+            lim(libc::RLIMIT_AS, mem_bytes)?;
+            lim(libc::RLIMIT_FSIZE, OUTPUT_LIMIT)?;
+            lim(libc::RLIMIT_CORE, 0)?;
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn()?;
+    let pgid = child.id() as i32;
+    let start = Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(st) = child.try_wait()? {
+            break st;
+        }
+        if start.elapsed() > timeout {
+            timed_out = true;
+            // SAFETY: signals the compiler's own process group.
+            unsafe { libc::kill(-pgid, libc::SIGKILL) };
+            break child.wait()?;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    // Anything left in the group (a grandchild) goes too.
+    // SAFETY: as above; ESRCH when the group is gone is fine.
+    unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    let mut output = String::new();
+    if let Ok(f) = std::fs::File::open(&log_path) {
+        let mut buf = Vec::new();
+        let _ = f.take(64 * 1024).read_to_end(&mut buf);
+        output = String::from_utf8_lossy(&buf).into_owned();
+    }
+    Ok(Run {
+        success: status.success(),
+        signal: status.signal(),
+        timed_out,
+        output,
+    })
+}
+
+/// The first lines of a diagnostic, with the temporary folder's path removed.
+fn diagnostic(output: &str, dir: &Path) -> String {
+    let dir = format!("{}/", dir.display());
+    let text: Vec<String> = output
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(DIAGNOSTIC_LINES)
+        .map(|l| l.replace(&dir, ""))
+        .collect();
+    let mut s = text.join("\n");
+    if s.len() > DIAGNOSTIC_BYTES {
+        let mut end = DIAGNOSTIC_BYTES;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+        s.push('…');
+    }
+    if s.is_empty() {
+        "the compiler failed without a diagnostic".into()
+    } else {
+        s
+    }
+}
+
+/// Runs `nvcc --version` and keeps its release and build lines.
+pub fn nvcc_version(nvcc: &Path) -> Result<String, String> {
+    let out = Command::new(nvcc)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("{}: {e}", nvcc.display()))?;
+    if !out.status.success() {
+        return Err(format!("{} --version failed", nvcc.display()));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("release") || l.starts_with("Build"))
+        .map(str::trim)
+        .collect();
+    if lines.is_empty() {
+        return Err(format!("{} --version printed no release line", nvcc.display()));
+    }
+    Ok(lines.join("; "))
+}
