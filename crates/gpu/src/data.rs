@@ -151,7 +151,9 @@ pub fn make_images(layout: &Layout, seed: u64) -> Images {
             let data = &mut img[GUARD_BYTES..tail];
             match b.role {
                 Role::Out => fill_sentinel(data, b.dtype),
-                Role::In | Role::Inout => generate(data, b, SplitMix64::stream(seed, i as u64 + 1)),
+                Role::In | Role::Inout => {
+                    generate_parallel(data, b, seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9))
+                }
             }
             img
         })
@@ -165,6 +167,43 @@ pub fn fill_sentinel(data: &mut [u8], dtype: Dtype) {
     for chunk in data.chunks_exact_mut(s.len()) {
         chunk.copy_from_slice(&s);
     }
+}
+
+/// Elements per generation chunk; each chunk has its own stream, so the result does not depend
+/// on how many threads generate it.
+const CHUNK: usize = 1 << 16;
+
+/// Threads for host-side work on large buffers.
+pub fn host_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(16)
+}
+
+fn generate_parallel(data: &mut [u8], b: &BufLayout, seed: u64) {
+    let n = elem_size(b.dtype);
+    let chunks: Vec<(usize, &mut [u8])> = data.chunks_mut(CHUNK * n).enumerate().collect();
+    let threads = host_threads().min(chunks.len()).max(1);
+    if threads == 1 {
+        for (k, c) in chunks {
+            generate(c, b, SplitMix64::stream(seed, k as u64));
+        }
+        return;
+    }
+    let mut groups: Vec<Vec<(usize, &mut [u8])>> = (0..threads).map(|_| Vec::new()).collect();
+    for (j, c) in chunks.into_iter().enumerate() {
+        groups[j % threads].push(c);
+    }
+    std::thread::scope(|s| {
+        for g in groups {
+            s.spawn(move || {
+                for (k, c) in g {
+                    generate(c, b, SplitMix64::stream(seed, k as u64));
+                }
+            });
+        }
+    });
 }
 
 fn generate(data: &mut [u8], b: &BufLayout, mut g: SplitMix64) {
@@ -262,34 +301,69 @@ pub fn compare_outputs(
             continue;
         }
         let float = matches!(b.dtype, Dtype::F32 | Dtype::F16 | Dtype::Bf16);
-        for i in 0..b.len as usize {
-            let (r, c) = (element(e, b.dtype, i), element(g, b.dtype, i));
-            let ok = if float {
-                match (r.is_nan(), c.is_nan()) {
-                    (true, true) => true,
-                    (false, false) if r.is_infinite() || c.is_infinite() => r == c,
-                    (false, false) => {
-                        let d = (c - r).abs();
-                        out.max_abs_err = out.max_abs_err.max(d);
-                        d <= tol.atol + tol.rtol * r.abs()
-                    }
-                    _ => false,
+        let len = b.len as usize;
+        let threads = host_threads().min(len.div_ceil(CHUNK)).max(1);
+        let per = len.div_ceil(threads);
+        let parts: Vec<Compare> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let (lo, hi) = (t * per, ((t + 1) * per).min(len));
+                    s.spawn(move || compare_range(b, tol, float, e, g, lo, hi))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        for p in parts {
+            out.mismatches += p.mismatches;
+            out.max_abs_err = out.max_abs_err.max(p.max_abs_err);
+            if out.first.is_none() {
+                out.first = p.first;
+            }
+        }
+    }
+    out
+}
+
+fn compare_range(
+    b: &BufLayout,
+    tol: Tolerance,
+    float: bool,
+    e: &[u8],
+    g: &[u8],
+    lo: usize,
+    hi: usize,
+) -> Compare {
+    let mut out = Compare::default();
+    for i in lo..hi {
+        let (r, c) = (element(e, b.dtype, i), element(g, b.dtype, i));
+        let ok = if float {
+            match (r.is_nan(), c.is_nan()) {
+                (true, true) => true,
+                (false, false) if r.is_infinite() || c.is_infinite() => r == c,
+                (false, false) => {
+                    let d = (c - r).abs();
+                    out.max_abs_err = out.max_abs_err.max(d);
+                    d <= tol.atol + tol.rtol * r.abs()
                 }
-            } else {
-                let d = (c - r).abs();
-                out.max_abs_err = out.max_abs_err.max(d);
-                d <= tol.atol
-            };
-            if !ok {
-                out.mismatches += 1;
-                if out.first.is_none() {
-                    out.first = Some(Mismatch {
-                        buffer: b.name.clone(),
-                        index: i as u64,
-                        expected: r.to_string(),
-                        got: c.to_string(),
-                    });
-                }
+                _ => false,
+            }
+        } else {
+            let d = (c - r).abs();
+            out.max_abs_err = out.max_abs_err.max(d);
+            d <= tol.atol
+        };
+        if !ok {
+            out.mismatches += 1;
+            if out.first.is_none() {
+                out.first = Some(Mismatch {
+                    buffer: b.name.clone(),
+                    index: i as u64,
+                    expected: r.to_string(),
+                    got: c.to_string(),
+                });
             }
         }
     }

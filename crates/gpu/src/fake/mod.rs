@@ -2,7 +2,8 @@
 //! --fake-gpu`. Device memory is a set of host vectors with real addresses and bounds (a write
 //! outside every allocation is a fault); a code object is a [`FakeImage`] that says what the
 //! kernel computes ([`compute`]), which threat it plays and how fast it is; launch times come
-//! from a model of the task (bytes moved) times the image's speed and a seeded log-normal noise.
+//! from a model of the task (50 us plus 1 us per kB moved) times the image's speed and a seeded
+//! log-normal noise.
 //! The launch plans, the verification and the judge run unchanged on it, so they, not the fake,
 //! decide every verdict. Every call is logged, so tests can read the plan's order of steps.
 
@@ -242,6 +243,13 @@ impl FakeBackend {
                 v.iter_mut().for_each(|x| *x = 0.0);
             }
         }
+        if img.behaviour == FakeBehaviour::IgnoresInputs {
+            for v in &mut values {
+                for (i, x) in v.iter_mut().enumerate() {
+                    *x = (i % 16) as f64 * 0.125 - 1.0;
+                }
+            }
+        }
         let skip_all = img.behaviour == FakeBehaviour::StatefulSkip && launches > 0;
         let (mut written, mut total) = (0usize, 0usize);
         for ((ptr, dtype, len), vals) in outs.iter().zip(&values) {
@@ -290,7 +298,9 @@ impl FakeBackend {
         } else {
             (written as f64 / total as f64).max(0.05)
         };
-        let base = 3e-6 + bytes_moved as f64 / 2.0e12;
+        // The fake device runs scaled-down sizes; its model keeps launches in the tens to
+        // hundreds of microseconds, like the real tasks at their timed sizes.
+        let base = 50e-6 + bytes_moved as f64 / 1.0e9;
         let speed = match img.behaviour {
             FakeBehaviour::WarmCache if cold => 1.0,
             _ => img.speed,

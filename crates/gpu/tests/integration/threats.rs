@@ -72,6 +72,12 @@ fn hard_coded_size_fails_on_the_other_sizes() {
 }
 
 #[test]
+fn a_kernel_that_ignores_its_inputs_is_wrong() {
+    let (rec, _) = run(&img(F::IgnoresInputs), check_work());
+    assert_eq!(codes(&rec), ["candidate:output-mismatch"]);
+}
+
+#[test]
 fn hang_and_fault_lose_the_context() {
     let (rec, _) = run(&img(F::Hang), check_work());
     assert_eq!(codes(&rec), ["candidate:hung"]);

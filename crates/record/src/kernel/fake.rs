@@ -25,8 +25,10 @@ pub enum FakeBehaviour {
     OobWrite,
     /// Computes the task and also overwrites the first element of its first input.
     InputMutation,
-    /// Correct only on the primary size; on any other it writes zeros.
+    /// Correct only on the first size it is launched on; on any other it writes zeros.
     HardcodedSize,
+    /// Never reads its inputs: writes a fixed table.
+    IgnoresInputs,
     /// Never returns.
     Hang,
     /// Faults (an illegal address).

@@ -9,8 +9,11 @@
 //! the geometry, the harness's overhead per launch; the raw pairs only with `keep-samples`.
 //!
 //! Parameters: the judge's (`ratio`, `min-floor`, `max-noise`, `min-samples`, `confidence`,
-//! `resamples`, `seed`, `keep-samples`) and the harness's: `pairs` (30), `budget-s` (10, the
-//! kernel time both kernels may spend), `size` (0, the primary size), `launch-timeout-s` (10).
+//! `resamples`, `seed`, `keep-samples`) and the harness's: `pairs` (30), `budget-s` (0.3: the
+//! kernel time, measured by the events, that both kernels together may spend; host-side work
+//! such as restoring inputs is not counted), `size` (0, the primary size), `launch-timeout-s`
+//! (10). A candidate that cannot finish `min-samples` pairs inside the budget is
+//! `too-slow-to-measure`; a task whose reference takes milliseconds needs a larger budget.
 
 use super::exec::{compile_both, findings_outcome, inputs, run_job};
 use crate::checks::{Adapter, Env, LegInput, LegOutput};
@@ -42,7 +45,7 @@ impl Default for TimeParams {
     fn default() -> Self {
         TimeParams {
             pairs: 30,
-            budget_s: 10.0,
+            budget_s: 0.3,
             size: 0,
             launch_timeout_s: 10.0,
             judge: JudgeParams::default(),
