@@ -1,6 +1,7 @@
 //! The subcommands, one file each.
 
 pub mod bench;
+pub mod bench_kernels;
 pub mod score;
 pub mod serve;
 pub mod timecheck;
@@ -30,6 +31,13 @@ enum Command {
     /// Benchmarks that print figures.
     #[command(subcommand)]
     Bench(bench::Bench),
+    /// The kernel harness (what `aorlta-harness` runs), for installs without that binary.
+    #[command(hide = true)]
+    Harness {
+        /// The harness's own arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 /// Runs a parsed command line.
@@ -40,5 +48,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Validate(a) => validate::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Bench(b) => bench::run(b),
+        Command::Harness { args } => Ok(ExitCode::from(aorlta_gpu::serve::cli(&args).clamp(0, 255) as u8)),
     }
 }

@@ -83,7 +83,7 @@ pub struct KernelEnv {
     fakes: RwLock<HashMap<String, FakeSpec>>,
     pool: HarnessPool,
     secret: u64,
-    draws: AtomicU64,
+    draws: Mutex<HashMap<String, u64>>,
     jobs: AtomicU64,
 }
 
@@ -198,7 +198,7 @@ impl KernelEnv {
             fakes: RwLock::new(HashMap::new()),
             pool: HarnessPool::default(),
             secret,
-            draws: AtomicU64::new(0),
+            draws: Mutex::new(HashMap::new()),
             jobs: AtomicU64::new(0),
         })
     }
@@ -333,9 +333,20 @@ impl KernelEnv {
         )
     }
 
-    /// A fresh input seed drawn from the secret.
-    pub fn next_seed(&self) -> u64 {
-        mix(self.secret ^ mix(self.draws.fetch_add(1, Ordering::Relaxed)))
+    /// A fresh seed drawn from the secret for a purpose (`<task>/<source hash>/<use>`): the
+    /// k-th draw for one purpose is a function of the secret, the purpose and k alone, so a run
+    /// with a fixed secret repeats case by case, and without the secret no seed can be known.
+    pub fn next_seed(&self, purpose: &str) -> u64 {
+        let k = match self.draws.lock() {
+            Ok(mut m) => {
+                let c = m.entry(purpose.to_string()).or_insert(0);
+                *c += 1;
+                *c
+            }
+            Err(_) => 0,
+        };
+        let h = crate::hash::hash_parts([purpose.as_bytes(), &k.to_le_bytes(), &self.secret.to_le_bytes()]);
+        u64::from_str_radix(&h[..16], 16).unwrap_or(k) ^ mix(self.secret)
     }
 
     /// A fresh job number.

@@ -177,7 +177,7 @@ pub fn findings_outcome(rec: &HarnessRecord) -> Option<LegOutput> {
         .iter()
         .filter(|f| f.party != Party::Candidate)
         .collect();
-    if !other.is_empty() && !(fault && rec.context_lost) {
+    if !(other.is_empty() || fault && rec.context_lost) {
         let reasons = other
             .iter()
             .map(|f| match f.party {

@@ -7,6 +7,7 @@
 
 pub mod compile;
 pub mod config;
+pub mod direct;
 pub mod elf;
 pub mod env;
 pub mod exec;

@@ -45,7 +45,7 @@ fn check(p: &RunParams) -> Result<(), String> {
     if !(1..=32).contains(&p.seeds) {
         return Err("`seeds` must be 1 to 32".into());
     }
-    if !(p.launch_timeout_s > 0.0) {
+    if p.launch_timeout_s.is_nan() || p.launch_timeout_s <= 0.0 {
         return Err("`launch-timeout-s` must be positive".into());
     }
     Ok(())
@@ -93,7 +93,8 @@ impl Adapter for KernelRun {
         if let Some(bad) = sizes.iter().find(|s| **s >= n_sizes) {
             return LegOutput::unsettled("bad-params", format!("size {bad}: the task has {n_sizes} sizes"));
         }
-        let seeds: Vec<u64> = (0..p.seeds).map(|_| i.env.next_seed()).collect();
+        let purpose = format!("{}/{}/check", i.task.spec.id, crate::hash::hash_str(i.source));
+        let seeds: Vec<u64> = (0..p.seeds).map(|_| i.env.next_seed(&purpose)).collect();
         let launch_timeout = if i.env.is_fake() {
             p.launch_timeout_s.min(0.3)
         } else {

@@ -141,13 +141,14 @@ impl Adapter for KernelTime {
             Ok(c) => c,
             Err(o) => return o,
         };
+        let purpose = format!("{}/{}/time", i.task.spec.id, crate::hash::hash_str(i.source));
         let work = TimeWork {
             size: p.size,
             pairs: p.pairs,
             min_pairs: p.judge.min_samples,
             budget_s: p.budget_s,
-            order_seed: i.env.next_seed(),
-            input_seed: i.env.next_seed(),
+            order_seed: i.env.next_seed(&purpose),
+            input_seed: i.env.next_seed(&purpose),
             keep_launches: p.judge.keep_samples,
         };
         let launch_timeout = if i.env.is_fake() {

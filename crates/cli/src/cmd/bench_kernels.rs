@@ -1,0 +1,279 @@
+//! `aorlta bench kernels`: where the time of the kernel legs goes, on the example pool of the
+//! validation suite: compiling (each candidate alone, then all of them in parallel), starting a
+//! harness process, a correctness job and a timing job per task, the harness's own time per
+//! timed launch outside the kernel, and an A/A run (one reference timed against itself many
+//! times at ratio 1.0; the goal is that none comes out `faster`).
+
+use super::validate::load_suite;
+use anyhow::{Context, bail};
+use aorlta_core::checks::Env;
+use aorlta_core::checks::kernel::direct::run_leg;
+use aorlta_core::checks::kernel::nvcc::{Who, compile};
+use aorlta_core::checks::kernel::{KernelConfig, KernelEnv, KernelRun, KernelTime};
+use aorlta_core::task::{KernelTaskDef, Task, TaskKind, TaskSet};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Arguments of `aorlta bench kernels`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The validation suite whose tasks and candidates make the pool.
+    #[arg(long, default_value = "examples/kernels/validation.yaml")]
+    pub suite: PathBuf,
+    /// Run on the CPU-simulated fake device.
+    #[arg(long)]
+    pub fake_gpu: bool,
+    /// Self-timings in the A/A run.
+    #[arg(long, default_value_t = 200)]
+    pub aa: usize,
+    /// The task of the A/A run.
+    #[arg(long, default_value = "vector_add")]
+    pub aa_task: String,
+    /// The A/A run's problem size: this value for every size variable of the task's primary size
+    /// that it replaces (`n=1048576`); the primary size when absent.
+    #[arg(long)]
+    pub aa_size: Option<String>,
+    /// Write the figures as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+fn percentile(xs: &mut [f64], q: f64) -> f64 {
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    xs.sort_by(|a, b| a.total_cmp(b));
+    xs[((xs.len() - 1) as f64 * q).round() as usize]
+}
+
+fn fresh_env(config: &KernelConfig, dir: &Path) -> anyhow::Result<KernelEnv> {
+    let mut c = config.clone();
+    c.work_dir = Some(dir.to_path_buf());
+    Ok(KernelEnv::from_config(&c)?)
+}
+
+/// Runs `aorlta bench kernels`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let suite_path = std::path::absolute(&args.suite)?;
+    let suite = load_suite(&suite_path)?;
+    let base = suite_path.parent().unwrap_or(Path::new("."));
+    let mut config = suite.kernel.clone();
+    config.fake_gpu = args.fake_gpu;
+    let (tasks, _) = TaskSet::load(&base.join(&suite.tasks))?;
+    let mut report = serde_json::Map::new();
+
+    // The pool: every candidate file of every task, compile bombs left out.
+    let mut pool: Vec<(std::sync::Arc<Task>, String, String)> = Vec::new();
+    for t in tasks.iter() {
+        let dir = base.join(&suite.candidates).join(&t.id);
+        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        let mut files: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "cu"))
+            .collect();
+        files.sort();
+        for f in files {
+            let name = f
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if name.contains("compile-bomb") {
+                continue;
+            }
+            let src = std::fs::read_to_string(&f).with_context(|| format!("{}", f.display()))?;
+            pool.push((t.clone(), name, src));
+        }
+    }
+    if pool.is_empty() {
+        bail!(
+            "no candidate files under {}",
+            base.join(&suite.candidates).display()
+        );
+    }
+    let kdef = |t: &Task| -> Option<KernelTaskDef> {
+        match &t.kind {
+            TaskKind::Kernel(k) => Some(k.clone()),
+            TaskKind::Qa(_) => None,
+        }
+    };
+
+    // 1. Compile: one at a time, then all at once, each in a fresh cache.
+    let scratch = tempfile::tempdir()?;
+    let seq_env = fresh_env(&config, &scratch.path().join("seq"))?;
+    seq_env
+        .compiler_version()
+        .map_err(|e| anyhow::anyhow!("no compiler: {e}"))?;
+    let mut per: Vec<f64> = Vec::new();
+    let t0 = Instant::now();
+    for (t, _, src) in &pool {
+        if let Some(k) = kdef(t) {
+            let s = Instant::now();
+            let _ = compile(&seq_env, &k, src, Who::Candidate);
+            per.push(s.elapsed().as_secs_f64());
+        }
+    }
+    let seq_total = t0.elapsed().as_secs_f64();
+    let par_env = fresh_env(&config, &scratch.path().join("par"))?;
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .clamp(1, 16);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let t0 = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some((t, _, src)) = pool.get(i) else { break };
+                    if let Some(k) = kdef(t) {
+                        let _ = compile(&par_env, &k, src, Who::Candidate);
+                    }
+                }
+            });
+        }
+    });
+    let par_total = t0.elapsed().as_secs_f64();
+    let n = per.len();
+    let (med, p90, max) = (
+        percentile(&mut per.clone(), 0.5),
+        percentile(&mut per.clone(), 0.9),
+        percentile(&mut per, 1.0),
+    );
+    println!("compile: {n} candidates; per candidate median {med:.3} s, p90 {p90:.3} s, max {max:.3} s");
+    println!(
+        "compile: one at a time {seq_total:.2} s in all; {threads} at a time {par_total:.2} s ({:.1}x)",
+        seq_total / par_total
+    );
+    report.insert(
+        "compile".into(),
+        json!({"candidates": n, "median_s": med, "p90_s": p90, "max_s": max, "sequential_s": seq_total, "parallel_s": par_total, "threads": threads}),
+    );
+
+    // 2-4. Harness start, correctness and timing, per task, with the `self` candidate.
+    let kernel = fresh_env(&config, &scratch.path().join("legs"))?;
+    if let Err(e) = kernel.devices() {
+        println!("no GPU: {e}");
+        return Ok(ExitCode::from(super::validate::EXIT_NO_GPU));
+    }
+    let env = Env {
+        work_dir: kernel.work_dir().to_path_buf(),
+        kernel: Some(kernel),
+    };
+    let Some(kernel) = env.kernel.as_ref() else {
+        unreachable!("set above")
+    };
+    println!(
+        "{:<12} {:>10} {:>10} {:>8} {:>12} {:>12} {:>14} {:>14}",
+        "task", "run s", "time s", "pairs", "ref kernel", "cand kernel", "step - kernel", "launch wall-k"
+    );
+    let mut per_task = BTreeMap::new();
+    for (t, name, src) in &pool {
+        if name != "self" {
+            continue;
+        }
+        let r = run_leg("ref.native", &KernelRun, t, src, &Value::Null, &env);
+        let tm = run_leg("ref.speedup", &KernelTime, t, src, &Value::Null, &env);
+        let d = tm.detail.clone().unwrap_or(Value::Null);
+        let o = d.get("overhead").cloned().unwrap_or(Value::Null);
+        let f = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
+        let us = |x: f64| format!("{:.1} us", x * 1e6);
+        let ms = |x: f64| format!("{:.2} ms", x * 1e3);
+        println!(
+            "{:<12} {:>10.2} {:>10.2} {:>8} {:>12} {:>12} {:>14} {:>14}",
+            t.id,
+            r.elapsed_s,
+            tm.elapsed_s,
+            d.get("pairs").and_then(Value::as_u64).unwrap_or(0),
+            us(f(&d, "median_reference")),
+            us(f(&d, "median_candidate")),
+            ms(f(&o, "step_median_s") - f(&o, "kernel_median_s")),
+            us(f(&o, "launch_median_s")),
+        );
+        per_task.insert(
+            t.id.clone(),
+            json!({"run_s": r.elapsed_s, "run_state": r.state, "time_s": tm.elapsed_s, "time_state": tm.state, "verdict": tm.first_code(), "detail": d}),
+        );
+    }
+    let stats = kernel.pool().stats();
+    let start = if stats.started > 0 {
+        stats.start_s / stats.started as f64
+    } else {
+        f64::NAN
+    };
+    println!(
+        "harness start (spawn to context ready): {start:.3} s mean over {} processes",
+        stats.started
+    );
+    report.insert("tasks".into(), json!(per_task));
+    report.insert("harness_start_s".into(), json!(start));
+
+    // 5. A/A: one reference against itself, at ratio 1.0.
+    let Some(t) = tasks.get(&args.aa_task) else {
+        bail!("no task `{}`", args.aa_task);
+    };
+    let Some(mut k) = kdef(t) else {
+        bail!("task `{}` is not a kernel task", args.aa_task)
+    };
+    if let Some(spec) = &args.aa_size {
+        let mut size = k.spec.sizes.first().cloned().unwrap_or_default();
+        for part in spec.split(',') {
+            let (name, v) = part
+                .split_once('=')
+                .with_context(|| format!("--aa-size: `{part}` is not name=value"))?;
+            size.insert(
+                name.trim().to_string(),
+                v.trim().parse().with_context(|| format!("--aa-size: `{v}`"))?,
+            );
+        }
+        k.spec.sizes = vec![size];
+    }
+    let aa_task = Task {
+        id: k.spec.id.clone(),
+        hash: format!("{}-aa", t.hash),
+        kind: TaskKind::Kernel(k.clone()),
+    };
+    let params = json!({"ratio": 1.0});
+    let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut s_values = Vec::new();
+    let t0 = Instant::now();
+    for _ in 0..args.aa {
+        let r = run_leg(
+            "ref.speedup",
+            &KernelTime,
+            &aa_task,
+            &k.reference_source,
+            &params,
+            &env,
+        );
+        *verdicts
+            .entry(r.first_code().unwrap_or("none").to_string())
+            .or_default() += 1;
+        if let Some(s) = r.detail.as_ref().and_then(|d| d.get("s")).and_then(Value::as_f64) {
+            s_values.push(s);
+        }
+    }
+    let aa_s = t0.elapsed().as_secs_f64();
+    let faster = verdicts.get("faster").copied().unwrap_or(0);
+    let (lo, mid, hi) = (
+        percentile(&mut s_values.clone(), 0.0),
+        percentile(&mut s_values.clone(), 0.5),
+        percentile(&mut s_values, 1.0),
+    );
+    println!(
+        "A/A: {} self-timings of {} at {:?} (ratio 1.0), {aa_s:.1} s: {faster} faster; verdicts {verdicts:?}; s min {lo:.4}, median {mid:.4}, max {hi:.4}",
+        args.aa, args.aa_task, k.spec.sizes[0]
+    );
+    report.insert(
+        "aa".into(),
+        json!({"timings": args.aa, "task": args.aa_task, "size": k.spec.sizes[0], "faster": faster, "verdicts": verdicts, "s_min": lo, "s_median": mid, "s_max": hi, "seconds": aa_s}),
+    );
+    if let Some(p) = &args.json {
+        std::fs::write(p, serde_json::to_vec_pretty(&Value::Object(report))?)?;
+    }
+    kernel.pool().shutdown();
+    Ok(ExitCode::SUCCESS)
+}
