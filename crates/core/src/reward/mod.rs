@@ -168,7 +168,7 @@ pub fn broke_healthy(input: &RewardInput<'_>) -> f64 {
         .iter()
         .filter_map(|c| BROKE_HEALTHY.iter().find(|(k, _)| k == c).map(|(_, v)| *v))
         .sum();
-    total.max(-0.5)
+    (total + 0.0).max(-0.5)
 }
 
 /// The `length` part: 0 up to the soft limit, linear to -0.05 at the hard limit.
