@@ -6,8 +6,8 @@
 //! [`apply`] enforces both around any registered function: an out-of-range result or a scored
 //! result over an unsettled rewarded leg becomes unscored with reason `reward-contract-violated`.
 
-mod base;
-mod speedup;
+pub mod base;
+pub mod speedup;
 
 pub use base::BaseReward;
 pub use speedup::SpeedupReward;
