@@ -141,7 +141,7 @@ TASKS = [
        "The capital was purpose-built as a compromise between Sydney and Melbourne: Canberra."],
       ["Sydney is the largest and best-known city in Australia.", "The capital should be Sydney."]),
     T(18, "Write 0.00045 in scientific notation.", "4.5 \\times 10^{-4}",
-      ["4.5 \\cdot 10^{-4}", "4.5e-4", "4.5 \\times 10^-4", "0.00045"],
+      ["4.5 \\cdot 10^{-4}", "4.5e-4", "4.5\\times10^{-4}", "0.00045"],
       ["4.5 \\times 10^{-5}", "4.5 \\times 10^{4}", "45 \\times 10^{-4}"],
       ["Move the decimal point four places to the right to get 4.5.",
        "Moving it right means a negative exponent, so the power is 10 to the −4."],
@@ -645,6 +645,7 @@ def make_no_answer(task: Task, rng: random.Random, pin: tuple | None = None) -> 
     intro = rng.choice(INTROS)
     style = rng.choices(["stops", "refusal", "gives-up", "long-stops", "very-long-stops"],
                         weights=[35, 20, 15, 18, 12])[0]
+    style = pin[0] if pin else style
     if style == "stops":
         k = rng.randrange(1, len(task.work) + 1)
         return join(intro, render_work(task.work[:k], rng), rng.choice(CUTOFFS)), style, None
@@ -769,6 +770,18 @@ PINS = [
     ("qa-019", "right", "latex", "x = 5"),
     ("qa-027", "right", "boxed-alt", "1,024"),
     ("qa-002", "wrong", "boxed", "27"),
+    ("qa-002", "right", "unicode", "−27"),
+    ("qa-008", "right", "statement", "$34"),
+    ("qa-010", "right", "boxed-alt", "120"),
+    ("qa-011", "right", "unicode", "√2/2"),
+    ("qa-014", "right", "nested", "\\left\\{1, 3\\right\\}"),
+    ("qa-016", "right", "boxed-alt", "\\text{B}"),
+    ("qa-017", "right", "boxed-alt", "CANBERRA"),
+    ("qa-024", "right", "unicode", "30 cm²"),
+    ("qa-012", "right", "unicode", "2π"),
+    ("qa-004", "right", "statement", "604800"),
+    ("qa-033", "wrong", "very-long", None),
+    ("qa-050", "no-answer", "very-long-stops", None),
     ("qa-029", "wrong", "boxed", "A"),
     ("qa-034", "wrong", "two-boxed", None),
 ]
