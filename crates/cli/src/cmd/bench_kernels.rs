@@ -95,7 +95,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let kdef = |t: &Task| -> Option<KernelTaskDef> {
         match &t.kind {
-            TaskKind::Kernel(k) => Some(k.clone()),
+            TaskKind::Kernel(k) => Some((**k).clone()),
             TaskKind::Qa(_) => None,
         }
     };
@@ -234,7 +234,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let aa_task = Task {
         id: k.spec.id.clone(),
         hash: format!("{}-aa", t.hash),
-        kind: TaskKind::Kernel(k.clone()),
+        kind: TaskKind::Kernel(Box::new(k.clone())),
     };
     let params = json!({"ratio": 1.0});
     let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();

@@ -165,12 +165,16 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let set = LeaseSet::new(d.path(), vec![0]).unwrap();
         let lock = set.lock_path(0);
-        // `flock` from util-linux holds the lock for the child's life, if present.
-        let child = std::process::Command::new("flock")
-            .arg("-x")
-            .arg(&lock)
-            .args(["sleep", "30"])
-            .spawn();
+        // `flock` from util-linux holds the lock while its command runs, if present; the command
+        // inherits the lock, so the whole process group is killed.
+        let child = std::os::unix::process::CommandExt::process_group(
+            std::process::Command::new("flock")
+                .arg("-x")
+                .arg(&lock)
+                .args(["sleep", "30"]),
+            0,
+        )
+        .spawn();
         let Ok(mut child) = child else {
             eprintln!("skipped: no `flock` program");
             return;
@@ -186,7 +190,8 @@ mod tests {
             set.try_acquire().unwrap().is_none(),
             "the other process holds GPU 0"
         );
-        child.kill().unwrap();
+        // SAFETY: signals the process group the test started.
+        unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
         child.wait().unwrap();
         assert!(
             set.acquire(Duration::from_secs(2)).is_ok(),
