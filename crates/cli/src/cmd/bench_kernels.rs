@@ -107,12 +107,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .compiler_version()
         .map_err(|e| anyhow::anyhow!("no compiler: {e}"))?;
     let mut per: Vec<f64> = Vec::new();
+    let mut outcomes: BTreeMap<String, usize> = BTreeMap::new();
     let t0 = Instant::now();
     for (t, _, src) in &pool {
         if let Some(k) = kdef(t) {
             let s = Instant::now();
-            let _ = compile(&seq_env, &k, src, Who::Candidate);
+            let out = compile(&seq_env, &k, src, Who::Candidate);
             per.push(s.elapsed().as_secs_f64());
+            let key = match out {
+                Ok(_) => "compiled".to_string(),
+                Err(f) => format!("{} {}", f.state, f.code),
+            };
+            *outcomes.entry(key).or_default() += 1;
         }
     }
     let seq_total = t0.elapsed().as_secs_f64();
@@ -143,14 +149,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         percentile(&mut per.clone(), 0.9),
         percentile(&mut per, 1.0),
     );
-    println!("compile: {n} candidates; per candidate median {med:.3} s, p90 {p90:.3} s, max {max:.3} s");
+    println!(
+        "compile: {n} candidates {outcomes:?}; per candidate median {med:.3} s, p90 {p90:.3} s, max {max:.3} s"
+    );
     println!(
         "compile: one at a time {seq_total:.2} s in all; {threads} at a time {par_total:.2} s ({:.1}x)",
         seq_total / par_total
     );
     report.insert(
         "compile".into(),
-        json!({"candidates": n, "median_s": med, "p90_s": p90, "max_s": max, "sequential_s": seq_total, "parallel_s": par_total, "threads": threads}),
+        json!({"candidates": n, "outcomes": outcomes, "median_s": med, "p90_s": p90, "max_s": max, "sequential_s": seq_total, "parallel_s": par_total, "threads": threads}),
     );
 
     // 2-4. Harness start, correctness and timing, per task, with the `self` candidate.

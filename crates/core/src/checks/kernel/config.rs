@@ -14,8 +14,9 @@
 //!   max-source-bytes: 65536
 //! ```
 
+use crate::error::{CoreError, Result};
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Which GPUs a run may lease: `all` or a list of ordinals.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -128,6 +129,32 @@ impl Default for KernelConfig {
     }
 }
 
+impl KernelConfig {
+    /// Reads a run config's `kernel:` section (as [`crate::run::RunConfig`] keeps it) and resolves
+    /// its relative paths (`nvcc`, `harness`, `lease-dir`, `work-dir`) against the folder of
+    /// `config_file`. Errors name the file and the key.
+    pub fn from_section(value: &serde_norway::Value, config_file: &Path) -> Result<Self> {
+        let mut c: KernelConfig = serde_norway::from_value(value.clone()).map_err(|e| CoreError::Parse {
+            path: config_file.to_path_buf(),
+            line: e.location().map(|l| l.line()).unwrap_or(0),
+            message: format!("section `kernel`: {e}"),
+        })?;
+        let base = config_file.parent().unwrap_or(Path::new("."));
+        let at = |p: &mut Option<PathBuf>| {
+            if let Some(x) = p.as_mut()
+                && x.is_relative()
+            {
+                *x = base.join(&*x);
+            }
+        };
+        at(&mut c.nvcc);
+        at(&mut c.harness);
+        at(&mut c.lease_dir);
+        at(&mut c.work_dir);
+        Ok(c)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,5 +175,28 @@ mod tests {
             .to_string();
         assert!(e.contains("nvc"), "{e}");
         assert_eq!(GpuSet::List(vec![2]).to_string(), "[2]");
+    }
+
+    #[test]
+    fn a_run_config_section_resolves_paths_against_the_config() {
+        let v: serde_norway::Value = serde_norway::from_str(
+            "nvcc: bin/nvcc
+lease-dir: /abs/leases
+gpus: [1]
+",
+        )
+        .unwrap();
+        let c = KernelConfig::from_section(&v, Path::new("/cfg/run.yaml")).unwrap();
+        assert_eq!(c.nvcc, Some(PathBuf::from("/cfg/bin/nvcc")));
+        assert_eq!(c.lease_dir, Some(PathBuf::from("/abs/leases")));
+        let bad: serde_norway::Value = serde_norway::from_str(
+            "gpu: [1]
+",
+        )
+        .unwrap();
+        let e = KernelConfig::from_section(&bad, Path::new("/cfg/run.yaml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("run.yaml") && e.contains("gpu"), "{e}");
     }
 }
