@@ -9,7 +9,7 @@
 //! runs: no expected output stays on the device while the candidate runs.
 
 use crate::backend::Backend;
-use crate::data::{Layout, compare_outputs, data_of, guards_intact, make_images};
+use crate::data::{Layout, compare_outputs, data_of, guards_intact, make_images, same_bytes};
 use crate::plan::{Kernel, Runner, Stop};
 use aorlta_record::kernel::harness::{CaseReport, CheckReport, CheckWork, Party};
 
@@ -142,7 +142,9 @@ pub fn damage(
         if !guards_intact(&back.0[k], b) {
             guards.push(b.name.clone());
         }
-        if b.role == aorlta_record::kernel::Role::In && data_of(&back.0[k], b) != data_of(&sent.0[k], b) {
+        if b.role == aorlta_record::kernel::Role::In
+            && !same_bytes(data_of(&back.0[k], b), data_of(&sent.0[k], b))
+        {
             inputs.push(b.name.clone());
         }
     }

@@ -296,8 +296,11 @@ impl<B: Backend> Runner<'_, B> {
         Ok(Instance { module, func })
     }
 
-    /// Unloads a module instance.
+    /// Unloads a module instance (nothing after a lost context, as for [`Runner::free_set`]).
     pub fn release(&mut self, inst: Instance) -> Result<(), Stop> {
+        if self.context_lost {
+            return Ok(());
+        }
         self.b
             .unload_module(inst.module)
             .map_err(|e| self.backend_err(Party::Harness, e))
@@ -330,8 +333,12 @@ impl<B: Backend> Runner<'_, B> {
         Ok(ptrs)
     }
 
-    /// Frees buffers (errors after a fault are expected and ignored).
+    /// Frees buffers. After a lost context nothing is freed: a free waits for the device, which
+    /// a hung kernel never lets go, and the process ends after this job anyway.
     pub fn free_set(&mut self, ptrs: &[DevPtr]) {
+        if self.context_lost {
+            return;
+        }
         for p in ptrs {
             let _ = self.b.free(*p);
         }
@@ -356,6 +363,14 @@ impl<B: Backend> Runner<'_, B> {
             out.push(img);
         }
         Ok(Images(out))
+    }
+
+    /// Copies a buffer set back into existing host images of the same layout.
+    pub fn download_into(&mut self, ptrs: &[DevPtr], party: Party, out: &mut Images) -> Result<(), Stop> {
+        for (p, img) in ptrs.iter().zip(out.0.iter_mut()) {
+            self.b.copy_d2h(img, *p).map_err(|e| self.backend_err(party, e))?;
+        }
+        Ok(())
     }
 
     /// One launch alone between two events, waited for with the job's deadline.

@@ -113,7 +113,10 @@ fn serve_with<B: Backend>(b: &mut B, input: impl BufRead) -> i32 {
             continue;
         }
         if !handle_job(b, Path::new(line)) {
-            return EXIT_CONTEXT_LOST;
+            // The record is written. Leave at once, skipping exit handlers: the driver's own
+            // would wait for a kernel that may never finish.
+            // SAFETY: ends the process; nothing of it is used afterwards.
+            unsafe { libc::_exit(EXIT_CONTEXT_LOST) };
         }
     }
     0

@@ -79,9 +79,20 @@ fn a_kernel_that_ignores_its_inputs_is_wrong() {
 
 #[test]
 fn hang_and_fault_lose_the_context() {
-    let (rec, _) = run(&img(F::Hang), check_work());
+    let (rec, b) = run(&img(F::Hang), check_work());
     assert_eq!(codes(&rec), ["candidate:hung"]);
     assert!(rec.context_lost);
+    // Nothing that waits for the device follows the hang: no free, no unload, no sync.
+    let after = b
+        .log
+        .iter()
+        .rposition(|c| matches!(c, aorlta_gpu::fake::Call::WaitStop))
+        .unwrap();
+    assert!(
+        b.log[after + 1..].is_empty(),
+        "calls after the hung launch: {:?}",
+        &b.log[after + 1..]
+    );
     let (rec, _) = run(&img(F::Fault), check_work());
     assert_eq!(codes(&rec), ["candidate:device-faulted"]);
     assert!(rec.context_lost);

@@ -132,8 +132,7 @@ pub fn run_job(
     let deadline = env.config().job_timeout_s.unwrap_or(deadline_s);
     let out = env
         .pool()
-        .run(env, lease.gpu(), &mut job, Duration::from_secs_f64(deadline));
-    drop(lease);
+        .run(env, lease, &mut job, Duration::from_secs_f64(deadline));
     out.map_err(|e| match e {
         PoolError::Start(code, detail) => LegOutput::unsettled(&code, detail),
         PoolError::Timeout(s) => LegOutput::broke(

@@ -10,6 +10,7 @@
 //! never depends on another's.
 
 use super::env::KernelEnv;
+use crate::run::lease::Lease;
 use aorlta_record::kernel::harness::{DeviceInfo, HarnessJob, HarnessReady, HarnessRecord};
 use std::collections::HashMap;
 use std::io::Write;
@@ -183,15 +184,19 @@ impl HarnessPool {
         Ok(proc)
     }
 
-    /// Runs one job on GPU `gpu` (which the caller has leased) and returns its record. The job's
-    /// `record` path is set here, inside the process's spool.
+    /// Runs one job on the leased GPU and returns its record. The job's `record` path is set
+    /// here, inside the process's spool. A process that must go (a lost context, a missed
+    /// deadline) is ended by a thread of its own that keeps the lease until the process is gone
+    /// (a hung kernel can keep the device busy for a while after its process was killed), so
+    /// the leg's result does not wait for it, and no other job gets the GPU before it is free.
     pub fn run(
         &self,
         env: &KernelEnv,
-        gpu: u32,
+        lease: Lease,
         job: &mut HarnessJob,
         deadline: Duration,
     ) -> Result<HarnessRecord, PoolError> {
+        let gpu = lease.gpu();
         let existing = self.procs.lock().ok().and_then(|mut m| m.remove(&gpu));
         let alive = existing.and_then(|mut p| matches!(p.child.try_wait(), Ok(None)).then_some(p));
         let mut proc = match alive {
@@ -220,19 +225,17 @@ impl HarnessPool {
         let bytes = match got {
             Ok(Some(b)) => b,
             Ok(None) if matches!(proc.child.try_wait(), Ok(None)) => {
-                proc.kill();
-                self.note_replaced();
+                self.retire(proc, lease);
                 return Err(PoolError::Timeout(deadline.as_secs_f64()));
             }
             Ok(None) => {
                 let status = proc.child.try_wait().ok().flatten();
                 let tail = proc.log_tail();
-                self.note_replaced();
+                self.retire(proc, lease);
                 return Err(PoolError::Crashed(format!("exit {status:?}: {tail}")));
             }
             Err(e) => {
-                proc.kill();
-                self.note_replaced();
+                self.retire(proc, lease);
                 return Err(PoolError::Io(e.to_string()));
             }
         };
@@ -240,8 +243,7 @@ impl HarnessPool {
         let record: HarnessRecord = match serde_json::from_slice(&bytes) {
             Ok(r) => r,
             Err(e) => {
-                proc.kill();
-                self.note_replaced();
+                self.retire(proc, lease);
                 return Err(PoolError::Crashed(format!("unreadable record: {e}")));
             }
         };
@@ -249,17 +251,26 @@ impl HarnessPool {
             s.jobs += 1;
         }
         if record.context_lost {
-            // The harness exits by itself after such a job; make sure of it.
-            let start = Instant::now();
-            while start.elapsed() < Duration::from_secs(5) && matches!(proc.child.try_wait(), Ok(None)) {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            proc.kill();
-            self.note_replaced();
+            self.retire(proc, lease);
         } else if let Ok(mut m) = self.procs.lock() {
             m.insert(gpu, proc);
         }
         Ok(record)
+    }
+
+    /// Ends a process in a thread of its own, which drops the lease once the process is gone.
+    fn retire(&self, mut proc: Proc, lease: Lease) {
+        self.note_replaced();
+        let retiring = std::thread::Builder::new()
+            .name(format!("retire-gpu{}", lease.gpu()))
+            .spawn(move || {
+                proc.kill();
+                drop(proc);
+                drop(lease);
+            });
+        if let Err(e) = retiring {
+            eprintln!("aorlta: cannot start a thread to end a harness process: {e}");
+        }
     }
 
     fn note_replaced(&self) {

@@ -213,7 +213,16 @@ fn mangling_matches_the_compilers_symbols() {
     }
 }
 
-/// A stand-in harness: a shell script given as the harness program.
+/// A lease on GPU 0 of a stand-in environment.
+fn lease(e: &KernelEnv) -> crate::run::lease::Lease {
+    e.leases()
+        .unwrap()
+        .acquire(std::time::Duration::from_secs(10))
+        .unwrap()
+}
+
+/// A stand-in harness: a shell script given as the harness program, leasing GPU 0 under its
+/// own folder.
 fn script_env(dir: &Path, body: &str) -> KernelEnv {
     let path = dir.join("harness.sh");
     std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
@@ -225,6 +234,8 @@ fn script_env(dir: &Path, body: &str) -> KernelEnv {
     KernelEnv::from_config(&KernelConfig {
         harness: Some(path),
         work_dir: Some(dir.join("work")),
+        lease_dir: Some(dir.join("leases")),
+        gpus: super::GpuSet::List(vec![0]),
         fake_gpu: true,
         ..KernelConfig::default()
     })
@@ -256,7 +267,7 @@ fn dummy_job() -> aorlta_record::kernel::harness::HarnessJob {
 
 // The scripts find their spool after `--spool` and write ready.json there.
 const READY: &str = r#"while [ "$1" != "--spool" ]; do shift; done; SPOOL="$2"
-echo '{"pid": 1, "device": {"index": 0, "backend": "fake", "name": "n", "uuid": "u", "driver": "d", "cuda_driver_api": 0, "compute_capability": [9,0], "sm_count": 1, "l2_bytes": 1, "persisting_l2_max_bytes": 0, "total_mem_bytes": 1, "max_threads_per_block": 1024, "max_block": [1024,1024,64], "max_grid": [1,1,1], "max_shared_optin": 0}, "start_s": 0.0}' > "$SPOOL/ready.json""#;
+echo '{"pid": 1, "device": {"index": 0, "backend": "fake", "name": "n", "uuid": "u", "driver": "d", "cuda_driver_api": 0, "compute_capability": [9,0], "sm_count": 1, "l2_bytes": 1, "persisting_l2_max_bytes": 0, "total_mem_bytes": 1, "max_threads_per_block": 1024, "max_block": [1024,1024,64], "max_grid": [1,1,1], "max_shared_optin": 0}, "start_s": 0.0}' > "$SPOOL/r.tmp"; mv "$SPOOL/r.tmp" "$SPOOL/ready.json""#;
 
 #[test]
 fn a_job_past_its_deadline_kills_the_harness() {
@@ -266,23 +277,36 @@ fn a_job_past_its_deadline_kills_the_harness() {
     let start = std::time::Instant::now();
     let r = e
         .pool()
-        .run(&e, 0, &mut job, std::time::Duration::from_millis(300));
+        .run(&e, lease(&e), &mut job, std::time::Duration::from_millis(300));
     assert!(matches!(r, Err(super::pool::PoolError::Timeout(_))), "{r:?}");
     assert!(start.elapsed().as_secs_f64() < 5.0);
     assert_eq!(e.pool().stats().replaced, 1);
+    // The lease comes back once the killed process is gone.
+    assert!(
+        e.leases()
+            .unwrap()
+            .acquire(std::time::Duration::from_secs(5))
+            .is_ok()
+    );
 }
 
 #[test]
 fn a_harness_that_dies_is_reported_and_replaced() {
     let d = tempfile::tempdir().unwrap();
     let e = script_env(d.path(), &format!("{READY}\nread line; exit 9"));
-    let r = e
-        .pool()
-        .run(&e, 0, &mut dummy_job(), std::time::Duration::from_secs(10));
+    let r = e.pool().run(
+        &e,
+        lease(&e),
+        &mut dummy_job(),
+        std::time::Duration::from_secs(10),
+    );
     assert!(matches!(r, Err(super::pool::PoolError::Crashed(_))), "{r:?}");
-    let r = e
-        .pool()
-        .run(&e, 0, &mut dummy_job(), std::time::Duration::from_secs(10));
+    let r = e.pool().run(
+        &e,
+        lease(&e),
+        &mut dummy_job(),
+        std::time::Duration::from_secs(10),
+    );
     assert!(matches!(r, Err(super::pool::PoolError::Crashed(_))), "{r:?}");
     assert_eq!(e.pool().stats().started, 2, "a fresh process for the second job");
 }
@@ -291,11 +315,14 @@ fn a_harness_that_dies_is_reported_and_replaced() {
 fn a_harness_that_cannot_open_its_device_says_why() {
     let d = tempfile::tempdir().unwrap();
     let body = r#"while [ "$1" != "--spool" ]; do shift; done
-echo '{"pid": 1, "error": {"code": "no-gpu", "detail": "no driver"}, "start_s": 0.0}' > "$2/ready.json"; exit 2"#;
+echo '{"pid": 1, "error": {"code": "no-gpu", "detail": "no driver"}, "start_s": 0.0}' > "$2/r.tmp"; mv "$2/r.tmp" "$2/ready.json"; exit 2"#;
     let e = script_env(d.path(), body);
-    let r = e
-        .pool()
-        .run(&e, 0, &mut dummy_job(), std::time::Duration::from_secs(10));
+    let r = e.pool().run(
+        &e,
+        lease(&e),
+        &mut dummy_job(),
+        std::time::Duration::from_secs(10),
+    );
     assert_eq!(
         r,
         Err(super::pool::PoolError::Start("no-gpu".into(), "no driver".into()))
