@@ -15,7 +15,7 @@ pub enum TaskKind {
     /// A question with a reference answer.
     Qa(QaTask),
     /// A kernel with a reference kernel.
-    Kernel(KernelTaskDef),
+    Kernel(Box<KernelTaskDef>),
 }
 
 /// A kernel task with its reference source loaded.
@@ -88,12 +88,12 @@ impl Task {
         Ok(Task {
             id: spec.id.clone(),
             hash,
-            kind: TaskKind::Kernel(KernelTaskDef {
+            kind: TaskKind::Kernel(Box::new(KernelTaskDef {
                 spec,
                 dir: dir.to_path_buf(),
                 reference_source,
                 reference_hash,
-            }),
+            })),
         })
     }
 }

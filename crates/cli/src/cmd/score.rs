@@ -1,12 +1,63 @@
-//! `aorlta score` (in progress).
+//! `aorlta score CONFIG`: scores a pool with a profile, with a progress bar; writes
+//! `rewards.jsonl`, `summary.json` and `summary.md` under the config's `out` folder and prints
+//! the summary table. Resumable through the run's cache.
 
+use anyhow::Context;
+use aorlta_core::checks::Registry;
+use aorlta_core::run::RunConfig;
+use aorlta_core::run::score::{execute, prepare};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Arguments of `aorlta score`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The run config (YAML); its paths are relative to it.
+    pub config: PathBuf,
+    /// Candidates scored at once (overrides the config).
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
 
 /// Runs `aorlta score`.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`aorlta score` is not available in this build yet")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut config = RunConfig::load(&args.config)?;
+    if let Some(c) = args.concurrency {
+        anyhow::ensure!(c > 0, "--concurrency must be at least 1");
+        config.concurrency = c;
+    }
+    let env = super::env::build_env(&config)?;
+    let run = prepare(config, Registry::builtin(), env).context("preparing the run")?;
+    for s in &run.skipped {
+        eprintln!("skipped {s}");
+    }
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(run.candidates.len() as u64)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} {per_sec} eta {eta}",
+        )
+        .expect("template")
+        .progress_chars("=> "),
+    );
+    let report = execute(&run, &|_, _| bar.inc(1))?;
+    bar.finish_and_clear();
+    print!("{}", report.summary.to_terminal());
+    println!(
+        "\ncache: {} hits, {} misses ({:.1}% hit rate)",
+        report.cache.hits,
+        report.cache.misses,
+        100.0 * report.cache.hit_rate()
+    );
+    println!("wrote {}", report.rewards.display());
+    println!("wrote {}", report.summary_json.display());
+    println!("wrote {}", report.summary_md.display());
+    Ok(ExitCode::SUCCESS)
 }

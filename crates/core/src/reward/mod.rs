@@ -6,8 +6,8 @@
 //! [`apply`] enforces both around any registered function: an out-of-range result or a scored
 //! result over an unsettled rewarded leg becomes unscored with reason `reward-contract-violated`.
 
-mod base;
-mod speedup;
+pub mod base;
+pub mod speedup;
 
 pub use base::BaseReward;
 pub use speedup::SpeedupReward;
@@ -168,7 +168,7 @@ pub fn broke_healthy(input: &RewardInput<'_>) -> f64 {
         .iter()
         .filter_map(|c| BROKE_HEALTHY.iter().find(|(k, _)| k == c).map(|(_, v)| *v))
         .sum();
-    total.max(-0.5)
+    (total + 0.0).max(-0.5)
 }
 
 /// The `length` part: 0 up to the soft limit, linear to -0.05 at the hard limit.

@@ -1,6 +1,13 @@
 //! Running a profile over candidates: the engine (one candidate), scoring runs (a pool, in
 //! parallel, resumable), summaries, and GPU leases.
 
+pub mod config;
 pub mod engine;
+pub mod plot;
+pub mod pool;
+pub mod score;
+pub mod summary;
 
+pub use config::RunConfig;
 pub use engine::{Engine, EngineParts};
+pub use summary::Summary;

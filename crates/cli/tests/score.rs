@@ -1,0 +1,158 @@
+//! `aorlta score` through the real binary: outputs, malformed lines, resume after a kill, and
+//! the cache on a second run.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const PROFILE: &str = "name: qa
+length: {soft: 3000, hard: 6000}
+legs:
+  - {name: parse, adapter: parse, on-broke: -1.0, params: {forms: [boxed, statement, latex]}}
+  - {name: ref.exact, adapter: reference-match, needs: [parse], informational: true}
+  - {name: ref.normalised, adapter: normalised-match, needs: [parse], on-broke: -0.5}
+";
+
+fn setup(dir: &Path, pool_lines: usize) -> PathBuf {
+    let mut tasks = String::new();
+    for i in 0..20 {
+        tasks.push_str(&format!(
+            "{{\"id\":\"t{i}\",\"prompt\":\"{i}+1?\",\"answer\":\"{}\"}}\n",
+            i + 1
+        ));
+    }
+    std::fs::write(dir.join("tasks.jsonl"), tasks).unwrap();
+    let mut pool = String::new();
+    for j in 0..pool_lines {
+        let i = j % 20;
+        let answer = if j % 3 == 0 { i + 2 } else { i + 1 };
+        pool.push_str(&format!(
+            "{{\"task\":\"t{i}\",\"completion\":\"Adding one gives \\\\boxed{{{answer}}}. ({j})\",\"id\":\"c{j}\"}}\n"
+        ));
+        if j == 5 {
+            pool.push_str("{this line is not json\n");
+        }
+    }
+    std::fs::write(dir.join("pool.jsonl"), pool).unwrap();
+    std::fs::write(dir.join("profile.yaml"), PROFILE).unwrap();
+    let config = dir.join("run.yaml");
+    std::fs::write(
+        &config,
+        "tasks: tasks.jsonl\npool: pool.jsonl\nprofile: profile.yaml\nout: out\nconcurrency: 2\n",
+    )
+    .unwrap();
+    config
+}
+
+fn aorlta() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_aorlta"))
+}
+
+fn score(config: &Path) -> (String, String) {
+    let out = aorlta().args(["score", "--quiet"]).arg(config).output().unwrap();
+    let (o, e) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert!(out.status.success(), "score failed:\n{o}\n{e}");
+    (o, e)
+}
+
+fn rewards(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("out/rewards.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn scores_in_input_order_reports_bad_lines_and_uses_the_cache_on_a_second_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), 60);
+    let (stdout, stderr) = score(&config);
+    assert!(
+        stderr.contains("pool.jsonl:7"),
+        "the malformed line is named: {stderr}"
+    );
+    assert!(stdout.contains("count 60"), "{stdout}");
+    assert!(stdout.contains("0 hits, 60 misses"), "{stdout}");
+    let first = rewards(dir.path());
+    assert_eq!(first.len(), 60);
+    for (j, e) in first.iter().enumerate() {
+        assert_eq!(e["id"], format!("c{j}"), "input order");
+        for key in ["task", "reward", "scored", "parts", "legs"] {
+            assert!(e.get(key).is_some(), "entry lacks {key}: {e}");
+        }
+    }
+    for f in ["summary.json", "summary.md"] {
+        assert!(dir.path().join("out").join(f).exists(), "{f}");
+    }
+    let (stdout, _) = score(&config);
+    assert!(stdout.contains("60 hits, 0 misses (100.0% hit rate)"), "{stdout}");
+    let second = rewards(dir.path());
+    let strip = |v: &[serde_json::Value]| -> Vec<(serde_json::Value, serde_json::Value)> {
+        v.iter().map(|e| (e["id"].clone(), e["reward"].clone())).collect()
+    };
+    assert_eq!(strip(&first), strip(&second));
+}
+
+#[test]
+fn a_killed_run_resumes_without_losing_or_redoing_finished_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 40_000;
+    let config = setup(dir.path(), n);
+    let mut child = aorlta()
+        .args(["score", "--quiet", "--concurrency", "1"])
+        .arg(&config)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once some, but not all, entries are written.
+    let rewards_path = dir.path().join("out/rewards.jsonl");
+    let start = Instant::now();
+    loop {
+        let written = std::fs::read_to_string(&rewards_path)
+            .map(|s| s.lines().count())
+            .unwrap_or(0);
+        if written >= 500 || start.elapsed() > Duration::from_secs(60) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let partial = std::fs::read_to_string(&rewards_path).unwrap().lines().count();
+    assert!(partial >= 500 && partial < n, "killed part-way: {partial} of {n}");
+    let (stdout, _) = score(&config);
+    let hits: u64 = stdout
+        .split("cache: ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .expect("hit count printed");
+    assert!(
+        hits as usize >= partial,
+        "finished work is reused: {hits} hits, {partial} were written"
+    );
+    assert!((hits as usize) < n, "unfinished work is computed");
+    let all = rewards(dir.path());
+    assert_eq!(all.len(), n);
+    assert!(all.iter().enumerate().all(|(j, e)| e["id"] == format!("c{j}")));
+}
+
+#[test]
+fn a_bad_config_names_the_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), 3);
+    std::fs::write(
+        &config,
+        "tasks: tasks.jsonl\npool: pool.jsonl\nprofile: profile.yaml\nout: out\nworkers: 2\n",
+    )
+    .unwrap();
+    let out = aorlta().arg("score").arg(&config).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("run.yaml:5") && err.contains("workers"), "{err}");
+}

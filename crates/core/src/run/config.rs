@@ -1,0 +1,121 @@
+//! Run configs (`configs/*.yaml`): which tasks, which pool(s), which profile, where the output
+//! goes, how many at once, which cache, and the kernel tools. Paths are relative to the config
+//! file; unknown keys are an error naming the file, line and key.
+
+use crate::error::{CoreError, Result};
+use crate::profile::yaml_error;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// One path or a list of paths.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    /// A single path.
+    One(PathBuf),
+    /// Several paths.
+    Many(Vec<PathBuf>),
+}
+
+impl OneOrMany {
+    fn into_vec(self) -> Vec<PathBuf> {
+        match self {
+            OneOrMany::One(p) => vec![p],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawConfig {
+    tasks: OneOrMany,
+    pool: OneOrMany,
+    profile: PathBuf,
+    out: PathBuf,
+    #[serde(default = "one")]
+    concurrency: usize,
+    #[serde(default)]
+    cache: Option<PathBuf>,
+    #[serde(default)]
+    kernel: Option<serde_norway::Value>,
+}
+
+fn one() -> usize {
+    1
+}
+
+/// A scoring run's config with every path resolved.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// The config file.
+    pub path: PathBuf,
+    /// Task files or folders.
+    pub tasks: Vec<PathBuf>,
+    /// Pool files, scored in order.
+    pub pools: Vec<PathBuf>,
+    /// The profile file.
+    pub profile: PathBuf,
+    /// The output folder.
+    pub out: PathBuf,
+    /// Candidates scored at once.
+    pub concurrency: usize,
+    /// The SQLite cache file (default `<out>/cache.sqlite`).
+    pub cache: PathBuf,
+    /// The `kernel:` section, as written (read by the kernel adapters' environment).
+    pub kernel: Option<serde_norway::Value>,
+}
+
+impl RunConfig {
+    /// Reads a config file.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| CoreError::io(path, e))?;
+        let raw: RawConfig = serde_norway::from_str(&text).map_err(|e| yaml_error(path, &e))?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let at = |p: PathBuf| if p.is_absolute() { p } else { base.join(p) };
+        if raw.concurrency == 0 {
+            return Err(CoreError::invalid(
+                path,
+                "field `concurrency`: must be at least 1",
+            ));
+        }
+        let out = at(raw.out);
+        Ok(RunConfig {
+            path: path.to_path_buf(),
+            tasks: raw.tasks.into_vec().into_iter().map(at).collect(),
+            pools: raw.pool.into_vec().into_iter().map(at).collect(),
+            profile: at(raw.profile),
+            cache: raw.cache.map(at).unwrap_or_else(|| out.join("cache.sqlite")),
+            out,
+            concurrency: raw.concurrency,
+            kernel: raw.kernel,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_resolve_against_the_config_and_unknown_keys_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("c.yaml");
+        std::fs::write(
+            &f,
+            "tasks: t.jsonl\npool: [a.jsonl, b.jsonl]\nprofile: p.yaml\nout: o\n",
+        )
+        .unwrap();
+        let c = RunConfig::load(&f).unwrap();
+        assert_eq!(c.tasks, vec![dir.path().join("t.jsonl")]);
+        assert_eq!(c.pools.len(), 2);
+        assert_eq!(c.cache, dir.path().join("o").join("cache.sqlite"));
+        std::fs::write(
+            &f,
+            "tasks: t.jsonl\npool: a.jsonl\nprofile: p.yaml\nout: o\nconcurency: 2\n",
+        )
+        .unwrap();
+        let err = RunConfig::load(&f).unwrap_err().to_string();
+        assert!(err.contains("c.yaml:5") && err.contains("concurency"), "{err}");
+    }
+}

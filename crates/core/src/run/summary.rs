@@ -1,0 +1,192 @@
+//! A run's summary: counts, scored share, mean reward, pass rate, states per leg and the most
+//! frequent reasons, as JSON, Markdown and a terminal table.
+
+use aorlta_record::{LegState, RewardEntry};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Counts of each state for one leg.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct StateCounts {
+    /// Clean.
+    pub clean: usize,
+    /// Broke.
+    pub broke: usize,
+    /// Unsettled.
+    pub unsettled: usize,
+    /// Skipped.
+    pub skipped: usize,
+}
+
+impl StateCounts {
+    fn add(&mut self, s: LegState) {
+        match s {
+            LegState::Clean => self.clean += 1,
+            LegState::Broke => self.broke += 1,
+            LegState::Unsettled => self.unsettled += 1,
+            LegState::Skipped => self.skipped += 1,
+        }
+    }
+}
+
+/// The summary of a set of reward entries.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Summary {
+    /// Entries.
+    pub count: usize,
+    /// Scored entries.
+    pub scored: usize,
+    /// Mean reward over scored entries (0 when none).
+    pub mean_reward: f64,
+    /// Share of all entries whose every rewarded leg is clean.
+    pub pass_rate: f64,
+    /// Per leg (profile order kept in `leg_order`), counts by state.
+    pub legs: BTreeMap<String, StateCounts>,
+    /// Leg names in profile order.
+    pub leg_order: Vec<String>,
+    /// Most frequent non-clean reason codes: (`leg: code`, count), most first.
+    pub top_reasons: Vec<(String, usize)>,
+    /// Entries served from the cache.
+    pub cached: usize,
+    /// Pool lines skipped as malformed.
+    pub skipped_lines: usize,
+    /// Wall-clock seconds of the run.
+    pub elapsed_s: f64,
+}
+
+impl Summary {
+    /// Summarises entries.
+    pub fn of(entries: &[RewardEntry]) -> Self {
+        let mut s = Summary {
+            count: entries.len(),
+            ..Summary::default()
+        };
+        let mut total = 0.0;
+        let mut passed = 0;
+        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        for e in entries {
+            if let Some(r) = e.reward {
+                s.scored += 1;
+                total += r;
+            }
+            if !e.legs.is_empty() && e.legs.iter().all(|l| l.cached) {
+                s.cached += 1;
+            }
+            let rewarded_clean = !e.legs.is_empty()
+                && e.legs
+                    .iter()
+                    .filter(|l| !l.informational)
+                    .all(|l| l.state == LegState::Clean);
+            if rewarded_clean && e.scored {
+                passed += 1;
+            }
+            for r in &e.reasons {
+                *reasons.entry(format!("entry: {}", r.code)).or_default() += 1;
+            }
+            for l in &e.legs {
+                if !s.leg_order.contains(&l.name) {
+                    s.leg_order.push(l.name.clone());
+                }
+                s.legs.entry(l.name.clone()).or_default().add(l.state);
+                if l.state != LegState::Clean
+                    && l.state != LegState::Skipped
+                    && let Some(code) = l.first_code()
+                {
+                    *reasons.entry(format!("{}: {code}", l.name)).or_default() += 1;
+                }
+            }
+        }
+        s.mean_reward = if s.scored > 0 {
+            total / s.scored as f64
+        } else {
+            0.0
+        };
+        s.pass_rate = if s.count > 0 {
+            passed as f64 / s.count as f64
+        } else {
+            0.0
+        };
+        let mut top: Vec<(String, usize)> = reasons.into_iter().collect();
+        top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        top.truncate(10);
+        s.top_reasons = top;
+        s
+    }
+
+    /// The summary as a Markdown document.
+    pub fn to_markdown(&self, title: &str) -> String {
+        let mut m = format!("# {title}\n\n");
+        let _ = writeln!(
+            m,
+            "| count | scored | mean reward | pass rate | from cache | skipped lines | seconds |"
+        );
+        let _ = writeln!(m, "|---:|---:|---:|---:|---:|---:|---:|");
+        let _ = writeln!(
+            m,
+            "| {} | {} | {:.4} | {:.1}% | {} | {} | {:.2} |\n",
+            self.count,
+            self.scored,
+            self.mean_reward,
+            100.0 * self.pass_rate,
+            self.cached,
+            self.skipped_lines,
+            self.elapsed_s
+        );
+        let _ = writeln!(
+            m,
+            "## States per leg\n\n| leg | clean | broke | unsettled | skipped |\n|---|---:|---:|---:|---:|"
+        );
+        for name in &self.leg_order {
+            let c = &self.legs[name];
+            let _ = writeln!(
+                m,
+                "| {name} | {} | {} | {} | {} |",
+                c.clean, c.broke, c.unsettled, c.skipped
+            );
+        }
+        let _ = writeln!(m, "\n## Top reasons\n\n| leg: reason | count |\n|---|---:|");
+        for (r, n) in &self.top_reasons {
+            let _ = writeln!(m, "| {r} | {n} |");
+        }
+        m
+    }
+
+    /// The summary as a plain-text table for the terminal.
+    pub fn to_terminal(&self) -> String {
+        let mut t = String::new();
+        let _ = writeln!(
+            t,
+            "count {}   scored {}   mean reward {:.4}   pass rate {:.1}%   from cache {}   skipped lines {}   {:.2} s",
+            self.count,
+            self.scored,
+            self.mean_reward,
+            100.0 * self.pass_rate,
+            self.cached,
+            self.skipped_lines,
+            self.elapsed_s
+        );
+        let w = self.leg_order.iter().map(|s| s.len()).max().unwrap_or(3).max(3);
+        let _ = writeln!(
+            t,
+            "\n{:<w$}  {:>7} {:>7} {:>9} {:>7}",
+            "leg", "clean", "broke", "unsettled", "skipped"
+        );
+        for name in &self.leg_order {
+            let c = &self.legs[name];
+            let _ = writeln!(
+                t,
+                "{name:<w$}  {:>7} {:>7} {:>9} {:>7}",
+                c.clean, c.broke, c.unsettled, c.skipped
+            );
+        }
+        if !self.top_reasons.is_empty() {
+            let rw = self.top_reasons.iter().map(|(r, _)| r.len()).max().unwrap_or(6);
+            let _ = writeln!(t, "\n{:<rw$}  {:>6}", "top reasons", "count");
+            for (r, n) in &self.top_reasons {
+                let _ = writeln!(t, "{r:<rw$}  {n:>6}");
+            }
+        }
+        t
+    }
+}

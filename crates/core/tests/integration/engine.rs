@@ -1,0 +1,195 @@
+//! The engine: gating, skipped legs, caching of legs and entries, identities, failures.
+
+use aorlta_core::cache::{Cache, MemoryCache};
+use aorlta_core::checks::{Adapter, LegInput, LegOutput, Registry};
+use aorlta_core::profile::LoadedProfile;
+use aorlta_core::reward::RewardRegistry;
+use aorlta_core::run::{Engine, EngineParts};
+use aorlta_core::task::{Task, TaskSet};
+use aorlta_record::{Candidate, LegState, QaTask};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Clean when the completion contains "ok", broke otherwise; counts its runs; cacheable.
+struct Counting(Arc<AtomicUsize>);
+
+impl Adapter for Counting {
+    fn name(&self) -> &'static str {
+        "counting"
+    }
+    fn version(&self) -> &'static str {
+        "1"
+    }
+    fn check_params(&self, _: &serde_json::Value) -> Result<(), String> {
+        Ok(())
+    }
+    fn cacheable(&self) -> bool {
+        true
+    }
+    fn run(&self, input: &LegInput<'_>) -> LegOutput {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        if input.completion.contains("ok") {
+            LegOutput::clean().with_extracted("from-counting".into())
+        } else {
+            LegOutput::broke("not-ok", "no ok")
+        }
+    }
+}
+
+/// Always panics.
+struct Panicking;
+
+impl Adapter for Panicking {
+    fn name(&self) -> &'static str {
+        "panicking"
+    }
+    fn version(&self) -> &'static str {
+        "1"
+    }
+    fn check_params(&self, _: &serde_json::Value) -> Result<(), String> {
+        Ok(())
+    }
+    fn run(&self, _: &LegInput<'_>) -> LegOutput {
+        panic!("boom")
+    }
+}
+
+/// Unsettled when the completion contains "flaky", clean otherwise; sees the extracted text.
+struct Extracted;
+
+impl Adapter for Extracted {
+    fn name(&self) -> &'static str {
+        "extracted"
+    }
+    fn version(&self) -> &'static str {
+        "1"
+    }
+    fn check_params(&self, _: &serde_json::Value) -> Result<(), String> {
+        Ok(())
+    }
+    fn run(&self, input: &LegInput<'_>) -> LegOutput {
+        if input.completion.contains("flaky") {
+            return LegOutput::unsettled("flaky", "could not decide");
+        }
+        match input.extracted {
+            Some("from-counting") => LegOutput::clean(),
+            other => LegOutput::broke("bad-extract", format!("{other:?}")),
+        }
+    }
+}
+
+fn registry(counter: Arc<AtomicUsize>) -> Registry {
+    let mut r = Registry::builtin();
+    r.add(Arc::new(Counting(counter)));
+    r.add(Arc::new(Panicking));
+    r.add(Arc::new(Extracted));
+    r
+}
+
+const PROFILE: &str = "name: t
+legs:
+  - {name: first, adapter: counting, on-broke: -1.0}
+  - {name: second, adapter: extracted, needs: [first], on-broke: -0.5}
+  - {name: info, adapter: panicking, informational: true}
+";
+
+fn engine(profile: &str, counter: Arc<AtomicUsize>, cache: Arc<dyn Cache>) -> Engine {
+    let reg = registry(counter);
+    let p = LoadedProfile::from_yaml(profile, Path::new("t.yaml"), &reg, &RewardRegistry::builtin()).unwrap();
+    let mut tasks = TaskSet::default();
+    tasks.add(Task::qa(QaTask {
+        id: "t1".into(),
+        prompt: "p".into(),
+        answer: "1".into(),
+    }));
+    let parts = EngineParts {
+        adapters: reg,
+        cache: Some(cache),
+        ..EngineParts::default()
+    };
+    Engine::new(p, Arc::new(tasks), parts)
+}
+
+fn cand(id: &str, completion: &str) -> Candidate {
+    Candidate {
+        id: id.into(),
+        task: "t1".into(),
+        completion: completion.into(),
+    }
+}
+
+#[test]
+fn gating_skips_and_says_why_and_the_ladder_uses_the_first_broken_leg() {
+    let e = engine(PROFILE, Arc::default(), Arc::new(MemoryCache::new(100)));
+    let bad = e.score(&cand("a", "nope"));
+    assert_eq!(bad.legs[0].state, LegState::Broke);
+    assert_eq!(bad.legs[1].state, LegState::Skipped);
+    assert_eq!(bad.legs[1].first_code(), Some("needs-not-clean"));
+    assert!(bad.legs[1].reasons[0].detail.contains("`first` (broke)"));
+    assert_eq!(bad.reward, Some(-1.0));
+    let good = e.score(&cand("b", "ok"));
+    assert_eq!(good.legs[1].state, LegState::Clean, "{:?}", good.legs[1]);
+    assert_eq!(good.reward, Some(1.0));
+    // The informational leg panicked: unsettled, reported, not rewarded.
+    assert_eq!(good.legs[2].state, LegState::Unsettled);
+    assert_eq!(good.legs[2].first_code(), Some("internal-error"));
+    assert!(good.legs[2].reasons[0].detail.contains("boom"));
+    assert!(good.scored);
+}
+
+#[test]
+fn an_unsettled_rewarded_leg_leaves_the_entry_unscored_and_uncached() {
+    let counter = Arc::new(AtomicUsize::new(0));
+    let cache: Arc<dyn Cache> = Arc::new(MemoryCache::new(100));
+    let e = engine(PROFILE, counter.clone(), cache.clone());
+    let entry = e.score(&cand("a", "ok flaky"));
+    assert!(!entry.scored);
+    assert_eq!(entry.reward, None);
+    assert_eq!(entry.parts, None);
+    assert_eq!(entry.reasons[0].code, "flaky");
+    let again = e.score(&cand("a", "ok flaky"));
+    assert!(
+        !again.legs.iter().any(|l| l.cached && l.name == "second"),
+        "unsettled is retried"
+    );
+}
+
+#[test]
+fn entries_are_served_from_the_cache_and_keys_follow_the_profile() {
+    let counter = Arc::new(AtomicUsize::new(0));
+    let cache: Arc<dyn Cache> = Arc::new(MemoryCache::new(100));
+    // Without the panicking leg: an entry with any unsettled leg is never cached.
+    let profile = PROFILE.lines().take(4).collect::<Vec<_>>().join("\n") + "\n";
+    let e = engine(&profile, counter.clone(), cache.clone());
+    let first = e.score(&cand("a", "ok"));
+    assert_eq!(counter.load(Ordering::SeqCst), 1);
+    let second = e.score(&cand("renamed", "ok"));
+    assert_eq!(counter.load(Ordering::SeqCst), 1, "served from the entry cache");
+    assert_eq!(second.id, "renamed");
+    assert!(second.legs.iter().all(|l| l.cached));
+    assert_eq!(first.reward, second.reward);
+    // A changed profile is a new key: the entry is recomputed, but the leg cache still serves
+    // the unchanged cacheable leg.
+    let e2 = engine(&profile.replace("-0.5", "-0.4"), counter.clone(), cache.clone());
+    let task = e.tasks().get("t1").unwrap().clone();
+    assert_ne!(e.entry_key(&task, "ok"), e2.entry_key(&task, "ok"));
+    let third = e2.score(&cand("a", "ok"));
+    assert_eq!(counter.load(Ordering::SeqCst), 1, "leg served from the leg cache");
+    assert!(third.legs[0].cached && !third.legs[1].cached);
+    assert_eq!(e.entry_key(&task, "ok"), e.entry_key(&task, "ok"));
+    assert_ne!(e.entry_key(&task, "ok"), e.entry_key(&task, "ok "));
+}
+
+#[test]
+fn unknown_tasks_get_an_error_entry() {
+    let e = engine(PROFILE, Arc::default(), Arc::new(MemoryCache::new(100)));
+    let entry = e.score(&Candidate {
+        id: "x".into(),
+        task: "nope".into(),
+        completion: "ok".into(),
+    });
+    assert!(!entry.scored);
+    assert_eq!(entry.reasons[0].code, "unknown-task");
+    assert!(entry.legs.is_empty());
+}

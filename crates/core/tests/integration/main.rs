@@ -1,0 +1,3 @@
+//! Behaviour of aorlta-core through its public interface.
+
+mod engine;
