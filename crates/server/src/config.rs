@@ -19,9 +19,12 @@ pub struct ServeConfig {
     /// The address to listen on (`--bind` overrides it).
     #[serde(default = "default_bind")]
     pub bind: SocketAddr,
-    /// Task files or folders (`*.jsonl` Q&A tasks, `*.yaml` kernel tasks).
+    /// Task files or folders (`*.jsonl` Q&A tasks, `*.yaml` kernel tasks): one path or a list.
+    #[serde(deserialize_with = "one_or_many")]
     pub tasks: Vec<PathBuf>,
-    /// Profile files the service offers; each is offered under its own `name`.
+    /// Profile files the service offers, one path or a list; each is offered under its own
+    /// `name`.
+    #[serde(deserialize_with = "one_or_many")]
     pub profiles: Vec<PathBuf>,
     /// The profile used when a request names none; the first profile when absent.
     #[serde(default)]
@@ -36,6 +39,10 @@ pub struct ServeConfig {
     /// A folder for scratch files (compile folders); a fresh temporary folder when absent.
     #[serde(default)]
     pub work_dir: Option<PathBuf>,
+    /// The kernel tools section, written as in a scoring run's config (read by the kernel
+    /// adapters' environment).
+    #[serde(default)]
+    pub kernel: Option<serde_norway::Value>,
     /// The scoring lanes: Q&A items and kernel items wait in separate queues and run on
     /// separate workers, so a slow kernel never holds up a Q&A item.
     #[serde(default)]
@@ -352,6 +359,19 @@ pub fn parse_bytes(s: &str) -> Result<usize, String> {
     n.checked_mul(mult).ok_or_else(|| format!("`{s}` is too large"))
 }
 
+fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        One(PathBuf),
+        Many(Vec<PathBuf>),
+    }
+    match Raw::deserialize(d).map_err(|_| serde::de::Error::custom("expected a path or a list of paths"))? {
+        Raw::One(p) => Ok(vec![p]),
+        Raw::Many(v) => Ok(v),
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum NumOrText {
@@ -377,7 +397,7 @@ fn de_bytes<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
 mod tests {
     use super::*;
 
-    const MIN: &str = "tasks: [t.jsonl]\nprofiles: [p.yaml]\n";
+    const MIN: &str = "tasks: t.jsonl\nprofiles: [p.yaml]\n";
 
     fn parse(text: &str) -> Result<ServeConfig, String> {
         ServeConfig::from_yaml(text, Path::new("/cfg/serve.yaml")).map_err(|e| e.to_string())

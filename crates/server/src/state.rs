@@ -18,6 +18,47 @@ use std::path::Path;
 use std::sync::Arc;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+/// The service's environment: its `work-dir` (or a temporary folder, removed when this is
+/// dropped) and, like a scoring run's, the kernel tools of its `kernel:` section.
+pub struct ServeEnv {
+    env: Arc<Env>,
+    _scratch: Option<tempfile::TempDir>,
+}
+
+impl ServeEnv {
+    /// Creates the scratch folder.
+    pub fn build(cfg: &ServeConfig) -> Result<Self, ServerError> {
+        let (work_dir, scratch) = match &cfg.work_dir {
+            Some(d) => {
+                std::fs::create_dir_all(d).map_err(|source| ServerError::Io {
+                    what: format!("creating work-dir {}", d.display()),
+                    source,
+                })?;
+                (d.clone(), None)
+            }
+            None => {
+                let t = tempfile::Builder::new()
+                    .prefix("aorlta-serve-")
+                    .tempdir()
+                    .map_err(|source| ServerError::Io {
+                        what: "creating a scratch folder".into(),
+                        source,
+                    })?;
+                (t.path().to_path_buf(), Some(t))
+            }
+        };
+        Ok(ServeEnv {
+            env: Arc::new(Env { work_dir, kernel: None }),
+            _scratch: scratch,
+        })
+    }
+
+    /// The environment to score in.
+    pub fn env(&self) -> Arc<Env> {
+        Arc::clone(&self.env)
+    }
+}
+
 /// The service's shared state.
 pub struct AppState {
     engines: BTreeMap<String, Arc<Engine>>,
@@ -34,12 +75,12 @@ pub struct AppState {
     cache: Option<Arc<dyn Cache>>,
     requests: Arc<Semaphore>,
     gpus: Gpus,
-    _scratch: Option<tempfile::TempDir>,
 }
 
 impl AppState {
-    /// Loads the tasks, profiles and cache a config names and starts the workers.
-    pub fn from_config(cfg: &ServeConfig, config_path: &Path) -> Result<Self, ServerError> {
+    /// Loads the tasks, profiles and cache a config names and starts the workers. `env` is the
+    /// machine's tools (scratch folder, kernel tools), built by the caller as for a scoring run.
+    pub fn from_config(cfg: &ServeConfig, config_path: &Path, env: Arc<Env>) -> Result<Self, ServerError> {
         let adapters = Registry::builtin();
         let rewards = RewardRegistry::builtin();
         let (tasks, skipped) = TaskSet::load_all(&cfg.tasks)?;
@@ -62,29 +103,6 @@ impl AppState {
             CacheConfig::Memory { max_entries } => Some(Arc::new(MemoryCache::new(*max_entries))),
             CacheConfig::Sqlite { path } => Some(Arc::new(SqliteCache::open(path)?)),
         };
-        let (work_dir, scratch) = match &cfg.work_dir {
-            Some(d) => {
-                std::fs::create_dir_all(d).map_err(|source| ServerError::Io {
-                    what: format!("creating work-dir {}", d.display()),
-                    source,
-                })?;
-                (d.clone(), None)
-            }
-            None => {
-                let t = tempfile::Builder::new()
-                    .prefix("aorlta-serve-")
-                    .tempdir()
-                    .map_err(|source| ServerError::Io {
-                        what: "creating a scratch folder".into(),
-                        source,
-                    })?;
-                (t.path().to_path_buf(), Some(t))
-            }
-        };
-        let env = Arc::new(Env {
-            work_dir,
-            kernel: None,
-        });
         let parts = EngineParts {
             adapters,
             rewards,
@@ -136,7 +154,6 @@ impl AppState {
             cache,
             requests: Arc::new(Semaphore::new(cfg.limits.max_requests_in_flight)),
             gpus: cfg.gpus.clone(),
-            _scratch: scratch,
         })
     }
 

@@ -3,6 +3,8 @@
 //! exits 0.
 
 use anyhow::Context;
+use std::io::IsTerminal;
+use aorlta_server::state::ServeEnv;
 use aorlta_server::{AppState, ServeConfig};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -31,10 +33,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .try_init();
     let cfg = ServeConfig::load(&args.config)?;
     let bind = args.bind.unwrap_or(cfg.bind);
-    let state = Arc::new(AppState::from_config(&cfg, &args.config)?);
+    let env = ServeEnv::build(&cfg)?;
+    let state = Arc::new(AppState::from_config(&cfg, &args.config, env.env())?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("aorlta-io")
