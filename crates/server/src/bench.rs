@@ -122,7 +122,9 @@ pub async fn run_load(
         let bodies = Arc::clone(&bodies);
         let next = Arc::clone(&next);
         let path = path.to_string();
-        tasks.push(tokio::spawn(async move { connection(addr, &path, &bodies, &next, batch).await }));
+        tasks.push(tokio::spawn(async move {
+            connection(addr, &path, &bodies, &next, batch).await
+        }));
     }
     let mut statuses = BTreeMap::new();
     let mut latencies = Vec::with_capacity(requests);
@@ -217,6 +219,36 @@ async fn connection(
     Ok(report)
 }
 
+/// `GET path` on `addr`: the body as text (any status).
+pub async fn get_text(addr: SocketAddr, path: &str) -> std::io::Result<String> {
+    let stream = tokio::net::TcpStream::connect(addr).await?;
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(std::io::Error::other)?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    let req = Request::get(path)
+        .header("host", addr.to_string())
+        .body(Full::new(Bytes::new()))
+        .map_err(std::io::Error::other)?;
+    let resp = sender.send_request(req).await.map_err(std::io::Error::other)?;
+    let bytes = resp
+        .into_body()
+        .collect()
+        .await
+        .map_err(std::io::Error::other)?
+        .to_bytes();
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The value of an unlabelled sample in Prometheus text.
+pub fn metric(text: &str, name: &str) -> Option<f64> {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,6 +261,14 @@ mod tests {
         assert_eq!(percentile(&v, 100.0), Duration::from_millis(100));
         assert_eq!(percentile(&v[..1], 99.0), Duration::from_millis(1));
         assert_eq!(percentile(&[], 50.0), Duration::ZERO);
+    }
+
+    #[test]
+    fn reads_unlabelled_samples() {
+        let text = "# HELP a_total x\na_total 12\na_total_more 3\nb{l=\"x\"} 4\n";
+        assert_eq!(metric(text, "a_total"), Some(12.0));
+        assert_eq!(metric(text, "a_total_more"), Some(3.0));
+        assert_eq!(metric(text, "b"), None);
     }
 
     #[test]

@@ -326,7 +326,9 @@ impl ServeConfig {
 /// A duration written as `250ms`, `10s`, `5m` or `1h` (or a number of seconds).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
-    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
     let (num, unit) = s.split_at(split);
     let n: f64 = num
         .parse()
@@ -434,7 +436,10 @@ mod tests {
         assert_eq!(c.gpus, Gpus::List(vec![0, 1]));
         assert_eq!(c.lanes.qa.worker_count(), 3);
         assert_eq!(c.lanes.qa.item_timeout, Duration::from_millis(250));
-        assert_eq!(c.lanes.kernel.queue_items, 256, "an absent lane keeps its defaults");
+        assert_eq!(
+            c.lanes.kernel.queue_items, 256,
+            "an absent lane keeps its defaults"
+        );
         assert_eq!(c.limits.max_body_bytes, 2 << 20);
         assert_eq!(c.limits.retry_after, Duration::from_secs(2));
         assert_eq!(parse(&format!("{MIN}gpus: all\n")).unwrap().gpus, Gpus::All);
@@ -455,7 +460,10 @@ mod tests {
         assert!(err.contains("`gpus`"), "{err}");
         let err = parse("tasks: []\nprofiles: [p.yaml]\n").unwrap_err();
         assert!(err.contains("field `tasks`"), "{err}");
-        let err = parse(&format!("{MIN}lanes:\n  qa: {{queue-items: 0, item-timeout: 1s}}\n")).unwrap_err();
+        let err = parse(&format!(
+            "{MIN}lanes:\n  qa: {{queue-items: 0, item-timeout: 1s}}\n"
+        ))
+        .unwrap_err();
         assert!(err.contains("lanes.qa"), "{err}");
     }
 

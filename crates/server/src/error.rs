@@ -60,7 +60,11 @@ impl ApiError {
 
     /// 422 `invalid-request`: JSON of the wrong shape (a wrong type, a missing or unknown field).
     pub fn invalid(detail: impl std::fmt::Display) -> Self {
-        Self::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid-request", detail.to_string())
+        Self::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid-request",
+            detail.to_string(),
+        )
     }
 
     /// 413 `body-too-large`.

@@ -39,7 +39,11 @@ enum Slot {
 /// Scores a batch with one engine: resolves each item, admits the rest to the queue whole
 /// (or refuses the request: 503 when the queue is full, 413 when it could never fit), and
 /// awaits every answer. Entries come back in item order.
-pub async fn score_all(state: &AppState, engine: &Arc<Engine>, items: Vec<Item>) -> Result<Vec<RewardEntry>, ApiError> {
+pub async fn score_all(
+    state: &AppState,
+    engine: &Arc<Engine>,
+    items: Vec<Item>,
+) -> Result<Vec<RewardEntry>, ApiError> {
     let mut slots = Vec::with_capacity(items.len());
     let mut works = Vec::new();
     for item in items {
@@ -56,9 +60,11 @@ pub async fn score_all(state: &AppState, engine: &Arc<Engine>, items: Vec<Item>)
             state.metrics.add_shed();
             ApiError::overloaded(e.to_string(), state.limits.retry_after)
         }
-        SubmitError::TooLarge { .. } => {
-            ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "batch-exceeds-queue", e.to_string())
-        }
+        SubmitError::TooLarge { .. } => ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "batch-exceeds-queue",
+            e.to_string(),
+        ),
     })?;
     let shared = waiters.iter().filter(|w| w.shared()).count() as u64;
     if shared > 0 {
@@ -154,10 +160,13 @@ fn inline_task(
     let value = serde_json::Value::Object(obj);
     if !is_kernel {
         if !state.inline.qa {
-            return Err(("inline-task-disabled", "this service takes no inline Q&A tasks".into()));
+            return Err((
+                "inline-task-disabled",
+                "this service takes no inline Q&A tasks".into(),
+            ));
         }
-        let qa: QaTask = serde_json::from_value(value)
-            .map_err(|e| ("invalid-task", format!("inline Q&A task: {e}")))?;
+        let qa: QaTask =
+            serde_json::from_value(value).map_err(|e| ("invalid-task", format!("inline Q&A task: {e}")))?;
         return Ok(Task::qa(qa));
     }
     let Some(dir) = &state.inline.kernel_reference_dir else {

@@ -14,7 +14,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Upper bounds (seconds) of the leg duration buckets.
-pub const LEG_BUCKETS: [f64; 12] = [1e-5, 1e-4, 1e-3, 0.01, 0.1, 0.5, 1.0, 5.0, 10.0, 30.0, 60.0, 300.0];
+pub const LEG_BUCKETS: [f64; 12] = [
+    1e-5, 1e-4, 1e-3, 0.01, 0.1, 0.5, 1.0, 5.0, 10.0, 30.0, 60.0, 300.0,
+];
 /// Upper bounds (seconds) of the request duration buckets.
 pub const REQUEST_BUCKETS: [f64; 12] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0, 30.0,
@@ -143,7 +145,11 @@ impl Metrics {
     pub fn observe_computed(&self, e: &RewardEntry) {
         self.computed.fetch_add(1, Ordering::Relaxed);
         let mut c = self.counts();
-        for leg in e.legs.iter().filter(|l| !l.cached && l.state != LegState::Skipped) {
+        for leg in e
+            .legs
+            .iter()
+            .filter(|l| !l.cached && l.state != LegState::Skipped)
+        {
             if let Some(h) = c.leg_durations.get_mut(&leg.name) {
                 h.observe(leg.elapsed_s);
             } else {
@@ -178,7 +184,12 @@ impl Metrics {
     pub fn render(&self, g: &Gauges) -> String {
         let mut out = String::with_capacity(4096);
         let c = self.counts();
-        header(&mut out, "aorlta_requests_total", "counter", "Requests answered, by route and status.");
+        header(
+            &mut out,
+            "aorlta_requests_total",
+            "counter",
+            "Requests answered, by route and status.",
+        );
         for ((route, status), n) in &c.requests {
             let _ = writeln!(
                 out,
@@ -232,18 +243,34 @@ impl Metrics {
             "Time each leg took when it ran (cached and skipped legs are not counted).",
         );
         for (leg, h) in &c.leg_durations {
-            h.render(&mut out, "aorlta_leg_duration_seconds", &format!("leg=\"{}\"", esc(leg)));
+            h.render(
+                &mut out,
+                "aorlta_leg_duration_seconds",
+                &format!("leg=\"{}\"", esc(leg)),
+            );
         }
         drop(c);
         let counters = [
-            ("aorlta_items_computed_total", "Entries computed by a worker.", &self.computed),
+            (
+                "aorlta_items_computed_total",
+                "Entries computed by a worker.",
+                &self.computed,
+            ),
             (
                 "aorlta_items_shared_total",
                 "Items answered from an identical item already in flight.",
                 &self.shared,
             ),
-            ("aorlta_items_timed_out_total", "Items answered timed-out.", &self.timed_out),
-            ("aorlta_requests_shed_total", "Requests refused with 503.", &self.shed),
+            (
+                "aorlta_items_timed_out_total",
+                "Items answered timed-out.",
+                &self.timed_out,
+            ),
+            (
+                "aorlta_requests_shed_total",
+                "Requests refused with 503.",
+                &self.shed,
+            ),
         ];
         for (name, help, v) in counters {
             header(&mut out, name, "counter", help);
@@ -258,7 +285,12 @@ impl Metrics {
         for (lane, depth, _) in &g.lanes {
             let _ = writeln!(out, "aorlta_queue_depth{{lane=\"{lane}\"}} {depth}");
         }
-        header(&mut out, "aorlta_queue_capacity", "gauge", "Most items a lane admits.");
+        header(
+            &mut out,
+            "aorlta_queue_capacity",
+            "gauge",
+            "Most items a lane admits.",
+        );
         for (lane, _, cap) in &g.lanes {
             let _ = writeln!(out, "aorlta_queue_capacity{{lane=\"{lane}\"}} {cap}");
         }
@@ -270,11 +302,26 @@ impl Metrics {
         );
         let _ = writeln!(out, "aorlta_requests_in_flight {}", g.requests_in_flight);
         let (hits, misses) = g.cache.unwrap_or((0, 0));
-        header(&mut out, "aorlta_cache_hits_total", "counter", "Cache entry lookups that hit.");
+        header(
+            &mut out,
+            "aorlta_cache_hits_total",
+            "counter",
+            "Cache entry lookups that hit.",
+        );
         let _ = writeln!(out, "aorlta_cache_hits_total {hits}");
-        header(&mut out, "aorlta_cache_misses_total", "counter", "Cache entry lookups that missed.");
+        header(
+            &mut out,
+            "aorlta_cache_misses_total",
+            "counter",
+            "Cache entry lookups that missed.",
+        );
         let _ = writeln!(out, "aorlta_cache_misses_total {misses}");
-        header(&mut out, "aorlta_gpu_leases_held", "gauge", "GPU leases this service holds now.");
+        header(
+            &mut out,
+            "aorlta_gpu_leases_held",
+            "gauge",
+            "GPU leases this service holds now.",
+        );
         let _ = writeln!(out, "aorlta_gpu_leases_held {}", g.gpu_leases_held);
         out
     }
@@ -287,9 +334,7 @@ fn header(out: &mut String, name: &str, kind: &str, help: &str) {
 
 /// Escapes a label value (backslash, quote, newline).
 fn esc(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n")
+    s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
 }
 
 #[cfg(test)]
@@ -310,7 +355,12 @@ mod tests {
         m.observe_request("/v1/score", 200, Duration::from_millis(3));
         m.observe_request("/v1/score", 200, Duration::from_millis(30));
         m.observe_request("/v1/score", 503, Duration::from_millis(1));
-        let mut broke = LegResult::with_state("ref.exact", "reference-match", LegState::Broke, Reason::new("a", "b"));
+        let mut broke = LegResult::with_state(
+            "ref.exact",
+            "reference-match",
+            LegState::Broke,
+            Reason::new("a", "b"),
+        );
         broke.elapsed_s = 0.002;
         let parse = LegResult::clean("parse", "parse");
         let e1 = entry("qa", vec![parse.clone(), broke.clone()], true);

@@ -15,9 +15,7 @@ use crate::metrics::Metrics;
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::run::Engine;
 use aorlta_core::task::{Task, TaskKind};
-use aorlta_record::{
-    Candidate, FORMAT_VERSION, LegResult, LegState, Reason, RewardEntry, VersionIdentity,
-};
+use aorlta_record::{Candidate, FORMAT_VERSION, LegResult, LegState, Reason, RewardEntry, VersionIdentity};
 use std::collections::{HashMap, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -296,7 +294,10 @@ impl Scheduler {
                 inflight.insert(key.clone(), (serial, rx.clone()));
                 (rx, Some((serial, tx)))
             } else {
-                let rx = inflight.get(&key).map(|(_, rx)| rx.clone()).expect("joined key is in flight");
+                let rx = inflight
+                    .get(&key)
+                    .map(|(_, rx)| rx.clone())
+                    .expect("joined key is in flight");
                 (rx, None)
             };
             waiters.push(Waiter {
@@ -402,7 +403,10 @@ fn run(job: Job, metrics: &Metrics) {
                 engine.profile(),
                 &cand.id,
                 &cand.task,
-                Reason::new("internal-error", "scoring this item failed; the error is in the service's log"),
+                Reason::new(
+                    "internal-error",
+                    "scoring this item failed; the error is in the service's log",
+                ),
             )
         });
         metrics.observe_computed(&entry);
@@ -450,7 +454,10 @@ pub fn timed_out(profile: &LoadedProfile, id: &str, task: &str, limit: Duration)
         task,
         Reason::new(
             "timed-out",
-            format!("not finished within the item time limit of {:.3} s", limit.as_secs_f64()),
+            format!(
+                "not finished within the item time limit of {:.3} s",
+                limit.as_secs_f64()
+            ),
         ),
     );
     e.elapsed_s = limit.as_secs_f64();

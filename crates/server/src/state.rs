@@ -48,7 +48,10 @@ impl ServeEnv {
             }
         };
         Ok(ServeEnv {
-            env: Arc::new(Env { work_dir, kernel: None }),
+            env: Arc::new(Env {
+                work_dir,
+                kernel: None,
+            }),
             _scratch: scratch,
         })
     }
@@ -90,7 +93,10 @@ impl AppState {
         let mut profiles = Vec::new();
         for path in &cfg.profiles {
             let p = LoadedProfile::load(path, &adapters, &rewards)?;
-            if profiles.iter().any(|q: &LoadedProfile| q.profile.name == p.profile.name) {
+            if profiles
+                .iter()
+                .any(|q: &LoadedProfile| q.profile.name == p.profile.name)
+            {
                 return Err(ServerError::DuplicateProfile {
                     path: path.clone(),
                     name: p.profile.name,

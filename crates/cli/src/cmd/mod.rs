@@ -1,6 +1,7 @@
 //! The subcommands, one file each.
 
 pub mod bench;
+pub mod bench_serve;
 pub mod env;
 pub mod score;
 pub mod serve;

@@ -3,9 +3,9 @@
 //! exits 0.
 
 use anyhow::Context;
-use std::io::IsTerminal;
 use aorlta_server::state::ServeEnv;
 use aorlta_server::{AppState, ServeConfig};
+use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -20,7 +20,11 @@ use std::sync::Arc;
 /// Reads and parses a JSON body: 413 past the limit (checked against `Content-Length` before
 /// reading anything), 400 when it is not JSON, 422 when it is JSON of the wrong shape (the
 /// message names the field, e.g. `items[3].completion`).
-async fn read_json<T: DeserializeOwned>(state: &AppState, headers: &HeaderMap, body: Body) -> Result<T, ApiError> {
+async fn read_json<T: DeserializeOwned>(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<T, ApiError> {
     let limit = state.limits.max_body_bytes;
     let declared = headers
         .get(header::CONTENT_LENGTH)
@@ -105,7 +109,10 @@ pub async fn score(
             let (task_name, task) = match it.task {
                 TaskRef::Id(id) => (id.clone(), TaskSource::Id(id)),
                 TaskRef::Inline(obj) => (
-                    obj.get("id").and_then(|v| v.as_str()).unwrap_or("inline").to_string(),
+                    obj.get("id")
+                        .and_then(|v| v.as_str())
+                        .unwrap_or("inline")
+                        .to_string(),
                     TaskSource::Inline(obj),
                 ),
             };
@@ -137,7 +144,8 @@ pub async fn get_reward(
     body: Body,
 ) -> Result<Json<GetRewardResponse>, ApiError> {
     let _slot = state.request_permit()?;
-    let Query(params) = params.map_err(|e| ApiError::invalid(format!("the query string: {}", e.body_text())))?;
+    let Query(params) =
+        params.map_err(|e| ApiError::invalid(format!("the query string: {}", e.body_text())))?;
     let req: GetRewardRequest = read_json(&state, &headers, body).await?;
     let engine = Arc::clone(state.engine(params.profile.as_deref())?);
     let n = req.query.len();
