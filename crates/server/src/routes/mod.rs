@@ -86,3 +86,79 @@ async fn observe(State(state): State<Arc<AppState>>, req: Request, next: Next) -
     });
     resp
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ServeConfig;
+    use crate::state::ServeEnv;
+    use axum::body::Body;
+    use axum::http::Request;
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+
+    fn state(dir: &std::path::Path) -> Arc<AppState> {
+        std::fs::write(
+            dir.join("t.jsonl"),
+            "{\"id\":\"a\",\"prompt\":\"1+1?\",\"answer\":\"2\"}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("p.yaml"),
+            "name: qa\nunscored-value: -0.25\nlegs:\n  - {name: parse, adapter: parse, on-broke: -1.0}\n",
+        )
+        .unwrap();
+        let path = dir.join("serve.yaml");
+        let cfg = ServeConfig::from_yaml("tasks: t.jsonl\nprofiles: p.yaml\n", &path).unwrap();
+        let env = ServeEnv::build(&cfg).unwrap();
+        Arc::new(AppState::from_config(&cfg, &path, env.env()).unwrap())
+    }
+
+    async fn call(app: Router, method: &str, uri: &str, body: &str) -> (StatusCode, serde_json::Value) {
+        let req = Request::builder()
+            .method(method)
+            .uri(uri)
+            .body(Body::from(body.to_string()))
+            .unwrap();
+        let resp = app.oneshot(req).await.unwrap();
+        let status = resp.status();
+        let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+        (
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
+        )
+    }
+
+    #[tokio::test]
+    async fn routes_answer_without_a_socket() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = app(state(dir.path()));
+        let (st, v) = call(app.clone(), "GET", "/healthz", "").await;
+        assert_eq!((st, v["tasks"].as_u64()), (StatusCode::OK, Some(1)));
+        let (st, v) = call(
+            app.clone(),
+            "POST",
+            "/v1/score",
+            r#"{"items":[{"task":"a","completion":"x"},{"task":"zz","completion":"x"}]}"#,
+        )
+        .await;
+        assert_eq!(st, StatusCode::OK);
+        assert_eq!(v["results"][0]["legs"][0]["name"], "parse");
+        assert_eq!(v["results"][1]["reasons"][0]["code"], "unknown-task");
+        let (st, v) = call(
+            app.clone(),
+            "POST",
+            "/get_reward",
+            r#"{"query":["P: x"],"prompts":["P: "],"labels":["zz"]}"#,
+        )
+        .await;
+        assert_eq!(st, StatusCode::OK);
+        assert_eq!(v["rewards"][0], -0.25, "the profile's unscored-value");
+        assert_eq!(v["extra_logs"]["unscored"][0], 1.0);
+        let (st, v) = call(app, "DELETE", "/healthz", "").await;
+        assert_eq!(
+            (st, &v["error"]["code"]),
+            (StatusCode::METHOD_NOT_ALLOWED, &"method-not-allowed".into())
+        );
+    }
+}
