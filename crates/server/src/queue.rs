@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-use tokio::sync::watch;
+use tokio::sync::oneshot;
 
 /// The lane an item runs in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,9 +102,14 @@ pub enum SubmitError {
     Closed,
 }
 
-type Answer = Option<Arc<RewardEntry>>;
-/// Keys in flight: the job's serial number and a receiver to join it with.
-type Inflight = Arc<Mutex<HashMap<String, (u64, watch::Receiver<Answer>)>>>;
+/// A computation in flight: its job's serial number and where each waiting item's answer goes.
+struct Flight {
+    serial: u64,
+    waiters: Vec<oneshot::Sender<RewardEntry>>,
+}
+
+/// Computations in flight by dedupe key.
+type Inflight = Arc<Mutex<HashMap<String, Flight>>>;
 
 struct Lane {
     kind: LaneKind,
@@ -126,25 +131,48 @@ struct Job {
     work: Work,
     key: String,
     deadline: Instant,
-    tx: watch::Sender<Answer>,
     lane: Arc<Lane>,
     inflight: Inflight,
 }
 
 impl Drop for Job {
     fn drop(&mut self) {
+        // Still in the map: the job ends unanswered, and dropping the senders tells its waiters.
+        self.take_waiters();
+        self.lane.depth.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Job {
+    /// Removes this job's flight from the map (from then on identical items start anew) and
+    /// returns its waiters.
+    fn take_waiters(&self) -> Vec<oneshot::Sender<RewardEntry>> {
         let mut map = lock(&self.inflight);
-        if map.get(&self.key).is_some_and(|(s, _)| *s == self.serial) {
+        match map.get(&self.key) {
+            Some(f) if f.serial == self.serial => {
+                map.remove(&self.key).map(|f| f.waiters).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// True (and the flight removed, so no item joins it any more) when every item waiting for
+    /// this job has given up (timed out or gone away).
+    fn abandoned(&self) -> bool {
+        let mut map = lock(&self.inflight);
+        let gone = map
+            .get(&self.key)
+            .is_some_and(|f| f.serial == self.serial && f.waiters.iter().all(|w| w.is_closed()));
+        if gone {
             map.remove(&self.key);
         }
-        drop(map);
-        self.lane.depth.fetch_sub(1, Ordering::AcqRel);
+        gone
     }
 }
 
 /// An admitted item's answer, to await.
 pub struct Waiter {
-    rx: watch::Receiver<Answer>,
+    rx: oneshot::Receiver<RewardEntry>,
     deadline: Instant,
     timeout: Duration,
     engine: Arc<Engine>,
@@ -161,12 +189,9 @@ impl Waiter {
 
     /// The item's entry: the computed one (with this item's id), or `timed-out` once the
     /// lane's time limit from admission has passed.
-    pub async fn wait(mut self) -> RewardEntry {
-        let outcome = tokio::time::timeout_at(self.deadline.into(), self.rx.wait_for(Option::is_some)).await;
-        match outcome {
-            Ok(Ok(answer)) => {
-                let shared = answer.as_ref().expect("waited for Some");
-                let mut e = RewardEntry::clone(shared);
+    pub async fn wait(self) -> RewardEntry {
+        match tokio::time::timeout_at(self.deadline.into(), self.rx).await {
+            Ok(Ok(mut e)) => {
                 e.id = self.id;
                 e
             }
@@ -236,10 +261,7 @@ impl Scheduler {
     /// flight) share one computation.
     pub fn submit(&self, works: Vec<Work>) -> Result<Vec<Waiter>, SubmitError> {
         let now = Instant::now();
-        let keyed: Vec<(String, Work)> = works
-            .into_iter()
-            .map(|w| (w.engine.entry_key(&w.task, &w.cand.completion), w))
-            .collect();
+        let keyed: Vec<(String, Work)> = works.into_iter().map(|w| (dedupe_key(&w), w)).collect();
         let mut inflight = lock(&self.inflight);
         // Which items start a computation, per lane.
         let mut starts = vec![false; keyed.len()];
@@ -288,17 +310,24 @@ impl Scheduler {
             let lane = &self.lanes[LaneKind::of(&work.task) as usize];
             let timeout = lane.spec.timeout;
             let deadline = now + timeout;
-            let (rx, tx) = if start {
-                let (tx, rx) = watch::channel(None);
+            let (tx, rx) = oneshot::channel();
+            let serial = if start {
                 let serial = self.serial.fetch_add(1, Ordering::Relaxed);
-                inflight.insert(key.clone(), (serial, rx.clone()));
-                (rx, Some((serial, tx)))
+                inflight.insert(
+                    key.clone(),
+                    Flight {
+                        serial,
+                        waiters: vec![tx],
+                    },
+                );
+                Some(serial)
             } else {
-                let rx = inflight
-                    .get(&key)
-                    .map(|(_, rx)| rx.clone())
-                    .expect("joined key is in flight");
-                (rx, None)
+                inflight
+                    .get_mut(&key)
+                    .expect("a joined key is in flight")
+                    .waiters
+                    .push(tx);
+                None
             };
             waiters.push(Waiter {
                 rx,
@@ -307,15 +336,14 @@ impl Scheduler {
                 engine: Arc::clone(&work.engine),
                 id: work.cand.id.clone(),
                 task: work.cand.task.clone(),
-                shared: tx.is_none(),
+                shared: serial.is_none(),
             });
-            if let Some((serial, tx)) = tx {
+            if let Some(serial) = serial {
                 jobs[lane.kind as usize].push(Job {
                     serial,
                     work,
                     key,
                     deadline,
-                    tx,
                     lane: Arc::clone(lane),
                     inflight: Arc::clone(&self.inflight),
                 });
@@ -379,17 +407,7 @@ fn worker(lane: &Lane, metrics: &Metrics) {
 }
 
 fn run(job: Job, metrics: &Metrics) {
-    // Nobody waits any more (every waiter gave up or went away): the map holds the only
-    // receiver, so the work is not done.
-    let abandoned = {
-        let mut map = lock(&job.inflight);
-        let alone = job.tx.receiver_count() <= 1;
-        if alone {
-            map.remove(&job.key);
-        }
-        alone
-    };
-    if abandoned {
+    if job.abandoned() {
         return;
     }
     let Work { engine, task, cand } = &job.work;
@@ -412,7 +430,25 @@ fn run(job: Job, metrics: &Metrics) {
         metrics.observe_computed(&entry);
         entry
     };
-    let _ = job.tx.send(Some(Arc::new(entry)));
+    // Every waiter but the last gets a copy; the last gets the entry itself.
+    let mut waiters = job.take_waiters();
+    if let Some(last) = waiters.pop() {
+        for w in waiters {
+            let _ = w.send(entry.clone());
+        }
+        let _ = last.send(entry);
+    }
+}
+
+/// The key under which identical items share a computation: the profile's hash, the task's
+/// content hash and the completion. Within one service these fix every leg's version identity,
+/// so two items with the same key have the same entry key.
+fn dedupe_key(w: &Work) -> String {
+    aorlta_core::hash::hash_parts([
+        w.engine.profile().hash.as_bytes(),
+        w.task.hash.as_bytes(),
+        w.cand.completion.as_bytes(),
+    ])
 }
 
 /// An entry whose every leg is unsettled with one reason (a time-out, an internal failure).

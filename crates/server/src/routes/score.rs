@@ -51,6 +51,10 @@ async fn read_json<T: DeserializeOwned>(
 
 /// Parses JSON text, classifying its errors as [`read_json`] says.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    // The fast path; a body that fails is parsed again, tracking the path for the message.
+    if let Ok(v) = serde_json::from_slice(bytes) {
+        return Ok(v);
+    }
     use serde_json::error::Category;
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
@@ -68,6 +72,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         }
     })?;
     de.end().map_err(ApiError::malformed_json)?;
+    // Both parsers agree on what is valid; this is reached only if they ever disagree.
     Ok(value)
 }
 
