@@ -5,9 +5,9 @@
 //! nearly all of the judge's cost.
 //!
 //! `faster` asks more than SPEC §3's letter: the interval's lower end must clear the whole floor
-//! band, `low > ratio * (1 + floor)`, not only `low >= ratio`. On simulated A/A runs the letter
-//! still calls about 2.5 in 10,000 faster (and 4.6 in 10,000 on a coarse timer, where resampled
-//! medians tie at exactly the ratio); this rule called none in 300,000 (docs/JUDGE.md has the
+//! band, `low > ratio * (1 + floor)`, not only `low >= ratio`. On simulated A/A runs at ratio 1
+//! the letter still calls 2.5 to 2.7 in 10,000 faster (6.4 on a coarse timer, where resampled
+//! medians tie at exactly the ratio); this rule called none in 3,000,000 (docs/JUDGE.md has the
 //! figures). `not-faster` follows the letter: `s <= ratio / (1 + floor)` and `high <= ratio`.
 
 use super::bootstrap::speedup_interval;

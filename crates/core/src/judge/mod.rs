@@ -4,9 +4,10 @@
 //!
 //! A speedup `s = median(reference) / median(candidate)` must clear two tests to count: the
 //! noise floor (`s >= ratio * (1 + floor)`, the floor being the larger of `min-floor` and both
-//! relative raw MADs) and a seeded paired-bootstrap interval of `s` whose lower end is at least the
-//! ratio; `not-faster` mirrors both. Everything else that cannot be decided is an unsettled
-//! verdict, never a clean one. `docs/JUDGE.md` explains the rules and their reasons.
+//! relative raw MADs) and a seeded paired-bootstrap interval of `s` whose lower end clears the same
+//! mark; `not-faster` mirrors both (its interval's upper end at or below the ratio). Everything
+//! else that cannot be decided is an unsettled verdict, never a clean one. `docs/JUDGE.md`
+//! explains the rules and their reasons.
 
 pub mod bootstrap;
 pub mod decide;

@@ -199,3 +199,38 @@ fn power_report() {
         }
     }
 }
+
+/// Prints what one judgement costs with and without the bootstrap, for 30, 100 and 1000 pairs.
+/// A report, not a check:
+/// `cargo test --release -p aorlta-core judge::simulation_tests::cost_report -- --ignored --nocapture`.
+#[test]
+#[ignore = "a report"]
+fn cost_report() {
+    let reference = Noise::quiet(100e-6, 0.02);
+    for (what, speedup) in [
+        ("with the bootstrap", 1.5),
+        ("floor test fails, no bootstrap", 1.1),
+    ] {
+        let sc = Scenario {
+            candidate: reference.scaled(1.0 / speedup),
+            reference,
+            drift_sigma: 0.01,
+            resolution_s: 0.0,
+        };
+        for n in [30, 100, 1000] {
+            let pairs = sc.pairs(n, &mut SplitMix64::new(1));
+            let reps = 200;
+            let start = std::time::Instant::now();
+            let mut faster = 0;
+            for _ in 0..reps {
+                let m = judge(&pairs, &RunFacts::default(), &JudgeParams::default());
+                faster += usize::from(m.verdict == Verdict::Faster);
+            }
+            let per = start.elapsed().as_secs_f64() / reps as f64;
+            println!(
+                "{n} pairs, {what}: {:.1} µs per judgement ({faster}/{reps} faster)",
+                per * 1e6
+            );
+        }
+    }
+}

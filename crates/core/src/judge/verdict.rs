@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
-    /// Faster than the reference by at least the ratio, past the noise floor and the bootstrap
-    /// interval (clean).
+    /// Faster than the reference by the ratio: the speedup and the lower end of its bootstrap
+    /// interval both clear `ratio * (1 + floor)` (clean).
     Faster,
     /// Not faster by the ratio, past the noise floor and the interval the other way (broke).
     NotFaster,
