@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod bench_serve;
 pub mod env;
+pub mod eval;
 pub mod score;
 pub mod serve;
 pub mod timecheck;
@@ -25,6 +26,8 @@ enum Command {
     Score(score::Args),
     /// Time one kernel candidate against its task's reference and print the verdict.
     Timecheck(timecheck::Args),
+    /// Compare two pools of the same tasks (before/after), with intervals and plots.
+    Eval(eval::Args),
     /// Run the harness validation suite.
     Validate(validate::Args),
     /// Serve rewards over HTTP.
@@ -39,6 +42,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Score(a) => score::run(a),
         Command::Timecheck(a) => timecheck::run(a),
+        Command::Eval(a) => eval::run(a),
         Command::Validate(a) => validate::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Bench(b) => bench::run(b),

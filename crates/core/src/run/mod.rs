@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod engine;
+pub mod eval;
 pub mod plot;
 pub mod pool;
 pub mod score;

@@ -15,7 +15,14 @@ pub struct Series<'a> {
 
 /// An SVG histogram of the series over `[lo, hi]` in `bins` bins, bars side by side per bin,
 /// heights as the share of each series' values.
-pub fn histogram_svg(title: &str, x_label: &str, series: &[Series<'_>], lo: f64, hi: f64, bins: usize) -> String {
+pub fn histogram_svg(
+    title: &str,
+    x_label: &str,
+    series: &[Series<'_>],
+    lo: f64,
+    hi: f64,
+    bins: usize,
+) -> String {
     let (w, h, left, right, top, bottom) = (720.0, 360.0, 60.0, 20.0, 40.0, 50.0);
     let bins = bins.max(1);
     let width = (hi - lo).max(f64::MIN_POSITIVE);
@@ -25,7 +32,9 @@ pub fn histogram_svg(title: &str, x_label: &str, series: &[Series<'_>], lo: f64,
             let vals: Vec<f64> = s.values.iter().copied().filter(|v| v.is_finite()).collect();
             let mut counts = vec![0usize; bins];
             for v in &vals {
-                let b = (((v - lo) / width) * bins as f64).floor().clamp(0.0, (bins - 1) as f64) as usize;
+                let b = (((v - lo) / width) * bins as f64)
+                    .floor()
+                    .clamp(0.0, (bins - 1) as f64) as usize;
                 counts[b] += 1;
             }
             let n = vals.len().max(1) as f64;
@@ -43,7 +52,12 @@ pub fn histogram_svg(title: &str, x_label: &str, series: &[Series<'_>], lo: f64,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#
     );
     let _ = writeln!(svg, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
-    let _ = writeln!(svg, r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#, w / 2.0, esc(title));
+    let _ = writeln!(
+        svg,
+        r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#,
+        w / 2.0,
+        esc(title)
+    );
     for (si, shares) in shares.iter().enumerate() {
         for (b, s) in shares.iter().enumerate() {
             let bh = s / max_share * plot_h;
@@ -58,17 +72,38 @@ pub fn histogram_svg(title: &str, x_label: &str, series: &[Series<'_>], lo: f64,
     }
     // Axes and ticks.
     let (x0, y0, x1) = (left, top + plot_h, left + plot_w);
-    let _ = writeln!(svg, r#"<line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y0}" stroke="black"/>"#);
-    let _ = writeln!(svg, r#"<line x1="{x0}" y1="{top}" x2="{x0}" y2="{y0}" stroke="black"/>"#);
+    let _ = writeln!(
+        svg,
+        r#"<line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y0}" stroke="black"/>"#
+    );
+    let _ = writeln!(
+        svg,
+        r#"<line x1="{x0}" y1="{top}" x2="{x0}" y2="{y0}" stroke="black"/>"#
+    );
     for t in 0..=5 {
         let v = lo + width * t as f64 / 5.0;
         let x = left + plot_w * t as f64 / 5.0;
-        let _ = writeln!(svg, r#"<text x="{x:.1}" y="{}" text-anchor="middle">{v:.2}</text>"#, y0 + 16.0);
+        let _ = writeln!(
+            svg,
+            r#"<text x="{x:.1}" y="{}" text-anchor="middle">{v:.2}</text>"#,
+            y0 + 16.0
+        );
         let share = max_share * t as f64 / 5.0;
         let y = y0 - plot_h * t as f64 / 5.0;
-        let _ = writeln!(svg, r#"<text x="{}" y="{y:.1}" text-anchor="end">{:.0}%</text>"#, x0 - 6.0, share * 100.0);
+        let _ = writeln!(
+            svg,
+            r#"<text x="{}" y="{y:.1}" text-anchor="end">{:.0}%</text>"#,
+            x0 - 6.0,
+            share * 100.0
+        );
     }
-    let _ = writeln!(svg, r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#, left + plot_w / 2.0, h - 12.0, esc(x_label));
+    let _ = writeln!(
+        svg,
+        r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
+        left + plot_w / 2.0,
+        h - 12.0,
+        esc(x_label)
+    );
     for (si, s) in series.iter().enumerate() {
         let y = top + 14.0 + 16.0 * si as f64;
         let _ = writeln!(
@@ -98,7 +133,17 @@ mod tests {
     #[test]
     fn bars_follow_the_data() {
         let a = [0.0, 0.0, 1.0];
-        let svg = histogram_svg("t <x>", "reward", &[Series { label: "a", values: &a }], 0.0, 1.0, 2);
+        let svg = histogram_svg(
+            "t <x>",
+            "reward",
+            &[Series {
+                label: "a",
+                values: &a,
+            }],
+            0.0,
+            1.0,
+            2,
+        );
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
         assert!(svg.contains("t &lt;x&gt;"));
         assert!(svg.contains("a (n=3)"));
