@@ -733,3 +733,19 @@ fn entries_are_identical_to_aorlta_score_for_the_same_pool() {
         assert_eq!(strip_timings(a), strip_timings(b));
     }
 }
+
+#[test]
+fn a_body_that_stops_arriving_is_refused_with_408() {
+    let s = Server::start("limits: {read-timeout: 300ms}\n");
+    let mut conn = TcpStream::connect(s.addr).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    conn.write_all(head("POST", "/v1/score", 100).as_bytes()).unwrap();
+    conn.write_all(b"{\"items\": [").unwrap();
+    read_response(&mut conn).assert_error(408, "body-timeout");
+    assert_eq!(
+        s.metric("aorlta_requests_in_flight"),
+        0.0,
+        "its slot is free again"
+    );
+    s.assert_healthy();
+}

@@ -207,6 +207,10 @@ pub struct Limits {
     /// The `Retry-After` a 503 carries.
     #[serde(default = "default_retry_after", deserialize_with = "de_duration")]
     pub retry_after: Duration,
+    /// Longest time a request body may take to arrive; past it, 408 (a slow client must not
+    /// hold a request slot for ever).
+    #[serde(default = "default_read_timeout", deserialize_with = "de_duration")]
+    pub read_timeout: Duration,
 }
 
 fn default_max_body() -> usize {
@@ -224,6 +228,9 @@ fn default_max_requests() -> usize {
 fn default_retry_after() -> Duration {
     Duration::from_secs(1)
 }
+fn default_read_timeout() -> Duration {
+    Duration::from_secs(60)
+}
 
 impl Default for Limits {
     fn default() -> Self {
@@ -233,6 +240,7 @@ impl Default for Limits {
             max_completion_bytes: default_max_completion(),
             max_requests_in_flight: default_max_requests(),
             retry_after: default_retry_after(),
+            read_timeout: default_read_timeout(),
         }
     }
 }

@@ -33,7 +33,18 @@ async fn read_json<T: DeserializeOwned>(
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(ApiError::body_too_large(limit));
     }
-    let bytes = match Limited::new(body, limit).collect().await {
+    let read = tokio::time::timeout(state.limits.read_timeout, Limited::new(body, limit).collect());
+    let Ok(collected) = read.await else {
+        return Err(ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "body-timeout",
+            format!(
+                "the body did not arrive within {} s",
+                state.limits.read_timeout.as_secs_f64()
+            ),
+        ));
+    };
+    let bytes = match collected {
         Ok(c) => c.to_bytes(),
         Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
             return Err(ApiError::body_too_large(limit));
