@@ -205,6 +205,7 @@ enum Cmd {
     Delimiter,
     Begin,
     End,
+    EmptySet,
     Unknown,
 }
 
@@ -492,6 +493,12 @@ impl Lexer<'_> {
             '€' | '£' | '¥' | '¢' => Tk::Currency(c),
             '′' => Tk::Prime,
             '…' => Tk::Ellipsis,
+            '∅' => {
+                self.i += len;
+                self.push(Tk::LSet);
+                self.push(Tk::RSet);
+                return;
+            }
             '⟨' => Tk::LAngle,
             '⟩' => Tk::RAngle,
             '¹' | '²' | '³' => {
@@ -604,7 +611,7 @@ impl Lexer<'_> {
                     return Err(format!("unsupported environment `{env}`"));
                 }
                 self.i = close;
-                if matches!(command(name), Cmd::Begin) {
+                if name == "begin" {
                     if env == "array" {
                         // The column specification `{cc}` says nothing about the values.
                         let k = self.skip_spaces_from(close);
@@ -616,6 +623,10 @@ impl Lexer<'_> {
                 } else {
                     self.push(Tk::MatEnd);
                 }
+            }
+            Cmd::EmptySet => {
+                self.push(Tk::LSet);
+                self.push(Tk::RSet);
             }
             Cmd::Unknown => return Err(format!("unknown command `\\{name}`")),
         }
@@ -707,7 +718,7 @@ fn greek_char(c: char) -> Option<&'static str> {
 
 /// What the lexer does with the command `\name`.
 fn command(name: &str) -> Cmd {
-    use Cmd::{Begin, Delimiter, Discard, End, Space, Tok, Unknown, Wrapper};
+    use Cmd::{Begin, Delimiter, Discard, EmptySet, End, Space, Tok, Unknown, Wrapper};
     if let Some(f) = Func::from_name(name) {
         return Tok(Tk::Fn(f));
     }
@@ -754,6 +765,7 @@ fn command(name: &str) -> Cmd {
         "hspace" | "vspace" | "phantom" | "hphantom" | "vphantom" | "label" => Discard,
         "left" | "right" | "middle" | "big" | "Big" | "bigg" | "Bigg" | "bigl" | "bigr" | "Bigl" | "Bigr"
         | "biggl" | "biggr" | "Biggl" | "Biggr" => Delimiter,
+        "emptyset" | "varnothing" => EmptySet,
         "begin" => Begin,
         "end" => End,
         _ => Unknown,

@@ -431,6 +431,14 @@ impl<'t> Reader<'t> {
         if lo == hi {
             return Err("a currency without an amount".into());
         }
+        // The whole as a closed formula first (`\sin 30^\circ` is not 30 degrees of `\sin`),
+        // then with a unit peeled off the end (`5 cm` is not 5 times c times m).
+        let whole = expr::parse(&self.t[lo..hi]);
+        if let Ok(ast) = &whole
+            && ast.vars().is_empty()
+        {
+            return number(ast, negative, prefix.map(Into::into));
+        }
         let longest = (hi - lo - 1).min(6);
         for k in (1..=longest).rev() {
             let Some(unit) = units::suffix(&self.t[hi - k..hi]) else {
@@ -446,10 +454,7 @@ impl<'t> Reader<'t> {
                 return number(&ast, negative, Some(unit.into()));
             }
         }
-        let ast = expr::parse(&self.t[lo..hi])?;
-        if ast.vars().is_empty() {
-            return number(&ast, negative, prefix.map(Into::into));
-        }
+        let ast = whole?;
         if prefix.is_some() {
             return Err("a currency before a formula with variables".into());
         }
