@@ -1,9 +1,11 @@
 //! The Q&A answer benchmark: throughput of [`compare`] over (reference, candidate answer)
-//! pairs, and the worst single [`extract_answer`] + [`compare`] time over pathological
-//! completions of up to about 1 MiB (deep braces, megabyte digit strings, 100k fractions,
+//! pairs, and the time of one [`extract_answer`] + [`compare`] over each pathological
+//! completion of up to about 1 MiB (deep braces, megabyte digit strings, 100k fractions,
 //! unbalanced `$`, nested roots) and over answers just under the comparison's size limit,
 //! where the reader does the most work. Goals: at least [`GOAL_PER_SECOND`] comparisons per
-//! second on one thread, and no case above [`GOAL_WORST`], in a release build.
+//! second on one thread, and no case above [`GOAL_WORST`], in a release build. A case's time
+//! is the median of [`RUNS`] runs; the slowest run is printed beside it, since on a shared
+//! machine it also measures whatever else was scheduled.
 
 use crate::checks::answer::{AnswerForm, extract_answer};
 use crate::checks::normalise::{Comparison, compare};
@@ -19,8 +21,8 @@ pub const GOAL_PER_SECOND: f64 = 200_000.0;
 pub const GOAL_WORST: Duration = Duration::from_millis(1);
 /// How long the throughput loop runs at least.
 pub const MIN_MEASURE: Duration = Duration::from_secs(1);
-/// Runs of each pathological case (the slowest is reported).
-const RUNS: u32 = 5;
+/// Runs of each pathological case.
+pub const RUNS: usize = 11;
 const MIB: usize = 1 << 20;
 
 /// Every answer form, in the order they are tried.
@@ -44,7 +46,7 @@ pub struct Outcomes {
     pub candidate_unreadable: usize,
 }
 
-/// The slowest of several runs of one pathological case.
+/// The timing of several runs of one pathological case.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CaseTiming {
     /// What the case is.
@@ -53,8 +55,10 @@ pub struct CaseTiming {
     pub bytes: usize,
     /// What extraction and comparison concluded (an outcome or a reason code).
     pub outcome: String,
-    /// The slowest run.
-    pub worst: Duration,
+    /// The median run: the case's time, judged against [`GOAL_WORST`].
+    pub median: Duration,
+    /// The slowest run (includes any scheduling noise of the machine).
+    pub max: Duration,
 }
 
 /// The figures of one benchmark run.
@@ -79,14 +83,14 @@ impl QaBenchReport {
         if s > 0.0 { self.comparisons as f64 / s } else { 0.0 }
     }
 
-    /// The slowest pathological case.
+    /// The slowest pathological case (by its median run).
     pub fn worst_case(&self) -> Option<&CaseTiming> {
-        self.cases.iter().max_by_key(|c| c.worst)
+        self.cases.iter().max_by_key(|c| c.median)
     }
 
     /// Whether both goals are met.
     pub fn meets_goals(&self) -> bool {
-        self.per_second() >= GOAL_PER_SECOND && self.worst_case().is_none_or(|c| c.worst <= GOAL_WORST)
+        self.per_second() >= GOAL_PER_SECOND && self.worst_case().is_none_or(|c| c.median <= GOAL_WORST)
     }
 }
 
@@ -125,21 +129,31 @@ impl fmt::Display for QaBenchReport {
             "outcomes (one pass)", o.equal, o.not_equal, o.reference_unreadable, o.candidate_unreadable
         )?;
         writeln!(f)?;
-        writeln!(f, "Pathological input: extract_answer + compare, slowest of {RUNS} runs")?;
-        writeln!(f, "  {:<40} {:>9}  {:<24} {:>10}", "case", "bytes", "outcome", "worst")?;
+        writeln!(f, "Pathological input: extract_answer + compare, median and max of {RUNS} runs")?;
+        writeln!(
+            f,
+            "  {:<38} {:>9}  {:<21} {:>10} {:>10}",
+            "case", "bytes", "outcome", "median", "max"
+        )?;
         for c in &self.cases {
-            writeln!(f, "  {:<40} {:>9}  {:<24} {:>10}", c.name, c.bytes, c.outcome, ms(c.worst))?;
+            writeln!(
+                f,
+                "  {:<38} {:>9}  {:<21} {:>10} {:>10}",
+                c.name,
+                c.bytes,
+                c.outcome,
+                ms(c.median),
+                ms(c.max)
+            )?;
         }
         if let Some(w) = self.worst_case() {
             writeln!(
                 f,
-                "  {:<40} {:>9}  {:<24} {:>10} (goal < {}: {})",
-                "worst",
-                "",
-                w.name.chars().take(24).collect::<String>(),
-                ms(w.worst),
+                "  worst case: {} at {} median (goal < {}: {})",
+                w.name,
+                ms(w.median),
                 ms(GOAL_WORST),
-                met(w.worst <= GOAL_WORST)
+                met(w.median <= GOAL_WORST)
             )?;
         }
         Ok(())
@@ -178,19 +192,20 @@ pub fn run_qa_for(pairs: &[(String, String)], min_time: Duration) -> QaBenchRepo
     let cases = pathological_cases()
         .into_iter()
         .map(|case| {
-            let mut worst = Duration::ZERO;
+            let mut times = Vec::with_capacity(RUNS);
             let mut outcome = String::new();
             for _ in 0..RUNS {
                 let t = Instant::now();
-                let out = extract_and_compare(&case.reference, &case.completion);
-                worst = worst.max(t.elapsed());
-                outcome = out;
+                outcome = extract_and_compare(&case.reference, &case.completion);
+                times.push(t.elapsed());
             }
+            times.sort();
             CaseTiming {
                 name: case.name,
                 bytes: case.completion.len(),
                 outcome,
-                worst,
+                median: times[RUNS / 2],
+                max: times[RUNS - 1],
             }
         })
         .collect();

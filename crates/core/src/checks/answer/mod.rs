@@ -4,6 +4,7 @@
 //! UTF-8 character.
 
 mod fence;
+mod scan;
 mod spans;
 
 use aorlta_record::Reason;

@@ -119,8 +119,15 @@ fn in_order(x: &[Value], y: &[Value], budget: &mut Budget) -> Result<bool, Exhau
     Ok(x.len() == y.len())
 }
 
-/// Every element of each side has an equal on the other (so duplicates do not matter).
+/// Every element of each side has an equal on the other (so duplicates do not matter). Large
+/// collections of numbers, letters and words are matched through sorted keys, so only
+/// elements that could be equal are compared; others compare every pair within the budget.
 fn unordered(x: &[Value], y: &[Value], budget: &mut Budget) -> Result<bool, Exhausted> {
+    if x.len() * y.len() > 64
+        && let (Some(kx), Some(ky)) = (keys(x), keys(y))
+    {
+        return Ok(covers(x, &kx, y, &ky, budget)? && covers(y, &ky, x, &kx, budget)?);
+    }
     for (xs, ys) in [(x, y), (y, x)] {
         for a in xs {
             let mut found = false;
@@ -199,4 +206,95 @@ fn point(name: &str, k: u32) -> f64 {
     let u = (h >> 11) as f64 / (1u64 << 53) as f64;
     let v = 0.25 + 2.5 * u;
     if k >= POINTS / 2 && h & 1 == 1 { -v } else { v }
+}
+
+/// What any value equal to an element must share: for a number, an interval that overlaps the
+/// other's (each side's interval holds every value its rules accept); for a letter or words,
+/// the exact text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Key<'a> {
+    Num { lo: f64, hi: f64 },
+    Choice(char),
+    Text(&'a str),
+}
+
+fn key(v: &Value) -> Option<Key<'_>> {
+    match v {
+        Value::Named(_, x) => key(x),
+        Value::Num { x, unit } if unit.as_deref() != Some("%") => {
+            let s = x.slack();
+            Some(Key::Num {
+                lo: x.f - s,
+                hi: x.f + s,
+            })
+        }
+        Value::Choice(c) => Some(Key::Choice(*c)),
+        Value::Text(t) => Some(Key::Text(t)),
+        _ => None,
+    }
+}
+
+fn keys(v: &[Value]) -> Option<Vec<Key<'_>>> {
+    v.iter().map(key).collect()
+}
+
+/// The sort order of letter and word keys.
+fn order<'a>(k: &Key<'a>) -> (u8, char, &'a str) {
+    match *k {
+        Key::Choice(c) => (0, c, ""),
+        Key::Text(t) => (1, '\0', t),
+        Key::Num { .. } => (2, '\0', ""),
+    }
+}
+
+/// Whether every element of `a` has an equal in `b`, looking only at elements of `b` whose key
+/// matches.
+fn covers(a: &[Value], ka: &[Key<'_>], b: &[Value], kb: &[Key<'_>], budget: &mut Budget) -> Result<bool, Exhausted> {
+    let mut nums: Vec<(f64, f64, usize)> = Vec::new();
+    let mut words: Vec<(Key<'_>, usize)> = Vec::new();
+    for (i, k) in kb.iter().enumerate() {
+        match *k {
+            Key::Num { lo, hi } => nums.push((lo, hi, i)),
+            other => words.push((other, i)),
+        }
+    }
+    nums.sort_by(|p, q| p.0.total_cmp(&q.0));
+    let width = nums
+        .iter()
+        .map(|&(lo, hi, _)| if (hi - lo).is_finite() { hi - lo } else { 0.0 })
+        .fold(0.0, f64::max);
+    words.sort_by(|p, q| order(&p.0).cmp(&order(&q.0)));
+    for (v, k) in a.iter().zip(ka) {
+        let mut found = false;
+        match *k {
+            Key::Num { lo, hi } => {
+                let from = nums.partition_point(|p| p.0 < lo - width);
+                for &(blo, bhi, j) in &nums[from..] {
+                    if blo > hi {
+                        break;
+                    }
+                    if bhi >= lo && same(v, &b[j], budget)? {
+                        found = true;
+                        break;
+                    }
+                }
+            }
+            other => {
+                let from = words.partition_point(|p| order(&p.0) < order(&other));
+                for &(w, j) in &words[from..] {
+                    if order(&w) != order(&other) {
+                        break;
+                    }
+                    if same(v, &b[j], budget)? {
+                        found = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if !found {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }

@@ -19,6 +19,7 @@
 //!    and whole numbers are never approximations (`7` is not `\sqrt{50}`).
 
 use super::lexer::NumLit;
+use std::rc::Rc;
 
 /// The relative tolerance for closed forms.
 pub(super) const REL_TOL: f64 = 1e-6;
@@ -35,6 +36,9 @@ pub(super) struct Q {
 }
 
 fn gcd(a: u128, b: u128) -> u128 {
+    if let (Ok(x), Ok(y)) = (u64::try_from(a), u64::try_from(b)) {
+        return u128::from(gcd64(x, y));
+    }
     let (mut a, mut b) = (a, b);
     while b != 0 {
         let t = a % b;
@@ -44,11 +48,33 @@ fn gcd(a: u128, b: u128) -> u128 {
     a
 }
 
+/// Binary GCD: no division, so fast for the small values most answers hold.
+fn gcd64(mut a: u64, mut b: u64) -> u64 {
+    if a == 0 || b == 0 {
+        return a | b;
+    }
+    let shift = (a | b).trailing_zeros();
+    a >>= a.trailing_zeros();
+    loop {
+        b >>= b.trailing_zeros();
+        if a > b {
+            std::mem::swap(&mut a, &mut b);
+        }
+        b -= a;
+        if b == 0 {
+            return a << shift;
+        }
+    }
+}
+
 impl Q {
     /// `n / d` reduced; `None` when `d` is zero or a value does not fit.
     pub fn new(n: i128, d: i128) -> Option<Q> {
         if d == 0 {
             return None;
+        }
+        if d == 1 {
+            return Some(Q { n, d });
         }
         let g = gcd(n.unsigned_abs(), d.unsigned_abs());
         let g = i128::try_from(g).ok()?.max(1);
@@ -79,6 +105,9 @@ impl Q {
     }
 
     fn add(self, o: Q) -> Option<Q> {
+        if self.d == 1 && o.d == 1 {
+            return Some(Q::int(self.n.checked_add(o.n)?));
+        }
         let g = i128::try_from(gcd(self.d.unsigned_abs(), o.d.unsigned_abs())).ok()?;
         let n = self.n.checked_mul(o.d / g)?.checked_add(o.n.checked_mul(self.d / g)?)?;
         Q::new(n, (self.d / g).checked_mul(o.d)?)
@@ -92,6 +121,9 @@ impl Q {
     }
 
     fn mul(self, o: Q) -> Option<Q> {
+        if self.d == 1 && o.d == 1 {
+            return Some(Q::int(self.n.checked_mul(o.n)?));
+        }
         let a = Q::new(self.n, o.d)?;
         let b = Q::new(o.n, self.d)?;
         Q::new(a.n.checked_mul(b.n)?, a.d.checked_mul(b.d)?)
@@ -158,12 +190,20 @@ pub(super) struct Approx {
     pub sig: u32,
 }
 
+/// The significant digits of a decimal: a number when they fit in 38 digits (most literals,
+/// cheap to copy), else the text. Canonical, so each value has one representation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Digits {
+    Small(u128),
+    Big(Rc<str>),
+}
+
 /// A decimal literal in canonical form: value = ±`digits` × 10^`exp`, no leading or trailing
-/// zeros in `digits` (empty for zero).
+/// zeros in `digits` (zero is `Small(0)` with exponent 0).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Dec {
     neg: bool,
-    digits: Box<str>,
+    digits: Digits,
     exp: i64,
     /// Present when the literal had a decimal point (it may be a rounded value).
     approx: Option<Approx>,
@@ -176,24 +216,35 @@ impl Dec {
         let trimmed = all.trim_end_matches('0');
         let tz = (all.len() - trimmed.len()) as i64;
         let last = i64::from(lit.exp) - i64::from(lit.frac);
+        let digits = if trimmed.is_empty() {
+            Digits::Small(0)
+        } else if trimmed.len() <= 38 {
+            trimmed.parse().map_or_else(|_| Digits::Big(trimmed.into()), Digits::Small)
+        } else {
+            Digits::Big(trimmed.into())
+        };
         Dec {
             neg: false,
-            digits: trimmed.into(),
             exp: if trimmed.is_empty() { 0 } else { last + tz },
+            digits,
             approx: lit.point.then_some(Approx { last, sig }),
         }
     }
 
+    fn is_zero(&self) -> bool {
+        self.digits == Digits::Small(0)
+    }
+
     fn same(&self, o: &Dec) -> bool {
-        if self.digits.is_empty() || o.digits.is_empty() {
-            return self.digits.is_empty() && o.digits.is_empty();
+        if self.is_zero() || o.is_zero() {
+            return self.is_zero() && o.is_zero();
         }
         self.neg == o.neg && self.digits == o.digits && self.exp == o.exp
     }
 
     /// `Some(k)` when this is exactly 10^k.
     fn pow10(&self) -> Option<i64> {
-        (!self.neg && &*self.digits == "1" && self.approx.is_none()).then_some(self.exp)
+        (!self.neg && self.digits == Digits::Small(1) && self.approx.is_none()).then_some(self.exp)
     }
 
     fn shift(&self, k: i64) -> Option<Dec> {
@@ -204,7 +255,7 @@ impl Dec {
         Some(Dec {
             neg: self.neg,
             digits: self.digits.clone(),
-            exp: if self.digits.is_empty() { 0 } else { exp },
+            exp: if self.is_zero() { 0 } else { exp },
             approx: self.approx.map(|a| Approx {
                 last: a.last.saturating_add(k),
                 sig: a.sig,
@@ -213,18 +264,28 @@ impl Dec {
     }
 
     fn to_f64(&self) -> f64 {
-        if self.digits.is_empty() {
-            return 0.0;
-        }
-        let s = format!("{}{}e{}", if self.neg { "-" } else { "" }, self.digits, self.exp);
-        s.parse().unwrap_or(f64::NAN)
+        let sign = if self.neg { -1.0 } else { 1.0 };
+        let s = match &self.digits {
+            // Exact powers of ten up to 1e22 and mantissas below 2^53: one rounding only.
+            Digits::Small(m) if *m < 1 << 53 && self.exp.abs() <= 22 => {
+                let p = 10f64.powi(self.exp.unsigned_abs() as i32);
+                let m = *m as f64;
+                return sign * if self.exp >= 0 { m * p } else { m / p };
+            }
+            Digits::Small(m) => format!("{m}e{}", self.exp),
+            Digits::Big(d) => format!("{d}e{}", self.exp),
+        };
+        sign * s.parse::<f64>().unwrap_or(f64::NAN)
     }
 
     fn to_q(&self) -> Option<Q> {
-        if self.digits.len() > 38 || self.exp.abs() > 38 {
+        let Digits::Small(m) = self.digits else {
+            return None;
+        };
+        if self.exp.abs() > 38 {
             return None;
         }
-        let mut n: i128 = self.digits.parse().ok().or(if self.digits.is_empty() { Some(0) } else { None })?;
+        let mut n = i128::try_from(m).ok()?;
         if self.neg {
             n = -n;
         }
@@ -410,7 +471,7 @@ impl Real {
                 .filter(|x| x.abs() <= MAX_EXP)
                 .map(|x| Dec {
                     neg: false,
-                    digits: "1".into(),
+                    digits: Digits::Small(1),
                     exp: x,
                     approx: None,
                 }),
@@ -485,6 +546,18 @@ impl Real {
     /// point and at least three significant digits).
     fn approximation(&self) -> Option<Approx> {
         self.dec.as_ref()?.approx.filter(|a| a.sig >= 3)
+    }
+
+    /// How far from `f` a value may be and still be [`Real::same`] as this one: the widest
+    /// tolerance any rule allows this side (zero for infinities).
+    pub fn slack(&self) -> f64 {
+        if !self.f.is_finite() {
+            return 0.0;
+        }
+        let approx = self
+            .approximation()
+            .map_or(0.0, |a| 0.5 * 10f64.powi(a.last.clamp(-400, 400) as i32) * (1.0 + 1e-9));
+        (REL_TOL * self.f.abs()).max(ABS_TOL).max(approx)
     }
 
     /// Whether the two values are the same number, by the rules in the module doc.

@@ -4,7 +4,8 @@
 //! 1. A multiple-choice letter: `B`, `(B)`, `B)`, `B.`, `[B]`, `option B`, `\text{(B)}`, or
 //!    `(B)` followed by the option's text.
 //! 2. Words: text whose tokens are words and punctuation only (`Blue whale`, `New York`),
-//!    compared case- and space-insensitively after dropping a leading article.
+//!    compared case- and space-insensitively after dropping a leading article. Commas and
+//!    semicolons split words into a bare list (5.), so `red, blue` equals `blue, red`.
 //! 3. A union of intervals (`[0,1) \cup (2,3]`).
 //! 4. A bracketed collection: a set `\{1, 2\}` (order-insensitive), a tuple `(1, 2)` or a list
 //!    `[1, 2, 3]` (ordered), an interval `[0, 1)` (two ends of mixed brackets; bracket kinds
@@ -486,7 +487,8 @@ impl<'t> Reader<'t> {
         }
     }
 
-    /// Words and punctuation only, with at least one word of two or more letters.
+    /// Words and punctuation only, with at least one word of two or more letters (commas and
+    /// semicolons are left to split a list of words).
     fn texty(&self, lo: usize, hi: usize) -> bool {
         let mut long_word = false;
         for i in lo..hi {
@@ -497,7 +499,7 @@ impl<'t> Reader<'t> {
                     }
                     long_word = true;
                 }
-                Tk::Letter(_) | Tk::Sym(_) | Tk::Dot | Tk::Comma | Tk::Prime | Tk::Colon | Tk::Bang | Tk::Semi => {}
+                Tk::Letter(_) | Tk::Sym(_) | Tk::Dot | Tk::Prime | Tk::Colon | Tk::Bang => {}
                 Tk::Minus => {
                     // A hyphen inside a word (`x-ray`, `well-known`), not a subtraction.
                     let joined = |j: usize| matches!(self.t.get(j).map(|t| &t.tk), Some(Tk::Word(_)));
