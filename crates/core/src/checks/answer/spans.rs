@@ -3,52 +3,55 @@
 //! scanner works back from the end. A completion of any size and shape takes time linear in its
 //! length. Scanners return trimmed slices of the completion, cut only at ASCII bytes.
 
-use super::scan::{escaped, next, prev};
+use super::scan::{closing_brace, escaped, next, prev, prev_folded};
 
-/// The content of the last `\boxed{…}` or `\fbox{…}` whose braces balance.
+/// The content of the last `\boxed{…}` or `\fbox{…}` whose braces balance (the one that
+/// starts last; an empty one is skipped).
+///
+/// Boxes are tried from the last back. A box closes at the first `}` that brings its depth to
+/// zero. When a later box never closes, no earlier box can close after that later box starts
+/// (the later box's braces keep the depth up to the end), and a later box that closes leaves the
+/// depth as it found it, so each earlier box scans only up to the next unclosed box, jumping
+/// over closed ones: every byte is scanned about once.
 pub(super) fn last_boxed(s: &str) -> Option<&str> {
     let b = s.as_bytes();
-    // Braces before the first box cannot pair with a box's braces, so start there.
-    let mut i = next_box(b, 0)?.0;
-    // Open boxes: (content start, brace depth inside the box).
-    let mut open: Vec<(usize, usize)> = Vec::new();
-    let mut depth = 0usize;
-    let mut best: Option<(usize, usize)> = None;
-    loop {
-        i = next(b, i, |c| c == b'\\' || c == b'{' || c == b'}');
-        if i >= b.len() {
-            break;
-        }
-        match b[i] {
-            b'\\' => {
-                if let Some(content) = box_at(b, i) {
-                    depth += 1;
-                    open.push((content, depth));
-                    i = content;
-                } else {
-                    // Skip the escaped character (`\{`, `\}`, `\\`).
-                    i += 2;
-                }
-                continue;
-            }
-            b'{' => depth += 1,
-            _ => {
-                if depth > 0 {
-                    if let Some(&(start, d)) = open.last()
-                        && d == depth
-                    {
-                        open.pop();
-                        if !s[start..i].trim().is_empty() && best.is_none_or(|(s0, _)| start > s0) {
-                            best = Some((start, i));
-                        }
-                    }
-                    depth -= 1;
-                }
-            }
-        }
-        i += 1;
+    let mut boxes: Vec<(usize, usize)> = Vec::new();
+    let mut from = 0;
+    while let Some((start, content)) = next_box(b, from) {
+        boxes.push((start, content));
+        from = content;
     }
-    best.map(|(a, z)| s[a..z].trim())
+    let mut closes: Vec<Option<usize>> = vec![None; boxes.len()];
+    for k in (0..boxes.len()).rev() {
+        let content = boxes[k].1;
+        let mut i = content;
+        let mut depth = 1i64;
+        let mut m = k + 1;
+        let close = loop {
+            while m < boxes.len() && boxes[m].0 < i {
+                m += 1;
+            }
+            let limit = boxes.get(m).map_or(b.len(), |bx| bx.0);
+            if let Some(p) = closing_brace(b, i, limit, &mut depth) {
+                break Some(p);
+            }
+            match closes.get(m) {
+                Some(Some(c)) => {
+                    i = c + 1;
+                    m += 1;
+                }
+                _ => break None,
+            }
+        };
+        closes[k] = close;
+        if let Some(c) = close {
+            let text = s[content..c].trim();
+            if !text.is_empty() {
+                return Some(text);
+            }
+        }
+    }
+    None
 }
 
 /// When a box opens at `i` (a backslash): where its content starts.
@@ -93,32 +96,25 @@ fn next_box(b: &[u8], from: usize) -> Option<(usize, usize)> {
     }
 }
 
-/// The content of the last "answer is …" / "answer: …" statement that is not empty.
+/// The content of the last "answer is …" / "answer: …" statement that is not empty, found
+/// from the end ("answer" by its `swe`, rare in text). An empty statement ends before the next
+/// "answer" begins, so the texts read on the way cover each byte about once.
 pub(super) fn last_statement(s: &str) -> Option<&str> {
     let b = s.as_bytes();
-    let mut starts = Vec::new();
-    let mut i = 0;
+    let mut i = b.len();
     loop {
-        // "answer" is found by its `w`, a rarer byte than its `a`.
-        i = next(b, i, |c| (c | 0x20) == b'w');
-        if i >= b.len() {
-            break;
-        }
-        if i >= 3
-            && b.get(i - 3..i + 3).is_some_and(|w| w.eq_ignore_ascii_case(b"answer"))
-            && (i == 3 || !b[i - 4].is_ascii_alphanumeric())
-            && let Some(start) = statement_start(b, i + 3)
+        i = prev_folded(b, i, *b"swe")?;
+        let Some(a) = i.checked_sub(2) else { continue };
+        if b.get(a..a + 6).is_some_and(|w| w.eq_ignore_ascii_case(b"answer"))
+            && (a == 0 || !b[a - 1].is_ascii_alphanumeric())
+            && let Some(start) = statement_start(b, a + 6)
         {
-            starts.push(start);
+            let text = statement_text(s, start);
+            if !text.is_empty() {
+                return Some(text);
+            }
         }
-        i += 1;
     }
-    // Going back from the last, an empty statement ends before the next match begins, so the
-    // scans below cover each byte at most twice.
-    starts.iter().rev().find_map(|&start| {
-        let text = statement_text(s, start);
-        (!text.is_empty()).then_some(text)
-    })
 }
 
 /// Whether `b[i..]` starts with `pat`, ignoring ASCII case.
@@ -167,7 +163,9 @@ fn statement_text(s: &str, start: usize) -> &str {
     let mut i = start;
     let mut in_math = false;
     loop {
-        i = next(b, i, |c| matches!(c, b'\n' | b'\\' | b'$' | b'.' | b'!' | b'?'));
+        i = next(b, i, |c| {
+            (c == b'\n') | (c == b'\\') | (c == b'$') | (c == b'.') | (c == b'!') | (c == b'?')
+        });
         if i >= b.len() {
             break;
         }
@@ -211,9 +209,12 @@ pub(super) fn last_math(s: &str) -> Option<&str> {
     let mut no_close_paren = false;
     let mut no_close_brack = false;
     let mut no_close_display = false;
+    // Set when an inline `$` finds neither closer nor later opener: no `$` after it matters.
+    let mut no_more_dollars = false;
     let mut i = 0;
     loop {
-        i = next(b, i, |c| c == b'$' || c == b'(' || c == b'[');
+        let (dollar, paren, brack) = (!no_more_dollars, !no_close_paren, !no_close_brack);
+        i = next(b, i, |c| (dollar & (c == b'$')) | (paren & (c == b'(')) | (brack & (c == b'[')));
         if i >= n {
             break;
         }
@@ -254,6 +255,13 @@ pub(super) fn last_math(s: &str) -> Option<&str> {
             i += 1;
             continue;
         }
+        // `$$$$` is an empty display: skip runs of them at once.
+        while b.get(i..i + 4) == Some(b"$$$$") {
+            i += 4;
+        }
+        if b.get(i) != Some(&b'$') {
+            continue;
+        }
         if b.get(i + 1) == Some(&b'$') {
             if no_close_display {
                 i += 2;
@@ -276,48 +284,45 @@ pub(super) fn last_math(s: &str) -> Option<&str> {
             }
             continue;
         }
-        // An inline `$` opens before a non-space.
+        // An inline `$` opens before a non-space. It closes at a `$` after a non-space and
+        // before a non-digit; a `$` that cannot close but can open means the first was a price,
+        // and the span restarts there. With neither, there is no later `$` that could open a
+        // span, so no later `$` is looked at.
         if !b.get(i + 1).is_some_and(|c| !c.is_ascii_whitespace()) {
             i += 1;
             continue;
         }
-        // Find its closer (after a non-space, before a non-digit), or a better opener to restart
-        // from (the first `$` was a price). With neither, there is no later `$` that could
-        // open a span, so carrying on after this one costs one more pass at most.
+        let mut open = i;
         let mut j = i + 1;
-        let mut resume = i + 1;
-        loop {
-            j = next(b, j, |x| x == b'$' || x == b'\n');
+        i = loop {
+            j = next(b, j, |x| (x == b'$') | (x == b'\n'));
             if j >= n {
-                break;
+                no_more_dollars = true;
+                break open + 1;
             }
             if b[j] == b'\n' {
                 if b.get(j + 1) == Some(&b'\n') {
-                    resume = j;
-                    break;
+                    break j;
                 }
             } else if !escaped(b, j) {
                 let closes = !b[j - 1].is_ascii_whitespace() && !b.get(j + 1).is_some_and(u8::is_ascii_digit);
                 if closes {
-                    record(i + 1, j);
-                    resume = j + 1;
-                    break;
+                    record(open + 1, j);
+                    break j + 1;
                 }
                 if b.get(j + 1).is_some_and(|c| !c.is_ascii_whitespace()) {
-                    resume = j;
-                    break;
+                    open = j;
                 }
             }
             j += 1;
-        }
-        i = resume.max(i + 1);
+        };
     }
     last.map(|(a, z)| s[a..z].trim())
 }
 
 /// Bytes a number may contain.
 fn numeric(c: u8) -> bool {
-    c.is_ascii_digit() || matches!(c, b'.' | b',' | b'e' | b'E' | b'+' | b'-' | b'/')
+    c.is_ascii_digit() | (c == b'.') | (c == b',') | ((c | 0x20) == b'e') | (c == b'+') | (c == b'-') | (c == b'/')
 }
 
 /// The last number: optional sign, digits with thousands commas, decimals, exponent, or a
