@@ -17,12 +17,19 @@ fn main() {
         }
         Ok(_) => {
             let pairs = builtin_pairs();
-            println!("workload: {} built-in pairs ({} has no tasks)", pairs.len(), dir.display());
+            println!(
+                "workload: {} built-in pairs ({} has no tasks)",
+                pairs.len(),
+                dir.display()
+            );
             pairs
         }
         Err(e) => {
             let pairs = builtin_pairs();
-            println!("workload: {} built-in pairs (could not load the example: {e})", pairs.len());
+            println!(
+                "workload: {} built-in pairs (could not load the example: {e})",
+                pairs.len()
+            );
             pairs
         }
     };

@@ -129,7 +129,10 @@ impl fmt::Display for QaBenchReport {
             "outcomes (one pass)", o.equal, o.not_equal, o.reference_unreadable, o.candidate_unreadable
         )?;
         writeln!(f)?;
-        writeln!(f, "Pathological input: extract_answer + compare, median and max of {RUNS} runs")?;
+        writeln!(
+            f,
+            "Pathological input: extract_answer + compare, median and max of {RUNS} runs"
+        )?;
         writeln!(
             f,
             "  {:<38} {:>9}  {:<21} {:>10} {:>10}",
@@ -262,18 +265,40 @@ pub fn pathological_cases() -> Vec<Case> {
     let k = MIB / 8;
     let set: Vec<String> = (0..900).map(|i| i.to_string()).collect();
     let rev: Vec<String> = set.iter().rev().cloned().collect();
-    let vars: Vec<String> = (1..=16).map(|i| format!("{}x_{{{i}}}^{{2}}", i % 7 + 1)).collect();
+    let vars: Vec<String> = (1..=16)
+        .map(|i| format!("{}x_{{{i}}}^{{2}}", i % 7 + 1))
+        .collect();
     let vars_rev: Vec<String> = vars.iter().rev().cloned().collect();
     vec![
-        case("unclosed deep braces \\boxed{{{{…", "1", format!("\\boxed{{{}", fill("{", MIB - 7))),
+        case(
+            "unclosed deep braces \\boxed{{{{…",
+            "1",
+            format!("\\boxed{{{}", fill("{", MIB - 7)),
+        ),
         case(
             "balanced deep braces \\boxed{{{…1}}}",
             "1",
-            format!("\\boxed{{{}1{}}}", "{".repeat(MIB / 2 - 8), "}".repeat(MIB / 2 - 8)),
+            format!(
+                "\\boxed{{{}1{}}}",
+                "{".repeat(MIB / 2 - 8),
+                "}".repeat(MIB / 2 - 8)
+            ),
         ),
-        case("1 MiB digit string", "7", format!("The answer is {}", fill("7", MIB - 14))),
-        case("1 MiB digits in \\boxed{}", "7", format!("\\boxed{{{}}}", fill("7", MIB - 8))),
-        case("100k \\frac{1}{2} in $…$", "0.5", format!("${}$", "\\frac{1}{2}".repeat(100_000))),
+        case(
+            "1 MiB digit string",
+            "7",
+            format!("The answer is {}", fill("7", MIB - 14)),
+        ),
+        case(
+            "1 MiB digits in \\boxed{}",
+            "7",
+            format!("\\boxed{{{}}}", fill("7", MIB - 8)),
+        ),
+        case(
+            "100k \\frac{1}{2} in $…$",
+            "0.5",
+            format!("${}$", "\\frac{1}{2}".repeat(100_000)),
+        ),
         case("unbalanced $ (\"$1 \" × 350k)", "1", fill("$1 ", MIB)),
         case("lone $ × 1 MiB", "1", fill("$", MIB)),
         case(
@@ -284,16 +309,36 @@ pub fn pathological_cases() -> Vec<Case> {
         case("unclosed \\boxed{\\boxed{…", "1", fill("\\boxed{", MIB)),
         case("\"answer: \" × 130k", "1", fill("answer: ", MIB)),
         case("unclosed \\( × 512k", "1", fill("\\(", MIB)),
-        case("one 1 MiB line after \"answer is\"", "1", format!("The answer is {}", fill("word ", MIB - 14))),
-        case("multibyte text then \\boxed{π}", "\\pi", format!("{}\\boxed{{π}}", fill("é", MIB - 12))),
-        case("4 KiB digits (read in full)", &"7".repeat(4000), format!("\\boxed{{{}}}", "7".repeat(4000))),
+        case(
+            "one 1 MiB line after \"answer is\"",
+            "1",
+            format!("The answer is {}", fill("word ", MIB - 14)),
+        ),
+        case(
+            "multibyte text then \\boxed{π}",
+            "\\pi",
+            format!("{}\\boxed{{π}}", fill("é", MIB - 12)),
+        ),
+        case(
+            "4 KiB digits (read in full)",
+            &"7".repeat(4000),
+            format!("\\boxed{{{}}}", "7".repeat(4000)),
+        ),
         case(
             "4 KiB nested braces",
             "1",
             format!("\\boxed{{{}1{}}}", "{".repeat(2000), "}".repeat(2000)),
         ),
-        case("4 KiB sum 1+1+…+1", "2000", format!("\\boxed{{{}1}}", "1+".repeat(1999))),
-        case("4 KiB unary minus chain", "1", format!("\\boxed{{{}1}}", "-".repeat(4000))),
+        case(
+            "4 KiB sum 1+1+…+1",
+            "2000",
+            format!("\\boxed{{{}1}}", "1+".repeat(1999)),
+        ),
+        case(
+            "4 KiB unary minus chain",
+            "1",
+            format!("\\boxed{{{}1}}", "-".repeat(4000)),
+        ),
         case(
             "4 KiB nested parentheses",
             "1",
@@ -368,15 +413,21 @@ pub fn builtin_pairs() -> Vec<(String, String)> {
         ("18", "The answer is 18"),
         ("0.25", "\\frac{1}{4}"),
     ];
-    PAIRS.iter().map(|&(r, c)| (r.to_string(), c.to_string())).collect()
+    PAIRS
+        .iter()
+        .map(|&(r, c)| (r.to_string(), c.to_string()))
+        .collect()
 }
 
 fn field(v: &serde_json::Value, key: &str, path: &Path, line: usize) -> Result<String, CoreError> {
-    v.get(key).and_then(|x| x.as_str()).map(str::to_string).ok_or_else(|| CoreError::Parse {
-        path: path.to_path_buf(),
-        line,
-        message: format!("missing string field `{key}`"),
-    })
+    v.get(key)
+        .and_then(|x| x.as_str())
+        .map(str::to_string)
+        .ok_or_else(|| CoreError::Parse {
+            path: path.to_path_buf(),
+            line,
+            message: format!("missing string field `{key}`"),
+        })
 }
 
 fn read_jsonl(path: &Path) -> Result<Vec<(usize, serde_json::Value)>, CoreError> {
@@ -424,14 +475,18 @@ pub fn load_pairs(dir: &Path) -> Result<Option<Vec<(String, String)>>, CoreError
     let mut pools: Vec<_> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && p.file_name() != Some("tasks.jsonl".as_ref()))
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "jsonl") && p.file_name() != Some("tasks.jsonl".as_ref())
+        })
         .collect();
     pools.sort();
     for pool in pools {
         for (line, v) in read_jsonl(&pool)? {
             let task = field(&v, "task", &pool, line)?;
             let completion = field(&v, "completion", &pool, line)?;
-            let Some(reference) = answers.get(&task) else { continue };
+            let Some(reference) = answers.get(&task) else {
+                continue;
+            };
             let candidate = match extract_answer(&completion, ALL_FORMS, usize::MAX) {
                 Ok(a) => a.text,
                 Err(_) => completion,
@@ -455,7 +510,10 @@ mod tests {
         assert_eq!(report.outcomes.equal + report.outcomes.not_equal, 4);
         assert_eq!(report.cases.len(), pathological_cases().len());
         let text = report.to_string();
-        assert!(text.contains("throughput") && text.contains("nested \\sqrt"), "{text}");
+        assert!(
+            text.contains("throughput") && text.contains("nested \\sqrt"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -469,7 +527,10 @@ mod tests {
                 Comparison::CandidateUnreadable(_) => seen.candidate_unreadable += 1,
             }
         }
-        assert!(seen.equal > 25 && seen.not_equal >= 8 && seen.candidate_unreadable >= 2, "{seen:?}");
+        assert!(
+            seen.equal > 25 && seen.not_equal >= 8 && seen.candidate_unreadable >= 2,
+            "{seen:?}"
+        );
     }
 
     #[test]

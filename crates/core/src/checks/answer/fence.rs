@@ -11,7 +11,9 @@ pub(super) struct Block<'s> {
     pub body: &'s str,
 }
 
-const CPP_LABELS: &[&str] = &["cuda", "cu", "cuh", "cpp", "c++", "cxx", "cc", "c", "h", "hpp", "hip"];
+const CPP_LABELS: &[&str] = &[
+    "cuda", "cu", "cuh", "cpp", "c++", "cxx", "cc", "c", "h", "hpp", "hip",
+];
 
 impl Block<'_> {
     /// Whether the block is C++, CUDA or HIP (by label, or by content when unlabelled).

@@ -92,7 +92,11 @@ pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) ->
             });
         }
     }
-    let tried: Vec<&str> = ORDER.iter().filter(|f| forms.contains(f)).map(|f| f.name()).collect();
+    let tried: Vec<&str> = ORDER
+        .iter()
+        .filter(|f| forms.contains(f))
+        .map(|f| f.name())
+        .collect();
     Err(Reason::new(
         "no-answer",
         if tried.is_empty() {
@@ -123,7 +127,11 @@ pub fn extract_kernel(completion: &str, kernel_name: &str) -> Result<String, Rea
             "no fenced C++, CUDA or HIP code block in the completion",
         ));
     }
-    match blocks.iter().rev().find(|b| fence::defines_kernel(b, kernel_name)) {
+    match blocks
+        .iter()
+        .rev()
+        .find(|b| fence::defines_kernel(b, kernel_name))
+    {
         Some(src) => Ok((*src).to_string()),
         None => Err(Reason::new(
             "kernel-not-found",

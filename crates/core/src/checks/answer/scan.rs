@@ -45,7 +45,11 @@ pub(super) fn next(b: &[u8], from: usize, hit: impl Fn(u8) -> bool + Copy) -> us
 #[inline(always)]
 pub(super) fn prev(b: &[u8], until: usize, hit: impl Fn(u8) -> bool + Copy) -> Option<usize> {
     let mut i = until.min(b.len());
-    while let Some(Ok(chunk)) = i.checked_sub(CHUNK).and_then(|s| b.get(s..i)).map(<&[u8; CHUNK]>::try_from) {
+    while let Some(Ok(chunk)) = i
+        .checked_sub(CHUNK)
+        .and_then(|s| b.get(s..i))
+        .map(<&[u8; CHUNK]>::try_from)
+    {
         if any(chunk, hit) {
             break;
         }
@@ -70,14 +74,18 @@ pub(super) fn prev_folded(b: &[u8], until: usize, pat: [u8; 3]) -> Option<usize>
     {
         let mut n = 0u8;
         for k in 0..CHUNK {
-            n |= u8::from(((w[k] | 0x20) == pat[0]) & ((w[k + 1] | 0x20) == pat[1]) & ((w[k + 2] | 0x20) == pat[2]));
+            n |= u8::from(
+                ((w[k] | 0x20) == pat[0]) & ((w[k + 1] | 0x20) == pat[1]) & ((w[k + 2] | 0x20) == pat[2]),
+            );
         }
         if n != 0 {
             break;
         }
         end = start;
     }
-    (0..end).rev().find(|&i| (0..3).all(|j| (b[i + j] | 0x20) == pat[j]))
+    (0..end)
+        .rev()
+        .find(|&i| (0..3).all(|j| (b[i + j] | 0x20) == pat[j]))
 }
 
 /// Whether the byte at `i` is escaped: an odd number of backslashes right before it.
@@ -168,7 +176,10 @@ mod tests {
         assert_eq!(closing_brace(deep.as_bytes(), 0, deep.len(), &mut d), Some(200));
         let escaped = format!("{}\\}}{}}}", "a".repeat(40), "b".repeat(40));
         let mut d = 1;
-        assert_eq!(closing_brace(escaped.as_bytes(), 0, escaped.len(), &mut d), Some(escaped.len() - 1));
+        assert_eq!(
+            closing_brace(escaped.as_bytes(), 0, escaped.len(), &mut d),
+            Some(escaped.len() - 1)
+        );
         let mut d = 1;
         assert_eq!(closing_brace(b"{{}", 0, 3, &mut d), None);
         assert_eq!(d, 2);

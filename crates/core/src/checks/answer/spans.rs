@@ -119,7 +119,8 @@ pub(super) fn last_statement(s: &str) -> Option<&str> {
 
 /// Whether `b[i..]` starts with `pat`, ignoring ASCII case.
 fn starts_with_ci(b: &[u8], i: usize, pat: &[u8]) -> bool {
-    b.get(i..i + pat.len()).is_some_and(|s| s.eq_ignore_ascii_case(pat))
+    b.get(i..i + pat.len())
+        .is_some_and(|s| s.eq_ignore_ascii_case(pat))
 }
 
 /// Where the statement's text begins after "answer" (at `i`): `:`, `is`, `is:`, or `=`, with
@@ -188,7 +189,10 @@ fn statement_text(s: &str, start: usize) -> &str {
     let mut text = s[start..end].trim();
     loop {
         let before = text.len();
-        text = text.trim_end_matches('.').trim_matches(|c| c == '*' || c == '_').trim();
+        text = text
+            .trim_end_matches('.')
+            .trim_matches(|c| c == '*' || c == '_')
+            .trim();
         if text.len() == before {
             return text;
         }
@@ -214,7 +218,9 @@ pub(super) fn last_math(s: &str) -> Option<&str> {
     let mut i = 0;
     loop {
         let (dollar, paren, brack) = (!no_more_dollars, !no_close_paren, !no_close_brack);
-        i = next(b, i, |c| (dollar & (c == b'$')) | (paren & (c == b'(')) | (brack & (c == b'[')));
+        i = next(b, i, |c| {
+            (dollar & (c == b'$')) | (paren & (c == b'(')) | (brack & (c == b'['))
+        });
         if i >= n {
             break;
         }
@@ -288,7 +294,7 @@ pub(super) fn last_math(s: &str) -> Option<&str> {
         // before a non-digit; a `$` that cannot close but can open means the first was a price,
         // and the span restarts there. With neither, there is no later `$` that could open a
         // span, so no later `$` is looked at.
-        if !b.get(i + 1).is_some_and(|c| !c.is_ascii_whitespace()) {
+        if b.get(i + 1).is_none_or(u8::is_ascii_whitespace) {
             i += 1;
             continue;
         }
@@ -322,7 +328,13 @@ pub(super) fn last_math(s: &str) -> Option<&str> {
 
 /// Bytes a number may contain.
 fn numeric(c: u8) -> bool {
-    c.is_ascii_digit() | (c == b'.') | (c == b',') | ((c | 0x20) == b'e') | (c == b'+') | (c == b'-') | (c == b'/')
+    c.is_ascii_digit()
+        | (c == b'.')
+        | (c == b',')
+        | ((c | 0x20) == b'e')
+        | (c == b'+')
+        | (c == b'-')
+        | (c == b'/')
 }
 
 /// The last number: optional sign, digits with thousands commas, decimals, exponent, or a
@@ -337,7 +349,9 @@ pub(super) fn last_number(s: &str) -> Option<&str> {
     let mut i = run_start;
     while i < end {
         let starts = b[i].is_ascii_digit()
-            || (b[i] == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit) && (i == 0 || !b[i - 1].is_ascii_digit()));
+            || (b[i] == b'.'
+                && b.get(i + 1).is_some_and(u8::is_ascii_digit)
+                && (i == 0 || !b[i - 1].is_ascii_digit()));
         if !starts {
             i += 1;
             continue;
@@ -349,7 +363,8 @@ pub(super) fn last_number(s: &str) -> Option<&str> {
         };
         let mut j = digits(i);
         while b.get(j) == Some(&b',')
-            && b.get(j + 1..j + 4).is_some_and(|g| g.iter().all(u8::is_ascii_digit))
+            && b.get(j + 1..j + 4)
+                .is_some_and(|g| g.iter().all(u8::is_ascii_digit))
             && !b.get(j + 4).is_some_and(u8::is_ascii_digit)
         {
             j += 4;
@@ -358,7 +373,11 @@ pub(super) fn last_number(s: &str) -> Option<&str> {
             j = digits(j + 1);
         }
         if matches!(b.get(j), Some(b'e' | b'E')) {
-            let k = if matches!(b.get(j + 1), Some(b'-' | b'+')) { j + 2 } else { j + 1 };
+            let k = if matches!(b.get(j + 1), Some(b'-' | b'+')) {
+                j + 2
+            } else {
+                j + 1
+            };
             if b.get(k).is_some_and(u8::is_ascii_digit) {
                 j = digits(k);
             }

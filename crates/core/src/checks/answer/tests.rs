@@ -27,10 +27,26 @@ fn boxed_answers() {
     assert_eq!(text("\\boxed{1} then \\boxed{ 2 }", b).as_deref(), Some("2"));
     assert_eq!(text("\\fbox{7}", b).as_deref(), Some("7"));
     assert_eq!(text("\\boxed {7}", b).as_deref(), Some("7"));
-    assert_eq!(text("\\boxed{3} and later \\boxed{4", b).as_deref(), Some("3"), "unbalanced is skipped");
-    assert_eq!(text("\\boxed{\\{1, 2\\}}", b).as_deref(), Some("\\{1, 2\\}"), "escaped braces");
-    assert_eq!(text("\\boxed{x = \\boxed{5}}", b).as_deref(), Some("5"), "innermost starts last");
-    assert_eq!(text("\\boxed{5} \\boxed{}", b).as_deref(), Some("5"), "empty is skipped");
+    assert_eq!(
+        text("\\boxed{3} and later \\boxed{4", b).as_deref(),
+        Some("3"),
+        "unbalanced is skipped"
+    );
+    assert_eq!(
+        text("\\boxed{\\{1, 2\\}}", b).as_deref(),
+        Some("\\{1, 2\\}"),
+        "escaped braces"
+    );
+    assert_eq!(
+        text("\\boxed{x = \\boxed{5}}", b).as_deref(),
+        Some("5"),
+        "innermost starts last"
+    );
+    assert_eq!(
+        text("\\boxed{5} \\boxed{}", b).as_deref(),
+        Some("5"),
+        "empty is skipped"
+    );
     assert_eq!(text("\\boxedx{5}", b), None);
     assert_eq!(text("} } \\boxed{é}", b).as_deref(), Some("é"));
 }
@@ -44,11 +60,21 @@ fn statements() {
     assert_eq!(text("final answer is: **Paris**", s).as_deref(), Some("Paris"));
     assert_eq!(text("ANSWER = 12", s).as_deref(), Some("12"));
     assert_eq!(text("Answer:\n\n  7", s).as_deref(), Some("7"));
-    assert_eq!(text("answer: 1. Later, the answer is 2! Done", s).as_deref(), Some("2"));
+    assert_eq!(
+        text("answer: 1. Later, the answer is 2! Done", s).as_deref(),
+        Some("2")
+    );
     assert_eq!(text("The answer is 5 cm. It follows", s).as_deref(), Some("5 cm"));
     assert_eq!(text("The answer is $3.14$. ok", s).as_deref(), Some("$3.14$"));
-    assert_eq!(text("Answer: $$\n\\frac{1}{2}\n$$ done", s).as_deref(), Some("$$\n\\frac{1}{2}\n$$"));
-    assert_eq!(text("answer: 4. answer: .", s).as_deref(), Some("4"), "an empty last one falls back");
+    assert_eq!(
+        text("Answer: $$\n\\frac{1}{2}\n$$ done", s).as_deref(),
+        Some("$$\n\\frac{1}{2}\n$$")
+    );
+    assert_eq!(
+        text("answer: 4. answer: .", s).as_deref(),
+        Some("4"),
+        "an empty last one falls back"
+    );
     assert_eq!(text("the answers: 4", s), None);
     assert_eq!(text("reanswer: 4", s), None);
     assert_eq!(text("I answered it", s), None);
@@ -62,8 +88,16 @@ fn math_spans() {
     assert_eq!(text("\\(a\\) then \\[b\\]", l).as_deref(), Some("b"));
     assert_eq!(text("it costs $5 and the result is $7$", l).as_deref(), Some("7"));
     assert_eq!(text("$x$ costs $5", l).as_deref(), Some("x"));
-    assert_eq!(text("$a$ then $ b", l).as_deref(), Some("a"), "unbalanced `$` is ignored");
-    assert_eq!(text("$a$ then $b\n\nc$", l).as_deref(), Some("a"), "no span across a blank line");
+    assert_eq!(
+        text("$a$ then $ b", l).as_deref(),
+        Some("a"),
+        "unbalanced `$` is ignored"
+    );
+    assert_eq!(
+        text("$a$ then $b\n\nc$", l).as_deref(),
+        Some("a"),
+        "no span across a blank line"
+    );
     assert_eq!(text("\\$5 and \\$6", l), None);
     assert_eq!(text("$5 and \\(z\\)", l).as_deref(), Some("z"));
     assert_eq!(text("$$ $$", l), None);
@@ -73,7 +107,10 @@ fn math_spans() {
 #[test]
 fn numbers() {
     let n = &[AnswerForm::Number];
-    assert_eq!(text("we get 3 then 12,345.5 apples", n).as_deref(), Some("12,345.5"));
+    assert_eq!(
+        text("we get 3 then 12,345.5 apples", n).as_deref(),
+        Some("12,345.5")
+    );
     assert_eq!(text("it is -4.", n).as_deref(), Some("-4"));
     assert_eq!(text("x-4", n).as_deref(), Some("4"));
     assert_eq!(text("ratio 3/4", n).as_deref(), Some("3/4"));
@@ -89,9 +126,18 @@ fn forms_are_tried_in_order_and_only_when_listed() {
     assert_eq!(answer(s), Some(("5".into(), AnswerForm::Boxed)));
     let no_box = &[AnswerForm::Statement, AnswerForm::Latex, AnswerForm::Number];
     assert_eq!(text(s, no_box).as_deref(), Some("3"));
-    assert_eq!(text(s, &[AnswerForm::Latex, AnswerForm::Number]).as_deref(), Some("4"));
+    assert_eq!(
+        text(s, &[AnswerForm::Latex, AnswerForm::Number]).as_deref(),
+        Some("4")
+    );
     assert_eq!(text(s, &[AnswerForm::Number]).as_deref(), Some("6"));
-    assert_eq!(text("just 6", &[AnswerForm::Boxed, AnswerForm::Statement, AnswerForm::Latex]), None);
+    assert_eq!(
+        text(
+            "just 6",
+            &[AnswerForm::Boxed, AnswerForm::Statement, AnswerForm::Latex]
+        ),
+        None
+    );
     assert_eq!(answer("just 6"), Some(("6".into(), AnswerForm::Number)));
 }
 
@@ -99,7 +145,11 @@ fn forms_are_tried_in_order_and_only_when_listed() {
 fn reasons() {
     let r = extract_answer("nothing here", ALL, 200).unwrap_err();
     assert_eq!(r.code, "no-answer");
-    assert!(r.detail.contains("boxed, statement, latex, number"), "{}", r.detail);
+    assert!(
+        r.detail.contains("boxed, statement, latex, number"),
+        "{}",
+        r.detail
+    );
     let r = extract_answer("\\boxed{123456}", ALL, 5).unwrap_err();
     assert_eq!(r.code, "answer-too-long");
     assert!(extract_answer("\\boxed{12345}", ALL, 5).is_ok());
@@ -112,7 +162,16 @@ const KERNEL: &str = "__global__ void vector_add(const float* a, const float* b,
 
 #[test]
 fn kernels_in_labelled_blocks() {
-    for label in ["cuda", "cpp", "c++", "cu", "hip", "c", "CUDA", "cuda title=\"k.cu\""] {
+    for label in [
+        "cuda",
+        "cpp",
+        "c++",
+        "cu",
+        "hip",
+        "c",
+        "CUDA",
+        "cuda title=\"k.cu\"",
+    ] {
         let s = format!("Here:\n```{label}\n{KERNEL}```\nDone.");
         assert_eq!(extract_kernel(&s, "vector_add").as_deref(), Ok(KERNEL), "{label}");
     }
@@ -139,20 +198,46 @@ fn the_last_defining_block_wins() {
 fn declarations_that_count() {
     let k = |src: &str| format!("```cuda\n{src}\n```");
     assert!(extract_kernel(&k("extern \"C\" __global__ void k(int* x) {}"), "k").is_ok());
-    assert!(extract_kernel(&k("template <int N>\n__global__ void __launch_bounds__(256) k (int* x) {}"), "k").is_ok());
+    assert!(
+        extract_kernel(
+            &k("template <int N>\n__global__ void __launch_bounds__(256) k (int* x) {}"),
+            "k"
+        )
+        .is_ok()
+    );
     assert!(extract_kernel(&k("__global__ void\nk(\nint* x) {}"), "k").is_ok());
     let r = extract_kernel(&k("__global__ void k2(int* x) {}\nvoid k(int* x) {}"), "k").unwrap_err();
     assert_eq!(r.code, "kernel-not-found");
-    assert_eq!(extract_kernel(&k("__global__ void kk(int* x) {}"), "k").unwrap_err().code, "kernel-not-found");
-    assert_eq!(extract_kernel(&k("__global__ void k(int);"), "").unwrap_err().code, "kernel-not-found");
+    assert_eq!(
+        extract_kernel(&k("__global__ void kk(int* x) {}"), "k")
+            .unwrap_err()
+            .code,
+        "kernel-not-found"
+    );
+    assert_eq!(
+        extract_kernel(&k("__global__ void k(int);"), "")
+            .unwrap_err()
+            .code,
+        "kernel-not-found"
+    );
 }
 
 #[test]
 fn missing_blocks() {
-    assert_eq!(extract_kernel(KERNEL, "vector_add").unwrap_err().code, "no-code-block");
-    assert_eq!(extract_kernel("```python\nx = 1\n```", "k").unwrap_err().code, "no-code-block");
+    assert_eq!(
+        extract_kernel(KERNEL, "vector_add").unwrap_err().code,
+        "no-code-block"
+    );
+    assert_eq!(
+        extract_kernel("```python\nx = 1\n```", "k").unwrap_err().code,
+        "no-code-block"
+    );
     let s = format!("```cuda\n{KERNEL}");
-    assert_eq!(extract_kernel(&s, "vector_add").as_deref(), Ok(KERNEL), "an unclosed fence runs to the end");
+    assert_eq!(
+        extract_kernel(&s, "vector_add").as_deref(),
+        Ok(KERNEL),
+        "an unclosed fence runs to the end"
+    );
 }
 
 proptest! {

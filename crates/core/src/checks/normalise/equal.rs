@@ -41,7 +41,9 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
     Ok(match (a, b) {
         (Value::Named(n, x), Value::Named(m, y)) => n == m && same(x, y, budget)?,
         (Value::Named(_, x), y) | (y, Value::Named(_, x)) => same(x, y, budget)?,
-        (Value::Num { x, unit: u }, Value::Num { x: y, unit: v }) => numbers(x, u.as_deref(), y, v.as_deref()),
+        (Value::Num { x, unit: u }, Value::Num { x: y, unit: v }) => {
+            numbers(x, u.as_deref(), y, v.as_deref())
+        }
         (Value::Num { .. } | Value::Formula(_), Value::Num { .. } | Value::Formula(_)) => {
             pointwise(a, b, budget)?
         }
@@ -249,7 +251,13 @@ fn order<'a>(k: &Key<'a>) -> (u8, char, &'a str) {
 
 /// Whether every element of `a` has an equal in `b`, looking only at elements of `b` whose key
 /// matches.
-fn covers(a: &[Value], ka: &[Key<'_>], b: &[Value], kb: &[Key<'_>], budget: &mut Budget) -> Result<bool, Exhausted> {
+fn covers(
+    a: &[Value],
+    ka: &[Key<'_>],
+    b: &[Value],
+    kb: &[Key<'_>],
+    budget: &mut Budget,
+) -> Result<bool, Exhausted> {
     let mut nums: Vec<(f64, f64, usize)> = Vec::new();
     let mut words: Vec<(Key<'_>, usize)> = Vec::new();
     for (i, k) in kb.iter().enumerate() {

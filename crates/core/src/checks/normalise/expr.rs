@@ -231,8 +231,8 @@ fn apply(f: Func, x: &Real) -> Result<Real, String> {
 /// English words that are never read as products of variables.
 const RESERVED: &[&str] = &[
     "and", "or", "of", "not", "no", "nor", "is", "are", "the", "an", "to", "for", "if", "as", "at", "by",
-    "on", "so", "with", "then", "than", "but", "from", "all", "any", "only", "none", "both", "each",
-    "when", "yes", "true", "false", "per", "none", "also", "else", "its", "it", "be",
+    "on", "so", "with", "then", "than", "but", "from", "all", "any", "only", "none", "both", "each", "when",
+    "yes", "true", "false", "per", "none", "also", "else", "its", "it", "be",
 ];
 
 /// Whether `w` is an English word the reader never takes for variables.
@@ -405,21 +405,23 @@ impl<'t> Parser<'t> {
     /// A sum of terms; `±` only where `top` (the whole formula).
     fn sum(&mut self, top: bool) -> Result<u32, String> {
         self.enter()?;
-        let mark = self.scratch.len();
-        let mut op = Op::Add;
-        loop {
-            match self.peek() {
-                Some(Tk::Plus) if self.scratch.len() == mark => self.bump(),
-                Some(Tk::Minus) if self.scratch.len() == mark => {
-                    op = Op::Sub;
-                    self.bump();
-                }
-                _ => {}
-            }
-            if matches!(self.peek(), Some(Tk::Pm | Tk::Mp)) && self.scratch.len() == mark {
-                op = if self.peek() == Some(&Tk::Pm) { Op::Pm } else { Op::Mp };
+        let sign = |tk: Option<&Tk>| match tk {
+            Some(Tk::Plus) => Some(Op::Add),
+            Some(Tk::Minus) => Some(Op::Sub),
+            Some(Tk::Pm) => Some(Op::Pm),
+            Some(Tk::Mp) => Some(Op::Mp),
+            _ => None,
+        };
+        let mut op = match sign(self.peek()) {
+            Some(o) => {
                 self.bump();
+                o
             }
+            None => Op::Add,
+        };
+        // The scratch mark, once a second term shows this is a real sum.
+        let mut mark = None;
+        loop {
             if matches!(op, Op::Pm | Op::Mp) {
                 if !top || self.ast.has_pm {
                     return Err("`±` is read only once, at the top of an answer".into());
@@ -427,32 +429,35 @@ impl<'t> Parser<'t> {
                 self.ast.has_pm = true;
             }
             let t = self.term()?;
+            let next = sign(self.peek());
+            if mark.is_none() && next.is_none() && matches!(op, Op::Add | Op::Sub) {
+                self.depth -= 1;
+                return Ok(if op == Op::Sub { self.node(Node::Neg(t)) } else { t });
+            }
+            mark.get_or_insert(self.scratch.len());
             self.scratch.push((op, t));
-            op = match self.peek() {
-                Some(Tk::Plus) => Op::Add,
-                Some(Tk::Minus) => Op::Sub,
-                Some(Tk::Pm) => Op::Pm,
-                Some(Tk::Mp) => Op::Mp,
-                _ => break,
-            };
-            self.bump();
+            match next {
+                Some(o) => {
+                    op = o;
+                    self.bump();
+                }
+                None => break,
+            }
         }
         self.depth -= 1;
-        if self.scratch.len() - mark == 1 && self.scratch[mark].0 == Op::Add {
-            let (_, only) = self.scratch.pop().unwrap_or((Op::Add, 0));
-            return Ok(only);
-        }
-        if self.scratch.len() - mark == 1 && self.scratch[mark].0 == Op::Sub {
-            let (_, only) = self.scratch.pop().unwrap_or((Op::Add, 0));
-            return Ok(self.node(Node::Neg(only)));
-        }
-        Ok(self.collect(mark, Node::Sum))
+        Ok(self.collect(mark.unwrap_or(self.scratch.len()), Node::Sum))
     }
 
     /// A product of factors, explicit (`\cdot`, `/`) or implicit.
     fn term(&mut self) -> Result<u32, String> {
-        let mark = self.scratch.len();
         let first = self.unary()?;
+        if !self
+            .peek()
+            .is_some_and(|tk| matches!(tk, Tk::Times | Tk::Div) || self.starts_factor(tk))
+        {
+            return Ok(first);
+        }
+        let mark = self.scratch.len();
         self.scratch.push((Op::Mul, first));
         let mut last_bare_number = self.is_bare_number(first);
         loop {
@@ -739,7 +744,9 @@ impl<'t> Parser<'t> {
 
     /// A whole number followed by `\frac{a}{b}` of whole numbers: a mixed number.
     fn mixed_number(&mut self) -> Option<u32> {
-        let Some(Tk::Num(whole)) = self.peek() else { return None };
+        let Some(Tk::Num(whole)) = self.peek() else {
+            return None;
+        };
         if !whole.is_plain_int() || self.peek_at(1) != Some(&Tk::Frac) {
             return None;
         }

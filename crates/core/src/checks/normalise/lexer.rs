@@ -754,14 +754,14 @@ fn command(name: &str) -> Cmd {
         "textdollar" => Tok(Tk::Dollar),
         "euro" => Tok(Tk::Currency('€')),
         "pounds" => Tok(Tk::Currency('£')),
-        "text" | "textrm" | "textnormal" | "textup" | "textbf" | "textit" | "textsf" | "texttt" | "textmd"
-        | "emph" | "mathrm" | "mbox" | "hbox" | "operatorname" => Wrapper { text: true },
+        "text" | "textrm" | "textnormal" | "textup" | "textbf" | "textit" | "textsf" | "texttt"
+        | "textmd" | "emph" | "mathrm" | "mbox" | "hbox" | "operatorname" => Wrapper { text: true },
         "boxed" | "fbox" | "mathbf" | "mathit" | "mathsf" | "mathtt" | "mathnormal" | "bm" | "boldsymbol" => {
             Wrapper { text: false }
         }
-        "displaystyle" | "textstyle" | "scriptstyle" | "limits" | "nolimits" | "quad" | "qquad" | "enspace"
-        | "thinspace" | "medspace" | "thickspace" | "negthinspace" | "negmedspace" | "negthickspace"
-        | "space" | "nobreak" | "allowbreak" => Space,
+        "displaystyle" | "textstyle" | "scriptstyle" | "limits" | "nolimits" | "quad" | "qquad"
+        | "enspace" | "thinspace" | "medspace" | "thickspace" | "negthinspace" | "negmedspace"
+        | "negthickspace" | "space" | "nobreak" | "allowbreak" => Space,
         "hspace" | "vspace" | "phantom" | "hphantom" | "vphantom" | "label" => Discard,
         "left" | "right" | "middle" | "big" | "Big" | "bigg" | "Bigg" | "bigl" | "bigr" | "Bigl" | "Bigr"
         | "biggl" | "biggr" | "Biggl" | "Biggr" => Delimiter,
@@ -827,7 +827,13 @@ mod tests {
 
     #[test]
     fn digit_groups_join() {
-        for s in ["12,345,678", "12 345 678", "12\\,345\\,678", "12{,}345{,}678", "12\u{2009}345\u{2009}678"] {
+        for s in [
+            "12,345,678",
+            "12 345 678",
+            "12\\,345\\,678",
+            "12{,}345{,}678",
+            "12\u{2009}345\u{2009}678",
+        ] {
             assert_eq!(num(s).digits, "12345678", "{s}");
         }
     }
@@ -853,7 +859,10 @@ mod tests {
         let t = lex("\\boxed{\\text{ cm}}").unwrap();
         assert_eq!(t.len(), 1);
         assert!(t[0].text && t[0].space);
-        assert_eq!(kinds("\\left( x \\right)"), vec![Tk::LParen, Tk::Letter('x'), Tk::RParen]);
+        assert_eq!(
+            kinds("\\left( x \\right)"),
+            vec![Tk::LParen, Tk::Letter('x'), Tk::RParen]
+        );
         assert_eq!(kinds("\\left. x \\right|"), vec![Tk::Letter('x'), Tk::Bar]);
         assert_eq!(kinds("$5$"), vec![Tk::Num(num("5"))]);
         assert_eq!(kinds("$5"), vec![Tk::Dollar, Tk::Num(num("5"))]);
@@ -864,7 +873,11 @@ mod tests {
         assert!(lex("\\frac{1}{2").unwrap_err().contains("unbalanced"));
         assert!(lex("}").unwrap_err().contains("unbalanced"));
         assert!(lex("\\foo").unwrap_err().contains("\\foo"));
-        assert!(lex("\\begin{cases} x \\end{cases}").unwrap_err().contains("cases"));
+        assert!(
+            lex("\\begin{cases} x \\end{cases}")
+                .unwrap_err()
+                .contains("cases")
+        );
     }
 
     #[test]

@@ -109,7 +109,10 @@ impl Q {
             return Some(Q::int(self.n.checked_add(o.n)?));
         }
         let g = i128::try_from(gcd(self.d.unsigned_abs(), o.d.unsigned_abs())).ok()?;
-        let n = self.n.checked_mul(o.d / g)?.checked_add(o.n.checked_mul(self.d / g)?)?;
+        let n = self
+            .n
+            .checked_mul(o.d / g)?
+            .checked_add(o.n.checked_mul(self.d / g)?)?;
         Q::new(n, (self.d / g).checked_mul(o.d)?)
     }
 
@@ -173,12 +176,7 @@ fn int_root(x: u128, k: u32) -> Option<u128> {
         return None;
     }
     let g = guess as u128;
-    for c in [g.saturating_sub(1), g, g + 1] {
-        if c.checked_pow(k) == Some(x) {
-            return Some(c);
-        }
-    }
-    None
+    [g.saturating_sub(1), g, g + 1].into_iter().find(|&c| c.checked_pow(k) == Some(x))
 }
 
 /// The precision a decimal literal states.
@@ -219,7 +217,9 @@ impl Dec {
         let digits = if trimmed.is_empty() {
             Digits::Small(0)
         } else if trimmed.len() <= 38 {
-            trimmed.parse().map_or_else(|_| Digits::Big(trimmed.into()), Digits::Small)
+            trimmed
+                .parse()
+                .map_or_else(|_| Digits::Big(trimmed.into()), Digits::Small)
         } else {
             Digits::Big(trimmed.into())
         };
@@ -512,7 +512,11 @@ impl Real {
             return Err("a root's index must be a whole number".into());
         };
         if self.inf {
-            return if self.f > 0.0 { Ok(self.clone()) } else { Err("not a real number".into()) };
+            return if self.f > 0.0 {
+                Ok(self.clone())
+            } else {
+                Err("not a real number".into())
+            };
         }
         if self.f < 0.0 && k % 2 == 0 {
             return Err("not a real number".into());
@@ -554,9 +558,9 @@ impl Real {
         if !self.f.is_finite() {
             return 0.0;
         }
-        let approx = self
-            .approximation()
-            .map_or(0.0, |a| 0.5 * 10f64.powi(a.last.clamp(-400, 400) as i32) * (1.0 + 1e-9));
+        let approx = self.approximation().map_or(0.0, |a| {
+            0.5 * 10f64.powi(a.last.clamp(-400, 400) as i32) * (1.0 + 1e-9)
+        });
         (REL_TOL * self.f.abs()).max(ABS_TOL).max(approx)
     }
 
@@ -626,7 +630,16 @@ mod tests {
         let third = Real::int(1).div(&Real::int(3)).unwrap();
         let two_sixths = Real::int(2).div(&Real::int(6)).unwrap();
         assert!(third.same(&two_sixths));
-        assert!(!third.same(&Real::int(1).div(&Real::int(3)).unwrap().add(&Real::float(1e-9)).unwrap().neg()));
+        assert!(
+            !third.same(
+                &Real::int(1)
+                    .div(&Real::int(3))
+                    .unwrap()
+                    .add(&Real::float(1e-9))
+                    .unwrap()
+                    .neg()
+            )
+        );
         assert!(third.same(&lit("333", 3, 0)));
         assert!(!third.same(&lit("33", 2, 0)));
         assert!(!third.same(&lit("3", 1, 0)));
@@ -634,7 +647,9 @@ mod tests {
 
     #[test]
     fn powers_of_ten_keep_the_decimal() {
-        let sci = lit("12", 1, 0).mul(&lit("10", 0, 0).pow(&Real::int(-3)).unwrap()).unwrap();
+        let sci = lit("12", 1, 0)
+            .mul(&lit("10", 0, 0).pow(&Real::int(-3)).unwrap())
+            .unwrap();
         assert!(sci.same(&lit("0012", 4, 0)));
         assert!(!sci.same(&lit("0013", 4, 0)));
     }

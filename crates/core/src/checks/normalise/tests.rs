@@ -182,8 +182,16 @@ const TABLE: &[(&str, &str, X)] = &[
     ("[0,1) \\cup (2,3]", "(2,3] \\cup [0,1)", E),
     ("[0,1) \\cup (2,3]", "[0,1) \\cup [2,3]", N),
     ("[1, 2, 3]", "(1, 2, 3)", E),
-    ("\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "\\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix}", E),
-    ("\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "\\begin{pmatrix} 1 & 3 \\\\ 2 & 4 \\end{pmatrix}", N),
+    (
+        "\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}",
+        "\\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix}",
+        E,
+    ),
+    (
+        "\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}",
+        "\\begin{pmatrix} 1 & 3 \\\\ 2 & 4 \\end{pmatrix}",
+        N,
+    ),
     ("2 \\pm \\sqrt{3}", "2 + \\sqrt3, 2 - \\sqrt3", E),
     ("\\emptyset", "\\{\\}", E),
     ("\\varnothing", "∅", E),
@@ -332,14 +340,24 @@ fn table_both_directions() {
     for &(reference, candidate, want) in TABLE {
         let got = compare(reference, candidate);
         if outcome(&got) != want {
-            failures.push(format!("compare({reference:?}, {candidate:?}) = {got:?}, want {want:?}"));
+            failures.push(format!(
+                "compare({reference:?}, {candidate:?}) = {got:?}, want {want:?}"
+            ));
         }
         let back = compare(candidate, reference);
         if outcome(&back) != flip(want) {
-            failures.push(format!("compare({candidate:?}, {reference:?}) = {back:?}, want {:?}", flip(want)));
+            failures.push(format!(
+                "compare({candidate:?}, {reference:?}) = {back:?}, want {:?}",
+                flip(want)
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -385,13 +403,25 @@ fn large_unordered_collections_match_by_key() {
     assert_eq!(compare(&a, &c), Comparison::NotEqual);
     // Fractions against their roundings, letters and words, in any order.
     let thirds: Vec<String> = (1..60).map(|i| format!("\\frac{{{i}}}{{3}}")).collect();
-    let rounded: Vec<String> = (1..60).rev().map(|i| format!("{:.3}", f64::from(i) / 3.0)).collect();
-    assert_eq!(compare(&thirds.join(", "), &rounded.join(", ")), Comparison::Equal);
+    let rounded: Vec<String> = (1..60)
+        .rev()
+        .map(|i| format!("{:.3}", f64::from(i) / 3.0))
+        .collect();
+    assert_eq!(
+        compare(&thirds.join(", "), &rounded.join(", ")),
+        Comparison::Equal
+    );
     let words: Vec<String> = (0..100).map(|i| format!("word{i}")).collect();
     let mut shuffled = words.clone();
     shuffled.rotate_left(37);
-    assert_eq!(compare(&words.join(", "), &shuffled.join(", ")), Comparison::Equal);
-    assert_eq!(compare(&words.join(", "), &shuffled[1..].join(", ")), Comparison::NotEqual);
+    assert_eq!(
+        compare(&words.join(", "), &shuffled.join(", ")),
+        Comparison::Equal
+    );
+    assert_eq!(
+        compare(&words.join(", "), &shuffled[1..].join(", ")),
+        Comparison::NotEqual
+    );
 }
 
 /// A number and several ways of writing it.
@@ -406,7 +436,11 @@ fn spellings() -> impl Strategy<Value = (String, Vec<String>)> {
             let (i, f) = padded.split_at(padded.len() - decimals as usize);
             format!("{i}.{f}")
         };
-        let mut forms = vec![format!("{sign}{plain}"), format!("${sign}{plain}$"), format!("\\boxed{{{sign}{plain}}}")];
+        let mut forms = vec![
+            format!("{sign}{plain}"),
+            format!("${sign}{plain}$"),
+            format!("\\boxed{{{sign}{plain}}}"),
+        ];
         if decimals == 0 {
             // Thousands separators.
             let grouped: Vec<String> = digits
@@ -442,18 +476,79 @@ fn readable() -> impl Strategy<Value = String> {
         (1i32..9).prop_map(|a| format!("{a}x + 1")),
         (1i32..99).prop_map(|a| format!("{a}\\%")),
         (1i32..99).prop_map(|a| format!("{a} cm")),
-        prop::sample::select(vec!["Paris", "blue whale", "no solution", "x = 3", "2^{10}", "e^2"])
-            .prop_map(str::to_string),
+        prop::sample::select(vec![
+            "Paris",
+            "blue whale",
+            "no solution",
+            "x = 3",
+            "2^{10}",
+            "e^2"
+        ])
+        .prop_map(str::to_string),
     ]
 }
 
 /// Strings built from the pieces that stress a reader.
 fn nasty() -> impl Strategy<Value = String> {
     let pieces = prop::sample::select(vec![
-        "{", "}", "\\{", "\\}", "(", ")", "[", "]", "\\frac", "\\sqrt", "\\boxed{", "\\text{", "$", "\\$", "^",
-        "_", "1", "23", "456", "7.8", ".", ",", " ", "\\,", "-", "+", "/", "\\cdot", "x", "e", "\\pi", "=", "<",
-        "\\le", "\\cup", "%", "\\%", "°", "cm", "and", "B", "|", "!", "\\infty", "&", "\\\\", "\\begin{pmatrix}",
-        "\\end{pmatrix}", "\\left(", "\\right)", "é", "π", "²", "\u{2009}", "\\pm", "\\binom", "\\log_", "e5",
+        "{",
+        "}",
+        "\\{",
+        "\\}",
+        "(",
+        ")",
+        "[",
+        "]",
+        "\\frac",
+        "\\sqrt",
+        "\\boxed{",
+        "\\text{",
+        "$",
+        "\\$",
+        "^",
+        "_",
+        "1",
+        "23",
+        "456",
+        "7.8",
+        ".",
+        ",",
+        " ",
+        "\\,",
+        "-",
+        "+",
+        "/",
+        "\\cdot",
+        "x",
+        "e",
+        "\\pi",
+        "=",
+        "<",
+        "\\le",
+        "\\cup",
+        "%",
+        "\\%",
+        "°",
+        "cm",
+        "and",
+        "B",
+        "|",
+        "!",
+        "\\infty",
+        "&",
+        "\\\\",
+        "\\begin{pmatrix}",
+        "\\end{pmatrix}",
+        "\\left(",
+        "\\right)",
+        "é",
+        "π",
+        "²",
+        "\u{2009}",
+        "\\pm",
+        "\\binom",
+        "\\log_",
+        "e5",
     ]);
     prop::collection::vec(pieces, 0..60).prop_map(|v| v.concat())
 }

@@ -52,7 +52,12 @@ pub(super) fn suffix(t: &[Token]) -> Option<String> {
     if let Some(u) = percent_or_degrees(t) {
         return Some(u.to_string());
     }
-    if let [Token { tk: Tk::Currency(c), .. }] = t {
+    if let [
+        Token {
+            tk: Tk::Currency(c), ..
+        },
+    ] = t
+    {
         return currency_sign(*c).map(str::to_string);
     }
     if let Some(u) = compound(t) {
@@ -185,7 +190,8 @@ fn single_letter(c: char) -> Option<&'static str> {
 
 /// Whether `w` names a known unit (used to tell prose from a number with its unit).
 pub(super) fn is_unit_word(w: &str) -> bool {
-    known(&w.to_lowercase()).is_some() || matches!(w.to_ascii_lowercase().as_str(), "per" | "square" | "sq" | "cubic")
+    known(&w.to_lowercase()).is_some()
+        || matches!(w.to_ascii_lowercase().as_str(), "per" | "square" | "sq" | "cubic")
 }
 
 /// The canonical name of a unit word (lowercase).

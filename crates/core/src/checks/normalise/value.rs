@@ -180,7 +180,12 @@ impl<'t> Reader<'t> {
             hi -= 1;
         }
         if lo == hi {
-            return Err(if in_list { "an empty element" } else { "empty answer" }.into());
+            return Err(if in_list {
+                "an empty element"
+            } else {
+                "empty answer"
+            }
+            .into());
         }
         if let Some(c) = self.choice(lo, hi) {
             return Ok(Value::Choice(c));
@@ -467,22 +472,28 @@ impl<'t> Reader<'t> {
         let mut lo = lo;
         if hi - lo >= 2
             && let Tk::Word(w) = self.tk(lo)
-            && ["option", "choice", "answer"].iter().any(|n| w.eq_ignore_ascii_case(n))
+            && ["option", "choice", "answer"]
+                .iter()
+                .any(|n| w.eq_ignore_ascii_case(n))
         {
             lo += 1;
             if *self.tk(lo) == Tk::Colon && hi - lo >= 2 {
                 lo += 1;
             }
         }
-        let t: Vec<&Tk> = self.t[lo..hi.min(lo + 4)].iter().map(|x| &x.tk).collect();
         let n = hi - lo;
-        let up = |c: &char| Some(c.to_ascii_uppercase());
-        match t.as_slice() {
-            [Tk::Letter(c)] => up(c),
-            [Tk::LParen, Tk::Letter(c), Tk::RParen] | [Tk::LBrack, Tk::Letter(c), Tk::RBrack] if n == 3 => up(c),
-            [Tk::Letter(c), Tk::RParen | Tk::Colon] if n == 2 => up(c),
-            [Tk::LParen, Tk::Letter(c), Tk::RParen, ..] if n > 3 && c.is_ascii_uppercase() => Some(*c),
-            [Tk::Letter(c), Tk::RParen, ..] if n > 2 && c.is_ascii_uppercase() => Some(*c),
+        let at = |k: usize| if k < n { Some(self.tk(lo + k)) } else { None };
+        let upper_first = |c: &char| c.is_ascii_uppercase();
+        match (at(0), at(1), at(2)) {
+            (Some(Tk::Letter(c)), None, _) => Some(c.to_ascii_uppercase()),
+            (Some(Tk::LParen), Some(Tk::Letter(c)), Some(Tk::RParen))
+            | (Some(Tk::LBrack), Some(Tk::Letter(c)), Some(Tk::RBrack))
+                if n == 3 || (n > 3 && upper_first(c) && *self.tk(lo) == Tk::LParen) =>
+            {
+                Some(c.to_ascii_uppercase())
+            }
+            (Some(Tk::Letter(c)), Some(Tk::RParen | Tk::Colon), _) if n == 2 => Some(c.to_ascii_uppercase()),
+            (Some(Tk::Letter(c)), Some(Tk::RParen), Some(_)) if upper_first(c) => Some(*c),
             _ => None,
         }
     }
@@ -635,7 +646,13 @@ mod tests {
 
     #[test]
     fn text_is_normalised() {
-        assert_eq!(read("The  Blue Whale.").ok(), Some(Value::Text("blue whale".into())));
-        assert_eq!(read("\\text{well-known}").ok(), Some(Value::Text("well-known".into())));
+        assert_eq!(
+            read("The  Blue Whale.").ok(),
+            Some(Value::Text("blue whale".into()))
+        );
+        assert_eq!(
+            read("\\text{well-known}").ok(),
+            Some(Value::Text("well-known".into()))
+        );
     }
 }
