@@ -2,7 +2,7 @@
 //! order in which a token stream is tried against them.
 //!
 //! 1. A multiple-choice letter: `B`, `(B)`, `B)`, `B.`, `[B]`, `option B`, `\text{(B)}`, or
-//!    `(B)` followed by the option's text.
+//!    `(B)`, `B)` or `B:` followed by the option's text.
 //! 2. Words: text whose tokens are words and punctuation only (`Blue whale`, `New York`),
 //!    compared case- and space-insensitively after dropping a leading article. Commas and
 //!    semicolons split words into a bare list (5.), so `red, blue` equals `blue, red`.
@@ -10,7 +10,8 @@
 //! 4. A bracketed collection: a set `\{1, 2\}` (order-insensitive), a tuple `(1, 2)` or a list
 //!    `[1, 2, 3]` (ordered), an interval `[0, 1)` (two ends of mixed brackets; bracket kinds
 //!    matter for every two-element collection), a matrix (`\begin{pmatrix}…\end{pmatrix}`).
-//! 5. A bare list `1, 2` or `1; 2`: order-insensitive, like a set (answers that list solutions).
+//! 5. A bare list `1, 2`, `1; 2`, `1 and 2`, `x = 2 or x = 3`: order-insensitive, like a set
+//!    (answers that list solutions).
 //! 6. `x = 5`, `x \in [0,1)`, `(x, y) = (1, 2)`, `f(x) = 2x`: the value on the right. Inside a
 //!    list the name is kept (`x = 1, y = 2` is not `x = 2, y = 1`). Any other relation
 //!    (`x^2 + y^2 = 1`, `0 < x \le 1`) is compared side by side (also read right to left).
@@ -154,6 +155,15 @@ fn match_brackets(t: &[Token]) -> Vec<u32> {
     mate
 }
 
+/// `,`, `;`, and the words "and" and "or" between the items of a bare list.
+fn is_list_separator(tk: &Tk) -> bool {
+    matches!(tk, Tk::Comma | Tk::Semi) || is_word_separator(tk)
+}
+
+fn is_word_separator(tk: &Tk) -> bool {
+    matches!(tk, Tk::Word(w) if w.eq_ignore_ascii_case("and") || w.eq_ignore_ascii_case("or"))
+}
+
 fn bracket(tk: &Tk) -> Option<Bracket> {
     match tk {
         Tk::LParen | Tk::RParen => Some(Bracket::Paren),
@@ -223,8 +233,11 @@ impl<'t> Reader<'t> {
         if let Some(v) = self.enclosed(lo, hi, in_list)? {
             return Ok(v);
         }
-        let parts = self.split(lo, hi, |tk| matches!(tk, Tk::Comma | Tk::Semi))?;
+        let parts = self.split(lo, hi, is_list_separator)?;
         if parts.len() > 1 {
+            // `1, 2, and 3`: the comma before a word separator leaves nothing between them.
+            let worded = self.t[lo..hi].iter().any(|t| is_word_separator(&t.tk));
+            let parts: Vec<(usize, usize)> = parts.into_iter().filter(|&(a, b)| !(worded && a == b)).collect();
             return Ok(Value::Set(self.elements(&parts)?));
         }
         if let Some(v) = self.relation(lo, hi, in_list)? {
@@ -493,7 +506,7 @@ impl<'t> Reader<'t> {
                 Some(c.to_ascii_uppercase())
             }
             (Some(Tk::Letter(c)), Some(Tk::RParen | Tk::Colon), _) if n == 2 => Some(c.to_ascii_uppercase()),
-            (Some(Tk::Letter(c)), Some(Tk::RParen), Some(_)) if upper_first(c) => Some(*c),
+            (Some(Tk::Letter(c)), Some(Tk::RParen | Tk::Colon), Some(_)) if upper_first(c) => Some(*c),
             _ => None,
         }
     }
@@ -624,7 +637,8 @@ mod tests {
             ("\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "matrix"),
             ("0 < x \\le 1", "relation"),
             ("x = 5", "num"),
-            ("5 or 7", "text"),
+            ("5 or 7", "set"),
+            ("about 12", "text"),
             ("", "unreadable"),
             ("1 + * 2", "unreadable"),
             ("[1, 2, 3)", "unreadable"),
