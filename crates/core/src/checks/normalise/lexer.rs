@@ -761,7 +761,9 @@ fn command(name: &str) -> Cmd {
         }
         "displaystyle" | "textstyle" | "scriptstyle" | "limits" | "nolimits" | "quad" | "qquad"
         | "enspace" | "thinspace" | "medspace" | "thickspace" | "negthinspace" | "negmedspace"
-        | "negthickspace" | "space" | "nobreak" | "allowbreak" => Space,
+        | "negthickspace" | "space" | "nobreak" | "allowbreak" | "angle" | "measuredangle" | "triangle" => {
+            Space
+        }
         "hspace" | "vspace" | "phantom" | "hphantom" | "vphantom" | "label" => Discard,
         "left" | "right" | "middle" | "big" | "Big" | "bigg" | "Bigg" | "bigl" | "bigr" | "Bigl" | "Bigr"
         | "biggl" | "biggr" | "Biggl" | "Biggr" => Delimiter,

@@ -12,7 +12,8 @@
 //!    matter for every two-element collection), a matrix (`\begin{pmatrix}…\end{pmatrix}`).
 //! 5. A bare list `1, 2`, `1; 2`, `1 and 2`, `x = 2 or x = 3`: order-insensitive, like a set
 //!    (answers that list solutions).
-//! 6. `x = 5`, `x \in [0,1)`, `(x, y) = (1, 2)`, `f(x) = 2x`: the value on the right. Inside a
+//! 6. `x = 5`, `AB = 5`, `\angle A = 30^\circ`, `x \in [0,1)`, `(x, y) = (1, 2)`, `f(x) = 2x`:
+//!    the value on the right. Inside a
 //!    list the name is kept (`x = 1, y = 2` is not `x = 2, y = 1`). Any other relation
 //!    (`x^2 + y^2 = 1`, `0 < x \le 1`) is compared side by side (also read right to left).
 //!    `\approx` is not an answer and is unreadable.
@@ -21,7 +22,7 @@
 //! 8. If none of that reads but the answer contains a word that is neither a unit nor a math
 //!    name (`5 or 7`, `about 12`), it is compared as words. Otherwise it is unreadable.
 
-use super::expr::{self, Ast, describe, is_math_name, symbol};
+use super::expr::{self, Ast, describe, is_math_name, is_reserved, symbol};
 use super::lexer::{self, Tk, Token};
 use super::number::Real;
 use super::units;
@@ -237,7 +238,8 @@ impl<'t> Reader<'t> {
         if parts.len() > 1 {
             // `1, 2, and 3`: the comma before a word separator leaves nothing between them.
             let worded = self.t[lo..hi].iter().any(|t| is_word_separator(&t.tk));
-            let parts: Vec<(usize, usize)> = parts.into_iter().filter(|&(a, b)| !(worded && a == b)).collect();
+            let parts: Vec<(usize, usize)> =
+                parts.into_iter().filter(|&(a, b)| !(worded && a == b)).collect();
             return Ok(Value::Set(self.elements(&parts)?));
         }
         if let Some(v) = self.relation(lo, hi, in_list)? {
@@ -387,8 +389,8 @@ impl<'t> Reader<'t> {
         Ok(Some(Value::Relation { items, ops }))
     }
 
-    /// The name when `lo..hi` is a variable (`x`, `x_1`, `\theta`), a function of one (`f(x)`)
-    /// or a tuple of variables (`(x, y)`).
+    /// The name when `lo..hi` is a variable (`x`, `x_1`, `\theta`), a short name of letters
+    /// (`AB`), a function of one variable (`f(x)`) or a tuple of variables (`(x, y)`).
     fn names(&self, lo: usize, hi: usize) -> Option<String> {
         if let Some(end) = self.variable(lo, hi)
             && end == hi
@@ -396,6 +398,12 @@ impl<'t> Reader<'t> {
             return Some(self.render(lo, hi));
         }
         match (self.t.get(lo).map(|t| &t.tk), hi.checked_sub(lo)?) {
+            // A short name of letters: a segment or an angle (`AB = 5`, `\angle ABC = 30^\circ`).
+            (Some(Tk::Word(w)), 1)
+                if w.len() <= 4 && w.bytes().all(|c| c.is_ascii_alphabetic()) && !is_reserved(w) =>
+            {
+                Some(w.clone())
+            }
             (Some(Tk::Letter(_)), 4)
                 if *self.tk(lo + 1) == Tk::LParen
                     && matches!(self.tk(lo + 2), Tk::Letter(_))
