@@ -176,7 +176,7 @@ fn int_root(x: u128, k: u32) -> Option<u128> {
         return None;
     }
     let g = guess as u128;
-    [g.saturating_sub(1), g, g + 1]
+    [g.saturating_sub(1), g, g.saturating_add(1)]
         .into_iter()
         .find(|&c| c.checked_pow(k) == Some(x))
 }
