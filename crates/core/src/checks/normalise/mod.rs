@@ -23,6 +23,10 @@
 //!   case- and space-insensitively; a number never equals a word.
 //! - A comma followed by exactly three digits outside brackets is a thousands separator
 //!   (`12,345`); inside brackets it separates (`(1,234)` is a pair). Decimal commas are not read.
+//! - Formulas with variables (`2x+1`, `(x-1)(x+1)`) are equal when they agree at fixed points.
+//! - Not read (unreadable, never guessed): ratios (`3:2`), set-builder notation, repeating
+//!   decimals (`0.\overline{3}`), `\approx`, unknown commands. Not converted: units, degrees
+//!   and radians (`30^\circ` ≠ `\frac{\pi}{6}`). No complex arithmetic (`i` is a variable).
 
 mod equal;
 mod expr;

@@ -13,14 +13,13 @@
 //! 5. A bare list `1, 2`, `1; 2`, `1 and 2`, `x = 2 or x = 3`: order-insensitive, like a set
 //!    (answers that list solutions).
 //! 6. `x = 5`, `AB = 5`, `\angle A = 30^\circ`, `x \in [0,1)`, `(x, y) = (1, 2)`, `f(x) = 2x`:
-//!    the value on the right. Inside a
-//!    list the name is kept (`x = 1, y = 2` is not `x = 2, y = 1`). Any other relation
-//!    (`x^2 + y^2 = 1`, `0 < x \le 1`) is compared side by side (also read right to left).
-//!    `\approx` is not an answer and is unreadable.
+//!    the value on the right. Inside a list the name is kept (`x = 1, y = 2` is not
+//!    `x = 2, y = 1`). Any other relation (`x^2 + y^2 = 1`, `0 < x \le 1`) is compared side by
+//!    side (also read right to left). `\approx` is not an answer and is unreadable.
 //! 7. A number or formula, with a currency before it or a unit, percentage or degrees after it
 //!    ([`super::units`]); a formula with variables is compared at points.
 //! 8. If none of that reads but the answer contains a word that is neither a unit nor a math
-//!    name (`5 or 7`, `about 12`), it is compared as words. Otherwise it is unreadable.
+//!    name (`about 12`, `12 at most`), it is compared as words. Otherwise it is unreadable.
 
 use super::expr::{self, Ast, describe, is_math_name, is_reserved, symbol};
 use super::lexer::{self, Tk, Token};
