@@ -2,6 +2,7 @@
 //! contract, profiles, the cache, and the run scheduler. Nothing here knows about HTTP or runs a
 //! GPU in-process; kernel legs call the `aorlta-harness` binary and read its record file.
 
+pub mod bench;
 pub mod cache;
 pub mod checks;
 pub mod error;
