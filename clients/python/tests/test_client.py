@@ -26,7 +26,7 @@ def test_score_keeps_order_ids_and_splits_large_batches(server, tasks):
     assert [e["task"] for e in entries] == [t["id"] for t in tasks[:20]]
     for e in entries:
         assert [leg["name"] for leg in e["legs"]] == ["parse", "ref.exact", "ref.normalised"]
-        assert e["scored"] == (e["reward"] is not None)
+        assert (e["scored"], e["reward"]) == (True, 1.0), e
     # Sent in one request, the same items get the same entries.
     whole = Client(server).score(items)
     strip = lambda es: [{k: v for k, v in e.items() if k != "elapsed_s"} | {"legs": [{k: v for k, v in l.items() if k != "elapsed_s"} for l in e["legs"]]} for e in es]

@@ -27,13 +27,10 @@ def test_verl_single_and_batch_forms(server, monkeypatch, tasks):
     verl = _load_by_path("verl")
     t = tasks[0]
     good = f"so \\boxed{{{t['answer']}}}"
-    entry = Client(server).score_one(t["id"], good)
     single = verl.compute_score(data_source="aorlta-qa", solution_str=good, ground_truth=t["id"], extra_info={"index": 0})
-    assert set(single) == {"score", "aorlta_mask"}
-    if entry["scored"]:
-        assert single == {"score": entry["reward"], "aorlta_mask": 1.0}
-    else:
-        assert single == {"score": 0.0, "aorlta_mask": 0.0}
+    assert single == {"score": 1.0, "aorlta_mask": 1.0}
+    wrong = verl.compute_score("aorlta-qa", "\\boxed{-12345}", t["id"])
+    assert wrong == {"score": -0.5, "aorlta_mask": 1.0}
     # Unscored (unknown task): the stand-in score, masked.
     assert verl.compute_score("aorlta-qa", good, "no-such-task", unscored_score=-0.1) == {"score": -0.1, "aorlta_mask": 0.0}
     # Batch form, as verl's batch reward manager calls it; an inline task through extra_info.
@@ -45,8 +42,7 @@ def test_verl_single_and_batch_forms(server, monkeypatch, tasks):
     )
     assert out[0] == single
     assert out[1] == {"score": 0.0, "aorlta_mask": 0.0}
-    inline = Client(server).score_one({"id": "inline", "prompt": "1+1?", "answer": "2"}, "\\boxed{2}")
-    assert out[2]["aorlta_mask"] == (1.0 if inline["scored"] else 0.0)
+    assert out[2] == {"score": 1.0, "aorlta_mask": 1.0}
 
 
 def test_trl_reward_funcs(server, tasks):
@@ -61,9 +57,7 @@ def test_trl_reward_funcs(server, tasks):
         completion_ids=[[1], [2], [3]],
         task=[t["id"], t["id"], "no-such-task"],
     )
-    entries = Client(server).score([(t["id"], completions[0]), (t["id"], "\\boxed{0}")])
-    expect = [e["reward"] if e["scored"] else None for e in entries]
-    assert rewards == expect + [None], "unscored is None"
+    assert rewards == [1.0, -0.5, None], "right, wrong, unscored is None"
     with pytest.raises(KeyError):
         f(prompts=["p"], completions=["c"])
 
@@ -88,10 +82,8 @@ def test_openrlhf_remote_url_shape(server):
     logs = out["extra_logs"]
     assert all(len(v) == 3 for v in logs.values())
     assert logs["unscored"][2] == 1.0 and out["rewards"][2] == 0.0, "prompt not a prefix: unscored"
-    entries = Client(server).score([("qa-001", "\\boxed{391}<|im_end|>"), ("qa-001", "\\boxed{1}")])
-    for i, e in enumerate(entries):
-        assert logs["scored"][i] == (1.0 if e["scored"] else 0.0)
-        assert out["rewards"][i] == (e["reward"] if e["scored"] else 0.0)
+    assert out["rewards"] == [1.0, -0.5, 0.0]
+    assert logs["scored"] == [1.0, 1.0, 0.0]
 
 
 def test_openrlhf_reward_function_file(server, monkeypatch):
@@ -99,5 +91,5 @@ def test_openrlhf_reward_function_file(server, monkeypatch):
     mod = _load_by_path("openrlhf")
     out = mod.reward_func(["P:\\boxed{391}", "P:x"], ["P:", "P:"], ["qa-001", "nope"])
     rewards = [float(x) for x in out["rewards"]]
-    assert len(rewards) == 2 and rewards[1] == 0.0
+    assert rewards == [1.0, 0.0]
     assert [float(x) for x in out["extra_logs"]["unscored"]] [1] == 1.0

@@ -292,13 +292,14 @@ fn a_normal_batch_and_the_read_only_endpoints() {
             .map(|l| l["name"].as_str().unwrap())
             .collect();
         assert_eq!(legs, ["parse", "ref.exact", "ref.normalised"], "{e}");
-        if e["scored"] == true {
-            let r = e["reward"].as_f64().unwrap();
-            assert!((-1.55..=1.0).contains(&r), "{e}");
-        } else {
-            assert!(e["reward"].is_null(), "{e}");
-        }
+        assert_eq!(e["scored"], true, "{e}");
     }
+    // Right, wrong (-27 expected), right (inline task), no answer at all.
+    let rewards: Vec<f64> = results.iter().map(|e| e["reward"].as_f64().unwrap()).collect();
+    assert_eq!(rewards, [1.0, -0.5, 1.0, -1.0]);
+    assert_eq!(results[1]["legs"][2]["reasons"][0]["code"], "wrong-answer");
+    assert_eq!(results[3]["legs"][0]["reasons"][0]["code"], "no-answer");
+    assert_eq!(results[3]["legs"][2]["state"], "skipped");
     assert_eq!(
         s.metric("aorlta_requests_total{route=\"/v1/score\",status=\"200\"}"),
         1.0
@@ -357,7 +358,12 @@ fn the_openrlhf_shape() {
     // The prompt is not a prefix (2) and the task is unknown (3): unscored, reported, 0.0.
     assert_eq!(&unscored[2..], [1.0, 1.0]);
     assert_eq!(&scored[2..], [0.0, 0.0]);
-    assert_eq!(&rewards[2..], [0.0, 0.0], "the profile's unscored-value");
+    assert_eq!(
+        rewards,
+        [1.0, -0.5, 0.0, 0.0],
+        "right, wrong, then the profile's unscored-value"
+    );
+    assert_eq!(&scored[..2], [1.0, 1.0]);
     // The same completions through /v1/score give the same rewards.
     let same = s
         .post_json(
