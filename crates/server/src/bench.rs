@@ -3,7 +3,8 @@
 //! timing each request from the first byte sent to the last byte of its answer. Bodies are
 //! built before the clock starts, so the generator spends its time on the wire, not on JSON.
 //!
-//! Latency percentiles are nearest-rank over every request of a run.
+//! Latency percentiles are nearest-rank over every request of a run. Requests are built from a
+//! pool's completions (as a model writes them) or from short made-up ones, each made distinct.
 
 use aorlta_core::task::{TaskKind, TaskSet};
 use bytes::Bytes;
@@ -67,42 +68,76 @@ pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-/// Q&A `/v1/score` bodies: `requests` bodies of `batch` items each over the Q&A tasks of `tasks`,
-/// every completion distinct (so no cache or sharing answers for the work), about two thirds
-/// of them right. `None` when there is no Q&A task.
-pub fn qa_bodies(tasks: &TaskSet, batch: usize, requests: usize, run: &str) -> Option<Vec<Bytes>> {
-    let qa: Vec<(&str, &str)> = tasks
+/// A (task id, completion) pair to build requests from.
+pub type Sample = (String, String);
+
+/// Samples from a pool file (JSONL lines with `task` and `completion`), e.g. the Q&A example's
+/// `after.jsonl`: completions as a model writes them.
+pub fn pool_samples(path: &std::path::Path) -> std::io::Result<Vec<Sample>> {
+    let text = std::fs::read_to_string(path)?;
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).map_err(std::io::Error::other)?;
+            match (v["task"].as_str(), v["completion"].as_str()) {
+                (Some(t), Some(c)) => Ok((t.to_string(), c.to_string())),
+                _ => Err(std::io::Error::other(format!(
+                    "{}: a line without `task` and `completion`",
+                    path.display()
+                ))),
+            }
+        })
+        .collect()
+}
+
+/// Short made-up samples over the Q&A tasks of `tasks`, two thirds of them right.
+pub fn task_samples(tasks: &TaskSet) -> Vec<Sample> {
+    tasks
         .iter()
         .filter_map(|t| match &t.kind {
-            TaskKind::Qa(q) => Some((t.id.as_str(), q.answer.as_str())),
+            TaskKind::Qa(q) => Some((t.id.clone(), q.answer.clone())),
             TaskKind::Kernel(_) => None,
         })
-        .collect();
-    if qa.is_empty() {
-        return None;
+        .enumerate()
+        .map(|(n, (id, answer))| {
+            let said = if n % 3 == 2 {
+                "a wrong guess".to_string()
+            } else {
+                answer
+            };
+            (
+                id,
+                format!("Working it through step by step.\nThe final answer is \\boxed{{{said}}}."),
+            )
+        })
+        .collect()
+}
+
+/// `/v1/score` bodies: `requests` bodies of `batch` items each, cycling through `samples`. Each
+/// completion gets a line naming its run, request and item, so every completion sent is
+/// distinct and neither the cache nor sharing answers for the work. Empty when there are no
+/// samples.
+pub fn score_bodies(samples: &[Sample], batch: usize, requests: usize, run: &str) -> Vec<Bytes> {
+    if samples.is_empty() {
+        return Vec::new();
     }
     let mut n = 0usize;
-    let bodies = (0..requests)
+    (0..requests)
         .map(|r| {
             let items: Vec<serde_json::Value> = (0..batch)
                 .map(|i| {
-                    let (id, answer) = qa[n % qa.len()];
+                    let (task, completion) = &samples[n % samples.len()];
                     n += 1;
-                    let said = if n % 3 == 0 { "a wrong guess" } else { answer };
                     json!({
                         "id": format!("{run}-{r}-{i}"),
-                        "task": id,
-                        "completion": format!(
-                            "Working it through step by step (attempt {run}-{r}-{i}).\n\
-                             The final answer is \\boxed{{{said}}}."
-                        ),
+                        "task": task,
+                        "completion": format!("{completion}\n(attempt {run}-{r}-{i})"),
                     })
                 })
                 .collect();
             Bytes::from(json!({ "items": items }).to_string())
         })
-        .collect();
-    Some(bodies)
+        .collect()
 }
 
 /// Sends every body once to `path` on `addr` over `connections` keep-alive connections.
@@ -281,7 +316,10 @@ mod tests {
         )
         .unwrap();
         let (tasks, _) = TaskSet::load(&f).unwrap();
-        let bodies = qa_bodies(&tasks, 3, 4, "x").unwrap();
+        let samples = task_samples(&tasks);
+        assert_eq!(samples.len(), 2);
+        assert!(samples[0].1.ends_with("\\boxed{2}."), "{}", samples[0].1);
+        let bodies = score_bodies(&samples, 3, 4, "x");
         assert_eq!(bodies.len(), 4);
         let mut seen = std::collections::HashSet::new();
         for b in &bodies {
@@ -292,5 +330,14 @@ mod tests {
                 assert!(seen.insert(it["completion"].as_str().unwrap().to_string()));
             }
         }
+        assert!(score_bodies(&[], 3, 4, "x").is_empty());
+        let pool = dir.path().join("pool.jsonl");
+        std::fs::write(&pool, "{\"task\":\"a\",\"completion\":\"c\",\"id\":\"1\"}\n\n").unwrap();
+        assert_eq!(
+            pool_samples(&pool).unwrap(),
+            vec![("a".to_string(), "c".to_string())]
+        );
+        std::fs::write(&pool, "{\"task\":\"a\"}\n").unwrap();
+        assert!(pool_samples(&pool).is_err());
     }
 }

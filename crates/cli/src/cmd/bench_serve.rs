@@ -6,7 +6,9 @@
 use anyhow::Context;
 use aorlta_core::task::TaskSet;
 use aorlta_server::ServeConfig;
-use aorlta_server::bench::{LoadReport, get_text, metric, qa_bodies, run_load};
+use aorlta_server::bench::{
+    LoadReport, get_text, metric, pool_samples, run_load, score_bodies, task_samples,
+};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
@@ -31,6 +33,10 @@ pub struct Args {
     /// Keep-alive connections, each with one request in flight.
     #[arg(long, default_value_t = 4)]
     pub connections: usize,
+    /// Completions to send (JSONL with `task` and `completion`), cycled and each made distinct;
+    /// `synthetic` sends short made-up ones over the config's Q&A tasks.
+    #[arg(long, default_value = "examples/qa/after.jsonl")]
+    pub pool: String,
 }
 
 /// Stops the service it started (SIGTERM, then waits for it) when dropped.
@@ -95,7 +101,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "batch sizes must be at least 1"
     );
     let cfg = ServeConfig::load(&args.config)?;
-    let (tasks, _) = TaskSet::load_all(&cfg.tasks)?;
+    let samples = if args.pool == "synthetic" {
+        let (tasks, _) = TaskSet::load_all(&cfg.tasks)?;
+        task_samples(&tasks)
+    } else {
+        pool_samples(Path::new(&args.pool)).with_context(|| format!("reading the pool {}", args.pool))?
+    };
+    anyhow::ensure!(
+        !samples.is_empty(),
+        "no completions to send (the pool or the Q&A tasks are empty)"
+    );
+    let mean_len = samples.iter().map(|(_, c)| c.len()).sum::<usize>() / samples.len();
     let (service, addr) = match args.addr {
         Some(a) => (None, a),
         None => {
@@ -110,8 +126,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
         "aorlta bench serve: POST /v1/score, Q&A items, on http://{addr}\n\
+         completions from {} ({} distinct, mean {mean_len} bytes, each sent once with a distinct suffix)\n\
          {} keep-alive connections, 1 request in flight on each; service: {} Q&A workers; \
          this machine: {cores} cores shared by the service and the load generator\n",
+        args.pool,
+        samples.len(),
         args.connections,
         cfg.lanes.qa.worker_count(),
     );
@@ -122,10 +141,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut reports: Vec<LoadReport> = Vec::new();
     for (run_no, &batch) in args.batches.iter().enumerate() {
         let requests = (args.items / batch).clamp(200, 20_000);
-        let warm = qa_bodies(&tasks, batch, args.connections * 4, &format!("w{run_no}"))
-            .context("the config's tasks hold no Q&A task")?;
-        let bodies = qa_bodies(&tasks, batch, requests, &format!("r{run_no}"))
-            .context("the config's tasks hold no Q&A task")?;
+        let warm = score_bodies(&samples, batch, args.connections * 4, &format!("w{run_no}"));
+        let bodies = score_bodies(&samples, batch, requests, &format!("r{run_no}"));
         let r = rt.block_on(async {
             run_load(addr, "/v1/score", warm, batch, args.connections).await?;
             run_load(addr, "/v1/score", bodies, batch, args.connections).await
