@@ -1,17 +1,19 @@
 //! `aorlta bench …`: benchmarks that print figures. One file per benchmark under `bench/`.
 
+mod qa;
+
 use std::process::ExitCode;
 
 /// Which benchmark.
 #[derive(Debug, clap::Subcommand)]
 pub enum Bench {
     /// Answer extraction and normalised-match throughput, and worst case on pathological input.
-    Qa,
+    Qa(qa::Args),
 }
 
 /// Runs a benchmark.
 pub fn run(b: Bench) -> anyhow::Result<ExitCode> {
     match b {
-        Bench::Qa => anyhow::bail!("`aorlta bench qa` is not available in this build yet"),
+        Bench::Qa(a) => qa::run(a),
     }
 }
