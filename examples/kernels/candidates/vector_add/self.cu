@@ -1,4 +1,4 @@
-// vector_add/self: the reference kernel, byte for byte the same code.
+// vector_add/self: the reference kernel, its code unchanged (only this comment differs).
 // Verdict: correct (ref.native clean); ref.speedup not-faster with s about 1.00 at ratio 1.1
 // (the seed's "reference against itself" figure). Never `faster`.
 __global__ void vector_add(const float* a, const float* b, float* c, int n)
