@@ -265,7 +265,7 @@ def cases():
     add(t, "extern-c", "correct; not-faster (an extern \"C\" name is accepted too)", answer(
         "The same kernel with C linkage, so the symbol is easy to find:",
         edit(reference(t), "__global__ void softmax(", 'extern "C" __global__ void softmax(')))
-    add(t, "helper-only", "parse broke (the block defines only helpers, no softmax kernel)", answer(
+    add(t, "device-function-only", "parse broke (the block defines only a __device__ function, no softmax kernel)", answer(
         "The key building block is a warp-wide maximum:",
         "__device__ float warp_max(float v)\n{\n"
         "    for (int offset = 16; offset > 0; offset >>= 1)\n"
