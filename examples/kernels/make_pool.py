@@ -119,7 +119,8 @@ def cases():
     add(t, "wrong-signature", "compile or ref.native broke (kernel not found: non-const inputs "
         "mangle differently)", answer(
         "Here is the kernel; I dropped the const qualifiers since they do not matter on the GPU.",
-        edit(reference(t), "vector_add(const float* a, const float* b,", "vector_add(float* a, float* b,")))
+        edit(reference(t), "vector_add(const float* a, const float* b,",
+             "vector_add(float* a, float* b,")))
     add(t, "no-code", "parse broke (no-code-block)",
         "To add two vectors on the GPU, launch one thread per element: each thread computes its "
         "global index from blockIdx.x * blockDim.x + threadIdx.x, checks that it is below n, and "
@@ -265,7 +266,8 @@ def cases():
     add(t, "extern-c", "correct; not-faster (an extern \"C\" name is accepted too)", answer(
         "The same kernel with C linkage, so the symbol is easy to find:",
         edit(reference(t), "__global__ void softmax(", 'extern "C" __global__ void softmax(')))
-    add(t, "device-function-only", "parse broke (the block defines only a __device__ function, no softmax kernel)", answer(
+    add(t, "device-function-only",
+        "parse broke (the block defines only a __device__ function, no softmax kernel)", answer(
         "The key building block is a warp-wide maximum:",
         "__device__ float warp_max(float v)\n{\n"
         "    for (int offset = 16; offset > 0; offset >>= 1)\n"
