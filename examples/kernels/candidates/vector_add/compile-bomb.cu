@@ -3,7 +3,7 @@
 // otherwise correct kernel. The text is tiny; the compiler's memory and time grow without bound.
 // Measured with nvcc 13.0 (-arch=sm_90, 2 cores): depth 14 takes 12 s, depth 16 does not finish
 // in 100 s, and this depth (24) under a 4 GB address-space limit dies with "LLVM ERROR: out of
-// memory" after 41 s (2.9 GB resident).
+// memory" after 41-51 s (2.9 GB resident).
 // Verdict: compile broke (compile-timeout or compile-error from the memory limit): a compiler
 // failure of the candidate's making is broke, never unsettled, and the host stays healthy.
 template <int N>
