@@ -10,6 +10,9 @@
 use crate::checks::answer::{AnswerForm, extract_answer};
 use crate::checks::normalise::{Comparison, compare};
 use crate::error::CoreError;
+use crate::run::pool::read_pool;
+use crate::task::{TaskKind, TaskSet};
+use std::collections::HashMap;
 use std::fmt;
 use std::hint::black_box;
 use std::path::Path;
@@ -419,79 +422,47 @@ pub fn builtin_pairs() -> Vec<(String, String)> {
         .collect()
 }
 
-fn field(v: &serde_json::Value, key: &str, path: &Path, line: usize) -> Result<String, CoreError> {
-    v.get(key)
-        .and_then(|x| x.as_str())
-        .map(str::to_string)
-        .ok_or_else(|| CoreError::Parse {
-            path: path.to_path_buf(),
-            line,
-            message: format!("missing string field `{key}`"),
-        })
-}
-
-fn read_jsonl(path: &Path) -> Result<Vec<(usize, serde_json::Value)>, CoreError> {
-    let text = std::fs::read_to_string(path).map_err(|source| CoreError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let v = serde_json::from_str(line).map_err(|e| CoreError::Parse {
-            path: path.to_path_buf(),
-            line: i + 1,
-            message: e.to_string(),
-        })?;
-        out.push((i + 1, v));
-    }
-    Ok(out)
-}
-
-/// The workload of a Q&A example folder: `tasks.jsonl` (`id`, `answer`) gives each reference
-/// paired with itself, and every other `*.jsonl` there (a pool: `task`, `completion`) gives the
+/// The workload of a Q&A example folder: `tasks.jsonl` gives each reference paired with itself,
+/// and every other `*.jsonl` there that holds pool lines (`task`, `completion`) gives the
 /// reference paired with the answer extracted from each completion (every form tried; a
-/// completion without an answer is paired as a whole). `Ok(None)` when there is no
-/// `tasks.jsonl`.
+/// completion without an answer is paired as a whole). Files with no pool line (such as
+/// `expected.jsonl`) are passed over. `Ok(None)` when there is no `tasks.jsonl`.
 pub fn load_pairs(dir: &Path) -> Result<Option<Vec<(String, String)>>, CoreError> {
     let tasks_path = dir.join("tasks.jsonl");
     if !tasks_path.is_file() {
         return Ok(None);
     }
-    let mut answers = std::collections::HashMap::new();
-    let mut pairs = Vec::new();
-    for (line, v) in read_jsonl(&tasks_path)? {
-        let id = field(&v, "id", &tasks_path, line)?;
-        let answer = field(&v, "answer", &tasks_path, line)?;
-        pairs.push((answer.clone(), answer.clone()));
-        answers.insert(id, answer);
-    }
-    let entries = std::fs::read_dir(dir).map_err(|source| CoreError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    let (tasks, _) = TaskSet::load(&tasks_path)?;
+    let answers: HashMap<&str, &str> = tasks
+        .iter()
+        .filter_map(|t| match &t.kind {
+            TaskKind::Qa(q) => Some((q.id.as_str(), q.answer.as_str())),
+            TaskKind::Kernel(_) => None,
+        })
+        .collect();
+    let mut pairs: Vec<(String, String)> = tasks
+        .iter()
+        .filter_map(|t| answers.get(t.id.as_str()))
+        .map(|a| (a.to_string(), a.to_string()))
+        .collect();
+    let entries = std::fs::read_dir(dir).map_err(|e| CoreError::io(dir, e))?;
     let mut pools: Vec<_> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| {
-            p.extension().is_some_and(|x| x == "jsonl") && p.file_name() != Some("tasks.jsonl".as_ref())
-        })
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && p != &tasks_path)
         .collect();
     pools.sort();
     for pool in pools {
-        for (line, v) in read_jsonl(&pool)? {
-            let task = field(&v, "task", &pool, line)?;
-            let completion = field(&v, "completion", &pool, line)?;
-            let Some(reference) = answers.get(&task) else {
+        let (cands, _) = read_pool(&pool)?;
+        for c in cands {
+            let Some(reference) = answers.get(c.task.as_str()) else {
                 continue;
             };
-            let candidate = match extract_answer(&completion, ALL_FORMS, usize::MAX) {
+            let candidate = match extract_answer(&c.completion, ALL_FORMS, usize::MAX) {
                 Ok(a) => a.text,
-                Err(_) => completion,
+                Err(_) => c.completion,
             };
-            pairs.push((reference.clone(), candidate));
+            pairs.push((reference.to_string(), candidate));
         }
     }
     Ok(Some(pairs))
@@ -565,8 +536,11 @@ mod tests {
             ]
         );
         std::fs::write(dir.path().join("after.jsonl"), "{\"task\": 3}\n").unwrap();
-        let err = load_pairs(dir.path()).unwrap_err().to_string();
-        assert!(err.contains("after.jsonl:1"), "{err}");
+        assert_eq!(
+            load_pairs(dir.path()).unwrap().unwrap().len(),
+            3,
+            "a malformed pool line is skipped"
+        );
         assert!(load_pairs(&dir.path().join("nowhere")).unwrap().is_none());
     }
 }

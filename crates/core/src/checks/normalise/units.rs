@@ -142,7 +142,9 @@ fn compound(t: &[Token]) -> Option<String> {
         let tok = t.get(i)?;
         let base = match &tok.tk {
             Tk::Word(w) => known(&w.to_lowercase())?,
-            Tk::Letter(c) if tok.space || tok.text || after_slash || i > 0 => single_letter(*c)?,
+            Tk::Letter(c) if tok.space || tok.text || after_slash || i > 0 || t.len() == 1 => {
+                single_letter(*c)?
+            }
             _ => return None,
         };
         i += 1;
@@ -269,6 +271,11 @@ mod tests {
 
     #[test]
     fn spellings_share_a_name() {
+        assert_eq!(
+            unit("g").as_deref(),
+            Some("g"),
+            "a unit letter glued to the number and alone: `3500g`"
+        );
         assert_eq!(unit(" cm").as_deref(), Some("cm"));
         assert_eq!(unit(" centimetres").as_deref(), Some("cm"));
         assert_eq!(unit(" square meters").as_deref(), Some("m^2"));
@@ -285,7 +292,7 @@ mod tests {
 
     #[test]
     fn what_is_not_a_unit() {
-        assert_eq!(unit("m"), None, "a bare letter after a number is a variable");
+        assert_eq!(unit("m x"), None, "a glued letter followed by more is a variable");
         assert_eq!(unit(" x"), None);
         assert_eq!(unit(" or"), None);
         assert_eq!(unit(" pi"), None);
