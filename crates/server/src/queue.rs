@@ -615,6 +615,37 @@ mod tests {
         ));
     }
 
+    #[tokio::test]
+    async fn kernel_items_wait_in_their_own_lane() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels/tasks");
+        let (tasks, _) = TaskSet::load(&dir.join("vector_add.yaml")).unwrap();
+        let kernel = Arc::clone(tasks.get("vector_add").unwrap());
+        assert_eq!(LaneKind::of(&kernel), LaneKind::Kernel);
+        let s = Scheduler::start(
+            lane(8, Duration::from_secs(30)),
+            lane(1, Duration::from_secs(30)),
+            Arc::new(Metrics::default()),
+        )
+        .unwrap();
+        let e = engine();
+        let kernel_work = |c: &str| Work {
+            task: Arc::clone(&kernel),
+            ..work(&e, "k", c)
+        };
+        // Two kernel items never fit a kernel lane of one, whatever the Q&A lane holds.
+        let err = s.submit(vec![kernel_work("a"), kernel_work("b"), work(&e, "q", "x")]);
+        assert!(
+            matches!(err, Err(SubmitError::TooLarge { lane: "kernel", .. })),
+            "{:?}",
+            err.err()
+        );
+        let waiters = s.submit(vec![kernel_work("a"), work(&e, "q", "x")]).unwrap();
+        for w in waiters {
+            assert_eq!(w.wait().await.legs.len(), 2);
+        }
+        s.shutdown();
+    }
+
     #[test]
     fn a_timed_out_entry_lists_every_leg_unsettled() {
         let e = engine();
