@@ -402,6 +402,9 @@ GIVE_UPS = [
 ]
 
 JUNK = ["???", "?", "??", "?!?", "¿¿¿", "!!!"]
+# After "Answer:" a run of sentence punctuation is read as no answer at all (it is stripped like a
+# full stop), so a statement carries junk that survives that stripping.
+STATEMENT_JUNK = ["#?#", "@@", "¿¿¿", "~~~"]
 
 # Paragraphs of second-guessing used to make over-long reasoning. No `$`, no braces, and never the
 # word that the statement form looks for, so they never change which answer is found.
@@ -683,6 +686,8 @@ def make_unreadable(task: Task, rng: random.Random, pin: tuple | None = None) ->
     junk = rng.choice(JUNK)
     style = rng.choices(["boxed-junk", "statement-junk"], weights=[75, 25])[0]
     style, junk = pin if pin else (style, junk)
+    if style == "statement-junk" and not pin:
+        junk = STATEMENT_JUNK[JUNK.index(junk) % len(STATEMENT_JUNK)]
     work = render_work(task.work[: rng.randrange(1, len(task.work) + 1)], rng)
     if style == "boxed-junk":
         return join(intro, work, "I'm not sure how to finish this.", f"\\boxed{{{junk}}}"), style, junk

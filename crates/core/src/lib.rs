@@ -2,6 +2,7 @@
 //! contract, profiles, the cache, and the run scheduler. Nothing here knows about HTTP or runs a
 //! GPU in-process; kernel legs call the `aorlta-harness` binary and read its record file.
 
+pub mod bench;
 pub mod cache;
 pub mod checks;
 pub mod error;
@@ -14,5 +15,12 @@ pub mod task;
 
 pub use error::{CoreError, Result};
 
-/// The AORLTA version string used in version identities.
-pub const AORLTA_VERSION: &str = concat!("aorlta ", env!("CARGO_PKG_VERSION"));
+/// The AORLTA version string used in version identities: the package version and a hash of the
+/// sources that can change a result (see `build.rs`), so results of another build are never
+/// reused from a cache.
+pub const AORLTA_VERSION: &str = concat!(
+    "aorlta ",
+    env!("CARGO_PKG_VERSION"),
+    "+src.",
+    env!("AORLTA_SOURCE_HASH")
+);

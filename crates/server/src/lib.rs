@@ -1,1 +1,75 @@
-//! server
+//! The AORLTA HTTP service: trainers post completions from many workers at once and get reward
+//! entries back, computed by the same engine, legs, cache and reward functions as
+//! `aorlta score`. [`app`] builds the router over an [`AppState`]; [`serve`] runs it on a
+//! listener until a shutdown signal, then drains: it stops accepting, answers every request
+//! already accepted, and stops the workers.
+//!
+//! Nothing here judges anything: scoring is `aorlta-core`'s; this crate parses requests,
+//! bounds the work (queue, time limits, sizes), shares identical work, and reports.
+
+pub mod bench;
+pub mod config;
+pub mod error;
+pub mod items;
+pub mod metrics;
+pub mod queue;
+pub mod routes;
+pub mod state;
+pub mod wire;
+
+pub use config::ServeConfig;
+pub use error::{ApiError, ServerError};
+pub use routes::app;
+pub use state::AppState;
+
+use axum::serve::ListenerExt;
+use std::future::Future;
+use std::sync::Arc;
+
+/// Serves `state` on `listener` until `shutdown` completes, then drains: no new connections,
+/// every request already accepted is answered, the workers finish their queues and stop.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: Arc<AppState>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let listener = listener.tap_io(|tcp| {
+        // Small JSON answers must not wait for Nagle's algorithm.
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "could not set TCP_NODELAY");
+        }
+    });
+    axum::serve(listener, app(Arc::clone(&state)))
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    tracing::info!("every accepted request is answered; stopping the workers");
+    let s = Arc::clone(&state);
+    tokio::task::spawn_blocking(move || s.scheduler.shutdown())
+        .await
+        .map_err(std::io::Error::other)?;
+    Ok(())
+}
+
+/// Completes on SIGTERM or SIGINT (Ctrl-C).
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => tracing::info!("SIGINT: draining"),
+        _ = term => tracing::info!("SIGTERM: draining"),
+    }
+}

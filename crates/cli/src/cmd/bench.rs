@@ -1,20 +1,27 @@
 //! `aorlta bench …`: benchmarks that print figures. One file per benchmark under `bench/`.
 
+mod kernels;
+mod qa;
+mod serve;
+
 use std::process::ExitCode;
 
 /// Which benchmark.
 #[derive(Debug, clap::Subcommand)]
 pub enum Bench {
     /// Answer extraction and normalised-match throughput, and worst case on pathological input.
-    Qa,
+    Qa(qa::Args),
+    /// `POST /v1/score` throughput and p50/p99 latency for Q&A batches of 1, 32 and 256 items.
+    Serve(serve::Args),
     /// Kernel legs: compile, harness start, correctness, timing, overhead per launch, A/A.
-    Kernels(super::bench_kernels::Args),
+    Kernels(kernels::Args),
 }
 
 /// Runs a benchmark.
 pub fn run(b: Bench) -> anyhow::Result<ExitCode> {
     match b {
-        Bench::Qa => anyhow::bail!("`aorlta bench qa` is not available in this build yet"),
-        Bench::Kernels(a) => super::bench_kernels::run(a),
+        Bench::Qa(a) => qa::run(a),
+        Bench::Serve(a) => serve::run(a),
+        Bench::Kernels(a) => kernels::run(a),
     }
 }

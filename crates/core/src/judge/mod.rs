@@ -1,6 +1,41 @@
-//! The timing judge (SPEC §3): pure statistics over interleaved per-launch times.
+//! The timing judge (SPEC §3): pure statistics over interleaved per-launch times that decide
+//! whether a candidate kernel is faster than its reference by a required ratio, and says so only
+//! when neither noise nor chance can explain the difference.
 //!
-//! (In progress.)
+//! A speedup `s = median(reference) / median(candidate)` must clear two tests to count: the
+//! noise floor (`s >= ratio * (1 + floor)`, the floor being the larger of `min-floor` and both
+//! relative raw MADs) and a seeded paired-bootstrap interval of `s` whose lower end clears the same
+//! mark; `not-faster` mirrors both (its interval's upper end at or below the ratio). Everything
+//! else that cannot be decided is an unsettled verdict, never a clean one. `docs/JUDGE.md`
+//! explains the rules and their reasons.
+
+pub mod bootstrap;
+pub mod decide;
+pub mod input;
+pub mod measurement;
+pub mod params;
+pub mod rng;
+pub mod sample;
+pub mod sim;
+pub mod stats;
+pub mod verdict;
+
+#[cfg(test)]
+mod prop_tests;
+#[cfg(test)]
+mod simulation_tests;
+#[cfg(test)]
+mod verdict_tests;
+
+pub use bootstrap::{Interval, speedup_interval, tail_rank};
+pub use decide::judge;
+pub use input::{Pair, RunFacts, TooSlow, is_valid_time};
+pub use measurement::Measurement;
+pub use params::{DEFAULT_SEED, JudgeParams, MIN_RESAMPLES, ParamsError};
+pub use rng::SplitMix64;
+pub use sample::{PairedSample, Sample, SampleError};
+pub use stats::{Summary, mad, median, median_in_place, summarize};
+pub use verdict::Verdict;
 
 /// The judge's version; part of every timing leg's version identity.
 pub const JUDGE_VERSION: &str = "judge-1";

@@ -72,7 +72,13 @@ impl RunConfig {
         let text = std::fs::read_to_string(path).map_err(|e| CoreError::io(path, e))?;
         let raw: RawConfig = serde_norway::from_str(&text).map_err(|e| yaml_error(path, &e))?;
         let base = path.parent().unwrap_or(Path::new("."));
-        let at = |p: PathBuf| if p.is_absolute() { p } else { base.join(p) };
+        let at = |p: PathBuf| {
+            if p.is_absolute() {
+                p
+            } else {
+                lexical(&base.join(p))
+            }
+        };
         if raw.concurrency == 0 {
             return Err(CoreError::invalid(
                 path,
@@ -93,6 +99,22 @@ impl RunConfig {
     }
 }
 
+/// `a/b/../c` as `a/c`, without touching the file system (a leading `..` is kept).
+fn lexical(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.components().next_back(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +132,8 @@ mod tests {
         assert_eq!(c.tasks, vec![dir.path().join("t.jsonl")]);
         assert_eq!(c.pools.len(), 2);
         assert_eq!(c.cache, dir.path().join("o").join("cache.sqlite"));
+        assert_eq!(lexical(Path::new("configs/../runs/x")), PathBuf::from("runs/x"));
+        assert_eq!(lexical(Path::new("../a/./b")), PathBuf::from("../a/b"));
         std::fs::write(
             &f,
             "tasks: t.jsonl\npool: a.jsonl\nprofile: p.yaml\nout: o\nconcurency: 2\n",

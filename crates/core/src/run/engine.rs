@@ -122,6 +122,7 @@ impl Engine {
         let params = serde_json::to_string(&spec.params).unwrap_or_default();
         let world = adapter.identity(task, &spec.params, &self.parts.env);
         let id = hash_parts([
+            crate::AORLTA_VERSION.as_bytes(),
             adapter.name().as_bytes(),
             adapter.version().as_bytes(),
             params.as_bytes(),

@@ -3,6 +3,7 @@
 //! with a 95% bootstrap interval (resampling entries of each pool independently, seeded).
 
 use super::summary::Summary;
+use crate::judge::SplitMix64;
 use aorlta_record::{LegState, RewardEntry};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -81,19 +82,6 @@ fn row(e: &RewardEntry) -> Row {
     }
 }
 
-/// A tiny seeded generator (SplitMix64) for the resampling.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) % n as u64) as usize
-    }
-}
-
 /// A statistic of a sample with its 95% percentile bootstrap interval; `None` on an empty sample.
 fn estimate(
     rows: &[Row],
@@ -101,7 +89,7 @@ fn estimate(
     stat: &dyn Fn(&mut dyn Iterator<Item = &Row>) -> Option<f64>,
 ) -> Option<Estimate> {
     let point = stat(&mut rows.iter())?;
-    let mut rng = SplitMix(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut values: Vec<f64> = (0..RESAMPLES)
         .filter_map(|_| {
             let picks: Vec<usize> = (0..rows.len()).map(|_| rng.below(rows.len())).collect();

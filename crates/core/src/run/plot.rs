@@ -109,10 +109,10 @@ pub fn histogram_svg(
         let _ = writeln!(
             svg,
             r#"<rect x="{}" y="{}" width="10" height="10" fill="{}"/><text x="{}" y="{}">{} (n={})</text>"#,
-            x1 - 150.0,
+            x0 + 16.0,
             y - 9.0,
             COLOURS[si % COLOURS.len()],
-            x1 - 135.0,
+            x0 + 31.0,
             y,
             esc(s.label),
             s.values.iter().filter(|v| v.is_finite()).count()

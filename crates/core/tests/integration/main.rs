@@ -1,3 +1,4 @@
 //! Behaviour of aorlta-core through its public interface.
 
 mod engine;
+mod qa_example;

@@ -4,7 +4,7 @@
 //! timed launch outside the kernel, and an A/A run (one reference timed against itself many
 //! times at ratio 1.0; the goal is that none comes out `faster`).
 
-use super::validate::load_suite;
+use crate::cmd::validate::{EXIT_NO_GPU, load_suite};
 use anyhow::{Context, bail};
 use aorlta_core::checks::Env;
 use aorlta_core::checks::kernel::direct::run_leg;
@@ -165,7 +165,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let kernel = fresh_env(&config, &scratch.path().join("legs"))?;
     if let Err(e) = kernel.devices() {
         println!("no GPU: {e}");
-        return Ok(ExitCode::from(super::validate::EXIT_NO_GPU));
+        return Ok(ExitCode::from(EXIT_NO_GPU));
     }
     let env = Env {
         work_dir: kernel.work_dir().to_path_buf(),

@@ -1,0 +1,383 @@
+"""Synchronous and asyncio clients for the AORLTA reward service.
+
+Both speak HTTP/1.1 with keep-alive using the standard library only (``http.client`` for the
+sync client, ``asyncio`` streams for the async one). Both split batches larger than
+``max_batch`` into several requests (answers keep item order), retry a ``503`` after its
+``Retry-After`` and a dropped connection a few times, and raise :class:`AorltaError` with the
+service's error code on any other refusal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import os
+import threading
+import time
+import urllib.parse
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+DEFAULT_URL = "http://127.0.0.1:8787"
+
+#: An item: a mapping with ``task`` (an id or an inline task) and ``completion`` (and
+#: optionally ``id``), or a ``(task, completion)`` pair.
+Item = Union[Mapping[str, Any], Tuple[Any, str]]
+
+
+def default_url() -> str:
+    """The service URL: ``$AORLTA_URL``, else ``http://127.0.0.1:8787``."""
+    return os.environ.get("AORLTA_URL", DEFAULT_URL)
+
+
+class AorltaError(Exception):
+    """The service refused a request (or could not be reached).
+
+    ``status`` is the HTTP status (0 when no answer came), ``code`` the service's kebab-case
+    error code (``malformed-json``, ``too-many-items``, ``overloaded`` ...).
+    """
+
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(f"{status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def _items(items: Iterable[Item]) -> List[Dict[str, Any]]:
+    """Request items; an item without an id gets the service's default, ``<task>#<index>``
+    with its index in the whole batch, so splitting a batch does not change ids."""
+    out = []
+    for n, it in enumerate(items):
+        if isinstance(it, Mapping):
+            task, completion, id_ = it["task"], it["completion"], it.get("id")
+        else:
+            (task, completion), id_ = it, None
+        if id_ is None:
+            name = task if isinstance(task, str) else str(task.get("id", "inline"))
+            id_ = f"{name}#{n}"
+        out.append({"id": str(id_), "task": task, "completion": completion})
+    return out
+
+
+def _error(status: int, body: bytes) -> AorltaError:
+    try:
+        e = json.loads(body)["error"]
+        return AorltaError(status, e["code"], e["message"])
+    except (ValueError, KeyError, TypeError):
+        return AorltaError(status, "http-error", body[:200].decode("utf-8", "replace"))
+
+
+def _retry_after(headers: Mapping[str, str], default: float) -> float:
+    try:
+        return max(0.0, float(headers.get("retry-after", default)))
+    except ValueError:
+        return default
+
+
+def _chunks(items: List[Dict[str, Any]], n: int) -> List[List[Dict[str, Any]]]:
+    return [items[i : i + n] for i in range(0, len(items), n)] or [[]]
+
+
+class Client:
+    """A synchronous client; safe to share between threads (one connection per thread).
+
+    ``url`` is the service's base URL; ``profile`` the default profile for requests (the
+    service's default when ``None``); ``timeout`` seconds per request; ``retries`` how often a
+    503 or a dropped connection is retried; ``max_batch`` the most items sent in one request.
+    """
+
+    def __init__(
+        self,
+        url: Optional[str] = None,
+        *,
+        profile: Optional[str] = None,
+        timeout: float = 300.0,
+        retries: int = 5,
+        max_batch: int = 1024,
+    ):
+        parsed = urllib.parse.urlsplit(url or default_url())
+        if parsed.scheme != "http" or not parsed.hostname:
+            raise ValueError(f"expected an http://HOST:PORT url, not {url!r}")
+        self.host = parsed.hostname
+        self.port = parsed.port or 80
+        self.base = parsed.path.rstrip("/")
+        self.profile = profile
+        self.timeout = timeout
+        self.retries = retries
+        self.max_batch = max_batch
+        self._local = threading.local()
+
+    # -- transport -----------------------------------------------------------------------
+
+    def _conn(self) -> http.client.HTTPConnection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+            self._local.conn = conn
+        return conn
+
+    def _drop(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def request(self, method: str, path: str, body: Any = None) -> Tuple[int, Dict[str, str], bytes]:
+        """Sends one request (JSON body when ``body`` is not None); returns status, headers and
+        body. Retries 503s and dropped connections; never raises for other statuses."""
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Content-Type": "application/json"} if data is not None else {}
+        attempt = 0
+        while True:
+            try:
+                conn = self._conn()
+                conn.request(method, self.base + path, body=data, headers=headers)
+                resp = conn.getresponse()
+                payload = resp.read()
+                hdrs = {k.lower(): v for k, v in resp.getheaders()}
+                if hdrs.get("connection", "").lower() == "close":
+                    self._drop()
+            except (ConnectionError, http.client.HTTPException, OSError) as e:
+                self._drop()
+                if attempt >= self.retries:
+                    raise AorltaError(0, "unreachable", f"{self.host}:{self.port}: {e}") from e
+                attempt += 1
+                time.sleep(min(0.1 * 2**attempt, 2.0))
+                continue
+            if resp.status == 503 and attempt < self.retries:
+                attempt += 1
+                time.sleep(_retry_after(hdrs, 1.0))
+                continue
+            return resp.status, hdrs, payload
+
+    def _json(self, method: str, path: str, body: Any = None) -> Any:
+        status, _, payload = self.request(method, path, body)
+        if status != 200:
+            raise _error(status, payload)
+        return json.loads(payload)
+
+    def close(self) -> None:
+        """Closes this thread's connection."""
+        self._drop()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- endpoints -----------------------------------------------------------------------
+
+    def score(self, items: Iterable[Item], profile: Optional[str] = None) -> List[Dict[str, Any]]:
+        """Reward entries for ``items``, in order (``POST /v1/score``)."""
+        batch = _items(items)
+        out: List[Dict[str, Any]] = []
+        for chunk in _chunks(batch, self.max_batch):
+            body: Dict[str, Any] = {"items": chunk}
+            if profile or self.profile:
+                body["profile"] = profile or self.profile
+            out.extend(self._json("POST", "/v1/score", body)["results"])
+        return out
+
+    def score_one(self, task: Any, completion: str, id: Optional[str] = None, profile: Optional[str] = None) -> Dict[str, Any]:
+        """The reward entry of one completion."""
+        item: Dict[str, Any] = {"task": task, "completion": completion}
+        if id is not None:
+            item["id"] = id
+        return self.score([item], profile)[0]
+
+    def get_reward(
+        self,
+        query: Sequence[str],
+        prompts: Optional[Sequence[str]],
+        labels: Sequence[str],
+        profile: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """OpenRLHF's shape (``POST /get_reward``): ``{"rewards", "scores", "extra_logs"}``."""
+        path = "/get_reward"
+        if profile or self.profile:
+            path += "?" + urllib.parse.urlencode({"profile": profile or self.profile})
+        body: Dict[str, Any] = {"query": list(query), "labels": list(labels)}
+        if prompts is not None:
+            body["prompts"] = list(prompts)
+        return self._json("POST", path, body)
+
+    def tasks(self) -> List[Dict[str, Any]]:
+        """Every task the service offers: id, kind, hash, prompt."""
+        return self._json("GET", "/v1/tasks")["tasks"]
+
+    def profiles(self) -> Dict[str, Any]:
+        """The profiles offered and the default."""
+        return self._json("GET", "/v1/profiles")
+
+    def health(self) -> Dict[str, Any]:
+        """``GET /healthz``."""
+        return self._json("GET", "/healthz")
+
+    def metrics(self) -> str:
+        """The Prometheus text of ``GET /metrics``."""
+        status, _, payload = self.request("GET", "/metrics")
+        if status != 200:
+            raise _error(status, payload)
+        return payload.decode()
+
+
+class AsyncClient:
+    """An asyncio client with a small pool of keep-alive connections.
+
+    Same arguments as :class:`Client`, plus ``connections``: the most requests in flight at
+    once (more wait for a free connection). Use ``async with AsyncClient(...) as c``, or call
+    :meth:`aclose`.
+    """
+
+    def __init__(
+        self,
+        url: Optional[str] = None,
+        *,
+        profile: Optional[str] = None,
+        timeout: float = 300.0,
+        retries: int = 5,
+        max_batch: int = 1024,
+        connections: int = 8,
+    ):
+        parsed = urllib.parse.urlsplit(url or default_url())
+        if parsed.scheme != "http" or not parsed.hostname:
+            raise ValueError(f"expected an http://HOST:PORT url, not {url!r}")
+        self.host = parsed.hostname
+        self.port = parsed.port or 80
+        self.base = parsed.path.rstrip("/")
+        self.profile = profile
+        self.timeout = timeout
+        self.retries = retries
+        self.max_batch = max_batch
+        self._idle: List[Tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+        self._slots = asyncio.Semaphore(connections)
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Closes the idle connections."""
+        while self._idle:
+            _, w = self._idle.pop()
+            w.close()
+            try:
+                await w.wait_closed()
+            except OSError:
+                pass
+
+    async def _once(self, method: str, path: str, data: Optional[bytes]) -> Tuple[int, Dict[str, str], bytes]:
+        if self._idle:
+            reader, writer = self._idle.pop()
+        else:
+            reader, writer = await asyncio.open_connection(self.host, self.port)
+        head = f"{method} {self.base}{path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+        if data is not None:
+            head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+        writer.write((head + "\r\n").encode() + (data or b""))
+        await writer.drain()
+        status_line = await reader.readline()
+        if not status_line:
+            writer.close()
+            raise ConnectionError("the service closed the connection")
+        status = int(status_line.split()[1])
+        headers: Dict[str, str] = {}
+        while True:
+            line = await reader.readline()
+            if line in (b"\r\n", b"\n", b""):
+                break
+            k, _, v = line.decode("latin-1").partition(":")
+            headers[k.strip().lower()] = v.strip()
+        if "content-length" in headers:
+            body = await reader.readexactly(int(headers["content-length"]))
+        elif "chunked" in headers.get("transfer-encoding", ""):
+            parts = []
+            while True:
+                size = int((await reader.readline()).strip(), 16)
+                if size == 0:
+                    await reader.readline()
+                    break
+                parts.append(await reader.readexactly(size))
+                await reader.readline()
+            body = b"".join(parts)
+        else:
+            body = await reader.read()
+            headers["connection"] = "close"
+        if headers.get("connection", "").lower() == "close":
+            writer.close()
+        else:
+            self._idle.append((reader, writer))
+        return status, headers, body
+
+    async def request(self, method: str, path: str, body: Any = None) -> Tuple[int, Dict[str, str], bytes]:
+        """As :meth:`Client.request`."""
+        data = None if body is None else json.dumps(body).encode()
+        attempt = 0
+        async with self._slots:
+            while True:
+                try:
+                    status, headers, payload = await asyncio.wait_for(self._once(method, path, data), self.timeout)
+                except (ConnectionError, OSError, asyncio.IncompleteReadError, asyncio.TimeoutError, ValueError, IndexError) as e:
+                    if attempt >= self.retries:
+                        raise AorltaError(0, "unreachable", f"{self.host}:{self.port}: {e!r}") from e
+                    attempt += 1
+                    await asyncio.sleep(min(0.1 * 2**attempt, 2.0))
+                    continue
+                if status == 503 and attempt < self.retries:
+                    attempt += 1
+                    await asyncio.sleep(_retry_after(headers, 1.0))
+                    continue
+                return status, headers, payload
+
+    async def _json(self, method: str, path: str, body: Any = None) -> Any:
+        status, _, payload = await self.request(method, path, body)
+        if status != 200:
+            raise _error(status, payload)
+        return json.loads(payload)
+
+    async def score(self, items: Iterable[Item], profile: Optional[str] = None) -> List[Dict[str, Any]]:
+        """As :meth:`Client.score`; chunks of a large batch are sent concurrently."""
+        batch = _items(items)
+        bodies = []
+        for chunk in _chunks(batch, self.max_batch):
+            body: Dict[str, Any] = {"items": chunk}
+            if profile or self.profile:
+                body["profile"] = profile or self.profile
+            bodies.append(body)
+        answers = await asyncio.gather(*(self._json("POST", "/v1/score", b) for b in bodies))
+        return [e for a in answers for e in a["results"]]
+
+    async def score_one(self, task: Any, completion: str, id: Optional[str] = None, profile: Optional[str] = None) -> Dict[str, Any]:
+        """The reward entry of one completion."""
+        item: Dict[str, Any] = {"task": task, "completion": completion}
+        if id is not None:
+            item["id"] = id
+        return (await self.score([item], profile))[0]
+
+    async def get_reward(
+        self,
+        query: Sequence[str],
+        prompts: Optional[Sequence[str]],
+        labels: Sequence[str],
+        profile: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """As :meth:`Client.get_reward`."""
+        path = "/get_reward"
+        if profile or self.profile:
+            path += "?" + urllib.parse.urlencode({"profile": profile or self.profile})
+        body: Dict[str, Any] = {"query": list(query), "labels": list(labels)}
+        if prompts is not None:
+            body["prompts"] = list(prompts)
+        return await self._json("POST", path, body)
+
+    async def tasks(self) -> List[Dict[str, Any]]:
+        """As :meth:`Client.tasks`."""
+        return (await self._json("GET", "/v1/tasks"))["tasks"]
+
+    async def health(self) -> Dict[str, Any]:
+        """``GET /healthz``."""
+        return await self._json("GET", "/healthz")

@@ -1,0 +1,124 @@
+"""The sync and async clients against the real service."""
+
+import asyncio
+import http.server
+import json
+import threading
+
+import pytest
+
+from aorlta_client import AorltaError, AsyncClient, Client
+
+
+def test_default_ids_do_not_depend_on_how_a_batch_is_split(server):
+    items = [("qa-001", f"\\boxed{{{n}}}") for n in range(10)]
+    assert [e["id"] for e in Client(server, max_batch=3).score(items)] == [f"qa-001#{n}" for n in range(10)]
+
+
+def test_score_keeps_order_ids_and_splits_large_batches(server, tasks):
+    c = Client(server, max_batch=7)
+    items = [
+        {"id": f"i{n}", "task": t["id"], "completion": f"The answer is \\boxed{{{t['answer']}}}."}
+        for n, t in enumerate(tasks[:20])
+    ]
+    entries = c.score(items)
+    assert [e["id"] for e in entries] == [f"i{n}" for n in range(20)]
+    assert [e["task"] for e in entries] == [t["id"] for t in tasks[:20]]
+    for e in entries:
+        assert [leg["name"] for leg in e["legs"]] == ["parse", "ref.exact", "ref.normalised"]
+        assert (e["scored"], e["reward"]) == (True, 1.0), e
+    # Sent in one request, the same items get the same entries.
+    whole = Client(server).score(items)
+    strip = lambda es: [{k: v for k, v in e.items() if k != "elapsed_s"} | {"legs": [{k: v for k, v in l.items() if k != "elapsed_s"} for l in e["legs"]]} for e in es]
+    assert strip(whole) == strip(entries)
+
+
+def test_pairs_inline_tasks_and_single_items(server):
+    c = Client(server)
+    [e] = c.score([("qa-001", "\\boxed{391}")])
+    assert e["id"] == "qa-001#0" and e["task"] == "qa-001"
+    e = c.score_one({"id": "mine", "prompt": "1+1?", "answer": "2"}, "\\boxed{2}", id="x")
+    assert e["id"] == "x" and e["task"] == "mine" and len(e["legs"]) == 3
+    e = c.score_one("no-such-task", "\\boxed{2}")
+    assert e["scored"] is False and e["reward"] is None
+    assert e["reasons"][0]["code"] == "unknown-task"
+
+
+def test_read_only_endpoints(server, tasks):
+    c = Client(server)
+    assert c.health()["status"] == "ok"
+    listed = c.tasks()
+    assert [t["id"] for t in listed] == [t["id"] for t in tasks]
+    assert all("answer" not in t for t in listed)
+    assert c.profiles()["default"] == "qa"
+    assert "aorlta_requests_total" in c.metrics()
+
+
+def test_refusals_raise_with_the_service_code(server):
+    c = Client(server)
+    with pytest.raises(AorltaError) as e:
+        c.score([("qa-001", "x")], profile="nope")
+    assert (e.value.status, e.value.code) == (422, "unknown-profile")
+    with pytest.raises(AorltaError) as e:
+        c.score([])
+    assert e.value.code == "empty-batch"
+    status, _, body = c.request("POST", "/v1/score", {"items": "no"})
+    assert status == 422 and json.loads(body)["error"]["code"] == "invalid-request"
+    assert c.health()["status"] == "ok", "the service keeps serving"
+
+
+def test_async_client_matches_the_sync_one(server, tasks):
+    items = [(t["id"], f"I get \\boxed{{{t['answer']}}}") for t in tasks]
+
+    async def go():
+        async with AsyncClient(server, connections=4, max_batch=16) as c:
+            many = await asyncio.gather(*(c.score(items[i : i + 10]) for i in range(0, len(items), 10)))
+            one = await c.score_one("qa-002", "\\boxed{-27}")
+            health = await c.health()
+            return [e for batch in many for e in batch], one, health
+
+    entries, one, health = asyncio.run(go())
+    sync = Client(server).score(items)
+    key = lambda e: (e["task"], e["reward"], e["scored"], [leg["state"] for leg in e["legs"]])
+    assert [key(e) for e in entries] == [key(e) for e in sync]
+    assert one["task"] == "qa-002"
+    assert health["status"] == "ok"
+
+
+class _Busy(http.server.BaseHTTPRequestHandler):
+    """Answers 503 with Retry-After: 0 twice, then a score answer."""
+
+    calls = 0
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).calls += 1
+        if type(self).calls <= 2:
+            body = json.dumps({"error": {"code": "overloaded", "message": "full", "status": 503}}).encode()
+            self.send_response(503)
+            self.send_header("Retry-After", "0")
+        else:
+            body = json.dumps({"results": [{"id": "a", "reward": 1.0, "scored": True}]}).encode()
+            self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_503_is_retried_after_retry_after():
+    srv = http.server.HTTPServer(("127.0.0.1", 0), _Busy)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{srv.server_address[1]}"
+        assert Client(url, retries=3).score([("t", "x")])[0]["reward"] == 1.0
+        assert _Busy.calls == 3
+        _Busy.calls = 0
+        with pytest.raises(AorltaError) as e:
+            Client(url, retries=1).score([("t", "x")])
+        assert e.value.code == "overloaded"
+    finally:
+        srv.shutdown()

@@ -1,0 +1,95 @@
+"""Each trainer drop-in, called the way that trainer calls it."""
+
+import importlib.util
+import json
+import urllib.request
+
+import pytest
+
+from aorlta_client import Client
+from aorlta_client import openrlhf as openrlhf_mod
+from aorlta_client.trl import reward_func
+
+
+def _load_by_path(name):
+    """verl and OpenRLHF load a reward file by path, not as a package module."""
+    import aorlta_client
+
+    path = __import__("pathlib").Path(aorlta_client.__file__).parent / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"reward_file_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_verl_single_and_batch_forms(server, monkeypatch, tasks):
+    monkeypatch.setenv("AORLTA_URL", server)
+    verl = _load_by_path("verl")
+    t = tasks[0]
+    good = f"so \\boxed{{{t['answer']}}}"
+    single = verl.compute_score(data_source="aorlta-qa", solution_str=good, ground_truth=t["id"], extra_info={"index": 0})
+    assert single == {"score": 1.0, "aorlta_mask": 1.0}
+    wrong = verl.compute_score("aorlta-qa", "\\boxed{-12345}", t["id"])
+    assert wrong == {"score": -0.5, "aorlta_mask": 1.0}
+    # Unscored (unknown task): the stand-in score, masked.
+    assert verl.compute_score("aorlta-qa", good, "no-such-task", unscored_score=-0.1) == {"score": -0.1, "aorlta_mask": 0.0}
+    # Batch form, as verl's batch reward manager calls it; an inline task through extra_info.
+    out = verl.compute_score_batch(
+        data_sources=["aorlta-qa"] * 3,
+        solution_strs=[good, good, "\\boxed{2}"],
+        ground_truths=[t["id"], "no-such-task", "ignored"],
+        extra_infos=[None, {}, {"aorlta_task": {"id": "inline", "prompt": "1+1?", "answer": "2"}}],
+    )
+    assert out[0] == single
+    assert out[1] == {"score": 0.0, "aorlta_mask": 0.0}
+    assert out[2] == {"score": 1.0, "aorlta_mask": 1.0}
+
+
+def test_trl_reward_funcs(server, tasks):
+    f = reward_func(server)
+    assert f.__name__ == "aorlta"
+    t = tasks[1]
+    completions = [f"\\boxed{{{t['answer']}}}", [{"role": "assistant", "content": "\\boxed{0}"}], "\\boxed{1}"]
+    # TRL passes prompts, completions and every dataset column as lists.
+    rewards = f(
+        prompts=[t["prompt"]] * 3,
+        completions=completions,
+        completion_ids=[[1], [2], [3]],
+        task=[t["id"], t["id"], "no-such-task"],
+    )
+    assert rewards == [1.0, -0.5, None], "right, wrong, unscored is None"
+    with pytest.raises(KeyError):
+        f(prompts=["p"], completions=["c"])
+
+
+def test_openrlhf_remote_url_shape(server):
+    # What OpenRLHF's remote reward call sends: a JSON POST of query, prompts and labels.
+    prompt = "<|im_start|>user\nWhat is 17 × 23?<|im_end|>\n<|im_start|>assistant\n"
+    data = {
+        "query": [prompt + "\\boxed{391}<|im_end|>", prompt + "\\boxed{1}", "unrelated text"],
+        "prompts": [prompt, prompt, prompt],
+        "labels": ["qa-001", "qa-001", "qa-001"],
+    }
+    req = urllib.request.Request(
+        openrlhf_mod.remote_url(*server.removeprefix("http://").split(":")),
+        data=json.dumps(data).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        out = json.loads(resp.read())
+    assert set(out) == {"rewards", "scores", "extra_logs"}
+    assert len(out["rewards"]) == 3 and out["scores"] == out["rewards"]
+    logs = out["extra_logs"]
+    assert all(len(v) == 3 for v in logs.values())
+    assert logs["unscored"][2] == 1.0 and out["rewards"][2] == 0.0, "prompt not a prefix: unscored"
+    assert out["rewards"] == [1.0, -0.5, 0.0]
+    assert logs["scored"] == [1.0, 1.0, 0.0]
+
+
+def test_openrlhf_reward_function_file(server, monkeypatch):
+    monkeypatch.setenv("AORLTA_URL", server)
+    mod = _load_by_path("openrlhf")
+    out = mod.reward_func(["P:\\boxed{391}", "P:x"], ["P:", "P:"], ["qa-001", "nope"])
+    rewards = [float(x) for x in out["rewards"]]
+    assert rewards == [1.0, 0.0]
+    assert [float(x) for x in out["extra_logs"]["unscored"]] [1] == 1.0

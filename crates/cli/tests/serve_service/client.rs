@@ -1,0 +1,268 @@
+//! The test side of the wire: a running `aorlta serve` on a free loopback port, and a few lines
+//! of HTTP/1.1 over a `TcpStream`, so a test can send exactly the bytes it means (junk, half a
+//! body, a lying `Content-Length`).
+
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// The Q&A example's folder.
+pub fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/qa")
+}
+
+/// A running `aorlta serve` on a free loopback port; killed if a test leaves it running.
+pub struct Server {
+    /// The process.
+    pub child: Child,
+    /// Where it listens.
+    pub addr: SocketAddr,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    /// Starts the service over the Q&A example with extra config lines.
+    pub fn start(extra: &str) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let ex = examples();
+        let config = dir.path().join("serve.yaml");
+        std::fs::write(
+            &config,
+            format!(
+                "tasks: {}\nprofiles: [{}]\n{extra}",
+                ex.join("tasks.jsonl").display(),
+                ex.join("profile.yaml").display()
+            ),
+        )
+        .unwrap();
+        let ready = dir.path().join("addr");
+        let child = Command::new(env!("CARGO_BIN_EXE_aorlta"))
+            .args(["serve", "--bind", "127.0.0.1:0", "--config"])
+            .arg(&config)
+            .arg("--ready-file")
+            .arg(&ready)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut server = Server {
+            child,
+            addr: "127.0.0.1:1".parse().unwrap(),
+            _dir: dir,
+        };
+        let t0 = Instant::now();
+        loop {
+            if let Ok(text) = std::fs::read_to_string(&ready) {
+                server.addr = text.trim().parse().unwrap();
+                return server;
+            }
+            if let Some(status) = server.child.try_wait().unwrap() {
+                panic!("aorlta serve exited with {status} before listening");
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(30),
+                "aorlta serve did not start"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// `POST path` with raw bytes.
+    pub fn post(&self, path: &str, body: &[u8]) -> Resp {
+        request(self.addr, "POST", path, body)
+    }
+
+    /// `POST path` with a JSON body.
+    pub fn post_json(&self, path: &str, body: &Value) -> Resp {
+        self.post(path, body.to_string().as_bytes())
+    }
+
+    /// `GET path`.
+    pub fn get(&self, path: &str) -> Resp {
+        request(self.addr, "GET", path, b"")
+    }
+
+    /// A sample's value from `/metrics` (a panic when absent).
+    pub fn metric(&self, name: &str) -> f64 {
+        self.metric_or(name, None)
+    }
+
+    /// A sample's value; `default` when the sample is absent (a panic when that is `None`).
+    pub fn metric_or(&self, name: &str, default: Option<f64>) -> f64 {
+        let text = self.get("/metrics").text();
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+            .or(default)
+            .unwrap_or_else(|| panic!("no sample `{name}` in\n{text}"))
+    }
+
+    /// `/healthz` answers 200 `ok`.
+    pub fn assert_healthy(&self) {
+        let r = self.get("/healthz");
+        assert_eq!(r.status, 200, "{}", r.text());
+        assert_eq!(r.json()["status"], "ok");
+    }
+
+    /// Sends SIGTERM.
+    pub fn terminate(&self) {
+        let ok = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+
+    /// Waits for the process to exit (a panic past `limit`).
+    pub fn wait_exit(&mut self, limit: Duration) -> ExitStatus {
+        let t0 = Instant::now();
+        loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return s;
+            }
+            assert!(t0.elapsed() < limit, "aorlta serve did not exit in {limit:?}");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// An answer.
+#[derive(Debug)]
+pub struct Resp {
+    /// The status code.
+    pub status: u16,
+    /// The headers, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body (de-chunked).
+    pub body: Vec<u8>,
+}
+
+impl Resp {
+    /// The body as text.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// The body as JSON (a panic when it is not).
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
+    }
+
+    /// A header's value, by case-insensitive name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Asserts an error answer: its status, its JSON error code, and the status in the body.
+    pub fn assert_error(&self, status: u16, code: &str) {
+        assert_eq!(self.status, status, "{}", self.text());
+        let v = self.json();
+        assert_eq!(v["error"]["code"], code, "{v}");
+        assert_eq!(v["error"]["status"], status, "{v}");
+        assert!(
+            v["error"]["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{v}"
+        );
+    }
+
+    /// The `results` of a 200 answer.
+    pub fn results(&self) -> Vec<Value> {
+        assert_eq!(self.status, 200, "{}", self.text());
+        self.json()["results"].as_array().expect("results").clone()
+    }
+}
+
+/// A request head with `Content-Length: len` and `Connection: close`.
+pub fn head(method: &str, path: &str, len: usize) -> String {
+    format!(
+        "{method} {path} HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
+         Content-Length: {len}\r\nConnection: close\r\n\r\n"
+    )
+}
+
+/// One request on a fresh connection.
+pub fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> Resp {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    s.write_all(head(method, path, body.len()).as_bytes()).unwrap();
+    s.write_all(body).unwrap();
+    read_response(&mut s)
+}
+
+/// Reads an answer to the end of the connection.
+pub fn read_response(s: &mut TcpStream) -> Resp {
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no header end in {:?}", String::from_utf8_lossy(&raw)));
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    if chunked {
+        body = dechunk(&body);
+    }
+    Resp {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let eol = b.windows(2).position(|w| w == b"\r\n").unwrap();
+        let n = usize::from_str_radix(String::from_utf8_lossy(&b[..eol]).trim(), 16).unwrap();
+        if n == 0 {
+            return out;
+        }
+        out.extend_from_slice(&b[eol + 2..eol + 2 + n]);
+        b = &b[eol + 4 + n..];
+    }
+}
+
+/// A score item without an id.
+pub fn item(task: &str, completion: &str) -> Value {
+    json!({"task": task, "completion": completion})
+}
+
+/// An entry without its timings and cache flags, for comparing entries computed apart.
+pub fn strip_timings(mut e: Value) -> Value {
+    if let Some(o) = e.as_object_mut() {
+        o.remove("elapsed_s");
+    }
+    if let Some(legs) = e["legs"].as_array_mut() {
+        for l in legs {
+            if let Some(o) = l.as_object_mut() {
+                o.remove("elapsed_s");
+                o.remove("cached");
+            }
+        }
+    }
+    e
+}

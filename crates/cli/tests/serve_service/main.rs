@@ -1,0 +1,521 @@
+//! `aorlta serve` through the real binary on loopback: a normal batch, the OpenRLHF shape, bad
+//! requests of every kind (each refused clearly while the service keeps serving), a flood past
+//! the queue, per-item time limits, sharing of identical items, SIGTERM mid-batch, and entries
+//! identical to `aorlta score` for the same pool.
+
+mod client;
+
+use client::{Server, examples, head, item, read_response, request, strip_timings};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::net::TcpStream;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+#[test]
+fn a_normal_batch_and_the_read_only_endpoints() {
+    let s = Server::start("");
+    s.assert_healthy();
+    let tasks = s.get("/v1/tasks").json();
+    let tasks = tasks["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 60);
+    assert_eq!(tasks[0]["id"], "qa-001");
+    assert_eq!(tasks[0]["kind"], "qa");
+    assert!(
+        tasks.iter().all(|t| t.get("answer").is_none()),
+        "answers stay secret"
+    );
+    let profiles = s.get("/v1/profiles").json();
+    assert_eq!(profiles["default"], "qa");
+    assert_eq!(
+        profiles["profiles"][0]["profile"]["legs"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+
+    let batch = json!({"items": [
+        {"id": "a", "task": "qa-001", "completion": "17 × 23 = 391, so the answer is \\boxed{391}."},
+        item("qa-002", "I think it is \\boxed{27}."),
+        {"id": "c", "task": {"id": "mine", "prompt": "1+1?", "answer": "2"}, "completion": "\\boxed{2}"},
+        item("qa-003", "no idea"),
+    ]});
+    let results = s.post_json("/v1/score", &batch).results();
+    assert_eq!(results.len(), 4);
+    let ids: Vec<&str> = results.iter().map(|e| e["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["a", "qa-002#1", "c", "qa-003#3"], "item order, default ids");
+    let tasks: Vec<&str> = results.iter().map(|e| e["task"].as_str().unwrap()).collect();
+    assert_eq!(tasks, ["qa-001", "qa-002", "mine", "qa-003"]);
+    for e in &results {
+        assert_eq!(e["profile"], "qa");
+        let legs: Vec<&str> = e["legs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(legs, ["parse", "ref.exact", "ref.normalised"], "{e}");
+        assert_eq!(e["scored"], true, "{e}");
+    }
+    // Right, wrong (-27 expected), right (inline task), no answer at all.
+    let rewards: Vec<f64> = results.iter().map(|e| e["reward"].as_f64().unwrap()).collect();
+    assert_eq!(rewards, [1.0, -0.5, 1.0, -1.0]);
+    assert_eq!(results[1]["legs"][2]["reasons"][0]["code"], "wrong-answer");
+    assert_eq!(results[3]["legs"][0]["reasons"][0]["code"], "no-answer");
+    assert_eq!(results[3]["legs"][2]["state"], "skipped");
+    assert_eq!(
+        s.metric("aorlta_requests_total{route=\"/v1/score\",status=\"200\"}"),
+        1.0
+    );
+    let text = s.get("/metrics").text();
+    let parse_legs: f64 = text
+        .lines()
+        .filter(|l| l.starts_with("aorlta_items_total{leg=\"parse\","))
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<f64>().unwrap())
+        .sum();
+    assert_eq!(
+        parse_legs, 4.0,
+        "every answered item's parse leg is counted once:\n{text}"
+    );
+}
+
+#[test]
+fn the_openrlhf_shape() {
+    let s = Server::start("");
+    let prompt = "<|user|>What is 17 × 23?<|assistant|>";
+    let body = json!({
+        "query": [
+            format!("{prompt}17 × 23 = 391. \\boxed{{391}}"),
+            format!("{prompt}\\boxed{{390}}"),
+            "a query whose prompt is missing \\boxed{391}",
+            format!("{prompt}\\boxed{{1}}"),
+        ],
+        "prompts": [prompt, prompt, prompt, prompt],
+        "labels": ["qa-001", "qa-001", "qa-001", "no-such-task"],
+    });
+    let r = s.post_json("/get_reward", &body);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    let rewards: Vec<f64> = v["rewards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(rewards.len(), 4);
+    assert_eq!(v["scores"], v["rewards"]);
+    let logs = &v["extra_logs"];
+    let scored: Vec<f64> = logs["scored"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    let unscored: Vec<f64> = logs["unscored"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(logs["timed_out"].as_array().unwrap().len(), 4);
+    // The prompt is not a prefix (2) and the task is unknown (3): unscored, reported, 0.0.
+    assert_eq!(&unscored[2..], [1.0, 1.0]);
+    assert_eq!(&scored[2..], [0.0, 0.0]);
+    assert_eq!(
+        rewards,
+        [1.0, -0.5, 0.0, 0.0],
+        "right, wrong, then the profile's unscored-value"
+    );
+    assert_eq!(&scored[..2], [1.0, 1.0]);
+    // The same completions through /v1/score give the same rewards.
+    let same = s
+        .post_json(
+            "/v1/score",
+            &json!({"items": [
+                item("qa-001", "17 × 23 = 391. \\boxed{391}"),
+                item("qa-001", "\\boxed{390}"),
+            ]}),
+        )
+        .results();
+    for (i, e) in same.iter().enumerate() {
+        assert_eq!(e["scored"] == true, scored[i] == 1.0);
+        assert_eq!(e["reward"].as_f64().unwrap_or(0.0), rewards[i]);
+    }
+    let r = s.post_json("/get_reward", &json!({"query": ["a", "b"], "labels": ["qa-001"]}));
+    r.assert_error(422, "length-mismatch");
+    let r = s.post_json(
+        "/get_reward?profile=nope",
+        &json!({"query": ["a"], "labels": ["qa-001"]}),
+    );
+    r.assert_error(422, "unknown-profile");
+    s.assert_healthy();
+}
+
+#[test]
+fn bad_requests_get_clear_errors_and_the_service_keeps_serving() {
+    let s = Server::start("limits: {max-items: 100}\n");
+    s.post("/v1/score", b"{\"items\": [")
+        .assert_error(400, "malformed-json");
+    s.assert_healthy();
+    s.post("/v1/score", b"").assert_error(400, "malformed-json");
+    s.post("/v1/score", b"{\"items\": []} trailing")
+        .assert_error(400, "malformed-json");
+    let junk: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    s.post("/v1/score", &junk).assert_error(400, "malformed-json");
+    s.post(
+        "/v1/score",
+        b"{\"items\": [{\"task\": \"qa-001\", \"completion\": \"\xff\xfe\"}]}",
+    )
+    .assert_error(400, "malformed-json");
+    s.assert_healthy();
+
+    let r = s.post_json("/v1/score", &json!({"items": "all of them"}));
+    r.assert_error(422, "invalid-request");
+    assert!(r.text().contains("`items`"), "{}", r.text());
+    let r = s.post_json(
+        "/v1/score",
+        &json!({"items": [{"task": "qa-001", "completion": 42}]}),
+    );
+    r.assert_error(422, "invalid-request");
+    assert!(r.text().contains("items[0].completion"), "{}", r.text());
+    s.post_json("/v1/score", &json!({"items": [{"task": "qa-001"}]}))
+        .assert_error(422, "invalid-request");
+    s.post_json("/v1/score", &json!({"itemz": []}))
+        .assert_error(422, "invalid-request");
+    s.post_json("/v1/score", &json!({"items": []}))
+        .assert_error(422, "empty-batch");
+    s.post_json(
+        "/v1/score",
+        &json!({"profile": "nope", "items": [item("qa-001", "\\boxed{391}")]}),
+    )
+    .assert_error(422, "unknown-profile");
+    let many: Vec<Value> = (0..101)
+        .map(|i| item("qa-001", &format!("\\boxed{{{i}}}")))
+        .collect();
+    s.post_json("/v1/score", &json!({"items": many}))
+        .assert_error(413, "too-many-items");
+    s.assert_healthy();
+
+    // A body past the limit is refused from its Content-Length, before it is sent.
+    let mut conn = TcpStream::connect(s.addr).unwrap();
+    conn.write_all(head("POST", "/v1/score", 64 << 20).as_bytes())
+        .unwrap();
+    let r = read_response(&mut conn);
+    r.assert_error(413, "body-too-large");
+
+    // Per-item errors: a 10 MiB completion, an unknown task, a bad inline task and an inline
+    // kernel task (off by default) each get their own entry; the rest is scored.
+    let huge = "9".repeat(10 << 20);
+    let r = s.post_json(
+        "/v1/score",
+        &json!({"items": [
+            item("qa-001", &huge),
+            item("qa-404", "\\boxed{1}"),
+            {"task": {"id": "x", "prompt": "p"}, "completion": "\\boxed{1}"},
+            {"task": {"id": "k", "prompt": "p", "signature": "void k(float* a)"}, "completion": "x"},
+            item("qa-001", "\\boxed{391}"),
+        ]}),
+    );
+    let results = r.results();
+    let codes: Vec<&str> = results[..4]
+        .iter()
+        .map(|e| e["reasons"][0]["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "completion-too-long",
+            "unknown-task",
+            "invalid-task",
+            "inline-task-disabled"
+        ]
+    );
+    for e in &results[..4] {
+        assert_eq!(e["scored"], false, "{e}");
+        assert!(e["reward"].is_null(), "{e}");
+    }
+    assert_eq!(results[1]["task"], "qa-404");
+    assert_eq!(
+        results[4]["legs"].as_array().unwrap().len(),
+        3,
+        "the good item is scored"
+    );
+
+    s.get("/v2/nothing").assert_error(404, "not-found");
+    s.get("/v1/score").assert_error(405, "method-not-allowed");
+    s.assert_healthy();
+    assert_eq!(
+        s.metric("aorlta_requests_total{route=\"/v1/score\",status=\"422\"}"),
+        6.0
+    );
+    assert_eq!(
+        s.metric("aorlta_requests_total{route=\"/v1/score\",status=\"400\"}"),
+        5.0
+    );
+    assert_eq!(
+        s.metric("aorlta_requests_total{route=\"/v1/score\",status=\"413\"}"),
+        2.0
+    );
+}
+
+#[test]
+fn a_flood_past_the_queue_is_shed_with_503_and_every_accepted_item_is_answered() {
+    let s = Server::start(
+        "cache: {kind: none}\nlanes:\n  qa: {workers: 1, queue-items: 64, item-timeout: 60s}\n\
+         limits: {max-items: 64}\n",
+    );
+    let addr = s.addr;
+    let padding = "Let me think about this carefully. ".repeat(100);
+    let threads: Vec<_> = (0..12)
+        .map(|t| {
+            let padding = padding.clone();
+            std::thread::spawn(move || {
+                let mut out = Vec::new();
+                for r in 0..15 {
+                    let items: Vec<Value> = (0..64)
+                        .map(|i| {
+                            json!({
+                                "id": format!("{t}-{r}-{i}"),
+                                "task": format!("qa-{:03}", 1 + i % 60),
+                                "completion": format!("{padding} ({t}-{r}-{i}) \\boxed{{{i}}}"),
+                            })
+                        })
+                        .collect();
+                    let body = json!({ "items": items }).to_string();
+                    out.push((t, r, request(addr, "POST", "/v1/score", body.as_bytes())));
+                }
+                out
+            })
+        })
+        .collect();
+    let (mut ok, mut shed) = (0, 0);
+    for th in threads {
+        for (t, r, resp) in th.join().unwrap() {
+            match resp.status {
+                200 => {
+                    let results = resp.results();
+                    assert_eq!(results.len(), 64);
+                    for (i, e) in results.iter().enumerate() {
+                        assert_eq!(e["id"], format!("{t}-{r}-{i}"));
+                        assert_eq!(e["legs"].as_array().unwrap().len(), 3, "{e}");
+                    }
+                    ok += 1;
+                }
+                503 => {
+                    resp.assert_error(503, "overloaded");
+                    let after: u64 = resp.header("retry-after").expect("Retry-After").parse().unwrap();
+                    assert!(after >= 1);
+                    shed += 1;
+                }
+                other => panic!("unexpected {other}: {}", resp.text()),
+            }
+        }
+    }
+    eprintln!("flood: {ok} requests admitted, {shed} shed");
+    assert!(ok > 0, "some requests are admitted");
+    assert!(shed > 0, "a flood past 64 queued items is shed ({ok} admitted)");
+    s.assert_healthy();
+    assert_eq!(s.metric("aorlta_requests_shed_total"), shed as f64);
+    assert_eq!(s.metric("aorlta_queue_depth{lane=\"qa\"}"), 0.0);
+    assert_eq!(s.metric("aorlta_items_computed_total"), (ok * 64) as f64);
+}
+
+#[test]
+fn items_past_their_time_limit_are_unsettled_timed_out() {
+    let s = Server::start(
+        "cache: {kind: none}\nlanes:\n  qa: {workers: 1, queue-items: 8192, item-timeout: 1ms}\n",
+    );
+    let items: Vec<Value> = (0..3000)
+        .map(|i| {
+            item(
+                &format!("qa-{:03}", 1 + i % 60),
+                &format!("step {i}: \\boxed{{{i}}}"),
+            )
+        })
+        .collect();
+    let results = s.post_json("/v1/score", &json!({ "items": items })).results();
+    assert_eq!(results.len(), 3000);
+    let timed_out: Vec<&Value> = results
+        .iter()
+        .filter(|e| e["reasons"][0]["code"] == "timed-out")
+        .collect();
+    assert!(!timed_out.is_empty(), "3000 items cannot all finish within 1 ms");
+    for e in &timed_out {
+        assert_eq!(e["scored"], false);
+        assert!(e["reward"].is_null());
+        let legs = e["legs"].as_array().unwrap();
+        assert_eq!(legs.len(), 3);
+        assert!(
+            legs.iter()
+                .all(|l| l["state"] == "unsettled" && l["reasons"][0]["code"] == "timed-out")
+        );
+    }
+    for (i, e) in results.iter().enumerate() {
+        assert_eq!(e["id"], format!("qa-{:03}#{i}", 1 + i % 60));
+    }
+    assert_eq!(s.metric("aorlta_items_timed_out_total"), timed_out.len() as f64);
+    s.assert_healthy();
+}
+
+#[test]
+fn identical_items_in_flight_are_computed_once() {
+    let s = Server::start("cache: {kind: none}\n");
+    let mut items: Vec<Value> = (0..50)
+        .map(|i| json!({"id": format!("same-{i}"), "task": "qa-001", "completion": "\\boxed{391}"}))
+        .collect();
+    items.push(json!({"id": "other", "task": "qa-001", "completion": "\\boxed{390}"}));
+    let results = s.post_json("/v1/score", &json!({ "items": items })).results();
+    assert_eq!(results.len(), 51);
+    assert_eq!(s.metric("aorlta_items_computed_total"), 2.0);
+    assert_eq!(s.metric("aorlta_items_shared_total"), 49.0);
+    let first = strip_timings(results[0].clone());
+    for (i, e) in results[..50].iter().enumerate() {
+        assert_eq!(e["id"], format!("same-{i}"));
+        let mut e = strip_timings(e.clone());
+        e["id"] = first["id"].clone();
+        assert_eq!(e, first);
+    }
+    assert_eq!(results[50]["id"], "other");
+}
+
+#[test]
+fn sigterm_mid_batch_answers_accepted_items_then_exits_0() {
+    let mut s = Server::start(
+        "cache: {kind: none}\nlanes:\n  qa: {workers: 1, queue-items: 100000, item-timeout: 60s}\n\
+         limits: {max-items: 50000}\n",
+    );
+    let batch = |tag: &str, n: usize| -> Vec<u8> {
+        let items: Vec<Value> = (0..n)
+            .map(|i| {
+                json!({"id": format!("{tag}-{i}"), "task": format!("qa-{:03}", 1 + i % 60),
+                       "completion": format!("attempt {tag} {i}: \\boxed{{{i}}}")})
+            })
+            .collect();
+        json!({ "items": items }).to_string().into_bytes()
+    };
+    // One request is half sent when SIGTERM arrives; two more are fully sent just before it.
+    let half = batch("half", 2000);
+    let mut conn = TcpStream::connect(s.addr).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    conn.write_all(head("POST", "/v1/score", half.len()).as_bytes())
+        .unwrap();
+    conn.write_all(&half[..half.len() / 2]).unwrap();
+    let full: Vec<_> = (0..2)
+        .map(|k| {
+            let body = batch(&format!("full{k}"), 20_000);
+            let mut c = TcpStream::connect(s.addr).unwrap();
+            c.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+            c.write_all(head("POST", "/v1/score", body.len()).as_bytes())
+                .unwrap();
+            c.write_all(&body).unwrap();
+            std::thread::spawn(move || read_response(&mut c))
+        })
+        .collect();
+    // Every request is accepted (being read or scored, or already answered) before the signal.
+    let t0 = Instant::now();
+    loop {
+        let busy = s.metric("aorlta_requests_in_flight");
+        let done = s.metric_or(
+            "aorlta_requests_total{route=\"/v1/score\",status=\"200\"}",
+            Some(0.0),
+        );
+        if busy + done >= 3.0 {
+            break;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(30), "requests not accepted");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    s.terminate();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        s.child.try_wait().unwrap().is_none(),
+        "the service waits for the request it is reading"
+    );
+    assert!(
+        TcpStream::connect(s.addr).is_err(),
+        "no new connection is accepted while draining"
+    );
+    conn.write_all(&half[half.len() / 2..]).unwrap();
+    let r = read_response(&mut conn);
+    let results = r.results();
+    assert_eq!(results.len(), 2000);
+    assert!(
+        results
+            .iter()
+            .enumerate()
+            .all(|(i, e)| e["id"] == format!("half-{i}"))
+    );
+    for (k, t) in full.into_iter().enumerate() {
+        let results = t.join().unwrap().results();
+        assert_eq!(results.len(), 20_000);
+        assert_eq!(results[19_999]["id"], format!("full{k}-19999"));
+    }
+    let status = s.wait_exit(Duration::from_secs(30));
+    assert_eq!(status.code(), Some(0), "{status}");
+}
+
+#[test]
+fn entries_are_identical_to_aorlta_score_for_the_same_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let ex = examples();
+    let run = dir.path().join("run.yaml");
+    std::fs::write(
+        &run,
+        format!(
+            "tasks: {}\npool: {}\nprofile: {}\nout: out\nconcurrency: 2\n",
+            ex.join("tasks.jsonl").display(),
+            ex.join("after.jsonl").display(),
+            ex.join("profile.yaml").display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_aorlta"))
+        .args(["score", "--quiet"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let scored: Vec<Value> = std::fs::read_to_string(dir.path().join("out/rewards.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let pool: Vec<Value> = std::fs::read_to_string(ex.join("after.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(scored.len(), pool.len());
+    let s = Server::start("cache: {kind: none}\n");
+    let mut served = Vec::new();
+    for chunk in pool.chunks(128) {
+        let items: Vec<Value> = chunk
+            .iter()
+            .map(|p| json!({"id": p["id"], "task": p["task"], "completion": p["completion"]}))
+            .collect();
+        served.extend(s.post_json("/v1/score", &json!({ "items": items })).results());
+    }
+    assert_eq!(served.len(), scored.len());
+    for (a, b) in served.into_iter().zip(scored) {
+        assert_eq!(strip_timings(a), strip_timings(b));
+    }
+}
+
+#[test]
+fn a_body_that_stops_arriving_is_refused_with_408() {
+    let s = Server::start("limits: {read-timeout: 300ms}\n");
+    let mut conn = TcpStream::connect(s.addr).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    conn.write_all(head("POST", "/v1/score", 100).as_bytes()).unwrap();
+    conn.write_all(b"{\"items\": [").unwrap();
+    read_response(&mut conn).assert_error(408, "body-timeout");
+    assert_eq!(
+        s.metric("aorlta_requests_in_flight"),
+        0.0,
+        "its slot is free again"
+    );
+    s.assert_healthy();
+}

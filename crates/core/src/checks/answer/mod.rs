@@ -1,0 +1,147 @@
+//! Extracting what a completion offers: the final answer of a Q&A completion, or the kernel
+//! source of a kernel completion. Every scan is a single pass over bytes that only stops or
+//! slices at ASCII characters, so it is linear in the completion's length and never cuts a
+//! UTF-8 character.
+
+mod fence;
+mod scan;
+mod spans;
+
+use aorlta_record::Reason;
+use serde::{Deserialize, Serialize};
+
+/// A form of final answer a profile may accept, in the order they are tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AnswerForm {
+    /// The last `\boxed{...}` (nested braces handled).
+    Boxed,
+    /// An explicit "the answer is ..." / "Answer: ..." statement.
+    Statement,
+    /// The last LaTeX math span (`$…$`, `\(…\)`, `\[…\]`).
+    Latex,
+    /// The last number in the text.
+    Number,
+}
+
+impl AnswerForm {
+    /// The form's name as profiles write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            AnswerForm::Boxed => "boxed",
+            AnswerForm::Statement => "statement",
+            AnswerForm::Latex => "latex",
+            AnswerForm::Number => "number",
+        }
+    }
+}
+
+/// The answer found and which form it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// The answer text, trimmed.
+    pub text: String,
+    /// The form it was found in.
+    pub form: AnswerForm,
+}
+
+/// The final answer of a completion, trying `forms` in the fixed order boxed, statement, latex,
+/// number (only those listed). Reasons: `no-answer`, `answer-too-long` (longer than `max_len`
+/// bytes).
+///
+/// - boxed: the last `\boxed{…}` or `\fbox{…}` whose braces balance (an unbalanced one is
+///   skipped; nested boxes give the innermost, which starts last);
+/// - statement: the last "answer is …", "answer: …" or "final answer: …" (any case), up to the
+///   end of its line or sentence, without a trailing period or markdown bold; a display span
+///   (`$$…$$`, `\[…\]`) right after it is the answer, across lines;
+/// - latex: the last non-empty `$…$`, `$$…$$`, `\(…\)` or `\[…\]` (an inline `$` opens only
+///   before a non-space and closes only after a non-space and before a non-digit, so prices
+///   such as `$5` do not pair up);
+/// - number: the last number (sign, thousands commas, decimals, exponent, `a/b`).
+pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) -> Result<Answer, Reason> {
+    const ORDER: [AnswerForm; 4] = [
+        AnswerForm::Boxed,
+        AnswerForm::Statement,
+        AnswerForm::Latex,
+        AnswerForm::Number,
+    ];
+    for form in ORDER {
+        if !forms.contains(&form) {
+            continue;
+        }
+        let found = match form {
+            AnswerForm::Boxed => spans::last_boxed(completion),
+            AnswerForm::Statement => spans::last_statement(completion),
+            AnswerForm::Latex => spans::last_math(completion),
+            AnswerForm::Number => spans::last_number(completion),
+        };
+        if let Some(text) = found {
+            if text.len() > max_len {
+                return Err(Reason::new(
+                    "answer-too-long",
+                    format!(
+                        "the {} answer is {} bytes; at most {max_len} are read",
+                        form.name(),
+                        text.len()
+                    ),
+                ));
+            }
+            return Ok(Answer {
+                text: text.to_string(),
+                form,
+            });
+        }
+    }
+    let tried: Vec<&str> = ORDER
+        .iter()
+        .filter(|f| forms.contains(f))
+        .map(|f| f.name())
+        .collect();
+    Err(Reason::new(
+        "no-answer",
+        if tried.is_empty() {
+            "the profile accepts no answer form".to_string()
+        } else {
+            format!("no answer in the forms tried: {}", tried.join(", "))
+        },
+    ))
+}
+
+/// The source of the last fenced code block in a C++/CUDA/HIP language that defines
+/// `kernel_name`. Reasons: `no-code-block`, `kernel-not-found`.
+///
+/// Blocks are fenced with three or more backticks or tildes; C++-family labels are `cuda`,
+/// `cu`, `cuh`, `cpp`, `c++`, `cxx`, `cc`, `c`, `h`, `hpp`, `hip`; an unlabelled block counts
+/// when it has `__global__`, `__device__`, `#include`, `#define` or `extern "C"`. A block
+/// defines the kernel when a `__global__` declaration names it before its `(`. An unclosed
+/// fence runs to the end of the completion.
+pub fn extract_kernel(completion: &str, kernel_name: &str) -> Result<String, Reason> {
+    let blocks: Vec<&str> = fence::blocks(completion)
+        .into_iter()
+        .filter(|b| b.is_cpp())
+        .map(|b| b.body)
+        .collect();
+    if blocks.is_empty() {
+        return Err(Reason::new(
+            "no-code-block",
+            "no fenced C++, CUDA or HIP code block in the completion",
+        ));
+    }
+    match blocks
+        .iter()
+        .rev()
+        .find(|b| fence::defines_kernel(b, kernel_name))
+    {
+        Some(src) => Ok((*src).to_string()),
+        None => Err(Reason::new(
+            "kernel-not-found",
+            format!(
+                "{} code block(s), but none defines `__global__ … {kernel_name}(`",
+                blocks.len()
+            ),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,392 @@
+//! Finding the final answer's span in a completion, one scanner per answer form. Each is a
+//! forward pass that jumps between the few bytes it cares about ([`super::scan`]); the number
+//! scanner works back from the end. A completion of any size and shape takes time linear in its
+//! length. Scanners return trimmed slices of the completion, cut only at ASCII bytes.
+
+use super::scan::{closing_brace, escaped, next, prev, prev_folded};
+
+/// The content of the last `\boxed{…}` or `\fbox{…}` whose braces balance (the one that
+/// starts last; an empty one is skipped).
+///
+/// Boxes are tried from the last back. A box closes at the first `}` that brings its depth to
+/// zero. When a later box never closes, no earlier box can close after that later box starts
+/// (the later box's braces keep the depth up to the end), and a later box that closes leaves the
+/// depth as it found it, so each earlier box scans only up to the next unclosed box, jumping
+/// over closed ones: every byte is scanned about once.
+pub(super) fn last_boxed(s: &str) -> Option<&str> {
+    let b = s.as_bytes();
+    let mut boxes: Vec<(usize, usize)> = Vec::new();
+    let mut from = 0;
+    while let Some((start, content)) = next_box(b, from) {
+        boxes.push((start, content));
+        from = content;
+    }
+    let mut closes: Vec<Option<usize>> = vec![None; boxes.len()];
+    for k in (0..boxes.len()).rev() {
+        let content = boxes[k].1;
+        let mut i = content;
+        let mut depth = 1i64;
+        let mut m = k + 1;
+        let close = loop {
+            while m < boxes.len() && boxes[m].0 < i {
+                m += 1;
+            }
+            let limit = boxes.get(m).map_or(b.len(), |bx| bx.0);
+            if let Some(p) = closing_brace(b, i, limit, &mut depth) {
+                break Some(p);
+            }
+            match closes.get(m) {
+                Some(Some(c)) => {
+                    i = c + 1;
+                    m += 1;
+                }
+                _ => break None,
+            }
+        };
+        closes[k] = close;
+        if let Some(c) = close {
+            let text = s[content..c].trim();
+            if !text.is_empty() {
+                return Some(text);
+            }
+        }
+    }
+    None
+}
+
+/// When a box opens at `i` (a backslash): where its content starts.
+fn box_at(b: &[u8], i: usize) -> Option<usize> {
+    let rest = &b[i + 1..];
+    let name = if rest.starts_with(b"boxed") {
+        5
+    } else if rest.starts_with(b"fbox") {
+        4
+    } else {
+        return None;
+    };
+    let after = i + 1 + name;
+    if b.get(after).is_some_and(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    let mut j = after;
+    while j < b.len() && matches!(b[j], b' ' | b'\t') {
+        j += 1;
+    }
+    (b.get(j) == Some(&b'{')).then_some(j + 1)
+}
+
+/// The first box at or after `from`: (its backslash, its content start). Both names contain an
+/// `x`, a rare byte in LaTeX, so the search jumps from `x` to `x`.
+fn next_box(b: &[u8], from: usize) -> Option<(usize, usize)> {
+    let mut i = from;
+    loop {
+        i = next(b, i, |c| c == b'x');
+        if i >= b.len() {
+            return None;
+        }
+        for back in [3, 4] {
+            if i >= back
+                && b[i - back] == b'\\'
+                && let Some(content) = box_at(b, i - back)
+            {
+                return Some((i - back, content));
+            }
+        }
+        i += 1;
+    }
+}
+
+/// The content of the last "answer is …" / "answer: …" statement that is not empty, found
+/// from the end ("answer" by its `swe`, rare in text). An empty statement ends before the next
+/// "answer" begins, so the texts read on the way cover each byte about once.
+pub(super) fn last_statement(s: &str) -> Option<&str> {
+    let b = s.as_bytes();
+    let mut i = b.len();
+    loop {
+        i = prev_folded(b, i, *b"swe")?;
+        let Some(a) = i.checked_sub(2) else { continue };
+        if b.get(a..a + 6).is_some_and(|w| w.eq_ignore_ascii_case(b"answer"))
+            && (a == 0 || !b[a - 1].is_ascii_alphanumeric())
+            && let Some(start) = statement_start(b, a + 6)
+        {
+            let text = statement_text(s, start);
+            if !text.is_empty() {
+                return Some(text);
+            }
+        }
+    }
+}
+
+/// Whether `b[i..]` starts with `pat`, ignoring ASCII case.
+fn starts_with_ci(b: &[u8], i: usize, pat: &[u8]) -> bool {
+    b.get(i..i + pat.len())
+        .is_some_and(|s| s.eq_ignore_ascii_case(pat))
+}
+
+/// Where the statement's text begins after "answer" (at `i`): `:`, `is`, `is:`, or `=`, with
+/// optional markdown emphasis and spaces around; `None` when "answer" is not a statement.
+fn statement_start(b: &[u8], mut i: usize) -> Option<usize> {
+    let skip_marks = |mut i: usize| {
+        while i < b.len() && matches!(b[i], b' ' | b'\t' | b'*' | b'_') {
+            i += 1;
+        }
+        i
+    };
+    i = skip_marks(i);
+    if b.get(i) == Some(&b':') || b.get(i) == Some(&b'=') {
+        i += 1;
+    } else if starts_with_ci(b, i, b"is") && !b.get(i + 2).is_some_and(u8::is_ascii_alphanumeric) {
+        i = skip_marks(i + 2);
+        if b.get(i) == Some(&b':') {
+            i += 1;
+        }
+    } else {
+        return None;
+    }
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'*' | b'_' | b'\n' | b'\r') {
+        i += 1;
+    }
+    Some(i)
+}
+
+/// The statement from `start` to the end of its line or sentence, trimmed of spaces, a final
+/// period and markdown emphasis.
+fn statement_text(s: &str, start: usize) -> &str {
+    let b = s.as_bytes();
+    // A display span right at the start is the answer, across lines.
+    for (open, close) in [("$$", "$$"), ("\\[", "\\]")] {
+        if s[start..].starts_with(open)
+            && let Some(end) = s[start + 2..].find(close)
+        {
+            return s[start..start + 2 + end + 2].trim();
+        }
+    }
+    let mut i = start;
+    let mut in_math = false;
+    loop {
+        i = next(b, i, |c| {
+            (c == b'\n') | (c == b'\\') | (c == b'$') | (c == b'.') | (c == b'!') | (c == b'?')
+        });
+        if i >= b.len() {
+            break;
+        }
+        match b[i] {
+            b'\n' => break,
+            b'\\' => {
+                i += 2;
+                continue;
+            }
+            b'$' => in_math = !in_math,
+            _ => {
+                if !in_math && b.get(i + 1).is_none_or(u8::is_ascii_whitespace) {
+                    break;
+                }
+            }
+        }
+        i += 1;
+    }
+    let end = i.min(b.len());
+    let mut text = s[start..end].trim();
+    loop {
+        let before = text.len();
+        text = text
+            .trim_end_matches('.')
+            .trim_matches(|c| c == '*' || c == '_')
+            .trim();
+        if text.len() == before {
+            return text;
+        }
+    }
+}
+
+/// The content of the last non-empty LaTeX math span.
+pub(super) fn last_math(s: &str) -> Option<&str> {
+    let b = s.as_bytes();
+    let n = b.len();
+    let mut last: Option<(usize, usize)> = None;
+    let mut record = |a: usize, z: usize| {
+        if a <= z && !s[a..z].trim().is_empty() {
+            last = Some((a, z));
+        }
+    };
+    // Once a closer is known to be missing from some point on, later openers cannot close.
+    let mut no_close_paren = false;
+    let mut no_close_brack = false;
+    let mut no_close_display = false;
+    // Set when an inline `$` finds neither closer nor later opener: no `$` after it matters.
+    let mut no_more_dollars = false;
+    let mut i = 0;
+    loop {
+        let (dollar, paren, brack) = (!no_more_dollars, !no_close_paren, !no_close_brack);
+        i = next(b, i, |c| {
+            (dollar & (c == b'$')) | (paren & (c == b'(')) | (brack & (c == b'['))
+        });
+        if i >= n {
+            break;
+        }
+        let c = b[i];
+        if c != b'$' {
+            // `\(` or `\[`: an unescaped backslash before the bracket.
+            if !escaped(b, i) {
+                i += 1;
+                continue;
+            }
+            let (close, missing) = if c == b'(' {
+                (b')', &mut no_close_paren)
+            } else {
+                (b']', &mut no_close_brack)
+            };
+            if *missing {
+                i += 1;
+                continue;
+            }
+            let mut j = i + 1;
+            loop {
+                j = next(b, j, |x| x == close);
+                if j >= n || escaped(b, j) {
+                    break;
+                }
+                j += 1;
+            }
+            if j >= n {
+                *missing = true;
+                i += 1;
+            } else {
+                record(i + 1, j - 1);
+                i = j + 1;
+            }
+            continue;
+        }
+        if escaped(b, i) {
+            i += 1;
+            continue;
+        }
+        // `$$$$` is an empty display: skip runs of them at once.
+        while b.get(i..i + 4) == Some(b"$$$$") {
+            i += 4;
+        }
+        if b.get(i) != Some(&b'$') {
+            continue;
+        }
+        if b.get(i + 1) == Some(&b'$') {
+            if no_close_display {
+                i += 2;
+                continue;
+            }
+            let mut j = i + 2;
+            loop {
+                j = next(b, j, |x| x == b'$');
+                if j + 1 >= n || (b[j + 1] == b'$' && !escaped(b, j)) {
+                    break;
+                }
+                j += 1;
+            }
+            if j + 1 >= n {
+                no_close_display = true;
+                i += 2;
+            } else {
+                record(i + 2, j);
+                i = j + 2;
+            }
+            continue;
+        }
+        // An inline `$` opens before a non-space. It closes at a `$` after a non-space and
+        // before a non-digit; a `$` that cannot close but can open means the first was a price,
+        // and the span restarts there. With neither, there is no later `$` that could open a
+        // span, so no later `$` is looked at.
+        if b.get(i + 1).is_none_or(u8::is_ascii_whitespace) {
+            i += 1;
+            continue;
+        }
+        let mut open = i;
+        let mut j = i + 1;
+        i = loop {
+            j = next(b, j, |x| (x == b'$') | (x == b'\n'));
+            if j >= n {
+                no_more_dollars = true;
+                break open + 1;
+            }
+            if b[j] == b'\n' {
+                if b.get(j + 1) == Some(&b'\n') {
+                    break j;
+                }
+            } else if !escaped(b, j) {
+                let closes = !b[j - 1].is_ascii_whitespace() && !b.get(j + 1).is_some_and(u8::is_ascii_digit);
+                if closes {
+                    record(open + 1, j);
+                    break j + 1;
+                }
+                if b.get(j + 1).is_some_and(|c| !c.is_ascii_whitespace()) {
+                    open = j;
+                }
+            }
+            j += 1;
+        };
+    }
+    last.map(|(a, z)| s[a..z].trim())
+}
+
+/// Bytes a number may contain.
+fn numeric(c: u8) -> bool {
+    c.is_ascii_digit()
+        | (c == b'.')
+        | (c == b',')
+        | ((c | 0x20) == b'e')
+        | (c == b'+')
+        | (c == b'-')
+        | (c == b'/')
+}
+
+/// The last number: optional sign, digits with thousands commas, decimals, exponent, or a
+/// fraction `a/b`. Found from the end: the last digit, the run of number bytes around it, and
+/// the numbers of that run read from its start (a number never spans other bytes).
+pub(super) fn last_number(s: &str) -> Option<&str> {
+    let b = s.as_bytes();
+    let end = prev(b, b.len(), |c| c.is_ascii_digit())? + 1;
+    let run_start = prev(b, end, |c| !numeric(c)).map_or(0, |k| k + 1);
+    let digits = |j: usize| next(b, j, |c| !c.is_ascii_digit());
+    let mut last = None;
+    let mut i = run_start;
+    while i < end {
+        let starts = b[i].is_ascii_digit()
+            || (b[i] == b'.'
+                && b.get(i + 1).is_some_and(u8::is_ascii_digit)
+                && (i == 0 || !b[i - 1].is_ascii_digit()));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let start = if i > 0 && b[i - 1] == b'-' && (i < 2 || !b[i - 2].is_ascii_alphanumeric()) {
+            i - 1
+        } else {
+            i
+        };
+        let mut j = digits(i);
+        while b.get(j) == Some(&b',')
+            && b.get(j + 1..j + 4)
+                .is_some_and(|g| g.iter().all(u8::is_ascii_digit))
+            && !b.get(j + 4).is_some_and(u8::is_ascii_digit)
+        {
+            j += 4;
+        }
+        if b.get(j) == Some(&b'.') && b.get(j + 1).is_some_and(u8::is_ascii_digit) {
+            j = digits(j + 1);
+        }
+        if matches!(b.get(j), Some(b'e' | b'E')) {
+            let k = if matches!(b.get(j + 1), Some(b'-' | b'+')) {
+                j + 2
+            } else {
+                j + 1
+            };
+            if b.get(k).is_some_and(u8::is_ascii_digit) {
+                j = digits(k);
+            }
+        }
+        if b.get(j) == Some(&b'/') && b.get(j + 1).is_some_and(u8::is_ascii_digit) {
+            j = digits(j + 1);
+        }
+        last = Some((start, j));
+        i = j;
+    }
+    last.map(|(a, z)| &s[a..z])
+}

@@ -1,0 +1,278 @@
+//! Extraction behaviour: each answer form, the order and selection of forms, the reasons, kernel
+//! blocks, and properties over arbitrary text (no panic, the answer is a slice of the input).
+
+use super::{AnswerForm, extract_answer, extract_kernel};
+use proptest::prelude::*;
+
+const ALL: &[AnswerForm] = &[
+    AnswerForm::Boxed,
+    AnswerForm::Statement,
+    AnswerForm::Latex,
+    AnswerForm::Number,
+];
+
+fn answer(s: &str) -> Option<(String, AnswerForm)> {
+    extract_answer(s, ALL, 10_000).ok().map(|a| (a.text, a.form))
+}
+
+fn text(s: &str, forms: &[AnswerForm]) -> Option<String> {
+    extract_answer(s, forms, 10_000).ok().map(|a| a.text)
+}
+
+#[test]
+fn boxed_answers() {
+    let b = &[AnswerForm::Boxed];
+    assert_eq!(text("so \\boxed{42}.", b).as_deref(), Some("42"));
+    assert_eq!(text("\\boxed{\\frac{1}{2}}", b).as_deref(), Some("\\frac{1}{2}"));
+    assert_eq!(text("\\boxed{1} then \\boxed{ 2 }", b).as_deref(), Some("2"));
+    assert_eq!(text("\\fbox{7}", b).as_deref(), Some("7"));
+    assert_eq!(text("\\boxed {7}", b).as_deref(), Some("7"));
+    assert_eq!(
+        text("\\boxed{3} and later \\boxed{4", b).as_deref(),
+        Some("3"),
+        "unbalanced is skipped"
+    );
+    assert_eq!(
+        text("\\boxed{\\{1, 2\\}}", b).as_deref(),
+        Some("\\{1, 2\\}"),
+        "escaped braces"
+    );
+    assert_eq!(
+        text("\\boxed{x = \\boxed{5}}", b).as_deref(),
+        Some("5"),
+        "innermost starts last"
+    );
+    assert_eq!(
+        text("\\boxed{5} \\boxed{}", b).as_deref(),
+        Some("5"),
+        "empty is skipped"
+    );
+    assert_eq!(text("\\boxedx{5}", b), None);
+    assert_eq!(text("} } \\boxed{é}", b).as_deref(), Some("é"));
+}
+
+#[test]
+fn statements() {
+    let s = &[AnswerForm::Statement];
+    assert_eq!(text("The answer is 42.", s).as_deref(), Some("42"));
+    assert_eq!(text("Answer: 3.5\nbecause", s).as_deref(), Some("3.5"));
+    assert_eq!(text("**Final Answer:** $x = 2$.", s).as_deref(), Some("$x = 2$"));
+    assert_eq!(text("final answer is: **Paris**", s).as_deref(), Some("Paris"));
+    assert_eq!(text("ANSWER = 12", s).as_deref(), Some("12"));
+    assert_eq!(text("Answer:\n\n  7", s).as_deref(), Some("7"));
+    assert_eq!(
+        text("answer: 1. Later, the answer is 2! Done", s).as_deref(),
+        Some("2")
+    );
+    assert_eq!(text("The answer is 5 cm. It follows", s).as_deref(), Some("5 cm"));
+    assert_eq!(text("The answer is $3.14$. ok", s).as_deref(), Some("$3.14$"));
+    assert_eq!(
+        text("Answer: $$\n\\frac{1}{2}\n$$ done", s).as_deref(),
+        Some("$$\n\\frac{1}{2}\n$$")
+    );
+    assert_eq!(
+        text("answer: 4. answer: .", s).as_deref(),
+        Some("4"),
+        "an empty last one falls back"
+    );
+    assert_eq!(text("the answers: 4", s), None);
+    assert_eq!(text("reanswer: 4", s), None);
+    assert_eq!(text("I answered it", s), None);
+}
+
+#[test]
+fn math_spans() {
+    let l = &[AnswerForm::Latex];
+    assert_eq!(text("so $x^2$ and $y$", l).as_deref(), Some("y"));
+    assert_eq!(text("$$\\frac12$$", l).as_deref(), Some("\\frac12"));
+    assert_eq!(text("\\(a\\) then \\[b\\]", l).as_deref(), Some("b"));
+    assert_eq!(text("it costs $5 and the result is $7$", l).as_deref(), Some("7"));
+    assert_eq!(text("$x$ costs $5", l).as_deref(), Some("x"));
+    assert_eq!(
+        text("$a$ then $ b", l).as_deref(),
+        Some("a"),
+        "unbalanced `$` is ignored"
+    );
+    assert_eq!(
+        text("$a$ then $b\n\nc$", l).as_deref(),
+        Some("a"),
+        "no span across a blank line"
+    );
+    assert_eq!(text("\\$5 and \\$6", l), None);
+    assert_eq!(text("$5 and \\(z\\)", l).as_deref(), Some("z"));
+    assert_eq!(text("$$ $$", l), None);
+    assert_eq!(text("\\( \\( x \\)", l).as_deref(), Some("\\( x"));
+}
+
+#[test]
+fn numbers() {
+    let n = &[AnswerForm::Number];
+    assert_eq!(
+        text("we get 3 then 12,345.5 apples", n).as_deref(),
+        Some("12,345.5")
+    );
+    assert_eq!(text("it is -4.", n).as_deref(), Some("-4"));
+    assert_eq!(text("x-4", n).as_deref(), Some("4"));
+    assert_eq!(text("ratio 3/4", n).as_deref(), Some("3/4"));
+    assert_eq!(text("about 1.5e-3 m", n).as_deref(), Some("1.5e-3"));
+    assert_eq!(text("about .5", n).as_deref(), Some(".5"));
+    assert_eq!(text("1,23", n).as_deref(), Some("23"));
+    assert_eq!(text("no digits", n), None);
+}
+
+#[test]
+fn forms_are_tried_in_order_and_only_when_listed() {
+    let s = "The answer is 3. So $4$ and \\boxed{5} and 6";
+    assert_eq!(answer(s), Some(("5".into(), AnswerForm::Boxed)));
+    let no_box = &[AnswerForm::Statement, AnswerForm::Latex, AnswerForm::Number];
+    assert_eq!(text(s, no_box).as_deref(), Some("3"));
+    assert_eq!(
+        text(s, &[AnswerForm::Latex, AnswerForm::Number]).as_deref(),
+        Some("4")
+    );
+    assert_eq!(text(s, &[AnswerForm::Number]).as_deref(), Some("6"));
+    assert_eq!(
+        text(
+            "just 6",
+            &[AnswerForm::Boxed, AnswerForm::Statement, AnswerForm::Latex]
+        ),
+        None
+    );
+    assert_eq!(answer("just 6"), Some(("6".into(), AnswerForm::Number)));
+}
+
+#[test]
+fn reasons() {
+    let r = extract_answer("nothing here", ALL, 200).unwrap_err();
+    assert_eq!(r.code, "no-answer");
+    assert!(
+        r.detail.contains("boxed, statement, latex, number"),
+        "{}",
+        r.detail
+    );
+    let r = extract_answer("\\boxed{123456}", ALL, 5).unwrap_err();
+    assert_eq!(r.code, "answer-too-long");
+    assert!(extract_answer("\\boxed{12345}", ALL, 5).is_ok());
+    let r = extract_answer("\\boxed{1}", &[], 5).unwrap_err();
+    assert_eq!(r.code, "no-answer");
+}
+
+const KERNEL: &str = "__global__ void vector_add(const float* a, const float* b, float* c, int n) {\n  int i = \
+                      blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) c[i] = a[i] + b[i];\n}\n";
+
+#[test]
+fn kernels_in_labelled_blocks() {
+    for label in [
+        "cuda",
+        "cpp",
+        "c++",
+        "cu",
+        "hip",
+        "c",
+        "CUDA",
+        "cuda title=\"k.cu\"",
+    ] {
+        let s = format!("Here:\n```{label}\n{KERNEL}```\nDone.");
+        assert_eq!(extract_kernel(&s, "vector_add").as_deref(), Ok(KERNEL), "{label}");
+    }
+    let s = format!("~~~cuda\n{KERNEL}~~~\n");
+    assert_eq!(extract_kernel(&s, "vector_add").as_deref(), Ok(KERNEL));
+}
+
+#[test]
+fn kernels_in_unlabelled_blocks() {
+    let s = format!("```\n#include <cuda.h>\n{KERNEL}```");
+    assert!(extract_kernel(&s, "vector_add").unwrap().contains("vector_add("));
+    let s = "```\nprint('hi')\n```";
+    assert_eq!(extract_kernel(s, "vector_add").unwrap_err().code, "no-code-block");
+}
+
+#[test]
+fn the_last_defining_block_wins() {
+    let v1 = KERNEL.replace("a[i] + b[i]", "a[i]");
+    let s = format!("```cuda\n{v1}```\n```cuda\n{KERNEL}```\n```cuda\n__device__ int helper();\n```\n");
+    assert_eq!(extract_kernel(&s, "vector_add").as_deref(), Ok(KERNEL));
+}
+
+#[test]
+fn declarations_that_count() {
+    let k = |src: &str| format!("```cuda\n{src}\n```");
+    assert!(extract_kernel(&k("extern \"C\" __global__ void k(int* x) {}"), "k").is_ok());
+    assert!(
+        extract_kernel(
+            &k("template <int N>\n__global__ void __launch_bounds__(256) k (int* x) {}"),
+            "k"
+        )
+        .is_ok()
+    );
+    assert!(extract_kernel(&k("__global__ void\nk(\nint* x) {}"), "k").is_ok());
+    let r = extract_kernel(&k("__global__ void k2(int* x) {}\nvoid k(int* x) {}"), "k").unwrap_err();
+    assert_eq!(r.code, "kernel-not-found");
+    assert_eq!(
+        extract_kernel(&k("__global__ void kk(int* x) {}"), "k")
+            .unwrap_err()
+            .code,
+        "kernel-not-found"
+    );
+    assert_eq!(
+        extract_kernel(&k("__global__ void k(int);"), "")
+            .unwrap_err()
+            .code,
+        "kernel-not-found"
+    );
+}
+
+#[test]
+fn missing_blocks() {
+    assert_eq!(
+        extract_kernel(KERNEL, "vector_add").unwrap_err().code,
+        "no-code-block"
+    );
+    assert_eq!(
+        extract_kernel("```python\nx = 1\n```", "k").unwrap_err().code,
+        "no-code-block"
+    );
+    let s = format!("```cuda\n{KERNEL}");
+    assert_eq!(
+        extract_kernel(&s, "vector_add").as_deref(),
+        Ok(KERNEL),
+        "an unclosed fence runs to the end"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn extraction_never_panics_and_slices_the_input(s in any::<String>()) {
+        for forms in [ALL, &[AnswerForm::Number][..], &[AnswerForm::Latex][..]] {
+            if let Ok(a) = extract_answer(&s, forms, usize::MAX) {
+                prop_assert!(s.contains(&a.text));
+                prop_assert!(!a.text.is_empty());
+            }
+        }
+        let _ = extract_kernel(&s, "k");
+    }
+
+    #[test]
+    fn extraction_never_panics_on_markup(
+        v in prop::collection::vec(
+            prop::sample::select(vec![
+                "\\boxed{", "\\fbox{", "{", "}", "\\", "$", "$$", "\\(", "\\)", "\\[", "\\]", "answer", "Answer:",
+                " is ", "**", ".", "\n", "\n\n", "5", "-", ",", "123", "e-3", "/", "é", "π", "```", "```cuda\n",
+                "__global__", " k(", ";", "~~~",
+            ]),
+            0..80,
+        )
+    ) {
+        let s = v.concat();
+        for forms in [ALL, &[AnswerForm::Statement][..], &[AnswerForm::Latex][..], &[AnswerForm::Boxed][..]] {
+            if let Ok(a) = extract_answer(&s, forms, usize::MAX) {
+                prop_assert!(s.contains(&a.text));
+            }
+        }
+        if let Ok(src) = extract_kernel(&s, "k") {
+            prop_assert!(s.contains(&src));
+        }
+    }
+}

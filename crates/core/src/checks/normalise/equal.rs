@@ -1,0 +1,308 @@
+//! Whether two read answers mean the same, class by class. Work is bounded by a budget so that
+//! large unordered collections (compared element against element) cannot take long.
+//!
+//! Formulas with variables are compared at eight fixed points: each variable takes a value that
+//! depends only on its name and the point (positive at the first four points, either sign at
+//! the last four). They are equal when every point where either side is defined agrees to a
+//! relative 1e-6 and at least three points were defined on both sides; a point where only one
+//! side is defined makes them differ.
+
+use super::expr::Ast;
+use super::number::{REL_TOL, Real, close};
+use super::value::Value;
+
+/// Comparison work allowed for one pair (element comparisons plus formula nodes evaluated).
+pub(super) const BUDGET: u64 = 200_000;
+/// Points at which formulas are compared.
+const POINTS: u32 = 8;
+
+/// The comparison ran out of its budget.
+#[derive(Debug)]
+pub(super) struct Exhausted;
+
+/// The remaining budget of one comparison.
+pub(super) struct Budget(u64);
+
+impl Budget {
+    /// A fresh budget of `n` units.
+    pub fn new(n: u64) -> Budget {
+        Budget(n)
+    }
+
+    fn spend(&mut self, n: u64) -> Result<(), Exhausted> {
+        self.0 = self.0.checked_sub(n).ok_or(Exhausted)?;
+        Ok(())
+    }
+}
+
+/// Whether `a` and `b` mean the same.
+pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Exhausted> {
+    budget.spend(1)?;
+    Ok(match (a, b) {
+        (Value::Named(n, x), Value::Named(m, y)) => n == m && same(x, y, budget)?,
+        (Value::Named(_, x), y) | (y, Value::Named(_, x)) => same(x, y, budget)?,
+        (Value::Num { x, unit: u }, Value::Num { x: y, unit: v }) => {
+            numbers(x, u.as_deref(), y, v.as_deref())
+        }
+        (Value::Num { .. } | Value::Formula(_), Value::Num { .. } | Value::Formula(_)) => {
+            pointwise(a, b, budget)?
+        }
+        (Value::Choice(x), Value::Choice(y)) => x == y,
+        (Value::Text(x), Value::Text(y)) => x == y,
+        (
+            Value::Seq {
+                open: o1,
+                close: c1,
+                items: x,
+            },
+            Value::Seq {
+                open: o2,
+                close: c2,
+                items: y,
+            },
+        ) => x.len() == y.len() && (x.len() != 2 || (o1 == o2 && c1 == c2)) && in_order(x, y, budget)?,
+        (Value::Set(x), Value::Set(y)) | (Value::Union(x), Value::Union(y)) => unordered(x, y, budget)?,
+        (Value::Matrix(x), Value::Matrix(y)) => {
+            if x.len() != y.len() || x.iter().zip(y).any(|(r, s)| r.len() != s.len()) {
+                false
+            } else {
+                let mut all = true;
+                for (r, s) in x.iter().zip(y) {
+                    if !in_order(r, s, budget)? {
+                        all = false;
+                        break;
+                    }
+                }
+                all
+            }
+        }
+        (Value::Relation { items: x, ops: p }, Value::Relation { items: y, ops: q }) => {
+            if p.len() != q.len() {
+                false
+            } else if p == q && in_order(x, y, budget)? {
+                true
+            } else {
+                let flipped = p.iter().rev().map(|r| r.flipped()).eq(q.iter().copied());
+                let reversed: Vec<&Value> = x.iter().rev().collect();
+                let mut all = flipped;
+                if all {
+                    for (u, v) in reversed.into_iter().zip(y) {
+                        if !same(u, v, budget)? {
+                            all = false;
+                            break;
+                        }
+                    }
+                }
+                all
+            }
+        }
+        _ => false,
+    })
+}
+
+/// Two numbers with their units: a unit on one side only is ignored; a percentage on one side
+/// only may also be read as a fraction (`50%` equals both `50` and `0.5`); different units
+/// differ.
+fn numbers(x: &Real, u: Option<&str>, y: &Real, v: Option<&str>) -> bool {
+    match (u, v) {
+        (Some(a), Some(b)) if a != b => false,
+        (Some("%"), None) => x.same(y) || x.scale10(-2).same(y),
+        (None, Some("%")) => x.same(y) || x.same(&y.scale10(-2)),
+        _ => x.same(y),
+    }
+}
+
+fn in_order(x: &[Value], y: &[Value], budget: &mut Budget) -> Result<bool, Exhausted> {
+    for (a, b) in x.iter().zip(y) {
+        if !same(a, b, budget)? {
+            return Ok(false);
+        }
+    }
+    Ok(x.len() == y.len())
+}
+
+/// Every element of each side has an equal on the other (so duplicates do not matter). Large
+/// collections of numbers, letters and words are matched through sorted keys, so only
+/// elements that could be equal are compared; others compare every pair within the budget.
+fn unordered(x: &[Value], y: &[Value], budget: &mut Budget) -> Result<bool, Exhausted> {
+    if x.len() * y.len() > 64
+        && let (Some(kx), Some(ky)) = (keys(x), keys(y))
+    {
+        return Ok(covers(x, &kx, y, &ky, budget)? && covers(y, &ky, x, &kx, budget)?);
+    }
+    for (xs, ys) in [(x, y), (y, x)] {
+        for a in xs {
+            let mut found = false;
+            for b in ys {
+                if same(a, b, budget)? {
+                    found = true;
+                    break;
+                }
+            }
+            if !found {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// A number or a formula, for evaluation at points.
+enum Side<'a> {
+    Const(f64),
+    Formula(&'a Ast),
+}
+
+fn side(v: &Value) -> Option<Side<'_>> {
+    match v {
+        Value::Num { x, .. } => Some(Side::Const(x.f)),
+        Value::Formula(a) => Some(Side::Formula(a)),
+        _ => None,
+    }
+}
+
+fn pointwise(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Exhausted> {
+    let (Some(sa), Some(sb)) = (side(a), side(b)) else {
+        return Ok(false);
+    };
+    let size = |s: &Side<'_>| match s {
+        Side::Const(_) => 1,
+        Side::Formula(f) => f.size() as u64,
+    };
+    budget.spend(u64::from(POINTS) * (size(&sa) + size(&sb)))?;
+    let mut agree = 0;
+    for k in 0..POINTS {
+        match (eval(&sa, k), eval(&sb, k)) {
+            (None, None) => {}
+            (Some(x), Some(y)) if close(x, y, REL_TOL, 1e-9) => agree += 1,
+            _ => return Ok(false),
+        }
+    }
+    Ok(agree >= 3)
+}
+
+fn eval(s: &Side<'_>, k: u32) -> Option<f64> {
+    match s {
+        Side::Const(x) => x.is_finite().then_some(*x),
+        Side::Formula(ast) => {
+            let mut vals = [0f64; 16];
+            for (slot, name) in vals.iter_mut().zip(ast.vars()) {
+                *slot = point(name, k);
+            }
+            ast.at(&vals[..ast.vars().len().min(16)])
+        }
+    }
+}
+
+/// The value of variable `name` at point `k`: in [0.25, 2.75), negated at half of the last
+/// four points.
+fn point(name: &str, k: u32) -> f64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in name.bytes().chain(k.to_le_bytes()) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h ^= h >> 29;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 32;
+    let u = (h >> 11) as f64 / (1u64 << 53) as f64;
+    let v = 0.25 + 2.5 * u;
+    if k >= POINTS / 2 && h & 1 == 1 { -v } else { v }
+}
+
+/// What any value equal to an element must share: for a number, an interval that overlaps the
+/// other's (each side's interval holds every value its rules accept); for a letter or words,
+/// the exact text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Key<'a> {
+    Num { lo: f64, hi: f64 },
+    Choice(char),
+    Text(&'a str),
+}
+
+fn key(v: &Value) -> Option<Key<'_>> {
+    match v {
+        Value::Named(_, x) => key(x),
+        Value::Num { x, unit } if unit.as_deref() != Some("%") => {
+            let s = x.slack();
+            Some(Key::Num {
+                lo: x.f - s,
+                hi: x.f + s,
+            })
+        }
+        Value::Choice(c) => Some(Key::Choice(*c)),
+        Value::Text(t) => Some(Key::Text(t)),
+        _ => None,
+    }
+}
+
+fn keys(v: &[Value]) -> Option<Vec<Key<'_>>> {
+    v.iter().map(key).collect()
+}
+
+/// The sort order of letter and word keys.
+fn order<'a>(k: &Key<'a>) -> (u8, char, &'a str) {
+    match *k {
+        Key::Choice(c) => (0, c, ""),
+        Key::Text(t) => (1, '\0', t),
+        Key::Num { .. } => (2, '\0', ""),
+    }
+}
+
+/// Whether every element of `a` has an equal in `b`, looking only at elements of `b` whose key
+/// matches.
+fn covers(
+    a: &[Value],
+    ka: &[Key<'_>],
+    b: &[Value],
+    kb: &[Key<'_>],
+    budget: &mut Budget,
+) -> Result<bool, Exhausted> {
+    let mut nums: Vec<(f64, f64, usize)> = Vec::new();
+    let mut words: Vec<(Key<'_>, usize)> = Vec::new();
+    for (i, k) in kb.iter().enumerate() {
+        match *k {
+            Key::Num { lo, hi } => nums.push((lo, hi, i)),
+            other => words.push((other, i)),
+        }
+    }
+    nums.sort_by(|p, q| p.0.total_cmp(&q.0));
+    let width = nums
+        .iter()
+        .map(|&(lo, hi, _)| if (hi - lo).is_finite() { hi - lo } else { 0.0 })
+        .fold(0.0, f64::max);
+    words.sort_by(|p, q| order(&p.0).cmp(&order(&q.0)));
+    for (v, k) in a.iter().zip(ka) {
+        let mut found = false;
+        match *k {
+            Key::Num { lo, hi } => {
+                let from = nums.partition_point(|p| p.0 < lo - width);
+                for &(blo, bhi, j) in &nums[from..] {
+                    if blo > hi {
+                        break;
+                    }
+                    if bhi >= lo && same(v, &b[j], budget)? {
+                        found = true;
+                        break;
+                    }
+                }
+            }
+            other => {
+                let from = words.partition_point(|p| order(&p.0) < order(&other));
+                for &(w, j) in &words[from..] {
+                    if order(&w) != order(&other) {
+                        break;
+                    }
+                    if same(v, &b[j], budget)? {
+                        found = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if !found {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}

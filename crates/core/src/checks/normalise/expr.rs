@@ -1,0 +1,1026 @@
+//! Formulas: a recursive-descent parser from tokens to a small arena of nodes, and its
+//! evaluator. Closed forms (`3\sqrt{3}`, `\frac{\pi}{4}`, `e^2`, `2^{10}`, `\binom{5}{2}`) are
+//! evaluated once to a [`Real`]; formulas with variables (`2x+1`, `\pi r^2`) are kept and
+//! evaluated at fixed points when compared.
+//!
+//! Reading conventions: implicit multiplication binds like `\cdot` and runs left to right
+//! (`3\pi/4` is (3π)/4, `1/2x` is x/2); `-2^2` is −4; `a^b^c` is a^(b^c); `2^10` is 1024 (a
+//! plain-text exponent takes the whole number); `\frac12` and `\sqrt2` take one digit per
+//! argument as in LaTeX; a whole number followed by a fraction of whole numbers is a mixed
+//! number (`2\frac{1}{2}` is 2.5); `\log` is base 10, `\ln` is natural; `e` is Euler's number;
+//! `30^\circ` inside a trigonometric argument is in degrees. Two bare numbers in a row
+//! (`2 3`) are an error, never a product. Recursion is bounded by [`MAX_DEPTH`].
+
+use super::lexer::{Func, NumLit, Tk, Token};
+use super::number::{Q, Real};
+
+/// The deepest nesting a formula may have.
+pub(super) const MAX_DEPTH: u32 = 96;
+/// The most distinct variables a formula may name.
+const MAX_VARS: usize = 16;
+
+/// How a term joins a sum or a factor a product.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Add,
+    Sub,
+    Pm,
+    Mp,
+    Mul,
+    Div,
+}
+
+/// One node of a formula.
+#[derive(Debug, Clone, PartialEq)]
+enum Node {
+    Lit(Real),
+    Var(u16),
+    Neg(u32),
+    /// Terms `kids[start..start+len]`, each with `Add`, `Sub`, `Pm` or `Mp`.
+    Sum(u32, u32),
+    /// Factors `kids[start..start+len]`, each with `Mul` or `Div`.
+    Prod(u32, u32),
+    Pow(u32, u32),
+    /// `Root(index, radicand)`.
+    Root(u32, u32),
+    Fact(u32),
+    Binom(u32, u32),
+    Abs(u32),
+    Func(Func, u32),
+    /// `LogBase(base, argument)`.
+    LogBase(u32, u32),
+    /// A value in degrees, read as radians.
+    Degrees(u32),
+}
+
+/// A parsed formula.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Ast {
+    nodes: Vec<Node>,
+    kids: Vec<(Op, u32)>,
+    vars: Vec<Box<str>>,
+    root: u32,
+    /// Whether the top-level sum has a `±` term.
+    has_pm: bool,
+}
+
+/// Where evaluation reads variables and the sign of `±`.
+struct Env<'a> {
+    vars: &'a [f64],
+    pm: i8,
+}
+
+impl Ast {
+    /// The variables the formula names, in order of first appearance.
+    pub fn vars(&self) -> &[Box<str>] {
+        &self.vars
+    }
+
+    /// The number of nodes (a measure of evaluation cost).
+    pub fn size(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the formula is `a ± b`.
+    pub fn has_pm(&self) -> bool {
+        self.has_pm
+    }
+
+    /// The exact value of a closed formula (no variables); `pm` picks the sign of `±`.
+    pub fn value(&self, pm: i8) -> Result<Real, String> {
+        let r = self.eval(self.root, &Env { vars: &[], pm })?;
+        r.check()?;
+        Ok(r)
+    }
+
+    /// The value at a point (`vars` in the order of [`Ast::vars`]); `None` where the formula is
+    /// undefined there.
+    pub fn at(&self, vars: &[f64]) -> Option<f64> {
+        let r = self.eval(self.root, &Env { vars, pm: 1 }).ok()?;
+        r.f.is_finite().then_some(r.f)
+    }
+
+    fn eval(&self, id: u32, env: &Env<'_>) -> Result<Real, String> {
+        let r = match &self.nodes[id as usize] {
+            Node::Lit(r) => r.clone(),
+            Node::Var(v) => Real::float(env.vars.get(*v as usize).copied().unwrap_or(f64::NAN)),
+            Node::Neg(a) => self.eval(*a, env)?.neg(),
+            Node::Sum(start, len) => {
+                let mut acc: Option<Real> = None;
+                for &(op, k) in &self.kids[*start as usize..(*start + *len) as usize] {
+                    let v = self.eval(k, env)?;
+                    let minus = match op {
+                        Op::Sub => true,
+                        Op::Pm => env.pm < 0,
+                        Op::Mp => env.pm > 0,
+                        _ => false,
+                    };
+                    let v = if minus { v.neg() } else { v };
+                    acc = Some(match acc {
+                        None => v,
+                        Some(a) => a.add(&v)?,
+                    });
+                }
+                acc.unwrap_or_else(|| Real::int(0))
+            }
+            Node::Prod(start, len) => {
+                let mut acc: Option<Real> = None;
+                for &(op, k) in &self.kids[*start as usize..(*start + *len) as usize] {
+                    let v = self.eval(k, env)?;
+                    acc = Some(match (acc, op) {
+                        (None, Op::Div) => Real::int(1).div(&v)?,
+                        (None, _) => v,
+                        (Some(a), Op::Div) => a.div(&v)?,
+                        (Some(a), _) => a.mul(&v)?,
+                    });
+                }
+                acc.unwrap_or_else(|| Real::int(1))
+            }
+            Node::Pow(b, e) => self.eval(*b, env)?.pow(&self.eval(*e, env)?)?,
+            Node::Root(k, x) => self.eval(*x, env)?.root(&self.eval(*k, env)?)?,
+            Node::Fact(a) => factorial(&self.eval(*a, env)?)?,
+            Node::Binom(n, k) => binomial(&self.eval(*n, env)?, &self.eval(*k, env)?)?,
+            Node::Abs(a) => {
+                let v = self.eval(*a, env)?;
+                if v.f < 0.0 { v.neg() } else { v }
+            }
+            Node::Func(f, a) => apply(*f, &self.eval(*a, env)?)?,
+            Node::LogBase(b, a) => {
+                let b = self.eval(*b, env)?;
+                let a = self.eval(*a, env)?;
+                if b.f <= 0.0 || b.f == 1.0 || a.f <= 0.0 {
+                    return Err("logarithm outside its domain".into());
+                }
+                Real::float(a.f.ln() / b.f.ln())
+            }
+            Node::Degrees(a) => Real::float(self.eval(*a, env)?.f.to_radians()),
+        };
+        if r.f.is_nan() {
+            return Err("not a real number".into());
+        }
+        Ok(r)
+    }
+}
+
+fn factorial(x: &Real) -> Result<Real, String> {
+    let n = x
+        .as_int()
+        .filter(|n| (0..=170).contains(n))
+        .ok_or("factorial of something other than a whole number from 0 to 170")?;
+    let mut exact = Some(Q::int(1));
+    let mut f = 1f64;
+    for i in 2..=n {
+        f *= i as f64;
+        exact = exact.and_then(|q| q.as_int()?.checked_mul(i)).map(Q::int);
+    }
+    Ok(match exact {
+        Some(q) => Real::rational(q),
+        None => Real::float(f),
+    })
+}
+
+fn binomial(n: &Real, k: &Real) -> Result<Real, String> {
+    let (Some(n), Some(k)) = (n.as_int(), k.as_int()) else {
+        return Err("a binomial coefficient of something other than whole numbers".into());
+    };
+    if n < 0 || k < 0 || k > n {
+        return Ok(Real::int(0));
+    }
+    let k = k.min(n - k);
+    if k > 10_000 {
+        return Err("binomial coefficient too large to evaluate".into());
+    }
+    let mut exact: Option<i128> = Some(1);
+    let mut f = 1f64;
+    for i in 0..k {
+        f = f * (n - i) as f64 / (i + 1) as f64;
+        exact = exact.and_then(|e| e.checked_mul(n - i)).map(|e| e / (i + 1));
+    }
+    Ok(match exact {
+        Some(e) => Real::int(e),
+        None => Real::float(f.round()),
+    })
+}
+
+fn apply(f: Func, x: &Real) -> Result<Real, String> {
+    let v = x.f;
+    let out = match f {
+        Func::Sin => v.sin(),
+        Func::Cos => v.cos(),
+        Func::Tan => v.tan(),
+        Func::Sec => 1.0 / v.cos(),
+        Func::Csc => 1.0 / v.sin(),
+        Func::Cot => 1.0 / v.tan(),
+        Func::Asin => v.asin(),
+        Func::Acos => v.acos(),
+        Func::Atan => v.atan(),
+        Func::Sinh => v.sinh(),
+        Func::Cosh => v.cosh(),
+        Func::Tanh => v.tanh(),
+        Func::Ln if v > 0.0 => v.ln(),
+        Func::Log if v > 0.0 => v.log10(),
+        Func::Ln | Func::Log => return Err("logarithm outside its domain".into()),
+        Func::Exp => v.exp(),
+    };
+    if !out.is_finite() {
+        return Err("not a real number".into());
+    }
+    Ok(Real::float(out))
+}
+
+/// English words that are never read as products of variables.
+const RESERVED: &[&str] = &[
+    "and", "or", "of", "not", "no", "nor", "is", "are", "the", "an", "to", "for", "if", "as", "at", "by",
+    "on", "so", "with", "then", "than", "but", "from", "all", "any", "only", "none", "both", "each", "when",
+    "yes", "true", "false", "per", "none", "also", "else", "its", "it", "be",
+];
+
+/// Whether `w` is an English word the reader never takes for variables.
+pub(super) fn is_reserved(w: &str) -> bool {
+    RESERVED.iter().any(|r| r.eq_ignore_ascii_case(w))
+}
+
+/// A word that names something in a formula (`pi`, `sqrt`, `sin`, `infinity`).
+pub(super) fn is_math_name(w: &str) -> bool {
+    let w = w.to_ascii_lowercase();
+    matches!(w.as_str(), "pi" | "inf" | "infinity" | "sqrt") || Func::from_name(&w).is_some()
+}
+
+/// Parses `toks` as one formula.
+pub(super) fn parse(toks: &[Token]) -> Result<Ast, String> {
+    let mut p = Parser {
+        t: toks,
+        pos: 0,
+        skip: 0,
+        depth: 0,
+        abs: 0,
+        angle: 0,
+        ast: Ast {
+            nodes: Vec::with_capacity(toks.len() + 1),
+            kids: Vec::new(),
+            vars: Vec::new(),
+            root: 0,
+            has_pm: false,
+        },
+        scratch: Vec::new(),
+    };
+    let root = p.sum(true)?;
+    if p.pos < toks.len() {
+        return Err(format!("unexpected {} in a formula", describe(&toks[p.pos].tk)));
+    }
+    p.ast.root = root;
+    Ok(p.ast)
+}
+
+/// A short description of a token for messages.
+pub(super) fn describe(tk: &Tk) -> String {
+    match tk {
+        Tk::Num(n) => {
+            let mut s = String::from("number `");
+            n.render(&mut s);
+            s.push('`');
+            s
+        }
+        Tk::Letter(c) => format!("`{c}`"),
+        Tk::Word(w) => format!("word `{w}`"),
+        Tk::Sym(c) => format!("`{c}`"),
+        other => format!("`{}`", symbol(other)),
+    }
+}
+
+/// How a token is written, for messages and text comparison.
+pub(super) fn symbol(tk: &Tk) -> &'static str {
+    match tk {
+        Tk::Plus => "+",
+        Tk::Minus => "-",
+        Tk::Pm => "±",
+        Tk::Mp => "∓",
+        Tk::Times => "×",
+        Tk::Div => "/",
+        Tk::Caret => "^",
+        Tk::Under => "_",
+        Tk::LParen => "(",
+        Tk::RParen => ")",
+        Tk::LBrack => "[",
+        Tk::RBrack => "]",
+        Tk::LBrace => "{",
+        Tk::RBrace => "}",
+        Tk::LSet => "\\{",
+        Tk::RSet => "\\}",
+        Tk::LAngle => "⟨",
+        Tk::RAngle => "⟩",
+        Tk::Comma => ",",
+        Tk::Semi => ";",
+        Tk::Colon => ":",
+        Tk::Dot => ".",
+        Tk::Bang => "!",
+        Tk::Bar => "|",
+        Tk::Eq => "=",
+        Tk::Ne => "≠",
+        Tk::Lt => "<",
+        Tk::Gt => ">",
+        Tk::Le => "≤",
+        Tk::Ge => "≥",
+        Tk::Approx => "≈",
+        Tk::In => "∈",
+        Tk::Cup => "∪",
+        Tk::Percent => "%",
+        Tk::Dollar => "$",
+        Tk::Degree => "°",
+        Tk::Prime => "'",
+        Tk::Amp => "&",
+        Tk::RowSep => "\\\\",
+        Tk::Ellipsis => "…",
+        Tk::Infty => "∞",
+        Tk::Pi => "π",
+        Tk::Frac => "\\frac",
+        Tk::Binom => "\\binom",
+        Tk::Sqrt => "\\sqrt",
+        Tk::Fn(_) => "function",
+        Tk::MatBegin => "\\begin",
+        Tk::MatEnd => "\\end",
+        Tk::Num(_) | Tk::Letter(_) | Tk::Word(_) | Tk::Sym(_) | Tk::Greek(_) | Tk::Currency(_) => "",
+    }
+}
+
+struct Parser<'t> {
+    t: &'t [Token],
+    pos: usize,
+    /// Digits of the number at `pos` already taken as one-digit arguments (`\frac12`).
+    skip: usize,
+    depth: u32,
+    /// Open `|…|` groups (a `|` then closes rather than opens).
+    abs: u32,
+    /// Open trigonometric arguments (where `^\circ` means degrees).
+    angle: u32,
+    ast: Ast,
+    scratch: Vec<(Op, u32)>,
+}
+
+impl<'t> Parser<'t> {
+    fn peek(&self) -> Option<&'t Tk> {
+        self.t.get(self.pos).map(|t| &t.tk)
+    }
+
+    fn peek_at(&self, k: usize) -> Option<&'t Tk> {
+        self.t.get(self.pos + k).map(|t| &t.tk)
+    }
+
+    fn bump(&mut self) {
+        self.pos += 1;
+        self.skip = 0;
+    }
+
+    fn node(&mut self, n: Node) -> u32 {
+        self.ast.nodes.push(n);
+        (self.ast.nodes.len() - 1) as u32
+    }
+
+    fn enter(&mut self) -> Result<(), String> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(format!("nested more than {MAX_DEPTH} deep"));
+        }
+        Ok(())
+    }
+
+    fn expect(&mut self, tk: &Tk) -> Result<(), String> {
+        match self.peek() {
+            Some(t) if t == tk => {
+                self.bump();
+                Ok(())
+            }
+            Some(t) => Err(format!("expected `{}` but found {}", symbol(tk), describe(t))),
+            None => Err(format!("expected `{}` at the end", symbol(tk))),
+        }
+    }
+
+    fn collect(&mut self, mark: usize, make: fn(u32, u32) -> Node) -> u32 {
+        let start = self.ast.kids.len() as u32;
+        let len = (self.scratch.len() - mark) as u32;
+        self.ast.kids.extend(self.scratch.drain(mark..));
+        self.node(make(start, len))
+    }
+
+    /// A sum of terms; `±` only where `top` (the whole formula).
+    fn sum(&mut self, top: bool) -> Result<u32, String> {
+        self.enter()?;
+        let sign = |tk: Option<&Tk>| match tk {
+            Some(Tk::Plus) => Some(Op::Add),
+            Some(Tk::Minus) => Some(Op::Sub),
+            Some(Tk::Pm) => Some(Op::Pm),
+            Some(Tk::Mp) => Some(Op::Mp),
+            _ => None,
+        };
+        let mut op = match sign(self.peek()) {
+            Some(o) => {
+                self.bump();
+                o
+            }
+            None => Op::Add,
+        };
+        // The scratch mark, once a second term shows this is a real sum.
+        let mut mark = None;
+        loop {
+            if matches!(op, Op::Pm | Op::Mp) {
+                if !top || self.ast.has_pm {
+                    return Err("`±` is read only once, at the top of an answer".into());
+                }
+                self.ast.has_pm = true;
+            }
+            let t = self.term()?;
+            let next = sign(self.peek());
+            if mark.is_none() && next.is_none() && matches!(op, Op::Add | Op::Sub) {
+                self.depth -= 1;
+                return Ok(if op == Op::Sub { self.node(Node::Neg(t)) } else { t });
+            }
+            mark.get_or_insert(self.scratch.len());
+            self.scratch.push((op, t));
+            match next {
+                Some(o) => {
+                    op = o;
+                    self.bump();
+                }
+                None => break,
+            }
+        }
+        self.depth -= 1;
+        Ok(self.collect(mark.unwrap_or(self.scratch.len()), Node::Sum))
+    }
+
+    /// A product of factors, explicit (`\cdot`, `/`) or implicit.
+    fn term(&mut self) -> Result<u32, String> {
+        let first = self.unary()?;
+        if !self
+            .peek()
+            .is_some_and(|tk| matches!(tk, Tk::Times | Tk::Div) || self.starts_factor(tk))
+        {
+            return Ok(first);
+        }
+        let mark = self.scratch.len();
+        self.scratch.push((Op::Mul, first));
+        let mut last_bare_number = self.is_bare_number(first);
+        loop {
+            let (op, f) = match self.peek() {
+                Some(Tk::Times) => {
+                    self.bump();
+                    (Op::Mul, self.unary()?)
+                }
+                Some(Tk::Div) => {
+                    self.bump();
+                    (Op::Div, self.unary()?)
+                }
+                Some(tk) if self.starts_factor(tk) => {
+                    if last_bare_number && matches!(tk, Tk::Num(_)) {
+                        return Err("two numbers in a row".into());
+                    }
+                    (Op::Mul, self.power()?)
+                }
+                _ => break,
+            };
+            last_bare_number = self.is_bare_number(f);
+            self.scratch.push((op, f));
+        }
+        if self.scratch.len() - mark == 1 {
+            let (_, only) = self.scratch.pop().unwrap_or((Op::Mul, 0));
+            return Ok(only);
+        }
+        Ok(self.collect(mark, Node::Prod))
+    }
+
+    fn is_bare_number(&self, id: u32) -> bool {
+        matches!(self.ast.nodes[id as usize], Node::Lit(_))
+    }
+
+    /// Whether `tk` can begin an implicit factor.
+    fn starts_factor(&self, tk: &Tk) -> bool {
+        match tk {
+            Tk::Num(_)
+            | Tk::Letter(_)
+            | Tk::Greek(_)
+            | Tk::Word(_)
+            | Tk::Pi
+            | Tk::Frac
+            | Tk::Sqrt
+            | Tk::Binom
+            | Tk::Fn(_)
+            | Tk::LParen
+            | Tk::LBrace => true,
+            Tk::Bar => self.abs == 0,
+            _ => false,
+        }
+    }
+
+    fn unary(&mut self) -> Result<u32, String> {
+        self.enter()?;
+        let r = match self.peek() {
+            Some(Tk::Minus) => {
+                self.bump();
+                let a = self.unary()?;
+                Ok(self.node(Node::Neg(a)))
+            }
+            Some(Tk::Plus) => {
+                self.bump();
+                self.unary()
+            }
+            _ => self.power(),
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn power(&mut self) -> Result<u32, String> {
+        let base = self.postfix()?;
+        if self.peek() != Some(&Tk::Caret) {
+            return Ok(base);
+        }
+        self.bump();
+        if self.degree_mark() {
+            return self.degrees(base);
+        }
+        let e = self.exponent()?;
+        Ok(self.node(Node::Pow(base, e)))
+    }
+
+    /// Consumes `\circ` or `{\circ}` after a `^`, if there.
+    fn degree_mark(&mut self) -> bool {
+        match (self.peek(), self.peek_at(1), self.peek_at(2)) {
+            (Some(Tk::Degree), _, _) => {
+                self.bump();
+                true
+            }
+            (Some(Tk::LBrace), Some(Tk::Degree), Some(Tk::RBrace)) => {
+                self.pos += 3;
+                self.skip = 0;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn degrees(&mut self, x: u32) -> Result<u32, String> {
+        if self.angle == 0 {
+            return Err("degrees inside a formula are read only in a trigonometric argument".into());
+        }
+        Ok(self.node(Node::Degrees(x)))
+    }
+
+    /// An exponent: a sign, then a group, a whole number or one atom; right-associative.
+    fn exponent(&mut self) -> Result<u32, String> {
+        self.enter()?;
+        let r = match self.peek() {
+            Some(Tk::Minus) => {
+                self.bump();
+                let e = self.exponent()?;
+                Ok(self.node(Node::Neg(e)))
+            }
+            Some(Tk::Plus) => {
+                self.bump();
+                self.exponent()
+            }
+            Some(Tk::Num(_)) => Ok(self.number_rest()),
+            _ => self.atom(),
+        };
+        self.depth -= 1;
+        let base = r?;
+        if self.peek() == Some(&Tk::Caret) {
+            self.bump();
+            let e = self.exponent()?;
+            return Ok(self.node(Node::Pow(base, e)));
+        }
+        Ok(base)
+    }
+
+    fn postfix(&mut self) -> Result<u32, String> {
+        let mut a = self.atom()?;
+        loop {
+            match self.peek() {
+                Some(Tk::Bang) => {
+                    self.bump();
+                    a = self.node(Node::Fact(a));
+                }
+                Some(Tk::Degree) => {
+                    self.bump();
+                    a = self.degrees(a)?;
+                }
+                _ => return Ok(a),
+            }
+        }
+    }
+
+    /// The rest of the number at `pos` (after any digits taken as one-digit arguments).
+    fn number_rest(&mut self) -> u32 {
+        let Some(Tk::Num(n)) = self.peek() else {
+            return self.node(Node::Lit(Real::int(0)));
+        };
+        let r = if self.skip == 0 {
+            Real::literal(n)
+        } else {
+            Real::literal(&NumLit {
+                digits: n.digits[self.skip..].to_string(),
+                frac: 0,
+                exp: 0,
+                point: false,
+            })
+        };
+        self.bump();
+        self.node(Node::Lit(r))
+    }
+
+    /// One argument of `\frac`, `\sqrt`, `\binom`: a group, one digit, or one atom.
+    fn arg(&mut self) -> Result<u32, String> {
+        match self.peek() {
+            Some(Tk::LBrace) => self.group(Tk::LBrace, Tk::RBrace),
+            Some(Tk::Num(n)) if n.is_plain_int() && n.digits.len() - self.skip > 1 => {
+                let d = i128::from(n.digits.as_bytes()[self.skip] - b'0');
+                self.skip += 1;
+                Ok(self.node(Node::Lit(Real::int(d))))
+            }
+            Some(Tk::Num(_)) => Ok(self.number_rest()),
+            _ => self.atom(),
+        }
+    }
+
+    fn group(&mut self, open: Tk, close: Tk) -> Result<u32, String> {
+        self.expect(&open)?;
+        let saved_abs = self.abs;
+        self.abs = 0;
+        let inner = self.sum(false)?;
+        self.abs = saved_abs;
+        self.expect(&close)?;
+        Ok(inner)
+    }
+
+    fn atom(&mut self) -> Result<u32, String> {
+        self.enter()?;
+        let r = self.atom_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn atom_inner(&mut self) -> Result<u32, String> {
+        let Some(tk) = self.peek() else {
+            return Err("a formula ends too early".into());
+        };
+        match tk {
+            Tk::Num(_) => {
+                if self.skip == 0
+                    && let Some(mixed) = self.mixed_number()
+                {
+                    return Ok(mixed);
+                }
+                Ok(self.number_rest())
+            }
+            Tk::Letter('e') if self.peek_at(1) != Some(&Tk::Under) => {
+                self.bump();
+                Ok(self.node(Node::Lit(Real::float(std::f64::consts::E))))
+            }
+            Tk::Letter(c) => {
+                let mut name = String::from(*c);
+                self.bump();
+                self.subscript(&mut name)?;
+                self.var(name)
+            }
+            Tk::Greek(g) => {
+                let mut name = String::from(*g);
+                self.bump();
+                self.subscript(&mut name)?;
+                self.var(name)
+            }
+            Tk::Pi => {
+                self.bump();
+                Ok(self.node(Node::Lit(Real::float(std::f64::consts::PI))))
+            }
+            Tk::Infty => {
+                self.bump();
+                Ok(self.node(Node::Lit(Real::infinity(false))))
+            }
+            Tk::Word(w) => self.word(w),
+            Tk::LParen => self.group(Tk::LParen, Tk::RParen),
+            Tk::LBrack => self.group(Tk::LBrack, Tk::RBrack),
+            Tk::LBrace => self.group(Tk::LBrace, Tk::RBrace),
+            Tk::Bar => {
+                self.bump();
+                self.abs += 1;
+                let inner = self.sum(false);
+                self.abs -= 1;
+                let inner = inner?;
+                self.expect(&Tk::Bar)?;
+                Ok(self.node(Node::Abs(inner)))
+            }
+            Tk::Frac => {
+                self.bump();
+                let n = self.arg()?;
+                let d = self.arg()?;
+                let start = self.ast.kids.len() as u32;
+                self.ast.kids.push((Op::Mul, n));
+                self.ast.kids.push((Op::Div, d));
+                Ok(self.node(Node::Prod(start, 2)))
+            }
+            Tk::Binom => {
+                self.bump();
+                let n = self.arg()?;
+                let k = self.arg()?;
+                Ok(self.node(Node::Binom(n, k)))
+            }
+            Tk::Sqrt => {
+                self.bump();
+                let index = if self.peek() == Some(&Tk::LBrack) {
+                    self.group(Tk::LBrack, Tk::RBrack)?
+                } else {
+                    self.node(Node::Lit(Real::int(2)))
+                };
+                let x = self.arg()?;
+                Ok(self.node(Node::Root(index, x)))
+            }
+            Tk::Fn(f) => {
+                let f = *f;
+                self.bump();
+                self.function(f)
+            }
+            other => Err(format!("unexpected {} in a formula", describe(other))),
+        }
+    }
+
+    /// A whole number followed by `\frac{a}{b}` of whole numbers: a mixed number.
+    fn mixed_number(&mut self) -> Option<u32> {
+        let Some(Tk::Num(whole)) = self.peek() else {
+            return None;
+        };
+        if !whole.is_plain_int() || self.peek_at(1) != Some(&Tk::Frac) {
+            return None;
+        }
+        let int = |tk: Option<&Tk>| match tk {
+            Some(Tk::Num(n)) if n.is_plain_int() && n.digits.len() <= 18 => n.digits.parse::<i128>().ok(),
+            _ => None,
+        };
+        let (a, b, used) = match (self.peek_at(2), self.peek_at(5)) {
+            (Some(Tk::LBrace), Some(Tk::LBrace))
+                if self.peek_at(4) == Some(&Tk::RBrace) && self.peek_at(7) == Some(&Tk::RBrace) =>
+            {
+                (int(self.peek_at(3))?, int(self.peek_at(6))?, 8)
+            }
+            _ => match self.peek_at(2) {
+                // `2\frac12`: two one-digit arguments in one literal.
+                Some(Tk::Num(n)) if n.is_plain_int() && n.digits.len() == 2 => {
+                    let d = n.digits.as_bytes();
+                    (i128::from(d[0] - b'0'), i128::from(d[1] - b'0'), 3)
+                }
+                _ => return None,
+            },
+        };
+        let w: i128 = whole.digits.parse().ok().filter(|_| whole.digits.len() <= 18)?;
+        let frac = Q::new(a, b)?;
+        let value = Real::int(w).add(&Real::rational(frac)).ok()?;
+        self.pos += used;
+        self.skip = 0;
+        Some(self.node(Node::Lit(value)))
+    }
+
+    /// `_1`, `_{12}`, `_n` after a variable: part of its name.
+    fn subscript(&mut self, name: &mut String) -> Result<(), String> {
+        if self.peek() != Some(&Tk::Under) {
+            return Ok(());
+        }
+        self.bump();
+        name.push('_');
+        match self.peek() {
+            Some(Tk::LBrace) => {
+                self.bump();
+                let mut depth = 1u32;
+                while let Some(tk) = self.peek() {
+                    match tk {
+                        Tk::LBrace => depth += 1,
+                        Tk::RBrace => {
+                            depth -= 1;
+                            if depth == 0 {
+                                self.bump();
+                                return Ok(());
+                            }
+                        }
+                        _ => {}
+                    }
+                    push_name(name, tk);
+                    self.bump();
+                }
+                Err("a subscript is never closed".into())
+            }
+            Some(tk @ (Tk::Num(_) | Tk::Letter(_) | Tk::Greek(_) | Tk::Word(_))) => {
+                push_name(name, tk);
+                self.bump();
+                Ok(())
+            }
+            _ => Err("a subscript without a value".into()),
+        }
+    }
+
+    fn var(&mut self, name: String) -> Result<u32, String> {
+        let idx = match self.ast.vars.iter().position(|v| **v == *name) {
+            Some(i) => i,
+            None => {
+                if self.ast.vars.len() >= MAX_VARS {
+                    return Err(format!("more than {MAX_VARS} variables"));
+                }
+                self.ast.vars.push(name.into());
+                self.ast.vars.len() - 1
+            }
+        };
+        Ok(self.node(Node::Var(idx as u16)))
+    }
+
+    /// A multi-letter word inside a formula: a known name, or a short product of variables.
+    fn word(&mut self, w: &str) -> Result<u32, String> {
+        let lower = w.to_ascii_lowercase();
+        match lower.as_str() {
+            "pi" => {
+                self.bump();
+                return Ok(self.node(Node::Lit(Real::float(std::f64::consts::PI))));
+            }
+            "inf" | "infinity" => {
+                self.bump();
+                return Ok(self.node(Node::Lit(Real::infinity(false))));
+            }
+            "sqrt" => {
+                self.bump();
+                let x = self.group(Tk::LParen, Tk::RParen)?;
+                let two = self.node(Node::Lit(Real::int(2)));
+                return Ok(self.node(Node::Root(two, x)));
+            }
+            _ => {}
+        }
+        if let Some(f) = Func::from_name(&lower) {
+            self.bump();
+            return self.function(f);
+        }
+        if w.len() <= 4 && w.bytes().all(|b| b.is_ascii_alphabetic()) && !is_reserved(w) {
+            self.bump();
+            let start = self.ast.kids.len();
+            let mut factors = Vec::with_capacity(w.len());
+            for c in w.chars() {
+                let n = if c == 'e' {
+                    self.node(Node::Lit(Real::float(std::f64::consts::E)))
+                } else {
+                    self.var(c.to_string())?
+                };
+                factors.push((Op::Mul, n));
+            }
+            self.ast.kids.extend(factors);
+            return Ok(self.node(Node::Prod(start as u32, w.len() as u32)));
+        }
+        Err(format!("cannot read the word `{w}` in a formula"))
+    }
+
+    /// A function application after its name: `\sin x`, `\sin(x)`, `\sin^2 x`, `\sin^{-1} x`,
+    /// `\log_2 8`.
+    fn function(&mut self, mut f: Func) -> Result<u32, String> {
+        let mut power = None;
+        if self.peek() == Some(&Tk::Caret) {
+            self.bump();
+            let inverse = match (self.peek(), self.peek_at(1), self.peek_at(2), self.peek_at(3)) {
+                (Some(Tk::LBrace), Some(Tk::Minus), Some(Tk::Num(n)), Some(Tk::RBrace)) if is_one(n) => 4,
+                (Some(Tk::Minus), Some(Tk::Num(n)), _, _) if is_one(n) => 2,
+                _ => 0,
+            };
+            let inv = match f {
+                Func::Sin => Some(Func::Asin),
+                Func::Cos => Some(Func::Acos),
+                Func::Tan => Some(Func::Atan),
+                _ => None,
+            };
+            match (inverse, inv) {
+                (k, Some(g)) if k > 0 => {
+                    self.pos += k;
+                    self.skip = 0;
+                    f = g;
+                }
+                _ => power = Some(self.exponent()?),
+            }
+        }
+        let base = if f == Func::Log && self.peek() == Some(&Tk::Under) {
+            self.bump();
+            Some(self.arg()?)
+        } else {
+            None
+        };
+        if f.takes_angle() {
+            self.angle += 1;
+        }
+        let arg = self.function_arg();
+        if f.takes_angle() {
+            self.angle -= 1;
+        }
+        let arg = arg?;
+        let applied = match base {
+            Some(b) => self.node(Node::LogBase(b, arg)),
+            None => self.node(Node::Func(f, arg)),
+        };
+        Ok(match power {
+            Some(p) => self.node(Node::Pow(applied, p)),
+            None => applied,
+        })
+    }
+
+    /// A function's argument: a parenthesised group, or an implicit product (`\sin 2x`).
+    fn function_arg(&mut self) -> Result<u32, String> {
+        if self.peek() == Some(&Tk::LParen) {
+            let g = self.group(Tk::LParen, Tk::RParen)?;
+            // `\sin(x)^2` squares the function, handled by the caller's power; keep simple.
+            return Ok(g);
+        }
+        let mark = self.scratch.len();
+        let first = self.power()?;
+        self.scratch.push((Op::Mul, first));
+        while let Some(tk) = self.peek() {
+            if matches!(tk, Tk::Fn(_) | Tk::Num(_)) || !self.starts_factor(tk) {
+                break;
+            }
+            let f = self.power()?;
+            self.scratch.push((Op::Mul, f));
+        }
+        if self.scratch.len() - mark == 1 {
+            let (_, only) = self.scratch.pop().unwrap_or((Op::Mul, 0));
+            return Ok(only);
+        }
+        Ok(self.collect(mark, Node::Prod))
+    }
+}
+
+fn is_one(n: &NumLit) -> bool {
+    n.is_plain_int() && n.digits == "1"
+}
+
+fn push_name(name: &mut String, tk: &Tk) {
+    match tk {
+        Tk::Num(n) => n.render(name),
+        Tk::Letter(c) => name.push(*c),
+        Tk::Greek(g) => name.push_str(g),
+        Tk::Word(w) => name.push_str(w),
+        Tk::Sym(c) => name.push(*c),
+        other => name.push_str(symbol(other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lexer::lex;
+    use super::*;
+
+    fn value(s: &str) -> f64 {
+        let t = lex(s).unwrap();
+        parse(&t).unwrap().value(1).unwrap().f
+    }
+
+    fn err(s: &str) -> String {
+        let t = lex(s).unwrap();
+        match parse(&t) {
+            Err(e) => e,
+            Ok(a) => a.value(1).err().unwrap_or_else(|| panic!("{s:?} was read")),
+        }
+    }
+
+    #[test]
+    fn precedence() {
+        assert_eq!(value("-2^2"), -4.0);
+        assert_eq!(value("2^3^2"), 512.0);
+        assert_eq!(value("2^10"), 1024.0);
+        assert_eq!(value("1/2*4"), 2.0);
+        assert!((value("3\\pi/4") - 3.0 * std::f64::consts::PI / 4.0).abs() < 1e-12);
+        assert_eq!(value("2(3+4)"), 14.0);
+        assert_eq!(value("|-3|"), 3.0);
+    }
+
+    #[test]
+    fn latex_arguments() {
+        assert_eq!(value("\\frac12"), 0.5);
+        assert_eq!(value("\\frac{1}{2}3"), 1.5);
+        assert_eq!(value("\\sqrt{16}"), 4.0);
+        assert_eq!(value("\\sqrt[3]{27}"), 3.0);
+        assert_eq!(value("2\\frac{1}{2}"), 2.5);
+        assert_eq!(value("-2\\frac12"), -2.5);
+        assert_eq!(value("\\binom{5}{2}"), 10.0);
+        assert_eq!(value("5!"), 120.0);
+        assert!((value("\\log_2 8") - 3.0).abs() < 1e-12);
+        assert!((value("\\sin 30^\\circ") - 0.5).abs() < 1e-12);
+        assert!((value("\\sin^{-1} 1") - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn errors() {
+        assert!(err("1/0").contains("zero"));
+        assert!(err("\\sqrt{-1}").contains("real"));
+        assert!(err("2 3").contains("two numbers"));
+        assert!(err("1 + ").contains("early"));
+        assert!(err(&"(".repeat(100)).contains("deep") || err(&"(".repeat(100)).contains("early"));
+        assert!(err(&format!("{}1{}", "(".repeat(100), ")".repeat(100))).contains("deep"));
+        assert!(err("30^\\circ + 1").contains("degrees"));
+    }
+
+    #[test]
+    fn variables_are_named() {
+        let t = lex("x_1 + 2xy - \\alpha").unwrap();
+        let ast = parse(&t).unwrap();
+        let names: Vec<&str> = ast.vars().iter().map(|v| &**v).collect();
+        assert_eq!(names, ["x_1", "x", "y", "alpha"]);
+        assert_eq!(ast.at(&[1.0, 2.0, 3.0, 4.0]), Some(1.0 + 12.0 - 4.0));
+    }
+}

@@ -1,0 +1,891 @@
+//! The single-pass tokenizer behind answer comparison. It turns an answer (plain text, LaTeX or a
+//! mix) into a small vector of tokens in one left-to-right pass: numbers with their digit groups
+//! joined (`12,345`, `12 345`, `12\,345`, `12{,}345`), words, variables, operators and the LaTeX
+//! commands the reader knows. Wrappers that only change how text looks (`\text{}`, `\mathrm{}`,
+//! `\boxed{}`, `\left`, spacing commands, math delimiters) vanish here, so the reader never sees
+//! them. Braces must balance; an unknown command is an error, never skipped.
+
+/// A number as written: its digits without separators, where the decimal point was, and the
+/// exponent of scientific notation (`1.2e-3`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct NumLit {
+    /// Integer and fraction digits, without separators (ASCII digits only).
+    pub digits: String,
+    /// How many of `digits` follow the decimal point.
+    pub frac: u32,
+    /// The written exponent (`e-3` gives -3), bounded to ±1,000,000.
+    pub exp: i32,
+    /// Whether a decimal point was written.
+    pub point: bool,
+}
+
+impl NumLit {
+    /// A whole number written without point or exponent (`12`, `1,000`).
+    pub fn is_plain_int(&self) -> bool {
+        !self.point && self.exp == 0
+    }
+
+    /// The literal with separators removed (`12,345.5` gives `12345.5`), for text comparison.
+    pub fn render(&self, out: &mut String) {
+        let int_len = self.digits.len() - self.frac as usize;
+        out.push_str(&self.digits[..int_len]);
+        if self.point {
+            out.push('.');
+            out.push_str(&self.digits[int_len..]);
+        }
+        if self.exp != 0 {
+            out.push('e');
+            out.push_str(&self.exp.to_string());
+        }
+    }
+}
+
+/// An elementary function the evaluator knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Func {
+    Sin,
+    Cos,
+    Tan,
+    Sec,
+    Csc,
+    Cot,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Ln,
+    Log,
+    Exp,
+}
+
+impl Func {
+    /// The function a plain or LaTeX name stands for (`sin`, `\arctan`, `ln`).
+    pub fn from_name(name: &str) -> Option<Func> {
+        Some(match name {
+            "sin" => Func::Sin,
+            "cos" => Func::Cos,
+            "tan" => Func::Tan,
+            "sec" => Func::Sec,
+            "csc" => Func::Csc,
+            "cot" => Func::Cot,
+            "arcsin" => Func::Asin,
+            "arccos" => Func::Acos,
+            "arctan" => Func::Atan,
+            "sinh" => Func::Sinh,
+            "cosh" => Func::Cosh,
+            "tanh" => Func::Tanh,
+            "ln" => Func::Ln,
+            "log" => Func::Log,
+            "exp" => Func::Exp,
+            _ => return None,
+        })
+    }
+
+    /// Whether the argument is an angle (so `30^\circ` inside it means degrees).
+    pub fn takes_angle(self) -> bool {
+        matches!(
+            self,
+            Func::Sin | Func::Cos | Func::Tan | Func::Sec | Func::Csc | Func::Cot
+        )
+    }
+}
+
+/// What a token is.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Tk {
+    /// A number literal.
+    Num(NumLit),
+    /// A single ASCII letter (a variable, or a multiple-choice letter).
+    Letter(char),
+    /// A Greek letter, by its LaTeX name (`alpha`); a variable.
+    Greek(&'static str),
+    /// A run of two or more letters (or a letter followed by digits), as written.
+    Word(String),
+    /// Any other symbol, kept for text comparison.
+    Sym(char),
+    Plus,
+    Minus,
+    /// `\pm`, `±`.
+    Pm,
+    /// `\mp`, `∓`.
+    Mp,
+    /// `*`, `\cdot`, `\times`, `×`, `·`.
+    Times,
+    /// `/`, `\div`, `÷`.
+    Div,
+    Caret,
+    Under,
+    LParen,
+    RParen,
+    LBrack,
+    RBrack,
+    /// A LaTeX group `{`.
+    LBrace,
+    /// A LaTeX group `}`.
+    RBrace,
+    /// A set brace `\{`.
+    LSet,
+    /// A set brace `\}`.
+    RSet,
+    LAngle,
+    RAngle,
+    Comma,
+    Semi,
+    Colon,
+    Dot,
+    Bang,
+    Bar,
+    Eq,
+    Ne,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    Approx,
+    /// `\in`, `∈`.
+    In,
+    /// `\cup`, `∪`.
+    Cup,
+    Percent,
+    /// `$` used as a currency sign (or `\$`).
+    Dollar,
+    /// Another currency sign (`€`, `£`, `¥`, `¢`).
+    Currency(char),
+    /// `\circ`, `°`, `\degree`.
+    Degree,
+    Prime,
+    /// `&` (a matrix column separator).
+    Amp,
+    /// `\\` (a matrix row separator).
+    RowSep,
+    /// `\ldots`, `\cdots`, `…`.
+    Ellipsis,
+    Infty,
+    Pi,
+    Frac,
+    Binom,
+    Sqrt,
+    Fn(Func),
+    /// `\begin{pmatrix}` and the other matrix environments.
+    MatBegin,
+    /// `\end{pmatrix}`.
+    MatEnd,
+}
+
+/// One token with the layout facts the reader needs.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Token {
+    /// What it is.
+    pub tk: Tk,
+    /// Whether whitespace (or a LaTeX space) came right before it.
+    pub space: bool,
+    /// Whether it came from inside a text wrapper (`\text{}`, `\mathrm{}`).
+    pub text: bool,
+}
+
+/// What a brace group does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Group {
+    /// A plain LaTeX group; its braces become tokens.
+    Plain,
+    /// The argument of a wrapper (`\boxed{}`); its braces vanish.
+    Wrapper,
+    /// The argument of a text wrapper (`\text{}`); its braces vanish and its tokens are marked.
+    Text,
+}
+
+/// What a LaTeX command does in the lexer.
+enum Cmd {
+    Tok(Tk),
+    Wrapper { text: bool },
+    Space,
+    Discard,
+    Delimiter,
+    Begin,
+    End,
+    EmptySet,
+    Unknown,
+}
+
+/// The tokens of `src`, or why it cannot be read (unbalanced braces, an unknown command, an
+/// unsupported environment).
+pub(super) fn lex(src: &str) -> Result<Vec<Token>, String> {
+    Lexer {
+        src,
+        b: src.as_bytes(),
+        i: 0,
+        out: Vec::with_capacity(src.len() / 3 + 4),
+        groups: Vec::new(),
+        text_depth: 0,
+        brackets: 0,
+        space: false,
+        dollars_delimit: dollars_are_delimiters(src.as_bytes()),
+    }
+    .run()
+}
+
+/// True when the unescaped `$` signs pair up as math delimiters (an even number, at least two);
+/// otherwise a `$` is a currency sign.
+fn dollars_are_delimiters(b: &[u8]) -> bool {
+    let mut n = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'$' => n += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    n >= 2 && n % 2 == 0
+}
+
+struct Lexer<'s> {
+    src: &'s str,
+    b: &'s [u8],
+    i: usize,
+    out: Vec<Token>,
+    groups: Vec<Group>,
+    text_depth: u32,
+    /// Open `(`, `[`, `\{` minus closed ones: a comma is a thousands separator only at zero.
+    brackets: i32,
+    space: bool,
+    dollars_delimit: bool,
+}
+
+impl Lexer<'_> {
+    fn push(&mut self, tk: Tk) {
+        match tk {
+            Tk::LParen | Tk::LBrack | Tk::LSet | Tk::LAngle => self.brackets += 1,
+            Tk::RParen | Tk::RBrack | Tk::RSet | Tk::RAngle => self.brackets -= 1,
+            _ => {}
+        }
+        self.out.push(Token {
+            tk,
+            space: self.space,
+            text: self.text_depth > 0,
+        });
+        self.space = false;
+    }
+
+    fn at(&self, i: usize) -> u8 {
+        self.b.get(i).copied().unwrap_or(0)
+    }
+
+    fn run(mut self) -> Result<Vec<Token>, String> {
+        while self.i < self.b.len() {
+            let c = self.b[self.i];
+            match c {
+                b' ' | b'\t' | b'\n' | b'\r' | b'~' => {
+                    self.space = true;
+                    self.i += 1;
+                }
+                b'0'..=b'9' => self.number(),
+                b'.' if self.at(self.i + 1).is_ascii_digit()
+                    && !(self.i > 0 && self.b[self.i - 1].is_ascii_digit()) =>
+                {
+                    self.number()
+                }
+                b'a'..=b'z' | b'A'..=b'Z' => self.word(),
+                b'\\' => self.command()?,
+                b'{' => {
+                    self.groups.push(Group::Plain);
+                    self.push(Tk::LBrace);
+                    self.i += 1;
+                }
+                b'}' => {
+                    match self.groups.pop() {
+                        None => return Err("unbalanced braces: a `}` closes nothing".into()),
+                        Some(Group::Plain) => self.push(Tk::RBrace),
+                        Some(Group::Text) => self.text_depth -= 1,
+                        Some(Group::Wrapper) => {}
+                    }
+                    self.i += 1;
+                }
+                b'$' => {
+                    if self.dollars_delimit {
+                        self.space = true;
+                    } else {
+                        self.push(Tk::Dollar);
+                    }
+                    self.i += 1;
+                }
+                b'*' if self.at(self.i + 1) == b'*' => {
+                    self.push(Tk::Caret);
+                    self.i += 2;
+                }
+                b'=' if self.at(self.i + 1) == b'=' => {
+                    self.push(Tk::Eq);
+                    self.i += 2;
+                }
+                b'<' if self.at(self.i + 1) == b'=' => {
+                    self.push(Tk::Le);
+                    self.i += 2;
+                }
+                b'>' if self.at(self.i + 1) == b'=' => {
+                    self.push(Tk::Ge);
+                    self.i += 2;
+                }
+                b'!' if self.at(self.i + 1) == b'=' => {
+                    self.push(Tk::Ne);
+                    self.i += 2;
+                }
+                0x80.. => self.unicode(),
+                _ => {
+                    let tk = match c {
+                        b'+' => Tk::Plus,
+                        b'-' => Tk::Minus,
+                        b'*' => Tk::Times,
+                        b'/' => Tk::Div,
+                        b'^' => Tk::Caret,
+                        b'_' => Tk::Under,
+                        b'(' => Tk::LParen,
+                        b')' => Tk::RParen,
+                        b'[' => Tk::LBrack,
+                        b']' => Tk::RBrack,
+                        b',' => Tk::Comma,
+                        b';' => Tk::Semi,
+                        b':' => Tk::Colon,
+                        b'.' => Tk::Dot,
+                        b'!' => Tk::Bang,
+                        b'|' => Tk::Bar,
+                        b'=' => Tk::Eq,
+                        b'<' => Tk::Lt,
+                        b'>' => Tk::Gt,
+                        b'%' => Tk::Percent,
+                        b'\'' => Tk::Prime,
+                        b'&' => Tk::Amp,
+                        other => Tk::Sym(other as char),
+                    };
+                    self.push(tk);
+                    self.i += 1;
+                }
+            }
+        }
+        if !self.groups.is_empty() {
+            return Err("unbalanced braces: a `{` is never closed".into());
+        }
+        Ok(self.out)
+    }
+
+    /// A number starting at `self.i` (a digit, or a `.` before a digit).
+    fn number(&mut self) {
+        let b = self.b;
+        let mut i = self.i;
+        let mut digits = String::new();
+        while i < b.len() && b[i].is_ascii_digit() {
+            digits.push(b[i] as char);
+            i += 1;
+        }
+        let int_len = digits.len();
+        if (1..=3).contains(&int_len) {
+            let mut kind = None;
+            while let Some((k, len)) = group_separator(b, i, self.brackets <= 0) {
+                if kind.is_some_and(|first| first != k) {
+                    break;
+                }
+                kind = Some(k);
+                i += len;
+                for _ in 0..3 {
+                    digits.push(b[i] as char);
+                    i += 1;
+                }
+            }
+        }
+        let mut frac = 0u32;
+        let mut point = false;
+        if i < b.len() && b[i] == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit) {
+            point = true;
+            i += 1;
+            while i < b.len() && b[i].is_ascii_digit() {
+                digits.push(b[i] as char);
+                frac += 1;
+                i += 1;
+            }
+        }
+        let mut exp = 0i32;
+        if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+            let mut j = i + 1;
+            let neg = match b.get(j) {
+                Some(b'-') => {
+                    j += 1;
+                    true
+                }
+                Some(b'+') => {
+                    j += 1;
+                    false
+                }
+                _ => false,
+            };
+            if b.get(j).is_some_and(u8::is_ascii_digit) {
+                let mut e: i32 = 0;
+                while j < b.len() && b[j].is_ascii_digit() {
+                    e = (e * 10 + i32::from(b[j] - b'0')).min(1_000_000);
+                    j += 1;
+                }
+                exp = if neg { -e } else { e };
+                i = j;
+            }
+        }
+        self.i = i;
+        self.push(Tk::Num(NumLit {
+            digits,
+            frac,
+            exp,
+            point,
+        }));
+    }
+
+    /// A run of letters (and digits after the first letter).
+    fn word(&mut self) {
+        let start = self.i;
+        let mut end = start;
+        for c in self.src[start..].chars() {
+            if is_word_char(c) {
+                end += c.len_utf8();
+            } else {
+                break;
+            }
+        }
+        self.i = end;
+        let text = &self.src[start..end];
+        let mut chars = text.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) if c.is_ascii_alphabetic() => self.push(Tk::Letter(c)),
+            _ => self.push(Tk::Word(text.to_string())),
+        }
+    }
+
+    /// A non-ASCII character at `self.i`.
+    fn unicode(&mut self) {
+        let Some(c) = self.src[self.i..].chars().next() else {
+            self.i += 1;
+            return;
+        };
+        let len = c.len_utf8();
+        let tk = match c {
+            '\u{200B}' | '\u{FEFF}' | '\u{2060}' => {
+                self.i += len;
+                return;
+            }
+            c if c.is_whitespace() => {
+                self.space = true;
+                self.i += len;
+                return;
+            }
+            '\u{2212}' => Tk::Minus,
+            '×' | '·' | '⋅' | '∗' => Tk::Times,
+            '÷' => Tk::Div,
+            'π' => Tk::Pi,
+            '∞' => Tk::Infty,
+            '√' => Tk::Sqrt,
+            '°' => Tk::Degree,
+            '≤' | '⩽' => Tk::Le,
+            '≥' | '⩾' => Tk::Ge,
+            '≠' => Tk::Ne,
+            '≈' => Tk::Approx,
+            '±' => Tk::Pm,
+            '∓' => Tk::Mp,
+            '∈' => Tk::In,
+            '∪' => Tk::Cup,
+            '€' | '£' | '¥' | '¢' => Tk::Currency(c),
+            '′' => Tk::Prime,
+            '…' => Tk::Ellipsis,
+            '∅' => {
+                self.i += len;
+                self.push(Tk::LSet);
+                self.push(Tk::RSet);
+                return;
+            }
+            '⟨' => Tk::LAngle,
+            '⟩' => Tk::RAngle,
+            '¹' | '²' | '³' => {
+                self.i += len;
+                self.push(Tk::Caret);
+                let d = match c {
+                    '¹' => "1",
+                    '²' => "2",
+                    _ => "3",
+                };
+                self.push(Tk::Num(NumLit {
+                    digits: d.to_string(),
+                    frac: 0,
+                    exp: 0,
+                    point: false,
+                }));
+                return;
+            }
+            c => match greek_char(c) {
+                Some(name) => Tk::Greek(name),
+                None if is_word_char(c) => return self.word(),
+                None => Tk::Sym(c),
+            },
+        };
+        self.i += len;
+        self.push(tk);
+    }
+
+    /// A LaTeX command at `self.i` (which holds the backslash).
+    fn command(&mut self) -> Result<(), String> {
+        let b = self.b;
+        let start = self.i + 1;
+        let Some(&first) = b.get(start) else {
+            self.i = start;
+            return Ok(());
+        };
+        if !first.is_ascii_alphabetic() {
+            // One-character commands: escapes, spaces and delimiters.
+            self.i = start + 1;
+            let tk = match first {
+                b',' | b';' | b':' | b'!' | b' ' | b'>' | b'\n' | b'\t' | b'(' | b')' | b'[' | b']' => {
+                    self.space = true;
+                    return Ok(());
+                }
+                b'{' => Tk::LSet,
+                b'}' => Tk::RSet,
+                b'$' => Tk::Dollar,
+                b'%' => Tk::Percent,
+                b'\\' => Tk::RowSep,
+                b'|' => Tk::Bar,
+                b'&' | b'#' | b'_' => Tk::Sym(first as char),
+                _ => {
+                    let c = self.src[start..].chars().next().unwrap_or('?');
+                    return Err(format!("unknown command `\\{c}`"));
+                }
+            };
+            self.push(tk);
+            return Ok(());
+        }
+        let mut end = start;
+        while end < b.len() && b[end].is_ascii_alphabetic() {
+            end += 1;
+        }
+        let name = &self.src[start..end];
+        self.i = end;
+        match command(name) {
+            Cmd::Tok(tk) => {
+                let takes_digit = matches!(tk, Tk::Frac | Tk::Sqrt | Tk::Binom);
+                self.push(tk);
+                if takes_digit {
+                    // `\sqrt 2` and `\frac 12`: a space after the name is not a word break.
+                    self.skip_spaces();
+                }
+            }
+            Cmd::Wrapper { text } => {
+                let j = self.skip_spaces_from(end);
+                if self.at(j) == b'{' {
+                    self.i = j + 1;
+                    if text {
+                        self.groups.push(Group::Text);
+                        self.text_depth += 1;
+                    } else {
+                        self.groups.push(Group::Wrapper);
+                    }
+                }
+            }
+            Cmd::Space => self.space = true,
+            Cmd::Discard => {
+                let j = self.skip_spaces_from(end);
+                if self.at(j) == b'{' {
+                    self.i = skip_group(b, j).ok_or("unbalanced braces: a `{` is never closed")?;
+                }
+                self.space = true;
+            }
+            Cmd::Delimiter => {
+                let j = self.skip_spaces_from(end);
+                if self.at(j) == b'.' {
+                    self.i = j + 1;
+                }
+            }
+            Cmd::Begin | Cmd::End => {
+                let j = self.skip_spaces_from(end);
+                if self.at(j) != b'{' {
+                    return Err(format!("`\\{name}` without an environment name"));
+                }
+                let close = skip_group(b, j).ok_or("unbalanced braces: a `{` is never closed")?;
+                let env = &self.src[j + 1..close - 1];
+                let env = env.trim_end_matches('*');
+                if !(env.ends_with("matrix") || env == "array") {
+                    return Err(format!("unsupported environment `{env}`"));
+                }
+                self.i = close;
+                if name == "begin" {
+                    if env == "array" {
+                        // The column specification `{cc}` says nothing about the values.
+                        let k = self.skip_spaces_from(close);
+                        if self.at(k) == b'{' {
+                            self.i = skip_group(b, k).ok_or("unbalanced braces: a `{` is never closed")?;
+                        }
+                    }
+                    self.push(Tk::MatBegin);
+                } else {
+                    self.push(Tk::MatEnd);
+                }
+            }
+            Cmd::EmptySet => {
+                self.push(Tk::LSet);
+                self.push(Tk::RSet);
+            }
+            Cmd::Unknown => return Err(format!("unknown command `\\{name}`")),
+        }
+        Ok(())
+    }
+
+    fn skip_spaces(&mut self) {
+        self.i = self.skip_spaces_from(self.i);
+    }
+
+    fn skip_spaces_from(&self, mut j: usize) -> usize {
+        while j < self.b.len() && matches!(self.b[j], b' ' | b'\t' | b'\n' | b'\r') {
+            j += 1;
+        }
+        j
+    }
+}
+
+/// The index just past the group that opens at `open` (a `{`), skipping escapes; `None` when it
+/// never closes.
+fn skip_group(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// A digit-group separator at `i` followed by exactly three digits (then a non-digit): its kind
+/// (1 comma, 2 space, 3 `{,}`) and length. A bare comma counts only outside brackets, where
+/// `(1,234)` would otherwise be ambiguous.
+fn group_separator(b: &[u8], i: usize, comma_ok: bool) -> Option<(u8, usize)> {
+    let rest = &b[i.min(b.len())..];
+    let (kind, len) = if comma_ok && rest.starts_with(b",") {
+        (1, 1)
+    } else if rest.starts_with(b"{,}") {
+        (3, 3)
+    } else if rest.starts_with(b" ") || rest.starts_with(b"~") {
+        (2, 1)
+    } else if rest.starts_with(b"\\,") || rest.starts_with(b"\\ ") || rest.starts_with(b"\\;") {
+        (2, 2)
+    } else if rest.starts_with("\u{2009}".as_bytes()) || rest.starts_with("\u{202F}".as_bytes()) {
+        (2, 3)
+    } else if rest.starts_with("\u{00A0}".as_bytes()) {
+        (2, 2)
+    } else {
+        return None;
+    };
+    let group = rest.get(len..len + 3)?;
+    let after = rest.get(len + 3).copied().unwrap_or(b' ');
+    (group.iter().all(u8::is_ascii_digit) && !after.is_ascii_digit()).then_some((kind, len))
+}
+
+/// Whether `c` continues a word: ASCII letters and digits, and letters of other scripts (but
+/// not the Greek letters and symbols the lexer reads on their own).
+fn is_word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || (!c.is_ascii() && c.is_alphabetic() && c != 'π' && greek_char(c).is_none())
+}
+
+/// The LaTeX name of a Greek letter written as a character.
+fn greek_char(c: char) -> Option<&'static str> {
+    Some(match c {
+        'α' => "alpha",
+        'β' => "beta",
+        'γ' => "gamma",
+        'δ' => "delta",
+        'ε' => "epsilon",
+        'θ' => "theta",
+        'λ' => "lambda",
+        'μ' => "mu",
+        'σ' => "sigma",
+        'φ' => "phi",
+        'ω' => "omega",
+        _ => return None,
+    })
+}
+
+/// What the lexer does with the command `\name`.
+fn command(name: &str) -> Cmd {
+    use Cmd::{Begin, Delimiter, Discard, EmptySet, End, Space, Tok, Unknown, Wrapper};
+    if let Some(f) = Func::from_name(name) {
+        return Tok(Tk::Fn(f));
+    }
+    if let Some(g) = greek_name(name) {
+        return Tok(Tk::Greek(g));
+    }
+    match name {
+        "frac" | "dfrac" | "tfrac" | "cfrac" => Tok(Tk::Frac),
+        "sqrt" => Tok(Tk::Sqrt),
+        "binom" | "dbinom" | "tbinom" => Tok(Tk::Binom),
+        "cdot" | "times" | "ast" => Tok(Tk::Times),
+        "div" => Tok(Tk::Div),
+        "pm" => Tok(Tk::Pm),
+        "mp" => Tok(Tk::Mp),
+        "le" | "leq" | "leqslant" => Tok(Tk::Le),
+        "ge" | "geq" | "geqslant" => Tok(Tk::Ge),
+        "ne" | "neq" => Tok(Tk::Ne),
+        "lt" => Tok(Tk::Lt),
+        "gt" => Tok(Tk::Gt),
+        "approx" | "simeq" | "sim" | "cong" | "doteq" => Tok(Tk::Approx),
+        "in" => Tok(Tk::In),
+        "cup" => Tok(Tk::Cup),
+        "infty" | "infinity" => Tok(Tk::Infty),
+        "pi" => Tok(Tk::Pi),
+        "circ" | "degree" => Tok(Tk::Degree),
+        "ldots" | "dots" | "cdots" | "dotsc" | "dotsb" => Tok(Tk::Ellipsis),
+        "langle" => Tok(Tk::LAngle),
+        "rangle" => Tok(Tk::RAngle),
+        "lbrace" => Tok(Tk::LSet),
+        "rbrace" => Tok(Tk::RSet),
+        "vert" | "lvert" | "rvert" | "mid" => Tok(Tk::Bar),
+        "prime" => Tok(Tk::Prime),
+        "textdollar" => Tok(Tk::Dollar),
+        "euro" => Tok(Tk::Currency('€')),
+        "pounds" => Tok(Tk::Currency('£')),
+        "text" | "textrm" | "textnormal" | "textup" | "textbf" | "textit" | "textsf" | "texttt"
+        | "textmd" | "emph" | "mathrm" | "mbox" | "hbox" | "operatorname" => Wrapper { text: true },
+        "boxed" | "fbox" | "mathbf" | "mathit" | "mathsf" | "mathtt" | "mathnormal" | "bm" | "boldsymbol" => {
+            Wrapper { text: false }
+        }
+        "displaystyle" | "textstyle" | "scriptstyle" | "limits" | "nolimits" | "quad" | "qquad"
+        | "enspace" | "thinspace" | "medspace" | "thickspace" | "negthinspace" | "negmedspace"
+        | "negthickspace" | "space" | "nobreak" | "allowbreak" | "angle" | "measuredangle" | "triangle" => {
+            Space
+        }
+        "hspace" | "vspace" | "phantom" | "hphantom" | "vphantom" | "label" => Discard,
+        "left" | "right" | "middle" | "big" | "Big" | "bigg" | "Bigg" | "bigl" | "bigr" | "Bigl" | "Bigr"
+        | "biggl" | "biggr" | "Biggl" | "Biggr" => Delimiter,
+        "emptyset" | "varnothing" => EmptySet,
+        "begin" => Begin,
+        "end" => End,
+        _ => Unknown,
+    }
+}
+
+/// The canonical name of a Greek-letter command (`\varepsilon` reads as `epsilon`).
+fn greek_name(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "alpha" => "alpha",
+        "beta" => "beta",
+        "gamma" => "gamma",
+        "delta" => "delta",
+        "epsilon" | "varepsilon" => "epsilon",
+        "zeta" => "zeta",
+        "eta" => "eta",
+        "theta" | "vartheta" => "theta",
+        "iota" => "iota",
+        "kappa" => "kappa",
+        "lambda" => "lambda",
+        "mu" => "mu",
+        "nu" => "nu",
+        "xi" => "xi",
+        "rho" | "varrho" => "rho",
+        "sigma" | "varsigma" => "sigma",
+        "tau" => "tau",
+        "upsilon" => "upsilon",
+        "phi" | "varphi" => "phi",
+        "chi" => "chi",
+        "psi" => "psi",
+        "omega" => "omega",
+        "Gamma" => "Gamma",
+        "Delta" => "Delta",
+        "Theta" => "Theta",
+        "Lambda" => "Lambda",
+        "Xi" => "Xi",
+        "Sigma" => "Sigma",
+        "Phi" => "Phi",
+        "Psi" => "Psi",
+        "Omega" => "Omega",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(s: &str) -> Vec<Tk> {
+        lex(s).unwrap().into_iter().map(|t| t.tk).collect()
+    }
+
+    fn num(s: &str) -> NumLit {
+        match kinds(s).as_slice() {
+            [Tk::Num(n)] => n.clone(),
+            other => panic!("{s:?} lexed as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn digit_groups_join() {
+        for s in [
+            "12,345,678",
+            "12 345 678",
+            "12\\,345\\,678",
+            "12{,}345{,}678",
+            "12\u{2009}345\u{2009}678",
+        ] {
+            assert_eq!(num(s).digits, "12345678", "{s}");
+        }
+    }
+
+    #[test]
+    fn commas_inside_brackets_separate() {
+        assert_eq!(kinds("(1,234)").len(), 5);
+        assert_eq!(kinds("1,2").len(), 3);
+        assert_eq!(kinds("1,2345").len(), 3);
+    }
+
+    #[test]
+    fn decimals_and_exponents() {
+        let n = num("1.25e-3");
+        assert_eq!((n.digits.as_str(), n.frac, n.exp, n.point), ("125", 2, -3, true));
+        let n = num(".5");
+        assert_eq!((n.digits.as_str(), n.frac, n.point), ("5", 1, true));
+        assert_eq!(kinds("5.").len(), 2);
+    }
+
+    #[test]
+    fn wrappers_vanish_and_mark_text() {
+        let t = lex("\\boxed{\\text{ cm}}").unwrap();
+        assert_eq!(t.len(), 1);
+        assert!(t[0].text && t[0].space);
+        assert_eq!(
+            kinds("\\left( x \\right)"),
+            vec![Tk::LParen, Tk::Letter('x'), Tk::RParen]
+        );
+        assert_eq!(kinds("\\left. x \\right|"), vec![Tk::Letter('x'), Tk::Bar]);
+        assert_eq!(kinds("$5$"), vec![Tk::Num(num("5"))]);
+        assert_eq!(kinds("$5"), vec![Tk::Dollar, Tk::Num(num("5"))]);
+    }
+
+    #[test]
+    fn errors_are_reported() {
+        assert!(lex("\\frac{1}{2").unwrap_err().contains("unbalanced"));
+        assert!(lex("}").unwrap_err().contains("unbalanced"));
+        assert!(lex("\\foo").unwrap_err().contains("\\foo"));
+        assert!(
+            lex("\\begin{cases} x \\end{cases}")
+                .unwrap_err()
+                .contains("cases")
+        );
+    }
+
+    #[test]
+    fn unicode_symbols() {
+        assert_eq!(kinds("π×2"), vec![Tk::Pi, Tk::Times, Tk::Num(num("2"))]);
+        assert_eq!(kinds("x²"), vec![Tk::Letter('x'), Tk::Caret, Tk::Num(num("2"))]);
+        assert_eq!(kinds("Zürich"), vec![Tk::Word("Zürich".into())]);
+    }
+}

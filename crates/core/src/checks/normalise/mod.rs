@@ -1,0 +1,75 @@
+//! Normalised comparison of a candidate answer with a reference answer: the same number,
+//! fraction, closed form, set or word written differently is equal; anything that cannot be
+//! read is reported as unreadable on the side it came from, never guessed at.
+//!
+//! The comparison is written in Rust with no `eval`: a single-pass tokenizer (`lexer`), a
+//! reader that sorts the answer into a class (`value`: choice letter, words, collection,
+//! relation, number with unit, formula), a depth-limited recursive-descent parser and
+//! evaluator for formulas (`expr`), exact and approximate number rules (`number`), units
+//! (`units`) and class-by-class equality (`equal`). Answers longer than
+//! [`MAX_ANSWER_BYTES`] are unreadable without being scanned; everything else is linear in
+//! the answer's length, with nesting and comparison work bounded, and never panics.
+//!
+//! Decisions worth knowing (each module's doc has the details):
+//! - Plain decimals compare exactly (`0.5` = `.50` = `5e-1`, `1000000` ≠ `1000001`); closed
+//!   forms compare at relative 1e-6; a decimal with a point and three or more significant
+//!   digits also equals a closed form it is a rounding of (`6.2832` = `2\pi`, `0.333` =
+//!   `\frac13`; `0.3` ≠ `\frac13`).
+//! - A unit, currency, percentage or degree sign on one side only is ignored; different units
+//!   differ and are never converted. `50\%` equals `50%`, `50` and `0.5`.
+//! - `x = 5` is `5`; sets and bare lists are order-insensitive; tuples, lists and intervals are
+//!   ordered and two-element ones keep their bracket kinds (`[0, 1)` ≠ `(0, 1)`).
+//! - Choice letters compare case-insensitively (`(b)` = `B.` = `option B`); words compare
+//!   case- and space-insensitively; a number never equals a word.
+//! - A comma followed by exactly three digits outside brackets is a thousands separator
+//!   (`12,345`); inside brackets it separates (`(1,234)` is a pair). Decimal commas are not read.
+//! - Formulas with variables (`2x+1`, `(x-1)(x+1)`) are equal when they agree at fixed points.
+//! - Not read (unreadable, never guessed): ratios (`3:2`), set-builder notation, repeating
+//!   decimals (`0.\overline{3}`), `\approx`, unknown commands. Not converted: units, degrees
+//!   and radians (`30^\circ` ≠ `\frac{\pi}{6}`). No complex arithmetic (`i` is a variable).
+
+mod equal;
+mod expr;
+mod lexer;
+mod number;
+mod units;
+mod value;
+
+#[cfg(test)]
+mod tests;
+
+/// Answers longer than this many bytes are unreadable without being scanned.
+pub const MAX_ANSWER_BYTES: usize = value::MAX_BYTES;
+
+/// The outcome of a comparison.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Comparison {
+    /// Both were read and mean the same.
+    Equal,
+    /// Both were read and differ.
+    NotEqual,
+    /// The reference could not be interpreted (the task's fault).
+    ReferenceUnreadable(String),
+    /// The candidate could not be interpreted (the candidate's fault).
+    CandidateUnreadable(String),
+}
+
+/// Compares two answers after normalisation. Linear in the input, bounded, never panics.
+pub fn compare(reference: &str, candidate: &str) -> Comparison {
+    let r = match value::read(reference) {
+        Ok(v) => v,
+        Err(why) => return Comparison::ReferenceUnreadable(why),
+    };
+    let c = match value::read(candidate) {
+        Ok(v) => v,
+        Err(why) => return Comparison::CandidateUnreadable(why),
+    };
+    let mut budget = equal::Budget::new(equal::BUDGET);
+    match equal::same(&r, &c, &mut budget) {
+        Ok(true) => Comparison::Equal,
+        Ok(false) => Comparison::NotEqual,
+        Err(equal::Exhausted) => {
+            Comparison::CandidateUnreadable("too many elements to compare with the reference".into())
+        }
+    }
+}

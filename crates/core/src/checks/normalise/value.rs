@@ -1,0 +1,679 @@
+//! Reading an answer into a [`Value`]: the classes of answer the comparison knows, and the
+//! order in which a token stream is tried against them.
+//!
+//! 1. A multiple-choice letter: `B`, `(B)`, `B)`, `B.`, `[B]`, `option B`, `\text{(B)}`, or
+//!    `(B)`, `B)` or `B:` followed by the option's text.
+//! 2. Words: text whose tokens are words and punctuation only (`Blue whale`, `New York`),
+//!    compared case- and space-insensitively after dropping a leading article. Commas and
+//!    semicolons split words into a bare list (5.), so `red, blue` equals `blue, red`.
+//! 3. A union of intervals (`[0,1) \cup (2,3]`).
+//! 4. A bracketed collection: a set `\{1, 2\}` (order-insensitive), a tuple `(1, 2)` or a list
+//!    `[1, 2, 3]` (ordered), an interval `[0, 1)` (two ends of mixed brackets; bracket kinds
+//!    matter for every two-element collection), a matrix (`\begin{pmatrix}…\end{pmatrix}`).
+//! 5. A bare list `1, 2`, `1; 2`, `1 and 2`, `x = 2 or x = 3`: order-insensitive, like a set
+//!    (answers that list solutions).
+//! 6. `x = 5`, `AB = 5`, `\angle A = 30^\circ`, `x \in [0,1)`, `(x, y) = (1, 2)`, `f(x) = 2x`:
+//!    the value on the right. Inside a list the name is kept (`x = 1, y = 2` is not
+//!    `x = 2, y = 1`). Any other relation (`x^2 + y^2 = 1`, `0 < x \le 1`) is compared side by
+//!    side (also read right to left). `\approx` is not an answer and is unreadable.
+//! 7. A number or formula, with a currency before it or a unit, percentage or degrees after it
+//!    ([`super::units`]); a formula with variables is compared at points.
+//! 8. If none of that reads but the answer contains a word that is neither a unit nor a math
+//!    name (`about 12`, `12 at most`), it is compared as words. Otherwise it is unreadable.
+
+use super::expr::{self, Ast, describe, is_math_name, is_reserved, symbol};
+use super::lexer::{self, Tk, Token};
+use super::number::Real;
+use super::units;
+
+/// Answers longer than this are unreadable without being scanned.
+pub(super) const MAX_BYTES: usize = 4096;
+/// The deepest nesting of collections.
+const MAX_NEST: u32 = 24;
+const NONE: u32 = u32::MAX;
+
+/// The kind of bracket at one end of a collection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Bracket {
+    Paren,
+    Square,
+    Angle,
+}
+
+/// A relation between the sides of an answer that is not an assignment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Rel {
+    Eq,
+    Ne,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    In,
+}
+
+impl Rel {
+    /// The relation read right to left (`<` becomes `>`).
+    pub fn flipped(self) -> Rel {
+        match self {
+            Rel::Lt => Rel::Gt,
+            Rel::Gt => Rel::Lt,
+            Rel::Le => Rel::Ge,
+            Rel::Ge => Rel::Le,
+            other => other,
+        }
+    }
+}
+
+/// An answer, read.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Value {
+    /// A real number, with its unit if one was written.
+    Num { x: Real, unit: Option<Box<str>> },
+    /// A formula with variables.
+    Formula(Ast),
+    /// A multiple-choice letter, upper case.
+    Choice(char),
+    /// Words, normalised.
+    Text(String),
+    /// An ordered collection: tuple, list or interval.
+    Seq {
+        open: Bracket,
+        close: Bracket,
+        items: Vec<Value>,
+    },
+    /// An unordered collection: a set or a bare list (also `a ± b`).
+    Set(Vec<Value>),
+    /// A union of parts (intervals), order-insensitive.
+    Union(Vec<Value>),
+    /// A matrix, by rows.
+    Matrix(Vec<Vec<Value>>),
+    /// `a < b ≤ c` and other relations.
+    Relation { items: Vec<Value>, ops: Vec<Rel> },
+    /// `x = 5` inside a list.
+    Named(Box<str>, Box<Value>),
+}
+
+/// Reads one answer, or says why it cannot be read.
+pub(super) fn read(src: &str) -> Result<Value, String> {
+    if src.len() > MAX_BYTES {
+        return Err(format!("longer than {MAX_BYTES} bytes"));
+    }
+    let s = src.trim().trim_matches('*').trim();
+    let toks = lexer::lex(s)?;
+    if toks.is_empty() {
+        return Err("empty answer".into());
+    }
+    let mate = match_brackets(&toks);
+    let mut r = Reader {
+        t: &toks,
+        mate,
+        depth: 0,
+    };
+    r.element(0, toks.len(), false)
+}
+
+fn opens(tk: &Tk) -> bool {
+    matches!(
+        tk,
+        Tk::LParen | Tk::LBrack | Tk::LSet | Tk::LAngle | Tk::LBrace | Tk::MatBegin
+    )
+}
+
+fn closes(tk: &Tk) -> bool {
+    matches!(
+        tk,
+        Tk::RParen | Tk::RBrack | Tk::RSet | Tk::RAngle | Tk::RBrace | Tk::MatEnd
+    )
+}
+
+/// `mate[i]` is the index of the bracket that matches the one at `i` (`(` and `[` pair with
+/// either `)` or `]`, for intervals), or `NONE`.
+fn match_brackets(t: &[Token]) -> Vec<u32> {
+    let mut mate = vec![NONE; t.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for (i, tok) in t.iter().enumerate() {
+        if opens(&tok.tk) {
+            stack.push(i);
+        } else if closes(&tok.tk) {
+            let Some(&top) = stack.last() else { continue };
+            let pairs = matches!(
+                (&t[top].tk, &tok.tk),
+                (Tk::LParen | Tk::LBrack, Tk::RParen | Tk::RBrack)
+                    | (Tk::LSet, Tk::RSet)
+                    | (Tk::LAngle, Tk::RAngle)
+                    | (Tk::LBrace, Tk::RBrace)
+                    | (Tk::MatBegin, Tk::MatEnd)
+            );
+            if pairs {
+                stack.pop();
+                mate[top] = i as u32;
+                mate[i] = top as u32;
+            }
+        }
+    }
+    mate
+}
+
+/// `,`, `;`, and the words "and" and "or" between the items of a bare list.
+fn is_list_separator(tk: &Tk) -> bool {
+    matches!(tk, Tk::Comma | Tk::Semi) || is_word_separator(tk)
+}
+
+fn is_word_separator(tk: &Tk) -> bool {
+    matches!(tk, Tk::Word(w) if w.eq_ignore_ascii_case("and") || w.eq_ignore_ascii_case("or"))
+}
+
+fn bracket(tk: &Tk) -> Option<Bracket> {
+    match tk {
+        Tk::LParen | Tk::RParen => Some(Bracket::Paren),
+        Tk::LBrack | Tk::RBrack => Some(Bracket::Square),
+        Tk::LAngle | Tk::RAngle => Some(Bracket::Angle),
+        _ => None,
+    }
+}
+
+struct Reader<'t> {
+    t: &'t [Token],
+    mate: Vec<u32>,
+    depth: u32,
+}
+
+impl<'t> Reader<'t> {
+    fn tk(&self, i: usize) -> &'t Tk {
+        &self.t[i].tk
+    }
+
+    /// One answer or one element of a collection.
+    fn element(&mut self, lo: usize, mut hi: usize, in_list: bool) -> Result<Value, String> {
+        while hi > lo && *self.tk(hi - 1) == Tk::Dot {
+            hi -= 1;
+        }
+        if lo == hi {
+            return Err(if in_list {
+                "an empty element"
+            } else {
+                "empty answer"
+            }
+            .into());
+        }
+        if let Some(c) = self.choice(lo, hi) {
+            return Ok(Value::Choice(c));
+        }
+        if self.texty(lo, hi) {
+            return Ok(Value::Text(self.render(lo, hi)));
+        }
+        match self.value(lo, hi, in_list) {
+            Ok(v) => Ok(v),
+            Err(_) if self.prose(lo, hi) => Ok(Value::Text(self.render(lo, hi))),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn value(&mut self, lo: usize, hi: usize, in_list: bool) -> Result<Value, String> {
+        self.depth += 1;
+        let r = if self.depth > MAX_NEST {
+            Err(format!("collections nested more than {MAX_NEST} deep"))
+        } else {
+            self.value_inner(lo, hi, in_list)
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn value_inner(&mut self, lo: usize, hi: usize, in_list: bool) -> Result<Value, String> {
+        let parts = self.split(lo, hi, |tk| *tk == Tk::Cup)?;
+        if parts.len() > 1 {
+            let items = parts
+                .into_iter()
+                .map(|(a, b)| self.element(a, b, false))
+                .collect::<Result<_, _>>()?;
+            return Ok(Value::Union(items));
+        }
+        if let Some(v) = self.enclosed(lo, hi, in_list)? {
+            return Ok(v);
+        }
+        let parts = self.split(lo, hi, is_list_separator)?;
+        if parts.len() > 1 {
+            // `1, 2, and 3`: the comma before a word separator leaves nothing between them.
+            let worded = self.t[lo..hi].iter().any(|t| is_word_separator(&t.tk));
+            let parts: Vec<(usize, usize)> =
+                parts.into_iter().filter(|&(a, b)| !(worded && a == b)).collect();
+            return Ok(Value::Set(self.elements(&parts)?));
+        }
+        if let Some(v) = self.relation(lo, hi, in_list)? {
+            return Ok(v);
+        }
+        self.scalar(lo, hi)
+    }
+
+    fn elements(&mut self, parts: &[(usize, usize)]) -> Result<Vec<Value>, String> {
+        parts.iter().map(|&(a, b)| self.element(a, b, true)).collect()
+    }
+
+    /// The top-level segments of `lo..hi` between tokens that `sep` picks.
+    fn split(&self, lo: usize, hi: usize, sep: impl Fn(&Tk) -> bool) -> Result<Vec<(usize, usize)>, String> {
+        let mut parts = Vec::new();
+        let mut start = lo;
+        let mut i = lo;
+        while i < hi {
+            let tk = self.tk(i);
+            if opens(tk) {
+                let m = self.mate[i];
+                if m == NONE || m as usize >= hi {
+                    return Err(format!("unbalanced brackets: {} is never closed", describe(tk)));
+                }
+                i = m as usize + 1;
+                continue;
+            }
+            if closes(tk) {
+                return Err(format!("unbalanced brackets: {} closes nothing", describe(tk)));
+            }
+            if sep(tk) {
+                parts.push((start, i));
+                start = i + 1;
+            }
+            i += 1;
+        }
+        parts.push((start, hi));
+        Ok(parts)
+    }
+
+    /// A collection whose brackets enclose all of `lo..hi`.
+    fn enclosed(&mut self, lo: usize, hi: usize, in_list: bool) -> Result<Option<Value>, String> {
+        let open = self.tk(lo);
+        if !opens(open) || self.mate[lo] as usize != hi - 1 {
+            return Ok(None);
+        }
+        let (a, b) = (lo + 1, hi - 1);
+        match open {
+            Tk::LBrace => self.element(a, b, in_list).map(Some),
+            Tk::LSet => {
+                if a == b {
+                    return Ok(Some(Value::Set(Vec::new())));
+                }
+                let parts = self.split(a, b, |tk| matches!(tk, Tk::Comma | Tk::Semi))?;
+                Ok(Some(Value::Set(self.elements(&parts)?)))
+            }
+            Tk::MatBegin => self.matrix(a, b).map(Some),
+            _ => {
+                let (Some(o), Some(c)) = (bracket(open), bracket(self.tk(hi - 1))) else {
+                    return Ok(None);
+                };
+                if a == b {
+                    return Err("empty brackets".into());
+                }
+                let parts = self.split(a, b, |tk| matches!(tk, Tk::Comma | Tk::Semi))?;
+                if parts.len() == 1 {
+                    if o != c {
+                        return Err("mismatched brackets around one value".into());
+                    }
+                    return self.element(a, b, in_list).map(Some);
+                }
+                if o != c && parts.len() != 2 {
+                    return Err("mismatched brackets around more than two values".into());
+                }
+                Ok(Some(Value::Seq {
+                    open: o,
+                    close: c,
+                    items: self.elements(&parts)?,
+                }))
+            }
+        }
+    }
+
+    fn matrix(&mut self, lo: usize, hi: usize) -> Result<Value, String> {
+        let mut rows = Vec::new();
+        let mut width = None;
+        for (a, b) in self.split(lo, hi, |tk| *tk == Tk::RowSep)? {
+            if a == b {
+                continue;
+            }
+            let cells = self.split(a, b, |tk| *tk == Tk::Amp)?;
+            if width.is_some_and(|w| w != cells.len()) {
+                return Err("matrix rows of different lengths".into());
+            }
+            width = Some(cells.len());
+            rows.push(self.elements(&cells)?);
+        }
+        if rows.is_empty() {
+            return Err("an empty matrix".into());
+        }
+        Ok(Value::Matrix(rows))
+    }
+
+    /// `x = …` (an assignment) or another relation.
+    fn relation(&mut self, lo: usize, hi: usize, in_list: bool) -> Result<Option<Value>, String> {
+        let rel = |tk: &Tk| {
+            matches!(
+                tk,
+                Tk::Eq | Tk::Ne | Tk::Lt | Tk::Gt | Tk::Le | Tk::Ge | Tk::In | Tk::Approx
+            )
+        };
+        let parts = self.split(lo, hi, rel)?;
+        if parts.len() == 1 {
+            return Ok(None);
+        }
+        let ops: Vec<&Tk> = parts[1..].iter().map(|&(a, _)| self.tk(a - 1)).collect();
+        if ops.contains(&&Tk::Approx) {
+            return Err("`≈` gives an approximation, not an answer".into());
+        }
+        let (first_lo, first_hi) = parts[0];
+        if matches!(ops[0], Tk::Eq | Tk::In)
+            && let Some(name) = self.names(first_lo, first_hi)
+        {
+            let rhs = self.element(parts[1].0, hi, false)?;
+            return Ok(Some(if in_list {
+                Value::Named(name.into(), Box::new(rhs))
+            } else {
+                rhs
+            }));
+        }
+        let items = parts
+            .iter()
+            .map(|&(a, b)| self.element(a, b, false))
+            .collect::<Result<_, _>>()?;
+        let ops = ops
+            .into_iter()
+            .map(|tk| match tk {
+                Tk::Ne => Rel::Ne,
+                Tk::Lt => Rel::Lt,
+                Tk::Gt => Rel::Gt,
+                Tk::Le => Rel::Le,
+                Tk::Ge => Rel::Ge,
+                Tk::In => Rel::In,
+                _ => Rel::Eq,
+            })
+            .collect();
+        Ok(Some(Value::Relation { items, ops }))
+    }
+
+    /// The name when `lo..hi` is a variable (`x`, `x_1`, `\theta`), a short name of letters
+    /// (`AB`), a function of one variable (`f(x)`) or a tuple of variables (`(x, y)`).
+    fn names(&self, lo: usize, hi: usize) -> Option<String> {
+        if let Some(end) = self.variable(lo, hi)
+            && end == hi
+        {
+            return Some(self.render(lo, hi));
+        }
+        match (self.t.get(lo).map(|t| &t.tk), hi.checked_sub(lo)?) {
+            // A short name of letters: a segment or an angle (`AB = 5`, `\angle ABC = 30^\circ`).
+            (Some(Tk::Word(w)), 1)
+                if w.len() <= 4 && w.bytes().all(|c| c.is_ascii_alphabetic()) && !is_reserved(w) =>
+            {
+                Some(w.clone())
+            }
+            (Some(Tk::Letter(_)), 4)
+                if *self.tk(lo + 1) == Tk::LParen
+                    && matches!(self.tk(lo + 2), Tk::Letter(_))
+                    && *self.tk(lo + 3) == Tk::RParen =>
+            {
+                Some(self.render(lo, hi))
+            }
+            (Some(Tk::LParen), n) if n >= 3 && self.mate[lo] as usize == hi - 1 => {
+                let parts = self.split(lo + 1, hi - 1, |tk| *tk == Tk::Comma).ok()?;
+                for (a, b) in parts {
+                    if self.variable(a, b) != Some(b) {
+                        return None;
+                    }
+                }
+                Some(self.render(lo, hi))
+            }
+            _ => None,
+        }
+    }
+
+    /// The end of a variable with an optional subscript starting at `lo`.
+    fn variable(&self, lo: usize, hi: usize) -> Option<usize> {
+        if !matches!(self.t.get(lo).map(|t| &t.tk), Some(Tk::Letter(_) | Tk::Greek(_))) || lo >= hi {
+            return None;
+        }
+        if lo + 1 < hi && *self.tk(lo + 1) == Tk::Under {
+            let s = lo + 2;
+            if s >= hi {
+                return None;
+            }
+            if *self.tk(s) == Tk::LBrace {
+                let m = self.mate[s];
+                return (m != NONE && (m as usize) < hi).then_some(m as usize + 1);
+            }
+            return Some(s + 1);
+        }
+        Some(lo + 1)
+    }
+
+    /// A number or formula with its currency or unit.
+    fn scalar(&mut self, lo: usize, hi: usize) -> Result<Value, String> {
+        let mut lo = lo;
+        let mut negative = false;
+        if *self.tk(lo) == Tk::Minus && units::prefix(&self.t[lo + 1..hi]).is_some() {
+            negative = true;
+            lo += 1;
+        }
+        let prefix = units::prefix(&self.t[lo..hi]).map(|(u, n)| {
+            lo += n;
+            u
+        });
+        if lo == hi {
+            return Err("a currency without an amount".into());
+        }
+        // The whole as a closed formula first (`\sin 30^\circ` is not 30 degrees of `\sin`),
+        // then with a unit peeled off the end (`5 cm` is not 5 times c times m).
+        let whole = expr::parse(&self.t[lo..hi]);
+        if let Ok(ast) = &whole
+            && ast.vars().is_empty()
+        {
+            return number(ast, negative, prefix.map(Into::into));
+        }
+        let longest = (hi - lo - 1).min(6);
+        for k in (1..=longest).rev() {
+            let Some(unit) = units::suffix(&self.t[hi - k..hi]) else {
+                continue;
+            };
+            if let Ok(ast) = expr::parse(&self.t[lo..hi - k])
+                && ast.vars().is_empty()
+            {
+                let unit = match prefix {
+                    Some(p) if p != unit => return Err(format!("two units, `{p}` and `{unit}`")),
+                    _ => unit,
+                };
+                return number(&ast, negative, Some(unit.into()));
+            }
+        }
+        let ast = whole?;
+        if prefix.is_some() {
+            return Err("a currency before a formula with variables".into());
+        }
+        Ok(Value::Formula(ast))
+    }
+
+    /// A multiple-choice letter.
+    fn choice(&self, lo: usize, hi: usize) -> Option<char> {
+        let mut lo = lo;
+        if hi - lo >= 2
+            && let Tk::Word(w) = self.tk(lo)
+            && ["option", "choice", "answer"]
+                .iter()
+                .any(|n| w.eq_ignore_ascii_case(n))
+        {
+            lo += 1;
+            if *self.tk(lo) == Tk::Colon && hi - lo >= 2 {
+                lo += 1;
+            }
+        }
+        let n = hi - lo;
+        let at = |k: usize| if k < n { Some(self.tk(lo + k)) } else { None };
+        let upper_first = |c: &char| c.is_ascii_uppercase();
+        match (at(0), at(1), at(2)) {
+            (Some(Tk::Letter(c)), None, _) => Some(c.to_ascii_uppercase()),
+            (Some(Tk::LParen), Some(Tk::Letter(c)), Some(Tk::RParen))
+            | (Some(Tk::LBrack), Some(Tk::Letter(c)), Some(Tk::RBrack))
+                if n == 3 || (n > 3 && upper_first(c) && *self.tk(lo) == Tk::LParen) =>
+            {
+                Some(c.to_ascii_uppercase())
+            }
+            (Some(Tk::Letter(c)), Some(Tk::RParen | Tk::Colon), _) if n == 2 => Some(c.to_ascii_uppercase()),
+            (Some(Tk::Letter(c)), Some(Tk::RParen | Tk::Colon), Some(_)) if upper_first(c) => Some(*c),
+            _ => None,
+        }
+    }
+
+    /// Words and punctuation only, with at least one word of two or more letters (commas and
+    /// semicolons are left to split a list of words).
+    fn texty(&self, lo: usize, hi: usize) -> bool {
+        let mut long_word = false;
+        for i in lo..hi {
+            match self.tk(i) {
+                Tk::Word(w) => {
+                    if is_math_name(w) {
+                        return false;
+                    }
+                    long_word = true;
+                }
+                Tk::Letter(_) | Tk::Sym(_) | Tk::Dot | Tk::Prime | Tk::Colon | Tk::Bang => {}
+                Tk::Minus => {
+                    // A hyphen inside a word (`x-ray`, `well-known`), not a subtraction.
+                    let joined = |j: usize| matches!(self.t.get(j).map(|t| &t.tk), Some(Tk::Word(_)));
+                    let next_tight = self.t.get(i + 1).is_some_and(|t| !t.space);
+                    if i == lo || self.t[i].space || !next_tight || !(joined(i - 1) || joined(i + 1)) {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
+        }
+        long_word
+    }
+
+    /// Whether `lo..hi` has a word that is neither a unit nor a math name (so it is prose).
+    fn prose(&self, lo: usize, hi: usize) -> bool {
+        self.t[lo..hi].iter().any(|t| match &t.tk {
+            Tk::Word(w) => !units::is_unit_word(w) && !is_math_name(w),
+            _ => false,
+        })
+    }
+
+    /// `lo..hi` as normalised text: lower case, one space between words where any was written,
+    /// none around punctuation, no leading article.
+    fn render(&self, lo: usize, hi: usize) -> String {
+        let mut start = lo;
+        if hi - lo >= 2 {
+            let next_is_word = matches!(self.tk(lo + 1), Tk::Word(_));
+            let article = match self.tk(lo) {
+                Tk::Word(w) => w.eq_ignore_ascii_case("the") || w.eq_ignore_ascii_case("an"),
+                Tk::Letter('a' | 'A') => next_is_word,
+                _ => false,
+            };
+            if article {
+                start += 1;
+            }
+        }
+        let mut s = String::new();
+        let mut prev_wordy = false;
+        for tok in &self.t[start..hi] {
+            let wordy = matches!(tok.tk, Tk::Word(_) | Tk::Letter(_) | Tk::Greek(_) | Tk::Num(_));
+            if wordy && prev_wordy && tok.space {
+                s.push(' ');
+            }
+            match &tok.tk {
+                Tk::Word(w) => s.extend(w.chars().flat_map(char::to_lowercase)),
+                Tk::Letter(c) => s.push(c.to_ascii_lowercase()),
+                Tk::Greek(g) => s.push_str(g),
+                Tk::Num(n) => n.render(&mut s),
+                Tk::Sym(c) | Tk::Currency(c) => s.push(*c),
+                Tk::Fn(_) => s.push_str("\\fn"),
+                other => s.push_str(symbol(other)),
+            }
+            prev_wordy = wordy;
+        }
+        s
+    }
+}
+
+/// The value of a closed formula (two values for `a ± b`), with its unit.
+fn number(ast: &Ast, negative: bool, unit: Option<Box<str>>) -> Result<Value, String> {
+    let one = |pm: i8| -> Result<Value, String> {
+        let x = ast.value(pm)?;
+        Ok(Value::Num {
+            x: if negative { x.neg() } else { x },
+            unit: unit.clone(),
+        })
+    };
+    if ast.has_pm() {
+        return Ok(Value::Set(vec![one(1)?, one(-1)?]));
+    }
+    one(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(s: &str) -> &'static str {
+        match read(s) {
+            Ok(Value::Num { .. }) => "num",
+            Ok(Value::Formula(_)) => "formula",
+            Ok(Value::Choice(_)) => "choice",
+            Ok(Value::Text(_)) => "text",
+            Ok(Value::Seq { .. }) => "seq",
+            Ok(Value::Set(_)) => "set",
+            Ok(Value::Union(_)) => "union",
+            Ok(Value::Matrix(_)) => "matrix",
+            Ok(Value::Relation { .. }) => "relation",
+            Ok(Value::Named(..)) => "named",
+            Err(_) => "unreadable",
+        }
+    }
+
+    #[test]
+    fn classes() {
+        let cases = [
+            ("42", "num"),
+            ("\\$5", "num"),
+            ("2x+1", "formula"),
+            ("(B)", "choice"),
+            ("option c", "choice"),
+            ("(B) 42", "choice"),
+            ("Blue whale", "text"),
+            ("(1, 2)", "seq"),
+            ("[0, 1)", "seq"),
+            ("\\{1, 2\\}", "set"),
+            ("1, 2", "set"),
+            ("2 \\pm \\sqrt{3}", "set"),
+            ("[0,1) \\cup (2,3]", "union"),
+            ("\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "matrix"),
+            ("0 < x \\le 1", "relation"),
+            ("x = 5", "num"),
+            ("5 or 7", "set"),
+            ("about 12", "text"),
+            ("", "unreadable"),
+            ("1 + * 2", "unreadable"),
+            ("[1, 2, 3)", "unreadable"),
+            ("(1, 2", "unreadable"),
+            ("x \\approx 3", "unreadable"),
+        ];
+        for (s, want) in cases {
+            assert_eq!(kind(s), want, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn names_are_kept_in_lists() {
+        match read("x = 1, y = 2") {
+            Ok(Value::Set(items)) => assert!(matches!(&items[0], Value::Named(n, _) if &**n == "x")),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn text_is_normalised() {
+        assert_eq!(
+            read("The  Blue Whale.").ok(),
+            Some(Value::Text("blue whale".into()))
+        );
+        assert_eq!(
+            read("\\text{well-known}").ok(),
+            Some(Value::Text("well-known".into()))
+        );
+    }
+}

@@ -1,0 +1,491 @@
+//! The service's configuration file (`aorlta serve --config FILE`): which task files and
+//! profiles it offers, the cache, the GPUs, the scoring lanes and the request limits. Unknown
+//! keys are an error naming the file, the line and the key; paths are relative to the file.
+
+use aorlta_core::CoreError;
+use aorlta_core::profile::yaml_error;
+use serde::{Deserialize, Deserializer};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The address the service binds when neither the config nor `--bind` names one.
+pub const DEFAULT_BIND: &str = "127.0.0.1:8787";
+
+/// A service configuration.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ServeConfig {
+    /// The address to listen on (`--bind` overrides it).
+    #[serde(default = "default_bind")]
+    pub bind: SocketAddr,
+    /// Task files or folders (`*.jsonl` Q&A tasks, `*.yaml` kernel tasks): one path or a list.
+    #[serde(deserialize_with = "one_or_many")]
+    pub tasks: Vec<PathBuf>,
+    /// Profile files the service offers, one path or a list; each is offered under its own
+    /// `name`.
+    #[serde(deserialize_with = "one_or_many")]
+    pub profiles: Vec<PathBuf>,
+    /// The profile used when a request names none; the first profile when absent.
+    #[serde(default)]
+    pub default_profile: Option<String>,
+    /// Where reward entries and expensive leg results are kept.
+    #[serde(default)]
+    pub cache: CacheConfig,
+    /// GPUs the kernel legs may lease: `all`, or a list of device indices. Empty (the default)
+    /// means none, which is what a Q&A-only service wants.
+    #[serde(default)]
+    pub gpus: Gpus,
+    /// A folder for scratch files (compile folders); a fresh temporary folder when absent.
+    #[serde(default)]
+    pub work_dir: Option<PathBuf>,
+    /// The kernel tools section, written as in a scoring run's config (read by the kernel
+    /// adapters' environment).
+    #[serde(default)]
+    pub kernel: Option<serde_norway::Value>,
+    /// The scoring lanes: Q&A items and kernel items wait in separate queues and run on
+    /// separate workers, so a slow kernel never holds up a Q&A item.
+    #[serde(default)]
+    pub lanes: Lanes,
+    /// Request limits.
+    #[serde(default)]
+    pub limits: Limits,
+    /// What inline tasks (a task object in place of a task id) may be.
+    #[serde(default)]
+    pub inline_tasks: InlineTasks,
+}
+
+fn default_bind() -> SocketAddr {
+    DEFAULT_BIND.parse().expect("a valid default address")
+}
+
+/// The result store.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum CacheConfig {
+    /// No cache: every item is computed.
+    None,
+    /// A bounded in-memory store, lost on exit.
+    Memory {
+        /// Most entries (and as many leg results) kept; the store is cleared when full.
+        #[serde(rename = "max-entries", default = "default_max_entries")]
+        max_entries: usize,
+    },
+    /// A SQLite file, shared with `aorlta score` runs that name the same file.
+    Sqlite {
+        /// The file, relative to the config file.
+        path: PathBuf,
+    },
+}
+
+fn default_max_entries() -> usize {
+    100_000
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig::Memory {
+            max_entries: default_max_entries(),
+        }
+    }
+}
+
+/// Which GPUs kernel legs may lease (SPEC §5).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Gpus {
+    /// Every GPU the driver reports.
+    All,
+    /// These device indices (empty: none).
+    List(Vec<u32>),
+    /// None (the default).
+    #[default]
+    None,
+}
+
+impl<'de> Deserialize<'de> for Gpus {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Word(String),
+            List(Vec<u32>),
+        }
+        match Raw::deserialize(d).map_err(|_| {
+            serde::de::Error::custom("`gpus` is `all`, `none` or a list of device indices like [0, 1]")
+        })? {
+            Raw::Word(w) if w == "all" => Ok(Gpus::All),
+            Raw::Word(w) if w == "none" => Ok(Gpus::None),
+            Raw::Word(w) => Err(serde::de::Error::custom(format!(
+                "`gpus` is `all`, `none` or a list of device indices, not `{w}`"
+            ))),
+            Raw::List(l) if l.is_empty() => Ok(Gpus::None),
+            Raw::List(l) => Ok(Gpus::List(l)),
+        }
+    }
+}
+
+/// The two scoring lanes.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Lanes {
+    /// Q&A items: cheap CPU work.
+    #[serde(default = "LaneConfig::qa")]
+    pub qa: LaneConfig,
+    /// Kernel items: compile and harness runs, each holding a GPU lease while it times.
+    #[serde(default = "LaneConfig::kernel")]
+    pub kernel: LaneConfig,
+}
+
+impl Default for Lanes {
+    fn default() -> Self {
+        Lanes {
+            qa: LaneConfig::qa(),
+            kernel: LaneConfig::kernel(),
+        }
+    }
+}
+
+/// One lane's workers, queue and time limit.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LaneConfig {
+    /// Worker threads; 0 means one per CPU core.
+    #[serde(default)]
+    pub workers: usize,
+    /// Most items admitted and not yet finished (queued or running). A request that would pass
+    /// it is answered 503 with `Retry-After`.
+    pub queue_items: usize,
+    /// Time from admission after which an item is answered `unsettled` (`timed-out`).
+    #[serde(deserialize_with = "de_duration")]
+    pub item_timeout: Duration,
+}
+
+impl LaneConfig {
+    fn qa() -> Self {
+        LaneConfig {
+            workers: 0,
+            queue_items: 8192,
+            item_timeout: Duration::from_secs(10),
+        }
+    }
+
+    fn kernel() -> Self {
+        LaneConfig {
+            workers: 2,
+            queue_items: 256,
+            item_timeout: Duration::from_secs(600),
+        }
+    }
+
+    /// The number of worker threads this lane runs.
+    pub fn worker_count(&self) -> usize {
+        if self.workers > 0 {
+            self.workers
+        } else {
+            std::thread::available_parallelism().map_or(2, |n| n.get())
+        }
+    }
+}
+
+/// Limits on one request.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// Largest request body (`16 MiB`, `512 KiB` or a number of bytes); past it, 413.
+    #[serde(default = "default_max_body", deserialize_with = "de_bytes")]
+    pub max_body_bytes: usize,
+    /// Most items in one request; past it, 413.
+    #[serde(default = "default_max_items")]
+    pub max_items: usize,
+    /// Longest completion in bytes; a longer one gets its own `completion-too-long` entry.
+    #[serde(default = "default_max_completion", deserialize_with = "de_bytes")]
+    pub max_completion_bytes: usize,
+    /// Most scoring requests being read or answered at once; past it, 503. Bounds the memory
+    /// that bodies can take to about this times `max-body-bytes`.
+    #[serde(default = "default_max_requests")]
+    pub max_requests_in_flight: usize,
+    /// The `Retry-After` a 503 carries.
+    #[serde(default = "default_retry_after", deserialize_with = "de_duration")]
+    pub retry_after: Duration,
+    /// Longest time a request body may take to arrive; past it, 408 (a slow client must not
+    /// hold a request slot for ever).
+    #[serde(default = "default_read_timeout", deserialize_with = "de_duration")]
+    pub read_timeout: Duration,
+}
+
+fn default_max_body() -> usize {
+    16 << 20
+}
+fn default_max_items() -> usize {
+    4096
+}
+fn default_max_completion() -> usize {
+    256 << 10
+}
+fn default_max_requests() -> usize {
+    256
+}
+fn default_retry_after() -> Duration {
+    Duration::from_secs(1)
+}
+fn default_read_timeout() -> Duration {
+    Duration::from_secs(60)
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_body_bytes: default_max_body(),
+            max_items: default_max_items(),
+            max_completion_bytes: default_max_completion(),
+            max_requests_in_flight: default_max_requests(),
+            retry_after: default_retry_after(),
+            read_timeout: default_read_timeout(),
+        }
+    }
+}
+
+/// What an inline task may be.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct InlineTasks {
+    /// Accept inline Q&A tasks (`{"id", "prompt", "answer"}`). On by default.
+    #[serde(default = "yes")]
+    pub qa: bool,
+    /// Accept inline kernel tasks, whose `reference` must name a file under this folder
+    /// (relative, no `..`). Off when absent: a client must never make the service read an
+    /// arbitrary file.
+    #[serde(default)]
+    pub kernel_reference_dir: Option<PathBuf>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for InlineTasks {
+    fn default() -> Self {
+        InlineTasks {
+            qa: true,
+            kernel_reference_dir: None,
+        }
+    }
+}
+
+impl ServeConfig {
+    /// Reads and checks a config file; relative paths in it are resolved against its folder.
+    pub fn load(path: &Path) -> Result<Self, CoreError> {
+        let text = std::fs::read_to_string(path).map_err(|e| CoreError::io(path, e))?;
+        Self::from_yaml(&text, path)
+    }
+
+    /// Parses and checks a config given as text; `origin` names it in errors and is the base
+    /// of relative paths.
+    pub fn from_yaml(text: &str, origin: &Path) -> Result<Self, CoreError> {
+        let mut cfg: ServeConfig = serde_norway::from_str(text).map_err(|e| yaml_error(origin, &e))?;
+        let base = origin.parent().unwrap_or(Path::new(""));
+        let resolve = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        };
+        cfg.tasks.iter_mut().for_each(resolve);
+        cfg.profiles.iter_mut().for_each(resolve);
+        if let CacheConfig::Sqlite { path } = &mut cfg.cache {
+            resolve(path);
+        }
+        if let Some(p) = &mut cfg.work_dir {
+            resolve(p);
+        }
+        if let Some(p) = &mut cfg.inline_tasks.kernel_reference_dir {
+            resolve(p);
+        }
+        cfg.check(origin)?;
+        Ok(cfg)
+    }
+
+    fn check(&self, origin: &Path) -> Result<(), CoreError> {
+        let bad = |m: &str| Err(CoreError::invalid(origin, m));
+        if self.tasks.is_empty() {
+            return bad("field `tasks`: name at least one task file or folder");
+        }
+        if self.profiles.is_empty() {
+            return bad("field `profiles`: name at least one profile");
+        }
+        let l = &self.limits;
+        if l.max_items == 0 || l.max_body_bytes == 0 || l.max_completion_bytes == 0 {
+            return bad("field `limits`: every limit must be at least 1");
+        }
+        if l.max_requests_in_flight == 0 {
+            return bad("field `limits.max-requests-in-flight`: must be at least 1");
+        }
+        for (name, lane) in [("qa", &self.lanes.qa), ("kernel", &self.lanes.kernel)] {
+            if lane.queue_items == 0 || lane.item_timeout.is_zero() {
+                return Err(CoreError::invalid(
+                    origin,
+                    format!("field `lanes.{name}`: `queue-items` and `item-timeout` must be above 0"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A duration written as `250ms`, `10s`, `5m` or `1h` (or a number of seconds).
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration like `250ms`, `10s`, `5m`"))?;
+    let secs = match unit.trim() {
+        "ms" => n / 1000.0,
+        "" | "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        other => return Err(format!("`{other}` is not a duration unit (ms, s, m, h)")),
+    };
+    Duration::try_from_secs_f64(secs).map_err(|e| format!("`{s}`: {e}"))
+}
+
+/// A size written as `16 MiB`, `512 KiB`, `100 B` (or a number of bytes).
+pub fn parse_bytes(s: &str) -> Result<usize, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: usize = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size like `16 MiB`, `512 KiB`"))?;
+    let mult: usize = match unit.trim() {
+        "" | "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        other => return Err(format!("`{other}` is not a size unit (B, KiB, MiB, GiB)")),
+    };
+    n.checked_mul(mult).ok_or_else(|| format!("`{s}` is too large"))
+}
+
+fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        One(PathBuf),
+        Many(Vec<PathBuf>),
+    }
+    match Raw::deserialize(d).map_err(|_| serde::de::Error::custom("expected a path or a list of paths"))? {
+        Raw::One(p) => Ok(vec![p]),
+        Raw::Many(v) => Ok(v),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum NumOrText {
+    Num(u64),
+    Text(String),
+}
+
+fn de_duration<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    match NumOrText::deserialize(d)? {
+        NumOrText::Num(n) => Ok(Duration::from_secs(n)),
+        NumOrText::Text(t) => parse_duration(&t).map_err(serde::de::Error::custom),
+    }
+}
+
+fn de_bytes<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    match NumOrText::deserialize(d)? {
+        NumOrText::Num(n) => usize::try_from(n).map_err(serde::de::Error::custom),
+        NumOrText::Text(t) => parse_bytes(&t).map_err(serde::de::Error::custom),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIN: &str = "tasks: t.jsonl\nprofiles: [p.yaml]\n";
+
+    fn parse(text: &str) -> Result<ServeConfig, String> {
+        ServeConfig::from_yaml(text, Path::new("/cfg/serve.yaml")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn defaults_and_relative_paths() {
+        let c = parse(MIN).unwrap();
+        assert_eq!(c.bind.to_string(), DEFAULT_BIND);
+        assert_eq!(c.tasks, vec![PathBuf::from("/cfg/t.jsonl")]);
+        assert_eq!(c.profiles, vec![PathBuf::from("/cfg/p.yaml")]);
+        assert_eq!(c.gpus, Gpus::None);
+        assert_eq!(c.cache, CacheConfig::Memory { max_entries: 100_000 });
+        assert_eq!(c.limits.max_body_bytes, 16 << 20);
+        assert_eq!(c.lanes.qa.item_timeout, Duration::from_secs(10));
+        assert!(c.inline_tasks.qa && c.inline_tasks.kernel_reference_dir.is_none());
+    }
+
+    #[test]
+    fn full_config() {
+        let c = parse(&format!(
+            "{MIN}bind: 0.0.0.0:9000\ndefault-profile: qa\ncache: {{kind: sqlite, path: c/cache.sqlite}}\n\
+             gpus: [0, 1]\nlanes:\n  qa: {{workers: 3, queue-items: 64, item-timeout: 250ms}}\n\
+             limits:\n  max-body-bytes: 2 MiB\n  max-items: 8\n  max-completion-bytes: 1000\n  retry-after: 2s\n"
+        ))
+        .unwrap();
+        assert_eq!(c.bind.port(), 9000);
+        assert_eq!(
+            c.cache,
+            CacheConfig::Sqlite {
+                path: "/cfg/c/cache.sqlite".into()
+            }
+        );
+        assert_eq!(c.gpus, Gpus::List(vec![0, 1]));
+        assert_eq!(c.lanes.qa.worker_count(), 3);
+        assert_eq!(c.lanes.qa.item_timeout, Duration::from_millis(250));
+        assert_eq!(
+            c.lanes.kernel.queue_items, 256,
+            "an absent lane keeps its defaults"
+        );
+        assert_eq!(c.limits.max_body_bytes, 2 << 20);
+        assert_eq!(c.limits.retry_after, Duration::from_secs(2));
+        assert_eq!(parse(&format!("{MIN}gpus: all\n")).unwrap().gpus, Gpus::All);
+    }
+
+    #[test]
+    fn unknown_keys_name_file_line_and_key() {
+        let err = parse(&format!("{MIN}limits:\n  max-itemz: 3\n")).unwrap_err();
+        assert!(err.starts_with("/cfg/serve.yaml:4:"), "{err}");
+        assert!(err.contains("max-itemz"), "{err}");
+        let err = parse(&format!("{MIN}cache: {{kind: redis}}\n")).unwrap_err();
+        assert!(err.contains("redis"), "{err}");
+    }
+
+    #[test]
+    fn bad_values_are_explained() {
+        let err = parse(&format!("{MIN}gpus: some\n")).unwrap_err();
+        assert!(err.contains("`gpus`"), "{err}");
+        let err = parse("tasks: []\nprofiles: [p.yaml]\n").unwrap_err();
+        assert!(err.contains("field `tasks`"), "{err}");
+        let err = parse(&format!(
+            "{MIN}lanes:\n  qa: {{queue-items: 0, item-timeout: 1s}}\n"
+        ))
+        .unwrap_err();
+        assert!(err.contains("lanes.qa"), "{err}");
+    }
+
+    #[test]
+    fn durations_and_sizes() {
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert!(parse_duration("ten").is_err());
+        assert!(parse_duration("3 weeks").is_err());
+        assert_eq!(parse_bytes("16 MiB"), Ok(16 << 20));
+        assert_eq!(parse_bytes("512KiB"), Ok(512 << 10));
+        assert_eq!(parse_bytes("7"), Ok(7));
+        assert!(parse_bytes("1 PB").is_err());
+        assert!(parse_bytes("99999999999999 GiB").is_err());
+    }
+}

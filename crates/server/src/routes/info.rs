@@ -1,0 +1,73 @@
+//! The read-only endpoints: tasks, profiles, health and metrics.
+
+use crate::state::AppState;
+use crate::wire::{Health, ProfileInfo, ProfilesResponse, TaskInfo, TasksResponse};
+use aorlta_core::task::TaskKind;
+use axum::Json;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
+use std::sync::Arc;
+
+/// `GET /v1/tasks`: every task's id, kind, hash and prompt (never its reference).
+pub async fn tasks(State(state): State<Arc<AppState>>) -> Json<TasksResponse> {
+    let tasks = state
+        .tasks()
+        .iter()
+        .map(|t| {
+            let (kind, prompt) = match &t.kind {
+                TaskKind::Qa(q) => ("qa", q.prompt.clone()),
+                TaskKind::Kernel(k) => ("kernel", k.spec.prompt.clone()),
+            };
+            TaskInfo {
+                id: t.id.clone(),
+                kind: kind.to_string(),
+                hash: t.hash.clone(),
+                prompt,
+            }
+        })
+        .collect();
+    Json(TasksResponse { tasks })
+}
+
+/// `GET /v1/profiles`: every profile offered, and which is the default.
+pub async fn profiles(State(state): State<Arc<AppState>>) -> Json<ProfilesResponse> {
+    let profiles = state
+        .engines()
+        .iter()
+        .map(|(name, e)| ProfileInfo {
+            name: name.clone(),
+            default: name == state.default_profile(),
+            hash: e.profile().hash.clone(),
+            profile: e.profile().profile.clone(),
+        })
+        .collect();
+    Json(ProfilesResponse {
+        default: state.default_profile().to_string(),
+        profiles,
+    })
+}
+
+/// `GET /healthz`.
+pub async fn healthz(State(state): State<Arc<AppState>>) -> Json<Health> {
+    Json(Health {
+        status: "ok".into(),
+        version: aorlta_core::AORLTA_VERSION.into(),
+        tasks: state.tasks().len(),
+        profiles: state.engines().keys().cloned().collect(),
+        queue_depth: state
+            .scheduler
+            .depths()
+            .into_iter()
+            .map(|(lane, depth, _)| (lane.to_string(), depth))
+            .collect(),
+    })
+}
+
+/// `GET /metrics`: Prometheus text.
+pub async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        state.metrics.render(&state.gauges()),
+    )
+}

@@ -1,0 +1,164 @@
+//! The router: every endpoint, the JSON fallbacks for unknown routes and methods, and the
+//! middleware that gives each request a tracing span and counts it in the metrics.
+
+mod info;
+mod score;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::{get, post};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+use tracing::Instrument;
+
+/// The routes, as they appear in metrics labels; anything else is counted as `other`.
+pub const ROUTES: [&str; 6] = [
+    "/v1/score",
+    "/get_reward",
+    "/v1/tasks",
+    "/v1/profiles",
+    "/healthz",
+    "/metrics",
+];
+
+/// The service's router over a shared state. Tests call it with `oneshot` without a socket.
+pub fn app(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/v1/score", post(score::score))
+        .route("/get_reward", post(score::get_reward))
+        .route("/v1/tasks", get(info::tasks))
+        .route("/v1/profiles", get(info::profiles))
+        .route("/healthz", get(info::healthz))
+        .route("/metrics", get(info::metrics))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(Arc::clone(&state), observe))
+        .with_state(state)
+}
+
+async fn not_found(req: Request) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not-found",
+        format!(
+            "no endpoint at `{}` (endpoints: {})",
+            req.uri().path(),
+            ROUTES.join(", ")
+        ),
+    )
+}
+
+async fn method_not_allowed(req: Request) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method-not-allowed",
+        format!("`{}` does not take {}", req.uri().path(), req.method()),
+    )
+}
+
+static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
+
+/// A span per request (id, method, route) around the handler, and the request's count and
+/// duration in the metrics.
+async fn observe(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let start = Instant::now();
+    let path = req.uri().path();
+    let route = ROUTES.iter().copied().find(|r| *r == path).unwrap_or("other");
+    let id = NEXT_REQUEST.fetch_add(1, Ordering::Relaxed);
+    let span = tracing::info_span!("request", id, method = %req.method(), route);
+    let resp = next.run(req).instrument(span.clone()).await;
+    let status = resp.status();
+    let elapsed = start.elapsed();
+    state.metrics.observe_request(route, status.as_u16(), elapsed);
+    span.in_scope(|| {
+        let ms = elapsed.as_secs_f64() * 1e3;
+        if status.is_server_error() && status != StatusCode::SERVICE_UNAVAILABLE {
+            tracing::warn!(status = status.as_u16(), ms, "answered");
+        } else {
+            tracing::debug!(status = status.as_u16(), ms, "answered");
+        }
+    });
+    resp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ServeConfig;
+    use crate::state::ServeEnv;
+    use axum::body::Body;
+    use axum::http::Request;
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+
+    fn state(dir: &std::path::Path) -> Arc<AppState> {
+        std::fs::write(
+            dir.join("t.jsonl"),
+            "{\"id\":\"a\",\"prompt\":\"1+1?\",\"answer\":\"2\"}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("p.yaml"),
+            "name: qa\nunscored-value: -0.25\nlegs:\n  - {name: parse, adapter: parse, on-broke: -1.0}\n",
+        )
+        .unwrap();
+        let path = dir.join("serve.yaml");
+        let cfg = ServeConfig::from_yaml("tasks: t.jsonl\nprofiles: p.yaml\n", &path).unwrap();
+        let env = ServeEnv::build(&cfg).unwrap();
+        Arc::new(AppState::from_config(&cfg, &path, env.env()).unwrap())
+    }
+
+    async fn call(app: Router, method: &str, uri: &str, body: &str) -> (StatusCode, serde_json::Value) {
+        let req = Request::builder()
+            .method(method)
+            .uri(uri)
+            .body(Body::from(body.to_string()))
+            .unwrap();
+        let resp = app.oneshot(req).await.unwrap();
+        let status = resp.status();
+        let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+        (
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
+        )
+    }
+
+    #[tokio::test]
+    async fn routes_answer_without_a_socket() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = app(state(dir.path()));
+        let (st, v) = call(app.clone(), "GET", "/healthz", "").await;
+        assert_eq!((st, v["tasks"].as_u64()), (StatusCode::OK, Some(1)));
+        let (st, v) = call(
+            app.clone(),
+            "POST",
+            "/v1/score",
+            r#"{"items":[{"task":"a","completion":"x"},{"task":"zz","completion":"x"}]}"#,
+        )
+        .await;
+        assert_eq!(st, StatusCode::OK);
+        assert_eq!(v["results"][0]["legs"][0]["name"], "parse");
+        assert_eq!(v["results"][1]["reasons"][0]["code"], "unknown-task");
+        let (st, v) = call(
+            app.clone(),
+            "POST",
+            "/get_reward",
+            r#"{"query":["P: x"],"prompts":["P: "],"labels":["zz"]}"#,
+        )
+        .await;
+        assert_eq!(st, StatusCode::OK);
+        assert_eq!(v["rewards"][0], -0.25, "the profile's unscored-value");
+        assert_eq!(v["extra_logs"]["unscored"][0], 1.0);
+        let (st, v) = call(app, "DELETE", "/healthz", "").await;
+        assert_eq!(
+            (st, &v["error"]["code"]),
+            (StatusCode::METHOD_NOT_ALLOWED, &"method-not-allowed".into())
+        );
+    }
+}

@@ -1,0 +1,227 @@
+//! What every handler shares: one engine per offered profile (all over the same tasks, cache and
+//! environment, exactly as `aorlta score` builds them), the scoring queue, the limits and the
+//! metrics. Built once from a [`ServeConfig`].
+
+use crate::config::{CacheConfig, Gpus, InlineTasks, Limits, ServeConfig};
+use crate::error::{ApiError, ServerError};
+use crate::metrics::{Gauges, Metrics};
+use crate::queue::{LaneSpec, Scheduler};
+use aorlta_core::cache::{Cache, MemoryCache, SqliteCache};
+use aorlta_core::checks::{Env, Registry};
+use aorlta_core::profile::LoadedProfile;
+use aorlta_core::reward::RewardRegistry;
+use aorlta_core::run::{Engine, EngineParts};
+use aorlta_core::task::TaskSet;
+use axum::http::StatusCode;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// The service's environment: its `work-dir` (or a temporary folder, removed when this is
+/// dropped) and, like a scoring run's, the kernel tools of its `kernel:` section.
+pub struct ServeEnv {
+    env: Arc<Env>,
+    _scratch: Option<tempfile::TempDir>,
+}
+
+impl ServeEnv {
+    /// Creates the scratch folder.
+    pub fn build(cfg: &ServeConfig) -> Result<Self, ServerError> {
+        let (work_dir, scratch) = match &cfg.work_dir {
+            Some(d) => {
+                std::fs::create_dir_all(d).map_err(|source| ServerError::Io {
+                    what: format!("creating work-dir {}", d.display()),
+                    source,
+                })?;
+                (d.clone(), None)
+            }
+            None => {
+                let t = tempfile::Builder::new()
+                    .prefix("aorlta-serve-")
+                    .tempdir()
+                    .map_err(|source| ServerError::Io {
+                        what: "creating a scratch folder".into(),
+                        source,
+                    })?;
+                (t.path().to_path_buf(), Some(t))
+            }
+        };
+        Ok(ServeEnv {
+            env: Arc::new(Env {
+                work_dir,
+                kernel: None,
+            }),
+            _scratch: scratch,
+        })
+    }
+
+    /// The environment to score in.
+    pub fn env(&self) -> Arc<Env> {
+        Arc::clone(&self.env)
+    }
+}
+
+/// The service's shared state.
+pub struct AppState {
+    engines: BTreeMap<String, Arc<Engine>>,
+    default_profile: String,
+    tasks: Arc<TaskSet>,
+    /// Request limits.
+    pub limits: Limits,
+    /// What inline tasks may be.
+    pub inline: InlineTasks,
+    /// The scoring queue.
+    pub scheduler: Scheduler,
+    /// Counters for `/metrics`.
+    pub metrics: Arc<Metrics>,
+    cache: Option<Arc<dyn Cache>>,
+    requests: Arc<Semaphore>,
+    gpus: Gpus,
+}
+
+impl AppState {
+    /// Loads the tasks, profiles and cache a config names and starts the workers. `env` is the
+    /// machine's tools (scratch folder, kernel tools), built by the caller as for a scoring run.
+    pub fn from_config(cfg: &ServeConfig, config_path: &Path, env: Arc<Env>) -> Result<Self, ServerError> {
+        let adapters = Registry::builtin();
+        let rewards = RewardRegistry::builtin();
+        let (tasks, skipped) = TaskSet::load_all(&cfg.tasks)?;
+        for s in &skipped {
+            tracing::warn!(place = %s.place, message = %s.message, "skipped a malformed task line");
+        }
+        let mut profiles = Vec::new();
+        for path in &cfg.profiles {
+            let p = LoadedProfile::load(path, &adapters, &rewards)?;
+            if profiles
+                .iter()
+                .any(|q: &LoadedProfile| q.profile.name == p.profile.name)
+            {
+                return Err(ServerError::DuplicateProfile {
+                    path: path.clone(),
+                    name: p.profile.name,
+                });
+            }
+            profiles.push(p);
+        }
+        let cache: Option<Arc<dyn Cache>> = match &cfg.cache {
+            CacheConfig::None => None,
+            CacheConfig::Memory { max_entries } => Some(Arc::new(MemoryCache::new(*max_entries))),
+            CacheConfig::Sqlite { path } => Some(Arc::new(SqliteCache::open(path)?)),
+        };
+        let parts = EngineParts {
+            adapters,
+            rewards,
+            cache: cache.clone(),
+            env,
+        };
+        let default = match &cfg.default_profile {
+            Some(d) => d.clone(),
+            None => profiles[0].profile.name.clone(),
+        };
+        if !profiles.iter().any(|p| p.profile.name == default) {
+            return Err(ServerError::UnknownDefault {
+                config: config_path.to_path_buf(),
+                name: default,
+                offered: profiles
+                    .iter()
+                    .map(|p| p.profile.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+        let tasks = Arc::new(tasks);
+        let metrics = Arc::new(Metrics::default());
+        let lane = |l: &crate::config::LaneConfig| LaneSpec {
+            workers: l.worker_count(),
+            capacity: l.queue_items,
+            timeout: l.item_timeout,
+        };
+        let scheduler = Scheduler::start(lane(&cfg.lanes.qa), lane(&cfg.lanes.kernel), Arc::clone(&metrics))
+            .map_err(|source| ServerError::Io {
+                what: "starting the scoring workers".into(),
+                source,
+            })?;
+        let engines = profiles
+            .into_iter()
+            .map(|p| {
+                let name = p.profile.name.clone();
+                (name, Arc::new(Engine::new(p, Arc::clone(&tasks), parts.clone())))
+            })
+            .collect();
+        Ok(AppState {
+            engines,
+            default_profile: default,
+            tasks,
+            limits: cfg.limits.clone(),
+            inline: cfg.inline_tasks.clone(),
+            scheduler,
+            metrics,
+            cache,
+            requests: Arc::new(Semaphore::new(cfg.limits.max_requests_in_flight)),
+            gpus: cfg.gpus.clone(),
+        })
+    }
+
+    /// The engine of a profile (the default when `name` is `None`); 422 `unknown-profile`.
+    pub fn engine(&self, name: Option<&str>) -> Result<&Arc<Engine>, ApiError> {
+        let name = name.unwrap_or(&self.default_profile);
+        self.engines.get(name).ok_or_else(|| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "unknown-profile",
+                format!(
+                    "no profile named `{name}` (offered: {})",
+                    self.engines.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            )
+        })
+    }
+
+    /// The engines by profile name.
+    pub fn engines(&self) -> &BTreeMap<String, Arc<Engine>> {
+        &self.engines
+    }
+
+    /// The default profile's name.
+    pub fn default_profile(&self) -> &str {
+        &self.default_profile
+    }
+
+    /// The service's tasks.
+    pub fn tasks(&self) -> &Arc<TaskSet> {
+        &self.tasks
+    }
+
+    /// The GPUs the config names.
+    pub fn gpus(&self) -> &Gpus {
+        &self.gpus
+    }
+
+    /// A place for one scoring request, or 503 when `max-requests-in-flight` are being served.
+    pub fn request_permit(&self) -> Result<OwnedSemaphorePermit, ApiError> {
+        Arc::clone(&self.requests).try_acquire_owned().map_err(|_| {
+            self.metrics.add_shed();
+            ApiError::overloaded(
+                format!(
+                    "{} scoring requests are already in flight",
+                    self.limits.max_requests_in_flight
+                ),
+                self.limits.retry_after,
+            )
+        })
+    }
+
+    /// The values `/metrics` reads at render time.
+    pub fn gauges(&self) -> Gauges {
+        Gauges {
+            lanes: self.scheduler.depths(),
+            requests_in_flight: self.limits.max_requests_in_flight - self.requests.available_permits(),
+            cache: self.cache.as_ref().map(|c| {
+                let s = c.stats();
+                (s.hits, s.misses)
+            }),
+            gpu_leases_held: 0,
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! The JSON shapes of the HTTP API: requests and responses of `/v1/score`, `/get_reward`
+//! (OpenRLHF's remote reward shape), `/v1/tasks`, `/v1/profiles` and `/healthz`.
+
+use aorlta_core::profile::Profile;
+use aorlta_record::RewardEntry;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// `POST /v1/score` body.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScoreRequest {
+    /// The profile to score with; the service's default when absent.
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// The items, answered in this order.
+    pub items: Vec<ScoreItem>,
+}
+
+/// One item of a score request.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScoreItem {
+    /// The item's id, echoed in its entry; `<task>#<index>` (0-based index in `items`) when
+    /// absent.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// A task id the service knows, or an inline task object: a Q&A task
+    /// `{"id", "prompt", "answer"}` or a kernel task spec.
+    pub task: TaskRef,
+    /// The model's text.
+    pub completion: String,
+}
+
+/// A task named by id or given inline.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum TaskRef {
+    /// A task id from the service's task files.
+    Id(String),
+    /// An inline task (checked per item: a bad one is that item's error, not the request's).
+    Inline(serde_json::Map<String, serde_json::Value>),
+}
+
+/// `POST /v1/score` answer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ScoreResponse {
+    /// One reward entry per item, in item order.
+    pub results: Vec<RewardEntry>,
+}
+
+/// `POST /get_reward` body: OpenRLHF's remote reward request.
+#[derive(Debug, Clone, Deserialize)]
+pub struct GetRewardRequest {
+    /// Prompt and response together, as the trainer decoded them.
+    pub query: Vec<String>,
+    /// The prompts; each is removed from the front of its query to leave the completion. When
+    /// absent the whole query is the completion.
+    #[serde(default)]
+    pub prompts: Option<Vec<String>>,
+    /// The task id of each query (OpenRLHF's `--label_key` column).
+    pub labels: Vec<String>,
+}
+
+/// `POST /get_reward` answer: OpenRLHF's remote reward response.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GetRewardResponse {
+    /// One reward per query; an unscored entry's is the profile's `unscored-value`.
+    pub rewards: Vec<f64>,
+    /// The same numbers (OpenRLHF reads `scores` for dynamic filtering).
+    pub scores: Vec<f64>,
+    /// Per-query numbers OpenRLHF logs: `scored` (1 or 0), `unscored` (1 when the reward is
+    /// the stand-in `unscored-value`), `timed_out` (1 when the item passed its time limit).
+    pub extra_logs: BTreeMap<String, Vec<f64>>,
+}
+
+/// One task in `GET /v1/tasks` (never the reference answer or kernel).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TaskInfo {
+    /// The task id.
+    pub id: String,
+    /// `qa` or `kernel`.
+    pub kind: String,
+    /// The task's content hash.
+    pub hash: String,
+    /// The prompt shown to the model.
+    pub prompt: String,
+}
+
+/// `GET /v1/tasks` answer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TasksResponse {
+    /// Every task, in load order.
+    pub tasks: Vec<TaskInfo>,
+}
+
+/// One profile in `GET /v1/profiles`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfileInfo {
+    /// The profile's name.
+    pub name: String,
+    /// True for the profile used when a request names none.
+    pub default: bool,
+    /// The hash in every entry's version identity.
+    pub hash: String,
+    /// The profile as loaded.
+    pub profile: Profile,
+}
+
+/// `GET /v1/profiles` answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfilesResponse {
+    /// The default profile's name.
+    pub default: String,
+    /// Every profile offered.
+    pub profiles: Vec<ProfileInfo>,
+}
+
+/// `GET /healthz` answer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Health {
+    /// `ok`.
+    pub status: String,
+    /// The AORLTA build.
+    pub version: String,
+    /// Tasks loaded.
+    pub tasks: usize,
+    /// Profile names offered.
+    pub profiles: Vec<String>,
+    /// Per lane: items admitted and not finished.
+    pub queue_depth: BTreeMap<String, usize>,
+}
