@@ -60,7 +60,7 @@ pub enum Call {
 struct Module {
     image: FakeImage,
     launches: u64,
-    launch_global: Option<DevPtr>,
+    launch_global: Option<(DevPtr, usize)>,
     first_len: Option<u64>,
 }
 
@@ -349,11 +349,11 @@ impl Backend for FakeBackend {
                 detail: "not a fake code object".into(),
             });
         };
-        let launch_global = img.launch.map(|words| {
-            let p = self.alloc_bytes(28);
+        let launch_global = img.launch.as_ref().map(|words| {
             let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let p = self.alloc_bytes(bytes.len());
             self.write(p, &bytes);
-            p
+            (p, bytes.len())
         });
         let id = self.next_id;
         self.next_id += 1;
@@ -377,7 +377,7 @@ impl Backend for FakeBackend {
             .modules
             .remove(&module.0)
             .ok_or_else(|| Self::driver("cuModuleUnload", "unknown module"))?;
-        if let Some(p) = m.launch_global {
+        if let Some((p, _)) = m.launch_global {
             self.mem.remove(&p);
         }
         self.funcs.retain(|_, v| *v != module.0);
@@ -407,10 +407,7 @@ impl Backend for FakeBackend {
             .modules
             .get(&module.0)
             .ok_or_else(|| Self::driver("cuModuleGetGlobal", "unknown module"))?;
-        Ok((symbol == LAUNCH_SYMBOL)
-            .then_some(m.launch_global)
-            .flatten()
-            .map(|p| (p, 28)))
+        Ok((symbol == LAUNCH_SYMBOL).then_some(m.launch_global).flatten())
     }
 
     fn set_max_dynamic_shared(&mut self, _func: FuncId, bytes: u32) -> Result<(), BackendError> {

@@ -103,14 +103,27 @@ fn hang_and_fault_lose_the_context() {
 #[test]
 fn launch_symbol_out_of_bounds_is_refused() {
     let mut i = img(F::Correct);
-    i.launch = Some([1 << 30, 1, 1, 256, 1, 1, 0]);
+    i.launch = Some(vec![1 << 30, 1, 1, 256, 1, 1, 0]);
     let (rec, _) = run(&i, check_work());
     assert_eq!(codes(&rec), ["candidate:launch-out-of-bounds"]);
-    i.launch = Some([16, 1, 1, 2048, 1, 1, 0]);
+    i.launch = Some(vec![16, 1, 1, 2048, 1, 1, 0]);
     let (rec, _) = run(&i, time_work(10));
     assert_eq!(codes(&rec), ["candidate:launch-out-of-bounds"]);
+    // A symbol of the wrong size is refused without reading past it.
+    i.launch = Some(vec![1024, 1, 1]);
+    let (rec, _) = run(&i, check_work());
+    assert_eq!(codes(&rec), ["candidate:launch-out-of-bounds"]);
+    assert!(
+        rec.findings[0].detail.contains("12 bytes"),
+        "{}",
+        rec.findings[0].detail
+    );
+    // A zero dimension is out of bounds.
+    i.launch = Some(vec![1024, 1, 1, 0, 1, 1, 0]);
+    let (rec, _) = run(&i, check_work());
+    assert_eq!(codes(&rec), ["candidate:launch-out-of-bounds"]);
     // A geometry inside the bounds is used.
-    i.launch = Some([16, 1, 1, 128, 1, 1, 0]);
+    i.launch = Some(vec![16, 1, 1, 128, 1, 1, 0]);
     let (rec, _) = run(&i, check_work());
     assert!(rec.findings.is_empty());
     assert!(rec.check.unwrap().cases[0].candidate.from_symbol);

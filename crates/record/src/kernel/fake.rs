@@ -60,9 +60,10 @@ pub struct FakeImage {
     /// Relative spread of the launch time (log-normal sigma).
     #[serde(default = "default_noise")]
     pub noise: f64,
-    /// The `aorlta_launch` symbol's seven values, when the code object defines it.
+    /// The `aorlta_launch` symbol's values, when the code object defines it (seven when well
+    /// formed; any other count plays a symbol of the wrong size).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub launch: Option<[u32; 7]>,
+    pub launch: Option<Vec<u32>>,
 }
 
 fn one() -> f64 {

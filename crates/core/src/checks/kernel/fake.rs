@@ -34,8 +34,8 @@ pub struct FakeSpec {
     pub fixed_s: Option<f64>,
     /// Spread of the launch time (log-normal sigma); the fake device's default when absent.
     pub noise: Option<f64>,
-    /// The `aorlta_launch` symbol's seven values.
-    pub launch: Option<[u32; 7]>,
+    /// The `aorlta_launch` symbol's values (seven when well formed).
+    pub launch: Option<Vec<u32>>,
     /// The symbols the code object defines, when not the task's.
     pub symbols: Option<Vec<String>>,
 }

@@ -344,7 +344,7 @@ fn image_of(spec: &FakeSpec, task: &KernelTaskDef, symbols: Vec<String>) -> Fake
     if let Some(n) = spec.noise {
         img.noise = n;
     }
-    img.launch = spec.launch;
+    img.launch = spec.launch.clone();
     img
 }
 
