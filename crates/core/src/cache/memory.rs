@@ -6,7 +6,7 @@
 use super::{Cache, CacheStats, CachedLeg, Counters, storable_entry, storable_leg};
 use aorlta_record::RewardEntry;
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::sync::RwLock;
 
 const SHARDS: usize = 16;
@@ -45,9 +45,7 @@ impl<V: Clone> Store<V> {
     }
 
     fn shard(&self, key: &str) -> &RwLock<Generations<V>> {
-        let mut h = self.hasher.build_hasher();
-        key.hash(&mut h);
-        &self.shards[h.finish() as usize % SHARDS]
+        &self.shards[self.hasher.hash_one(key) as usize % SHARDS]
     }
 
     fn get(&self, key: &str) -> Option<V> {
