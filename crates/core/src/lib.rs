@@ -16,11 +16,6 @@ pub mod task;
 pub use error::{CoreError, Result};
 
 /// The AORLTA version string used in version identities: the package version and a hash of the
-/// sources that can change a result (see `build.rs`), so results of another build are never
-/// reused from a cache.
-pub const AORLTA_VERSION: &str = concat!(
-    "aorlta ",
-    env!("CARGO_PKG_VERSION"),
-    "+src.",
-    env!("AORLTA_SOURCE_HASH")
-);
+/// sources that can change a result ([`aorlta_record::BUILD`]), so results of another build are
+/// never reused from a cache.
+pub const AORLTA_VERSION: &str = aorlta_record::BUILD;

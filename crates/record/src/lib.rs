@@ -27,6 +27,16 @@ pub struct FormatVersion {
     pub minor: u32,
 }
 
+/// This build's identity: the package version and a hash of the sources that can change a result
+/// (crates/record, crates/core, crates/gpu; see `build.rs`). Part of every cache key, and the
+/// harness reports it so that a harness built from other sources is never used.
+pub const BUILD: &str = concat!(
+    "aorlta ",
+    env!("CARGO_PKG_VERSION"),
+    "+src.",
+    env!("AORLTA_SOURCE_HASH")
+);
+
 /// The version this build writes.
 pub const FORMAT_VERSION: FormatVersion = FormatVersion { major: 1, minor: 0 };
 

@@ -53,6 +53,9 @@ pub struct ServeConfig {
     /// What inline tasks (a task object in place of a task id) may be.
     #[serde(default)]
     pub inline_tasks: InlineTasks,
+    /// The file this config was read from (relative paths in `kernel:` resolve against it).
+    #[serde(skip)]
+    pub origin: PathBuf,
 }
 
 fn default_bind() -> SocketAddr {
@@ -283,6 +286,7 @@ impl ServeConfig {
     /// of relative paths.
     pub fn from_yaml(text: &str, origin: &Path) -> Result<Self, CoreError> {
         let mut cfg: ServeConfig = serde_norway::from_str(text).map_err(|e| yaml_error(origin, &e))?;
+        cfg.origin = origin.to_path_buf();
         let base = origin.parent().unwrap_or(Path::new(""));
         let resolve = |p: &mut PathBuf| {
             if p.is_relative() {

@@ -7,6 +7,7 @@ use crate::error::{ApiError, ServerError};
 use crate::metrics::{Gauges, Metrics};
 use crate::queue::{LaneSpec, Scheduler};
 use aorlta_core::cache::{Cache, MemoryCache, SqliteCache};
+use aorlta_core::checks::kernel::{GpuSet, KernelEnv};
 use aorlta_core::checks::{Env, Registry};
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::reward::RewardRegistry;
@@ -47,11 +48,15 @@ impl ServeEnv {
                 (t.path().to_path_buf(), Some(t))
             }
         };
+        let gpus = match &cfg.gpus {
+            Gpus::All => Some(GpuSet::All),
+            Gpus::List(l) => Some(GpuSet::List(l.clone())),
+            Gpus::None => None,
+        };
+        let kernel = KernelEnv::from_section(cfg.kernel.as_ref(), &cfg.origin, &work_dir, gpus)
+            .map_err(ServerError::Load)?;
         Ok(ServeEnv {
-            env: Arc::new(Env {
-                work_dir,
-                kernel: None,
-            }),
+            env: Arc::new(Env { work_dir, kernel }),
             _scratch: scratch,
         })
     }
@@ -78,6 +83,7 @@ pub struct AppState {
     cache: Option<Arc<dyn Cache>>,
     requests: Arc<Semaphore>,
     gpus: Gpus,
+    env: Arc<Env>,
 }
 
 impl AppState {
@@ -113,7 +119,7 @@ impl AppState {
             adapters,
             rewards,
             cache: cache.clone(),
-            env,
+            env: Arc::clone(&env),
         };
         let default = match &cfg.default_profile {
             Some(d) => d.clone(),
@@ -160,6 +166,7 @@ impl AppState {
             cache,
             requests: Arc::new(Semaphore::new(cfg.limits.max_requests_in_flight)),
             gpus: cfg.gpus.clone(),
+            env,
         })
     }
 
@@ -221,7 +228,12 @@ impl AppState {
                 let s = c.stats();
                 (s.hits, s.misses)
             }),
-            gpu_leases_held: 0,
+            gpu_leases_held: self
+                .env
+                .kernel
+                .as_ref()
+                .and_then(|k| k.leases_if_started().map(|l| l.held()))
+                .unwrap_or(0),
         }
     }
 }

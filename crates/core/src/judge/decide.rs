@@ -18,6 +18,13 @@ use super::sample::PairedSample;
 use super::stats::Summary;
 use super::verdict::Verdict;
 
+/// A candidate is `candidate-noisy` (broke) only when its relative MAD is over the noise limit
+/// *and* more than this factor times the reference's: the noise must be its own. Measured on an
+/// H200, identical ~7 µs kernels timed against each other had relative MADs near the limit on
+/// both sides, and 7 of 200 self-timings were penalised as `candidate-noisy` under the plain
+/// limit; with the factor such a run is `noisy` (unsettled) instead.
+pub const CANDIDATE_NOISE_FACTOR: f64 = 2.0;
+
 /// What the statistics of the valid pairs say, before any rule is applied.
 struct Described {
     sample: PairedSample,
@@ -155,6 +162,18 @@ fn decide(
                  reference is noisy",
                 pct(d.refr.rel_mad),
                 pct(p.max_noise)
+            ),
+        );
+    }
+    if d.cand.rel_mad > p.max_noise && d.cand.rel_mad <= CANDIDATE_NOISE_FACTOR * d.refr.rel_mad {
+        return Decision::plain(
+            Verdict::Noisy,
+            format!(
+                "the candidate's relative MAD {} is over the noise limit {}, but the reference's {} is \
+                 within a factor {CANDIDATE_NOISE_FACTOR} of it: the noise is not the candidate's alone",
+                pct(d.cand.rel_mad),
+                pct(p.max_noise),
+                pct(d.refr.rel_mad)
             ),
         );
     }

@@ -38,4 +38,4 @@ pub use stats::{Summary, mad, median, median_in_place, summarize};
 pub use verdict::Verdict;
 
 /// The judge's version; part of every timing leg's version identity.
-pub const JUDGE_VERSION: &str = "judge-1";
+pub const JUDGE_VERSION: &str = "judge-2";

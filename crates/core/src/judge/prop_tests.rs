@@ -5,7 +5,7 @@
 use super::{JudgeParams, Pair, RunFacts, Verdict, judge};
 use proptest::prelude::*;
 
-/// A random run: pairs with a true speedup, a spread, optional timer ticks (ties) and an optional
+/// A random run: pairs with a true speedup, a spread (wider on the candidate's side in some runs), optional timer ticks (ties) and an optional
 /// bad time, with random ratio, min-samples and seed.
 fn runs() -> impl Strategy<Value = (Vec<Pair>, RunFacts, JudgeParams)> {
     (
@@ -18,9 +18,10 @@ fn runs() -> impl Strategy<Value = (Vec<Pair>, RunFacts, JudgeParams)> {
         any::<u64>(),
         prop_oneof![8 => Just(None), 1 => Just(Some(f64::NAN)), 1 => Just(Some(0.0)), 1 => Just(Some(-1.0))],
         prop::bool::weighted(0.05),
+        prop_oneof![Just(1.0), 1.0f64..4.0],
     )
         .prop_map(
-            |(noise, spread, speedup, tick, ratio, min_samples, seed, bad, throttled)| {
+            |(noise, spread, speedup, tick, ratio, min_samples, seed, bad, throttled, cand_mult)| {
                 let base = 1e-4;
                 let quantise = |t: f64| {
                     if tick > 0.0 {
@@ -34,7 +35,7 @@ fn runs() -> impl Strategy<Value = (Vec<Pair>, RunFacts, JudgeParams)> {
                     .map(|&(shared, c, r)| {
                         let drift = (0.02 * shared).exp();
                         Pair::new(
-                            quantise(base / speedup * drift * (spread * c).exp()),
+                            quantise(base / speedup * drift * (spread * cand_mult * c).exp()),
                             quantise(base * drift * (spread * r).exp()),
                         )
                     })

@@ -293,3 +293,24 @@ fn the_record_serializes_s_ratio_and_the_verdict_code_and_round_trips() {
     let lean = serde_json::to_value(run(&pairs, &JudgeParams::default())).expect("serializes");
     assert!(lean.get("samples").is_none() && lean.get("too_slow").is_none());
 }
+
+/// Pairs whose sides have relative MAD `c` and `r` around medians 1.0 (`{1-a, 1, 1+a}` repeated).
+fn spread_pairs(c: f64, r: f64, n: usize) -> Vec<Pair> {
+    (0..n)
+        .map(|i| {
+            let k = [-1.0, 0.0, 1.0][i % 3];
+            Pair::new(1.0 + k * c, 1.0 + k * r)
+        })
+        .collect()
+}
+
+#[test]
+fn candidate_noise_must_be_its_own_to_be_penalised() {
+    let p = JudgeParams::default();
+    let f = RunFacts::default();
+    let shared = judge(&spread_pairs(0.12, 0.09, 30), &f, &p);
+    assert_eq!(shared.verdict, Verdict::Noisy, "{}", shared.detail);
+    let own = judge(&spread_pairs(0.25, 0.05, 30), &f, &p);
+    assert_eq!(own.verdict, Verdict::CandidateNoisy, "{}", own.detail);
+    assert_eq!(own.verdict.state(), aorlta_record::LegState::Broke);
+}

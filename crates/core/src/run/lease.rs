@@ -6,6 +6,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -39,6 +40,7 @@ pub struct LeaseSet {
     dir: PathBuf,
     gpus: Vec<u32>,
     next: AtomicUsize,
+    held: Arc<AtomicUsize>,
 }
 
 /// Exclusive use of one GPU until dropped.
@@ -46,6 +48,13 @@ pub struct LeaseSet {
 pub struct Lease {
     gpu: u32,
     _file: File,
+    held: Arc<AtomicUsize>,
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        self.held.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl Lease {
@@ -66,7 +75,13 @@ impl LeaseSet {
             dir: dir.to_path_buf(),
             gpus,
             next: AtomicUsize::new(0),
+            held: Arc::default(),
         })
+    }
+
+    /// Leases of this set held now by this process.
+    pub fn held(&self) -> usize {
+        self.held.load(Ordering::Relaxed)
     }
 
     /// The GPUs of the set.
@@ -98,7 +113,14 @@ impl LeaseSet {
                     source,
                 })?;
             match fs4::FileExt::try_lock(&file) {
-                Ok(()) => return Ok(Some(Lease { gpu, _file: file })),
+                Ok(()) => {
+                    self.held.fetch_add(1, Ordering::Relaxed);
+                    return Ok(Some(Lease {
+                        gpu,
+                        _file: file,
+                        held: Arc::clone(&self.held),
+                    }));
+                }
                 Err(fs4::TryLockError::WouldBlock) => {}
                 Err(fs4::TryLockError::Error(source)) => return Err(LeaseError::Io { path, source }),
             }
@@ -137,6 +159,7 @@ mod tests {
         let a = set.acquire(Duration::from_millis(10)).unwrap();
         let b = set.acquire(Duration::from_millis(10)).unwrap();
         assert_ne!(a.gpu(), b.gpu());
+        assert_eq!(set.held(), 2);
         let err = set.acquire(Duration::from_millis(30)).unwrap_err();
         assert!(matches!(err, LeaseError::Busy { .. }), "{err}");
         let freed = a.gpu();

@@ -399,6 +399,10 @@ pub struct HarnessReady {
     pub error: Option<HarnessError>,
     /// Seconds from the process's start to the context's creation.
     pub start_s: f64,
+    /// The harness's build identity ([`crate::BUILD`]); the service refuses a harness of
+    /// another build.
+    #[serde(default)]
+    pub build: String,
 }
 
 /// The host's devices (`aorlta-harness devices`), for leases and the host fingerprint.

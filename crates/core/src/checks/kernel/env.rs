@@ -141,6 +141,26 @@ pub fn hostname() -> String {
 }
 
 impl KernelEnv {
+    /// The kernel tools of a run or service config's `kernel:` section (`None` without one):
+    /// paths in it resolve against `config_file`, its work folder defaults to
+    /// `<work_dir>/kernel`, and `gpus`, when given, overrides the section's.
+    pub fn from_section(
+        section: Option<&serde_norway::Value>,
+        config_file: &Path,
+        work_dir: &Path,
+        gpus: Option<super::GpuSet>,
+    ) -> Result<Option<Self>> {
+        let Some(section) = section else { return Ok(None) };
+        let mut config = KernelConfig::from_section(section, config_file)?;
+        if config.work_dir.is_none() {
+            config.work_dir = Some(work_dir.join("kernel"));
+        }
+        if let Some(g) = gpus {
+            config.gpus = g;
+        }
+        Self::from_config(&config).map(Some)
+    }
+
     /// Builds the environment from a config. Nothing is started: the compiler's version, the
     /// device list and the harness processes are found on first use.
     pub fn from_config(config: &KernelConfig) -> Result<Self> {
@@ -295,6 +315,11 @@ impl KernelEnv {
             GpuSet::List(l) => Ok(l.clone()),
             GpuSet::All => Ok(self.devices()?.devices.iter().map(|d| d.index).collect()),
         }
+    }
+
+    /// The lease set if a job already created it (never starts anything: for metrics).
+    pub fn leases_if_started(&self) -> Option<&LeaseSet> {
+        self.leases.get().and_then(|r| r.as_ref().ok())
     }
 
     /// The lease set.

@@ -150,7 +150,10 @@ fn store(env: &KernelEnv, key: &str, bytes: &[u8]) -> Result<PathBuf, CompileFai
     let path = dir.join(format!("{key}.cubin"));
     let write = || -> std::io::Result<()> {
         std::fs::create_dir_all(&dir)?;
-        let tmp = dir.join(format!(".{key}.{}.tmp", std::process::id()));
+        // Unique per process and per call: two threads may store the same key at once.
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!(".{key}.{}.{n}.tmp", std::process::id()));
         std::fs::write(&tmp, bytes)?;
         std::fs::rename(&tmp, &path)
     };

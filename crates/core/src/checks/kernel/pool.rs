@@ -176,6 +176,17 @@ impl HarnessPool {
             proc.kill();
             return Err(PoolError::Start(e.code, e.detail));
         }
+        if ready.build != aorlta_record::BUILD {
+            proc.kill();
+            return Err(PoolError::Start(
+                "harness-mismatch".into(),
+                format!(
+                    "the harness reports build `{}` but this is `{}`: rebuild both (`cargo build --release`)",
+                    ready.build,
+                    aorlta_record::BUILD
+                ),
+            ));
+        }
         proc.device = ready.device.unwrap_or_default();
         if let Ok(mut s) = self.stats.lock() {
             s.started += 1;

@@ -266,13 +266,21 @@ fn dummy_job() -> aorlta_record::kernel::harness::HarnessJob {
 }
 
 // The scripts find their spool after `--spool` and write ready.json there.
-const READY: &str = r#"while [ "$1" != "--spool" ]; do shift; done; SPOOL="$2"
-echo '{"pid": 1, "device": {"index": 0, "backend": "fake", "name": "n", "uuid": "u", "driver": "d", "cuda_driver_api": 0, "compute_capability": [9,0], "sm_count": 1, "l2_bytes": 1, "persisting_l2_max_bytes": 0, "total_mem_bytes": 1, "max_threads_per_block": 1024, "max_block": [1024,1024,64], "max_grid": [1,1,1], "max_shared_optin": 0}, "start_s": 0.0}' > "$SPOOL/r.tmp"; mv "$SPOOL/r.tmp" "$SPOOL/ready.json""#;
+const READY_TEMPLATE: &str = r#"while [ "$1" != "--spool" ]; do shift; done; SPOOL="$2"
+echo '{"pid": 1, "device": {"index": 0, "backend": "fake", "name": "n", "uuid": "u", "driver": "d", "cuda_driver_api": 0, "compute_capability": [9,0], "sm_count": 1, "l2_bytes": 1, "persisting_l2_max_bytes": 0, "total_mem_bytes": 1, "max_threads_per_block": 1024, "max_block": [1024,1024,64], "max_grid": [1,1,1], "max_shared_optin": 0}, "start_s": 0.0, "build": "BUILD"}' > "$SPOOL/r.tmp"; mv "$SPOOL/r.tmp" "$SPOOL/ready.json""#;
+
+/// The stand-in harness's start: a ready file naming this build.
+fn ready() -> String {
+    READY_TEMPLATE.replace("\"BUILD\"", &format!("{:?}", aorlta_record::BUILD))
+}
 
 #[test]
 fn a_job_past_its_deadline_kills_the_harness() {
     let d = tempfile::tempdir().unwrap();
-    let e = script_env(d.path(), &format!("{READY}\nwhile read line; do sleep 100; done"));
+    let e = script_env(
+        d.path(),
+        &format!("{}\nwhile read line; do sleep 100; done", ready()),
+    );
     let mut job = dummy_job();
     let start = std::time::Instant::now();
     let r = e
@@ -293,7 +301,7 @@ fn a_job_past_its_deadline_kills_the_harness() {
 #[test]
 fn a_harness_that_dies_is_reported_and_replaced() {
     let d = tempfile::tempdir().unwrap();
-    let e = script_env(d.path(), &format!("{READY}\nread line; exit 9"));
+    let e = script_env(d.path(), &format!("{}\nread line; exit 9", ready()));
     let r = e.pool().run(
         &e,
         lease(&e),

@@ -21,7 +21,7 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let mut all = Vec::new();
-    for krate in ["../record/src", "src", "../gpu/src"] {
+    for krate in ["src", "../core/src", "../gpu/src"] {
         let dir = root.join(krate);
         println!("cargo:rerun-if-changed={}", dir.display());
         files(&dir, &mut all);
