@@ -92,6 +92,12 @@ fn parsed_answer<'a>(input: &'a LegInput<'_>) -> Result<&'a str, LegOutput> {
     })
 }
 
+/// The task's reference answer and the parsed answer, or the unsettled output saying which is
+/// missing.
+fn answer_pair<'a>(input: &'a LegInput<'_>) -> Result<(&'a str, &'a str), LegOutput> {
+    Ok((reference_answer(input)?, parsed_answer(input)?))
+}
+
 /// `reference-match`: exact equality after trimming.
 pub struct ReferenceMatch;
 
@@ -106,9 +112,9 @@ impl Adapter for ReferenceMatch {
         params::<Empty>(p).map(|_| ())
     }
     fn run(&self, input: &LegInput<'_>) -> LegOutput {
-        let (reference, answer) = match (reference_answer(input), parsed_answer(input)) {
-            (Ok(r), Ok(a)) => (r, a),
-            (Err(o), _) | (_, Err(o)) => return o,
+        let (reference, answer) = match answer_pair(input) {
+            Ok(pair) => pair,
+            Err(o) => return o,
         };
         if reference.trim() == answer.trim() {
             LegOutput::clean()
@@ -135,9 +141,9 @@ impl Adapter for NormalisedMatch {
         params::<Empty>(p).map(|_| ())
     }
     fn run(&self, input: &LegInput<'_>) -> LegOutput {
-        let (reference, answer) = match (reference_answer(input), parsed_answer(input)) {
-            (Ok(r), Ok(a)) => (r, a),
-            (Err(o), _) | (_, Err(o)) => return o,
+        let (reference, answer) = match answer_pair(input) {
+            Ok(pair) => pair,
+            Err(o) => return o,
         };
         match normalise::compare(reference, answer) {
             Comparison::Equal => LegOutput::clean(),
