@@ -79,7 +79,31 @@ def _chunks(items: List[Dict[str, Any]], n: int) -> List[List[Dict[str, Any]]]:
     return [items[i : i + n] for i in range(0, len(items), n)] or [[]]
 
 
-class Client:
+class _Settings:
+    """What both clients are configured with: where the service is and how to call it."""
+
+    def __init__(
+        self,
+        url: Optional[str],
+        *,
+        profile: Optional[str],
+        timeout: float,
+        retries: int,
+        max_batch: int,
+    ):
+        parsed = urllib.parse.urlsplit(url or default_url())
+        if parsed.scheme != "http" or not parsed.hostname:
+            raise ValueError(f"expected an http://HOST:PORT url, not {url!r}")
+        self.host = parsed.hostname
+        self.port = parsed.port or 80
+        self.base = parsed.path.rstrip("/")
+        self.profile = profile
+        self.timeout = timeout
+        self.retries = retries
+        self.max_batch = max_batch
+
+
+class Client(_Settings):
     """A synchronous client; safe to share between threads (one connection per thread).
 
     ``url`` is the service's base URL; ``profile`` the default profile for requests (the
@@ -96,16 +120,7 @@ class Client:
         retries: int = 5,
         max_batch: int = 1024,
     ):
-        parsed = urllib.parse.urlsplit(url or default_url())
-        if parsed.scheme != "http" or not parsed.hostname:
-            raise ValueError(f"expected an http://HOST:PORT url, not {url!r}")
-        self.host = parsed.hostname
-        self.port = parsed.port or 80
-        self.base = parsed.path.rstrip("/")
-        self.profile = profile
-        self.timeout = timeout
-        self.retries = retries
-        self.max_batch = max_batch
+        super().__init__(url, profile=profile, timeout=timeout, retries=retries, max_batch=max_batch)
         self._local = threading.local()
 
     # -- transport -----------------------------------------------------------------------
@@ -223,7 +238,7 @@ class Client:
         return payload.decode()
 
 
-class AsyncClient:
+class AsyncClient(_Settings):
     """An asyncio client with a small pool of keep-alive connections.
 
     Same arguments as :class:`Client`, plus ``connections``: the most requests in flight at
@@ -241,16 +256,7 @@ class AsyncClient:
         max_batch: int = 1024,
         connections: int = 8,
     ):
-        parsed = urllib.parse.urlsplit(url or default_url())
-        if parsed.scheme != "http" or not parsed.hostname:
-            raise ValueError(f"expected an http://HOST:PORT url, not {url!r}")
-        self.host = parsed.hostname
-        self.port = parsed.port or 80
-        self.base = parsed.path.rstrip("/")
-        self.profile = profile
-        self.timeout = timeout
-        self.retries = retries
-        self.max_batch = max_batch
+        super().__init__(url, profile=profile, timeout=timeout, retries=retries, max_batch=max_batch)
         self._idle: List[Tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
         self._slots = asyncio.Semaphore(connections)
 
