@@ -26,18 +26,19 @@ pub struct Server {
 impl Server {
     /// Starts the service over the Q&A example with extra config lines.
     pub fn start(extra: &str) -> Server {
-        let dir = tempfile::tempdir().unwrap();
         let ex = examples();
+        Server::start_with(&format!(
+            "tasks: {}\nprofiles: [{}]\n{extra}",
+            ex.join("tasks.jsonl").display(),
+            ex.join("profile.yaml").display()
+        ))
+    }
+
+    /// Starts the service with a whole config.
+    pub fn start_with(config_text: &str) -> Server {
+        let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("serve.yaml");
-        std::fs::write(
-            &config,
-            format!(
-                "tasks: {}\nprofiles: [{}]\n{extra}",
-                ex.join("tasks.jsonl").display(),
-                ex.join("profile.yaml").display()
-            ),
-        )
-        .unwrap();
+        std::fs::write(&config, config_text).unwrap();
         let ready = dir.path().join("addr");
         let child = Command::new(env!("CARGO_BIN_EXE_aorlta"))
             .args(["serve", "--bind", "127.0.0.1:0", "--config"])

@@ -519,3 +519,48 @@ fn a_body_that_stops_arriving_is_refused_with_408() {
     );
     s.assert_healthy();
 }
+
+#[test]
+fn a_kernel_profile_is_served_through_the_harness_on_the_fake_device() {
+    let kernels = examples().join("../kernels");
+    let s = client::Server::start_with(&format!(
+        "tasks: {k}/tasks\nprofiles: [{k}/profile.yaml]\ngpus: [0]\nkernel: {{fake-gpu: true}}\n",
+        k = kernels.display()
+    ));
+    let reference = std::fs::read_to_string(kernels.join("reference/vector_add.cu")).unwrap();
+    let batch = json!({"items": [
+        item("vector_add", &format!("Here is the kernel.\n```cuda\n{reference}```\n")),
+        item("vector_add", "I would loop over the elements."),
+    ]});
+    let results = s.post_json("/v1/score", &batch).results();
+    let legs = |e: &Value| -> Vec<(String, String)> {
+        e["legs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                (
+                    l["name"].as_str().unwrap().to_string(),
+                    l["state"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+    };
+    assert_eq!(
+        legs(&results[0]),
+        pairs(&[("parse", "clean"), ("compile", "clean"), ("ref.native", "clean")]),
+        "{}",
+        results[0]
+    );
+    assert_eq!(results[0]["reward"], 1.0, "{}", results[0]);
+    assert_eq!(results[1]["legs"][0]["reasons"][0]["code"], "no-code-block");
+    assert_eq!(results[1]["reward"], -1.0);
+    assert_eq!(
+        s.metric("aorlta_gpu_leases_held"),
+        0.0,
+        "leases are given back after the job"
+    );
+}
