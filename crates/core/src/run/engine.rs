@@ -17,6 +17,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+/// Most memoised leg identities kept before the memo starts over.
+const IDENTITY_MEMO_MAX: usize = 100_000;
+
 /// What an engine is made of besides its profile and tasks.
 #[derive(Clone)]
 pub struct EngineParts {
@@ -128,17 +131,22 @@ impl Engine {
             params.as_bytes(),
             world.as_bytes(),
         ]);
-        self.identities
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key, id.clone());
+        let mut memo = self.identities.lock().unwrap_or_else(|e| e.into_inner());
+        if memo.len() >= IDENTITY_MEMO_MAX {
+            // Inline tasks can be endless: start over rather than grow without bound.
+            memo.clear();
+        }
+        memo.insert(key, id.clone());
         id
     }
 
     /// The cache key of an entry for this task and completion (identical items share it).
     pub fn entry_key(&self, task: &Task, completion: &str) -> String {
+        self.entry_key_of(task, &hash_str(completion))
+    }
+
+    fn entry_key_of(&self, task: &Task, completion_hash: &str) -> String {
         let ids: Vec<String> = (0..self.legs.len()).map(|i| self.identity(task, i)).collect();
-        let completion_hash = hash_str(completion);
         let mut parts: Vec<&[u8]> = vec![
             b"entry",
             crate::AORLTA_VERSION.as_bytes(),
@@ -168,7 +176,8 @@ impl Engine {
 
     /// Scores a candidate against a given task (an inline task, or one from the set).
     pub fn score_task(&self, task: &Task, cand: &Candidate) -> RewardEntry {
-        let key = self.entry_key(task, &cand.completion);
+        let completion_hash = hash_str(&cand.completion);
+        let key = self.entry_key_of(task, &completion_hash);
         if let Some(cache) = &self.parts.cache
             && let Some(mut hit) = cache.get_entry(&key)
         {
@@ -181,7 +190,6 @@ impl Engine {
             return hit;
         }
         let start = Instant::now();
-        let completion_hash = hash_str(&cand.completion);
         let mut results: Vec<LegResult> = Vec::with_capacity(self.legs.len());
         let mut extracted: Option<String> = None;
         for (i, spec) in self.profile.profile.legs.iter().enumerate() {
