@@ -103,6 +103,31 @@ class _Settings:
         self.max_batch = max_batch
 
 
+    def _get_reward_request(
+        self,
+        query: Sequence[str],
+        prompts: Optional[Sequence[str]],
+        labels: Sequence[str],
+        profile: Optional[str],
+    ) -> Tuple[str, Dict[str, Any]]:
+        """The path and body of a ``POST /get_reward``."""
+        path = "/get_reward"
+        if profile or self.profile:
+            path += "?" + urllib.parse.urlencode({"profile": profile or self.profile})
+        body: Dict[str, Any] = {"query": list(query), "labels": list(labels)}
+        if prompts is not None:
+            body["prompts"] = list(prompts)
+        return path, body
+
+
+def _item(task: Any, completion: str, id: Optional[str]) -> Dict[str, Any]:
+    """One ``/v1/score`` item."""
+    item: Dict[str, Any] = {"task": task, "completion": completion}
+    if id is not None:
+        item["id"] = id
+    return item
+
+
 class Client(_Settings):
     """A synchronous client; safe to share between threads (one connection per thread).
 
@@ -197,10 +222,7 @@ class Client(_Settings):
 
     def score_one(self, task: Any, completion: str, id: Optional[str] = None, profile: Optional[str] = None) -> Dict[str, Any]:
         """The reward entry of one completion."""
-        item: Dict[str, Any] = {"task": task, "completion": completion}
-        if id is not None:
-            item["id"] = id
-        return self.score([item], profile)[0]
+        return self.score([_item(task, completion, id)], profile)[0]
 
     def get_reward(
         self,
@@ -210,13 +232,7 @@ class Client(_Settings):
         profile: Optional[str] = None,
     ) -> Dict[str, Any]:
         """OpenRLHF's shape (``POST /get_reward``): ``{"rewards", "scores", "extra_logs"}``."""
-        path = "/get_reward"
-        if profile or self.profile:
-            path += "?" + urllib.parse.urlencode({"profile": profile or self.profile})
-        body: Dict[str, Any] = {"query": list(query), "labels": list(labels)}
-        if prompts is not None:
-            body["prompts"] = list(prompts)
-        return self._json("POST", path, body)
+        return self._json("POST", *self._get_reward_request(query, prompts, labels, profile))
 
     def tasks(self) -> List[Dict[str, Any]]:
         """Every task the service offers: id, kind, hash, prompt."""
@@ -359,10 +375,7 @@ class AsyncClient(_Settings):
 
     async def score_one(self, task: Any, completion: str, id: Optional[str] = None, profile: Optional[str] = None) -> Dict[str, Any]:
         """The reward entry of one completion."""
-        item: Dict[str, Any] = {"task": task, "completion": completion}
-        if id is not None:
-            item["id"] = id
-        return (await self.score([item], profile))[0]
+        return (await self.score([_item(task, completion, id)], profile))[0]
 
     async def get_reward(
         self,
@@ -372,13 +385,7 @@ class AsyncClient(_Settings):
         profile: Optional[str] = None,
     ) -> Dict[str, Any]:
         """As :meth:`Client.get_reward`."""
-        path = "/get_reward"
-        if profile or self.profile:
-            path += "?" + urllib.parse.urlencode({"profile": profile or self.profile})
-        body: Dict[str, Any] = {"query": list(query), "labels": list(labels)}
-        if prompts is not None:
-            body["prompts"] = list(prompts)
-        return await self._json("POST", path, body)
+        return await self._json("POST", *self._get_reward_request(query, prompts, labels, profile))
 
     async def tasks(self) -> List[Dict[str, Any]]:
         """As :meth:`Client.tasks`."""

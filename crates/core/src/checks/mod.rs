@@ -86,6 +86,17 @@ impl LegOutput {
     }
 }
 
+/// Reads a leg's parameters into their type (a missing `params` reads as `{}`); the error names
+/// the field.
+pub fn params<T: for<'de> serde::Deserialize<'de>>(value: &serde_json::Value) -> Result<T, String> {
+    let v = if value.is_null() {
+        serde_json::json!({})
+    } else {
+        value.clone()
+    };
+    serde_json::from_value(v).map_err(|e| e.to_string())
+}
+
 /// The machine's tools and resources, shared by every leg of a run.
 #[derive(Default)]
 pub struct Env {

@@ -3,7 +3,7 @@
 
 use super::answer::{self, AnswerForm};
 use super::normalise::{self, Comparison};
-use super::{Adapter, LegInput, LegOutput};
+use super::{Adapter, LegInput, LegOutput, params};
 use crate::task::TaskKind;
 use serde::Deserialize;
 use serde_json::json;
@@ -26,11 +26,6 @@ fn default_forms() -> Vec<AnswerForm> {
 
 fn default_max_answer() -> usize {
     200
-}
-
-fn params<T: for<'de> Deserialize<'de>>(value: &serde_json::Value) -> Result<T, String> {
-    let v = if value.is_null() { json!({}) } else { value.clone() };
-    serde_json::from_value(v).map_err(|e| e.to_string())
 }
 
 /// `parse`: the final answer of a Q&A completion, or the kernel source of a kernel completion.

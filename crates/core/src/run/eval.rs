@@ -2,7 +2,7 @@
 //! pass rate, mean reward, fast_p at several thresholds and the geometric-mean speedup, each
 //! with a 95% bootstrap interval (resampling entries of each pool independently, seeded).
 
-use super::summary::Summary;
+use super::summary::{Summary, passed_entry};
 use crate::judge::SplitMix64;
 use aorlta_record::{LegState, RewardEntry};
 use serde::Serialize;
@@ -55,12 +55,7 @@ struct Row {
 }
 
 fn row(e: &RewardEntry) -> Row {
-    let passed = e.scored
-        && !e.legs.is_empty()
-        && e.legs
-            .iter()
-            .filter(|l| !l.informational)
-            .all(|l| l.state == LegState::Clean);
+    let passed = passed_entry(e);
     let correct = e.scored
         && e.legs
             .iter()

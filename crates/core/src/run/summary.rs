@@ -30,6 +30,17 @@ impl StateCounts {
     }
 }
 
+/// True when an entry is scored and every rewarded (non-informational) leg is clean: what the
+/// pass rate counts.
+pub fn passed_entry(e: &RewardEntry) -> bool {
+    e.scored
+        && !e.legs.is_empty()
+        && e.legs
+            .iter()
+            .filter(|l| !l.informational)
+            .all(|l| l.state == LegState::Clean)
+}
+
 /// The summary of a set of reward entries.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Summary {
@@ -73,12 +84,7 @@ impl Summary {
             if !e.legs.is_empty() && e.legs.iter().all(|l| l.cached) {
                 s.cached += 1;
             }
-            let rewarded_clean = !e.legs.is_empty()
-                && e.legs
-                    .iter()
-                    .filter(|l| !l.informational)
-                    .all(|l| l.state == LegState::Clean);
-            if rewarded_clean && e.scored {
+            if passed_entry(e) {
                 passed += 1;
             }
             for r in &e.reasons {
@@ -114,6 +120,20 @@ impl Summary {
         s
     }
 
+    /// The headline figures as (terminal label, value) pairs, in the order both renderings use;
+    /// the seconds have no label of their own on the terminal.
+    fn headline(&self) -> [(&'static str, String); 7] {
+        [
+            ("count", self.count.to_string()),
+            ("scored", self.scored.to_string()),
+            ("mean reward", format!("{:.4}", self.mean_reward)),
+            ("pass rate", format!("{:.1}%", 100.0 * self.pass_rate)),
+            ("from cache", self.cached.to_string()),
+            ("skipped lines", self.skipped_lines.to_string()),
+            ("", format!("{:.2}", self.elapsed_s)),
+        ]
+    }
+
     /// The summary as a Markdown document.
     pub fn to_markdown(&self, title: &str) -> String {
         let mut m = format!("# {title}\n\n");
@@ -122,17 +142,7 @@ impl Summary {
             "| count | scored | mean reward | pass rate | from cache | skipped lines | seconds |"
         );
         let _ = writeln!(m, "|---:|---:|---:|---:|---:|---:|---:|");
-        let _ = writeln!(
-            m,
-            "| {} | {} | {:.4} | {:.1}% | {} | {} | {:.2} |\n",
-            self.count,
-            self.scored,
-            self.mean_reward,
-            100.0 * self.pass_rate,
-            self.cached,
-            self.skipped_lines,
-            self.elapsed_s
-        );
+        let _ = writeln!(m, "| {} |\n", self.headline().map(|(_, v)| v).join(" | "));
         let _ = writeln!(
             m,
             "## States per leg\n\n| leg | clean | broke | unsettled | skipped |\n|---|---:|---:|---:|---:|"
@@ -155,17 +165,18 @@ impl Summary {
     /// The summary as a plain-text table for the terminal.
     pub fn to_terminal(&self) -> String {
         let mut t = String::new();
-        let _ = writeln!(
-            t,
-            "count {}   scored {}   mean reward {:.4}   pass rate {:.1}%   from cache {}   skipped lines {}   {:.2} s",
-            self.count,
-            self.scored,
-            self.mean_reward,
-            100.0 * self.pass_rate,
-            self.cached,
-            self.skipped_lines,
-            self.elapsed_s
-        );
+        let line: Vec<String> = self
+            .headline()
+            .iter()
+            .map(|(k, v)| {
+                if k.is_empty() {
+                    format!("{v} s")
+                } else {
+                    format!("{k} {v}")
+                }
+            })
+            .collect();
+        let _ = writeln!(t, "{}", line.join("   "));
         let w = self.leg_order.iter().map(|s| s.len()).max().unwrap_or(3).max(3);
         let _ = writeln!(
             t,

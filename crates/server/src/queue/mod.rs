@@ -15,7 +15,7 @@ use crate::metrics::Metrics;
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::run::Engine;
 use aorlta_core::task::{Task, TaskKind};
-use aorlta_record::{Candidate, FORMAT_VERSION, LegResult, LegState, Reason, RewardEntry, VersionIdentity};
+use aorlta_record::{Candidate, LegResult, LegState, Reason, RewardEntry, VersionIdentity};
 use std::collections::{HashMap, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -463,22 +463,14 @@ pub fn unsettled_entry(profile: &LoadedProfile, id: &str, task: &str, reason: Re
         })
         .collect();
     RewardEntry {
-        format: FORMAT_VERSION,
-        id: id.to_string(),
-        task: task.to_string(),
-        reward: None,
-        scored: false,
-        parts: None,
-        reasons: vec![reason],
         legs,
-        profile: profile.profile.name.clone(),
         reward_fn: profile.profile.reward_fn.clone(),
         version: VersionIdentity {
             aorlta: aorlta_core::AORLTA_VERSION.to_string(),
             profile: profile.hash.clone(),
             legs: Default::default(),
         },
-        elapsed_s: 0.0,
+        ..RewardEntry::error(id, task, &profile.profile.name, reason)
     }
 }
 

@@ -4,8 +4,9 @@
 //! `compile-timeout`, `compile-memory`, `compile-output-too-large`, `device-printf`,
 //! `kernel-not-found`. Unsettled: `no-compiler`, `reference-compile-failed`.
 
-use super::exec::{Inputs, failed, inputs, params};
+use super::exec::{Inputs, failed, inputs};
 use super::nvcc::{Who, compile};
+use crate::checks::params;
 use crate::checks::{Adapter, Env, LegInput, LegOutput};
 use crate::task::{Task, TaskKind};
 use serde::Deserialize;

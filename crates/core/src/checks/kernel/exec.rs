@@ -212,13 +212,3 @@ pub fn findings_outcome(rec: &HarnessRecord) -> Option<LegOutput> {
         extracted: None,
     })
 }
-
-/// Reads a leg's parameters (null is `{}`).
-pub fn params<T: for<'de> serde::Deserialize<'de>>(value: &serde_json::Value) -> Result<T, String> {
-    let v = if value.is_null() {
-        serde_json::json!({})
-    } else {
-        value.clone()
-    };
-    serde_json::from_value(v).map_err(|e| e.to_string())
-}

@@ -9,7 +9,8 @@
 //! compile codes. Unsettled: `reference-broken`, `no-gpu`, `no-gpu-lease`, `driver-error`,
 //! `harness-crashed`, `out-of-memory`, `bad-task`, and the compile leg's unsettled codes.
 
-use super::exec::{compile_both, findings_outcome, inputs, params, run_job};
+use super::exec::{compile_both, findings_outcome, inputs, run_job};
+use crate::checks::params;
 use crate::checks::{Adapter, Env, LegInput, LegOutput};
 use crate::task::Task;
 use aorlta_record::kernel::harness::{CheckWork, HARNESS_FORMAT, Work};
@@ -54,6 +55,17 @@ fn check(p: &RunParams) -> Result<(), String> {
 /// `kernel-run`.
 pub struct KernelRun;
 
+/// What can change a harness leg's result besides its parameters: the compile identity
+/// (compiler, architecture, reference) and the harness's record format.
+pub fn harness_identity(task: &Task, env: &Env) -> String {
+    format!(
+        "{};harness-format={}.{}",
+        super::compile::compile_identity(task, env),
+        HARNESS_FORMAT.major,
+        HARNESS_FORMAT.minor
+    )
+}
+
 impl Adapter for KernelRun {
     fn name(&self) -> &'static str {
         "kernel-run"
@@ -65,12 +77,7 @@ impl Adapter for KernelRun {
         check(&params::<RunParams>(p)?)
     }
     fn identity(&self, task: &Task, _params: &serde_json::Value, env: &Env) -> String {
-        format!(
-            "{};harness-format={}.{}",
-            super::compile::compile_identity(task, env),
-            HARNESS_FORMAT.major,
-            HARNESS_FORMAT.minor
-        )
+        harness_identity(task, env)
     }
     fn cacheable(&self) -> bool {
         true

@@ -20,7 +20,7 @@ use crate::checks::{Adapter, Env, LegInput, LegOutput};
 use crate::judge::{JUDGE_VERSION, JudgeParams, Pair, RunFacts, TooSlow, judge};
 use crate::task::Task;
 use aorlta_record::Reason;
-use aorlta_record::kernel::harness::{HARNESS_FORMAT, TimeWork, Work};
+use aorlta_record::kernel::harness::{TimeWork, Work};
 use serde_json::{Map, Value, json};
 
 /// Bumped whenever the timing leg's results can change.
@@ -113,10 +113,8 @@ impl Adapter for KernelTime {
             .map(|k| k.host_fingerprint())
             .unwrap_or_default();
         format!(
-            "{};harness-format={}.{};judge={JUDGE_VERSION};{host}",
-            super::compile::compile_identity(task, env),
-            HARNESS_FORMAT.major,
-            HARNESS_FORMAT.minor
+            "{};judge={JUDGE_VERSION};{host}",
+            super::run::harness_identity(task, env)
         )
     }
     fn cacheable(&self) -> bool {
