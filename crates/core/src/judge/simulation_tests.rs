@@ -158,6 +158,7 @@ fn aa_rate_report() {
              by the judge {judged}; {:.1} µs per run",
             per_call * 1e6
         );
+        assert_eq!(judged, 0, "{name}: an identical kernel was judged faster");
     }
 }
 
