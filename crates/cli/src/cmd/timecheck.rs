@@ -8,7 +8,7 @@
 use anyhow::{Context, bail};
 use aorlta_core::checks::Env;
 use aorlta_core::checks::kernel::direct::run_leg;
-use aorlta_core::checks::kernel::{GpuSet, KernelCompile, KernelConfig, KernelEnv, KernelTime};
+use aorlta_core::checks::kernel::{KernelCompile, KernelConfig, KernelEnv, KernelTime};
 use aorlta_core::task::TaskSet;
 use aorlta_record::LegState;
 use serde_json::{Map, Value, json};
@@ -75,15 +75,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     config.fake_gpu |= args.fake_gpu;
     if let Some(g) = &args.gpus {
-        config.gpus = if g == "all" {
-            GpuSet::All
-        } else {
-            GpuSet::List(
-                g.split(',')
-                    .map(|x| x.trim().parse().with_context(|| format!("--gpus: `{x}`")))
-                    .collect::<anyhow::Result<_>>()?,
-            )
-        };
+        config.gpus = g.parse().map_err(|e: String| anyhow::anyhow!("--gpus: {e}"))?;
     }
     let source = std::fs::read_to_string(&candidate)
         .with_context(|| format!("cannot read {}", candidate.display()))?;

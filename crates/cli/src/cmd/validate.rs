@@ -14,7 +14,7 @@ use anyhow::{Context, bail};
 use aorlta_core::checks::kernel::direct::{merge_params, run_leg};
 use aorlta_core::checks::kernel::fake::FakeSpec;
 use aorlta_core::checks::kernel::nvcc::{Who, compile};
-use aorlta_core::checks::kernel::{GpuSet, KernelCompile, KernelConfig, KernelEnv, KernelRun, KernelTime};
+use aorlta_core::checks::kernel::{KernelCompile, KernelConfig, KernelEnv, KernelRun, KernelTime};
 use aorlta_core::checks::{Env, Registry};
 use aorlta_core::profile::{LoadedProfile, Profile};
 use aorlta_core::reward::{RewardInput, RewardOutcome, RewardRegistry, apply};
@@ -182,21 +182,6 @@ pub struct CaseResult {
     pub note: String,
 }
 
-fn parse_gpus(s: &str) -> anyhow::Result<GpuSet> {
-    if s == "all" {
-        return Ok(GpuSet::All);
-    }
-    let list = s
-        .split(',')
-        .map(|x| {
-            x.trim()
-                .parse::<u32>()
-                .with_context(|| format!("--gpus: `{x}` is not a GPU ordinal"))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    Ok(GpuSet::List(list))
-}
-
 /// Loads a suite file.
 pub fn load_suite(path: &Path) -> anyhow::Result<Suite> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -222,7 +207,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut config = suite.kernel.clone();
     config.fake_gpu = args.fake_gpu;
     if let Some(g) = &args.gpus {
-        config.gpus = parse_gpus(g)?;
+        config.gpus = g.parse().map_err(|e: String| anyhow::anyhow!("--gpus: {e}"))?;
     }
     let kernel = KernelEnv::from_config(&config)?;
     if let Err(e) = kernel.devices() {

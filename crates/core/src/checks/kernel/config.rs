@@ -28,6 +28,27 @@ pub enum GpuSet {
     List(Vec<u32>),
 }
 
+impl std::str::FromStr for GpuSet {
+    type Err = String;
+
+    /// `all`, or ordinals separated by commas (`0,1`); the error says which part is wrong.
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let s = s.trim();
+        if s == "all" {
+            return Ok(GpuSet::All);
+        }
+        let list = s
+            .split(',')
+            .map(|x| {
+                x.trim().parse::<u32>().map_err(|_| {
+                    format!("`gpus` is `all` or a list of GPU ordinals; `{x}` is not an ordinal")
+                })
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        Ok(GpuSet::List(list))
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum GpuSetForm {
@@ -38,10 +59,7 @@ enum GpuSetForm {
 impl<'de> Deserialize<'de> for GpuSet {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match GpuSetForm::deserialize(d)? {
-            GpuSetForm::Word(w) if w == "all" => Ok(GpuSet::All),
-            GpuSetForm::Word(w) => Err(serde::de::Error::custom(format!(
-                "`gpus` is `all` or a list of GPU ordinals, not `{w}`"
-            ))),
+            GpuSetForm::Word(w) => w.parse().map_err(serde::de::Error::custom),
             GpuSetForm::List(l) => Ok(GpuSet::List(l)),
         }
     }
@@ -175,6 +193,10 @@ mod tests {
             .to_string();
         assert!(e.contains("nvc"), "{e}");
         assert_eq!(GpuSet::List(vec![2]).to_string(), "[2]");
+        assert_eq!("all".parse::<GpuSet>(), Ok(GpuSet::All));
+        assert_eq!(" 0, 3".parse::<GpuSet>(), Ok(GpuSet::List(vec![0, 3])));
+        let e = "0,x".parse::<GpuSet>().unwrap_err();
+        assert!(e.contains("`x`"), "{e}");
     }
 
     #[test]
