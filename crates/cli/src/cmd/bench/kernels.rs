@@ -199,7 +199,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             us(f(&d, "median_reference")),
             us(f(&d, "median_candidate")),
             ms(f(&o, "step_median_s") - f(&o, "kernel_median_s")),
-            us(f(&o, "launch_median_s")),
+            us(f(&o, "outside_median_s")),
         );
         per_task.insert(
             t.id.clone(),

@@ -148,6 +148,8 @@ impl Adapter for KernelTime {
             order_seed: i.env.next_seed(&purpose),
             input_seed: i.env.next_seed(&purpose),
             keep_launches: p.judge.keep_samples,
+            looks: Vec::new(),
+            judge: serde_json::Value::Null,
         };
         let launch_timeout = if i.env.is_fake() {
             p.launch_timeout_s.min(0.3)
