@@ -6,7 +6,8 @@
 
 use super::config::{GpuSet, KernelConfig};
 use super::fake::FakeSpec;
-use super::nvcc::{CompileFailure, Compiled, nvcc_version};
+use super::compile_cache::CompileCache;
+use super::nvcc::nvcc_version;
 use super::pool::HarnessPool;
 use crate::error::{CoreError, Result};
 use crate::run::lease::LeaseSet;
@@ -79,7 +80,7 @@ pub struct KernelEnv {
     compiler_version: OnceLock<std::result::Result<String, String>>,
     devices: OnceLock<std::result::Result<DeviceList, String>>,
     leases: OnceLock<std::result::Result<LeaseSet, String>>,
-    compiled: Mutex<HashMap<String, std::result::Result<Compiled, CompileFailure>>>,
+    compiles: CompileCache,
     fakes: RwLock<HashMap<String, FakeSpec>>,
     pool: HarnessPool,
     secret: u64,
@@ -214,7 +215,7 @@ impl KernelEnv {
             compiler_version: OnceLock::new(),
             devices: OnceLock::new(),
             leases: OnceLock::new(),
-            compiled: Mutex::new(HashMap::new()),
+            compiles: CompileCache::new(config.compile_cache_entries, config.compile_jobs()),
             fakes: RwLock::new(HashMap::new()),
             pool: HarnessPool::default(),
             secret,
@@ -391,20 +392,8 @@ impl KernelEnv {
         self.fakes.read().ok().and_then(|m| m.get(source_hash).cloned())
     }
 
-    pub(super) fn cached_compile(&self, key: &str) -> Option<std::result::Result<Compiled, CompileFailure>> {
-        let hit = self.compiled.lock().ok()?.get(key).cloned()?;
-        match &hit {
-            Ok(c) if !c.cubin.is_file() => None,
-            _ => Some(hit),
-        }
-    }
-
-    pub(super) fn cache_compile(&self, key: &str, out: std::result::Result<Compiled, CompileFailure>) {
-        if let Ok(mut m) = self.compiled.lock() {
-            if m.len() > 65_536 {
-                m.clear();
-            }
-            m.insert(key.to_string(), out);
-        }
+    /// The process's compile outcomes and compiler slots.
+    pub fn compiles(&self) -> &CompileCache {
+        &self.compiles
     }
 }
