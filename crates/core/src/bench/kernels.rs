@@ -109,14 +109,18 @@ impl PoolReport {
                 match l.adapter.as_str() {
                     "kernel-compile" => compile.push(l.elapsed_s),
                     "kernel-run" | "kernel-time" => {
-                        let Some(h) = detail_f64(&d, &["harness_s"]) else { continue };
+                        let Some(h) = detail_f64(&d, &["harness_s"]) else {
+                            continue;
+                        };
                         waiting.push((l.elapsed_s - h).max(0.0));
                         if l.adapter == "kernel-run" {
                             check.push(h);
                             continue;
                         }
                         time.push(h);
-                        if let Some(o) = detail_f64(&d, &["overhead", "outside_median_s"]).filter(|o| *o > 0.0) {
+                        if let Some(o) =
+                            detail_f64(&d, &["overhead", "outside_median_s"]).filter(|o| *o > 0.0)
+                        {
                             overhead.push(o);
                         }
                         if let Some(n) = d.get("pairs").and_then(|v| v.as_u64()) {
@@ -160,7 +164,11 @@ impl fmt::Display for PoolReport {
             "end to end: {} candidates ({} distinct completions) in {:.1} s: {:.2} candidates/s on {} GPU(s)",
             self.candidates, self.distinct, self.wall_s, self.per_s, self.gpus
         )?;
-        writeln!(f, "{:<34} {:>7} {:>10} {:>10} {:>10}", "STAGE", "COUNT", "TOTAL S", "MEDIAN", "P90")?;
+        writeln!(
+            f,
+            "{:<34} {:>7} {:>10} {:>10} {:>10}",
+            "STAGE", "COUNT", "TOTAL S", "MEDIAN", "P90"
+        )?;
         let ms = |x: f64| format!("{:.2} ms", x * 1e3);
         for (name, s) in [
             ("compile (compiler ran)", &self.compile),

@@ -34,9 +34,9 @@ pub use decide::judge;
 pub use input::{Pair, RunFacts, TooSlow, is_valid_time};
 pub use measurement::Measurement;
 pub use params::{DEFAULT_SEED, JudgeParams, MIN_RESAMPLES, ParamsError};
-pub use sequential::{DEFAULT_LOOKS, Looked, judge_looks, looks_for, per_look, settled};
 pub use rng::SplitMix64;
 pub use sample::{PairedSample, Sample, SampleError};
+pub use sequential::{DEFAULT_LOOKS, Looked, judge_looks, looks_for, per_look, settled};
 pub use stats::{Summary, mad, median, median_in_place, summarize};
 pub use verdict::Verdict;
 

@@ -96,16 +96,31 @@ mod tests {
     #[test]
     fn only_a_candidate_wider_in_nearly_every_pair_is_proven_noisy() {
         let pairs = |f: &dyn Fn(usize) -> (f64, f64)| {
-            let p: Vec<Pair> = (0..30).map(|i| { let (c, r) = f(i); Pair::new(c, r) }).collect();
+            let p: Vec<Pair> = (0..30)
+                .map(|i| {
+                    let (c, r) = f(i);
+                    Pair::new(c, r)
+                })
+                .collect();
             PairedSample::from_pairs(&p).unwrap()
         };
         // The candidate swings +-20% in every pair; the reference +-1%.
-        let wild = pairs(&|i| (if i % 2 == 0 { 1.2 } else { 0.8 }, if i % 2 == 0 { 1.01 } else { 0.99 }));
+        let wild = pairs(&|i| {
+            (
+                if i % 2 == 0 { 1.2 } else { 0.8 },
+                if i % 2 == 0 { 1.01 } else { 0.99 },
+            )
+        });
         let t = sign_test(&wild, 1.0, 1.0);
         assert_eq!((t.wider, t.untied), (30, 30));
         assert!(proven(0.2, 0.01, &t));
         // Two outliers are not a proof, however large.
-        let two = pairs(&|i| (if i < 2 { 3.0 } else { 1.0 + 0.001 * i as f64 }, 1.0 + 0.002 * i as f64));
+        let two = pairs(&|i| {
+            (
+                if i < 2 { 3.0 } else { 1.0 + 0.001 * i as f64 },
+                1.0 + 0.002 * i as f64,
+            )
+        });
         let t = sign_test(&two, 1.01, 1.03);
         assert!(!proven(0.5, 0.01, &t), "{t:?}");
     }

@@ -49,7 +49,10 @@ pub fn per_look(p: &JudgeParams, looks: usize) -> JudgeParams {
 
 /// True when a verdict at a look ends the timing.
 pub fn settles(v: Verdict) -> bool {
-    matches!(v, Verdict::Faster | Verdict::NotFaster | Verdict::TooSlowToMeasure)
+    matches!(
+        v,
+        Verdict::Faster | Verdict::NotFaster | Verdict::TooSlowToMeasure
+    )
 }
 
 /// True when the pairs so far, at a declared look, settle the verdict (what the harness asks).

@@ -52,6 +52,9 @@ pub struct Args {
     /// Candidates scored at once with `--pool` (overrides the config).
     #[arg(long)]
     pub concurrency: Option<usize>,
+    /// GPUs `--pool` may lease (overrides the config): `all` or ordinals such as `0,1`.
+    #[arg(long)]
+    pub gpus: Option<String>,
 }
 
 /// `--pool`: one scoring run of the pool, measured.
@@ -67,13 +70,21 @@ fn run_pool(args: &Args, pool: &Path) -> anyhow::Result<ExitCode> {
     if let Some(c) = args.concurrency {
         config.concurrency = c.max(1);
     }
-    if args.fake_gpu {
-        let mut k = config.kernel.clone().unwrap_or(serde_norway::Value::Mapping(Default::default()));
-        if let serde_norway::Value::Mapping(m) = &mut k {
+    let mut k = config
+        .kernel
+        .clone()
+        .unwrap_or(serde_norway::Value::Mapping(Default::default()));
+    if let serde_norway::Value::Mapping(m) = &mut k {
+        if args.fake_gpu {
             m.insert("fake-gpu".into(), true.into());
         }
-        config.kernel = Some(k);
+        if let Some(g) = &args.gpus {
+            let set: aorlta_core::checks::kernel::GpuSet =
+                g.parse().map_err(|e: String| anyhow::anyhow!("--gpus: {e}"))?;
+            m.insert("gpus".into(), serde_norway::to_value(&set)?);
+        }
     }
+    config.kernel = Some(k);
     let env = crate::cmd::env::build_env(&config)?;
     let gpus = match env.kernel.as_ref().map(|k| k.gpu_set()) {
         Some(Ok(g)) => g.len(),

@@ -159,11 +159,15 @@ mod tests {
         std::thread::scope(|s| {
             for _ in 0..8 {
                 s.spawn(|| {
-                    let (out, _) = cache.get_or_compile("k", |_| true, || {
-                        runs.fetch_add(1, Ordering::SeqCst);
-                        std::thread::sleep(std::time::Duration::from_millis(50));
-                        compiled(d.path(), "k.cubin")
-                    });
+                    let (out, _) = cache.get_or_compile(
+                        "k",
+                        |_| true,
+                        || {
+                            runs.fetch_add(1, Ordering::SeqCst);
+                            std::thread::sleep(std::time::Duration::from_millis(50));
+                            compiled(d.path(), "k.cubin")
+                        },
+                    );
                     assert!(out.is_ok());
                 });
             }
@@ -183,13 +187,17 @@ mod tests {
             for k in 0..12 {
                 let (cache, now, most, d) = (&cache, &now, &most, d.path());
                 s.spawn(move || {
-                    let _ = cache.get_or_compile(&format!("k{k}"), |_| true, || {
-                        let n = now.fetch_add(1, Ordering::SeqCst) + 1;
-                        most.fetch_max(n, Ordering::SeqCst);
-                        std::thread::sleep(std::time::Duration::from_millis(20));
-                        now.fetch_sub(1, Ordering::SeqCst);
-                        compiled(d, &format!("k{k}.cubin"))
-                    });
+                    let _ = cache.get_or_compile(
+                        &format!("k{k}"),
+                        |_| true,
+                        || {
+                            let n = now.fetch_add(1, Ordering::SeqCst) + 1;
+                            most.fetch_max(n, Ordering::SeqCst);
+                            std::thread::sleep(std::time::Duration::from_millis(20));
+                            now.fetch_sub(1, Ordering::SeqCst);
+                            compiled(d, &format!("k{k}.cubin"))
+                        },
+                    );
                 });
             }
         });
@@ -209,7 +217,10 @@ mod tests {
         assert!(files <= 8, "{files} code objects left");
         // An unsettled outcome is not kept: the next ask compiles again.
         let unsettled = || Err(CompileFailure::unsettled("no-compiler", "none"));
-        let keep = |o: &Outcome| o.as_ref().map_or_else(|f| f.state != LegState::Unsettled, |_| true);
+        let keep = |o: &Outcome| {
+            o.as_ref()
+                .map_or_else(|f| f.state != LegState::Unsettled, |_| true)
+        };
         let (out, cached) = cache.get_or_compile("u", keep, unsettled);
         assert!(out.is_err() && !cached);
         let (out, cached) = cache.get_or_compile("u", keep, || compiled(d.path(), "u.cubin"));

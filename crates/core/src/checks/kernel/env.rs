@@ -4,9 +4,9 @@
 //! cache, the secret that input seeds are drawn from, and (with the fake device) the registered
 //! fake behaviours.
 
+use super::compile_cache::CompileCache;
 use super::config::{GpuSet, KernelConfig};
 use super::fake::FakeSpec;
-use super::compile_cache::CompileCache;
 use super::nvcc::nvcc_version;
 use super::pool::HarnessPool;
 use crate::error::{CoreError, Result};

@@ -20,7 +20,9 @@
 
 use super::exec::{compile_both, findings_outcome, inputs, run_job};
 use crate::checks::{Adapter, Env, LegInput, LegOutput};
-use crate::judge::{DEFAULT_LOOKS, JUDGE_VERSION, JudgeParams, Pair, RunFacts, TooSlow, judge_looks, looks_for};
+use crate::judge::{
+    DEFAULT_LOOKS, JUDGE_VERSION, JudgeParams, Pair, RunFacts, TooSlow, judge_looks, looks_for,
+};
 use crate::task::Task;
 use aorlta_record::Reason;
 use aorlta_record::kernel::harness::{TimeWork, Work};
