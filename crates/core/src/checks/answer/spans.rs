@@ -6,7 +6,10 @@
 use super::scan::{closing_brace, escaped, next, prev, prev_folded};
 
 /// The content of the last `\boxed{…}` or `\fbox{…}` whose braces balance (the one that
-/// starts last; an empty one is skipped).
+/// starts last; an empty one is skipped). When boxes before it are joined to it only by
+/// connectors (`\boxed{1} \quad \text{and} \quad \boxed{2}`, see [`connectors_only`]), the
+/// answer is the whole run from the first such box to the last box's closing brace, boxes and
+/// connectors included: several answers, which the comparison reads as a list.
 ///
 /// Boxes are tried from the last back. A box closes at the first `}` that brings its depth to
 /// zero. When a later box never closes, no earlier box can close after that later box starts
@@ -47,11 +50,83 @@ pub(super) fn last_boxed(s: &str) -> Option<&str> {
         if let Some(c) = close {
             let text = s[content..c].trim();
             if !text.is_empty() {
-                return Some(text);
+                let first = siblings(s, &boxes, k);
+                if first == k {
+                    return Some(text);
+                }
+                return Some(&s[boxes[first].0..=c]);
             }
         }
     }
     None
+}
+
+/// The first of the boxes that end the answer together with box `k`: a box before it counts
+/// when it closes before the next one starts, is not empty, and only connectors
+/// ([`connectors_only`]) stand between them. Each earlier box is scanned only up to the next
+/// box, so each byte is still scanned about once.
+fn siblings(s: &str, boxes: &[(usize, usize)], k: usize) -> usize {
+    let b = s.as_bytes();
+    let mut first = k;
+    while first > 0 {
+        let j = first - 1;
+        let mut depth = 1i64;
+        let Some(c) = closing_brace(b, boxes[j].1, boxes[first].0, &mut depth) else {
+            break;
+        };
+        if s[boxes[j].1..c].trim().is_empty() || !connectors_only(&s[c + 1..boxes[first].0]) {
+            break;
+        }
+        first = j;
+    }
+    first
+}
+
+/// Whether `gap` (between two boxes) holds only what joins answers: spaces, `,`, `;`, `$`, `~`,
+/// LaTeX spacing (`\quad`, `\,`), math delimiters (`\(`, `\]`), and the words "and" or "or",
+/// plain or in `\text{}`, `\textrm{}`, `\mathrm{}` or `\mbox{}`. At most 64 bytes are looked at.
+pub(super) fn connectors_only(gap: &str) -> bool {
+    const SPACING: [&str; 10] = [
+        "\\qquad", "\\quad", "\\,", "\\;", "\\:", "\\ ", "\\(", "\\)", "\\[", "\\]",
+    ];
+    const WRAPPERS: [&str; 4] = ["\\text{", "\\textrm{", "\\mathrm{", "\\mbox{"];
+    if gap.len() > 64 {
+        return false;
+    }
+    let skip = |r: &str| {
+        r.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '$' | '~'))
+            .len()
+    };
+    let word = |r: &str| {
+        ["and", "or"]
+            .into_iter()
+            .find(|w| starts_with_ci(r.as_bytes(), 0, w.as_bytes()))
+            .filter(|w| !r.as_bytes().get(w.len()).is_some_and(u8::is_ascii_alphanumeric))
+            .map(str::len)
+    };
+    let mut rest = gap;
+    loop {
+        rest = &rest[rest.len() - skip(rest)..];
+        if rest.is_empty() {
+            return true;
+        }
+        if let Some(n) = word(rest) {
+            rest = &rest[n..];
+        } else if let Some(sp) = SPACING.iter().find(|sp| rest.starts_with(*sp)) {
+            rest = &rest[sp.len()..];
+        } else if let Some(w) = WRAPPERS.iter().find(|w| rest.starts_with(*w)) {
+            let Some(close) = rest.find('}') else {
+                return false;
+            };
+            let inner = rest[w.len()..close].trim();
+            if !(inner.is_empty() || word(inner) == Some(inner.len())) {
+                return false;
+            }
+            rest = &rest[close + 1..];
+        } else {
+            return false;
+        }
+    }
 }
 
 /// When a box opens at `i` (a backslash): where its content starts.
@@ -389,4 +464,38 @@ pub(super) fn last_number(s: &str) -> Option<&str> {
         i = j;
     }
     last.map(|(a, z)| &s[a..z])
+}
+
+/// The whole text when it is only a number: trimmed, without a final period, at most 64 bytes,
+/// starting with a digit, a sign or a point, holding a digit, and made only of digits, signs
+/// (`+`, `-`, `−`), `.`, `,`, `/`, `%`, an exponent `e`, and spaces (plain, thin, no-break)
+/// between digit groups. A completion such as `1 000`, `-3.0` or `12.5%`.
+pub(super) fn bare_number(s: &str) -> Option<&str> {
+    const MAX: usize = 64;
+    let t = s.trim();
+    if t.len() > MAX + 1 {
+        return None;
+    }
+    let t = t.strip_suffix('.').unwrap_or(t).trim_end();
+    let ok_char = |c: char| {
+        c.is_ascii_digit()
+            || matches!(
+                c,
+                '+' | '-'
+                    | '\u{2212}'
+                    | '.'
+                    | ','
+                    | '/'
+                    | '%'
+                    | 'e'
+                    | 'E'
+                    | ' '
+                    | '\u{2009}'
+                    | '\u{202F}'
+                    | '\u{00A0}'
+            )
+    };
+    let first = t.chars().next()?;
+    let starts = first.is_ascii_digit() || matches!(first, '+' | '-' | '\u{2212}' | '.');
+    (starts && t.len() <= MAX && t.bytes().any(|c| c.is_ascii_digit()) && t.chars().all(ok_char)).then_some(t)
 }

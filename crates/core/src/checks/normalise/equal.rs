@@ -20,17 +20,22 @@ const POINTS: u32 = 8;
 #[derive(Debug)]
 pub(super) struct Exhausted;
 
-/// The remaining budget of one comparison.
-pub(super) struct Budget(u64);
+/// One comparison's state: its remaining work budget and how strict it is.
+pub(super) struct Budget {
+    left: u64,
+    /// Strict comparison: a unit, percentage, degree sign or base on one side only is a
+    /// difference, and a rounded decimal never equals a closed form.
+    pub strict: bool,
+}
 
 impl Budget {
     /// A fresh budget of `n` units.
-    pub fn new(n: u64) -> Budget {
-        Budget(n)
+    pub fn new(n: u64, strict: bool) -> Budget {
+        Budget { left: n, strict }
     }
 
     fn spend(&mut self, n: u64) -> Result<(), Exhausted> {
-        self.0 = self.0.checked_sub(n).ok_or(Exhausted)?;
+        self.left = self.left.checked_sub(n).ok_or(Exhausted)?;
         Ok(())
     }
 }
@@ -42,7 +47,7 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
         (Value::Named(n, x), Value::Named(m, y)) => n == m && same(x, y, budget)?,
         (Value::Named(_, x), y) | (y, Value::Named(_, x)) => same(x, y, budget)?,
         (Value::Num { x, unit: u }, Value::Num { x: y, unit: v }) => {
-            numbers(x, u.as_deref(), y, v.as_deref())
+            numbers(x, u.as_deref(), y, v.as_deref(), budget.strict)
         }
         (Value::Num { .. } | Value::Formula(_), Value::Num { .. } | Value::Formula(_)) => {
             pointwise(a, b, budget)?
@@ -102,8 +107,11 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
 
 /// Two numbers with their units: a unit on one side only is ignored; a percentage on one side
 /// only may also be read as a fraction (`50%` equals both `50` and `0.5`); different units
-/// differ.
-fn numbers(x: &Real, u: Option<&str>, y: &Real, v: Option<&str>) -> bool {
+/// differ. Strict: units must be the same on both sides, and rounding is not equality.
+fn numbers(x: &Real, u: Option<&str>, y: &Real, v: Option<&str>, strict: bool) -> bool {
+    if strict {
+        return u == v && x.same_as(y, false);
+    }
     match (u, v) {
         (Some(a), Some(b)) if a != b => false,
         (Some("%"), None) => x.same(y) || x.scale10(-2).same(y),

@@ -54,8 +54,29 @@ pub enum Comparison {
     CandidateUnreadable(String),
 }
 
-/// Compares two answers after normalisation. Linear in the input, bounded, never panics.
+/// How strictly [`compare_with`] compares.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strictness {
+    /// A unit, currency, percentage, degree sign or base written on one side only is ignored
+    /// (`5 cm` = `5`; `50%` = `0.5`), and a decimal with three or more significant digits equals
+    /// a closed form it rounds (`3.14` = `\pi`).
+    #[default]
+    Lenient,
+    /// Those marks must agree (`5 cm` ≠ `5`, `50%` ≠ `0.5`, `30^\circ` ≠ `30`), and a rounded
+    /// decimal never equals a closed form.
+    Strict,
+}
+
+/// Compares two answers after normalisation, leniently. Linear in the input, bounded, never
+/// panics.
 pub fn compare(reference: &str, candidate: &str) -> Comparison {
+    compare_with(reference, candidate, Strictness::Lenient)
+}
+
+/// Compares two answers after normalisation with the given strictness. Linear in the input,
+/// bounded, never panics.
+pub fn compare_with(reference: &str, candidate: &str, strictness: Strictness) -> Comparison {
     let r = match value::read(reference) {
         Ok(v) => v,
         Err(why) => return Comparison::ReferenceUnreadable(why),
@@ -64,7 +85,7 @@ pub fn compare(reference: &str, candidate: &str) -> Comparison {
         Ok(v) => v,
         Err(why) => return Comparison::CandidateUnreadable(why),
     };
-    let mut budget = equal::Budget::new(equal::BUDGET);
+    let mut budget = equal::Budget::new(equal::BUDGET, strictness == Strictness::Strict);
     match equal::same(&r, &c, &mut budget) {
         Ok(true) => Comparison::Equal,
         Ok(false) => Comparison::NotEqual,

@@ -31,6 +31,8 @@ pub(super) const MAX_BYTES: usize = 4096;
 /// The deepest nesting of collections.
 const MAX_NEST: u32 = 24;
 const NONE: u32 = u32::MAX;
+/// The most words a phrase compared as words may have when it does not read otherwise.
+const MAX_PROSE_WORDS: usize = 6;
 
 /// The kind of bracket at one end of a collection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -480,6 +482,13 @@ impl<'t> Reader<'t> {
                 return number(&ast, negative, Some(unit.into()));
             }
         }
+        // Two words in a row (`We have`) are a sentence, never a product of variables.
+        if self.t[lo..hi]
+            .windows(2)
+            .any(|w| matches!((&w[0].tk, &w[1].tk), (Tk::Word(_), Tk::Word(_))) && w[1].space && !w[1].text)
+        {
+            return Err("a sentence, not an answer".into());
+        }
         let ast = whole?;
         if prefix.is_some() {
             return Err("a currency before a formula with variables".into());
@@ -545,12 +554,24 @@ impl<'t> Reader<'t> {
         long_word
     }
 
-    /// Whether `lo..hi` has a word that is neither a unit nor a math name (so it is prose).
+    /// Whether `lo..hi` is a short phrase (at most [`MAX_PROSE_WORDS`] words, numbers and
+    /// signs, no operator, relation or sentence break) with a word that is neither a unit nor a math name. A longer text, such as a worked
+    /// solution, is not an answer.
     fn prose(&self, lo: usize, hi: usize) -> bool {
-        self.t[lo..hi].iter().any(|t| match &t.tk {
-            Tk::Word(w) => !units::is_unit_word(w) && !is_math_name(w),
+        let t = &self.t[lo..hi];
+        let words = t.iter().filter(|t| matches!(t.tk, Tk::Word(_))).count();
+        let plain = t.iter().enumerate().all(|(k, t)| match t.tk {
+            Tk::Word(_) | Tk::Letter(_) | Tk::Num(_) | Tk::Percent | Tk::Dollar | Tk::Currency(_) => true,
+            Tk::Degree | Tk::Sym(_) | Tk::Prime => true,
+            Tk::Minus | Tk::Plus => k == 0,
             _ => false,
-        })
+        });
+        words <= MAX_PROSE_WORDS
+            && plain
+            && t.iter().any(|t| match &t.tk {
+                Tk::Word(w) => !units::is_unit_word(w) && !is_math_name(w),
+                _ => false,
+            })
     }
 
     /// `lo..hi` as normalised text: lower case, one space between words where any was written,
