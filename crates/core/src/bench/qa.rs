@@ -7,6 +7,8 @@
 //! is the median of [`RUNS`] runs; the slowest run is printed beside it, since on a shared
 //! machine it also measures whatever else was scheduled.
 
+pub mod corpus;
+
 use crate::checks::answer::{AnswerForm, extract_answer};
 use crate::checks::normalise::{Comparison, compare};
 use crate::error::CoreError;

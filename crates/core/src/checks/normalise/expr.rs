@@ -66,7 +66,7 @@ pub(super) struct Ast {
 
 /// Where evaluation reads variables and the sign of `±`.
 struct Env<'a> {
-    vars: &'a [f64],
+    vars: &'a [Real],
     pm: i8,
 }
 
@@ -93,17 +93,21 @@ impl Ast {
         Ok(r)
     }
 
-    /// The value at a point (`vars` in the order of [`Ast::vars`]); `None` where the formula is
-    /// undefined there.
-    pub fn at(&self, vars: &[f64]) -> Option<f64> {
-        let r = self.eval(self.root, &Env { vars, pm: 1 }).ok()?;
-        r.f.is_finite().then_some(r.f)
+    /// The value at a point (`vars` in the order of [`Ast::vars`]; `pm` the sign of `±`),
+    /// exact where the arithmetic stays rational; `None` where the formula is undefined there.
+    pub fn at(&self, vars: &[Real], pm: i8) -> Option<Real> {
+        let r = self.eval(self.root, &Env { vars, pm }).ok()?;
+        r.f.is_finite().then_some(r)
     }
 
     fn eval(&self, id: u32, env: &Env<'_>) -> Result<Real, String> {
         let r = match &self.nodes[id as usize] {
             Node::Lit(r) => r.clone(),
-            Node::Var(v) => Real::float(env.vars.get(*v as usize).copied().unwrap_or(f64::NAN)),
+            Node::Var(v) => env
+                .vars
+                .get(*v as usize)
+                .cloned()
+                .unwrap_or_else(|| Real::float(f64::NAN)),
             Node::Neg(a) => self.eval(*a, env)?.neg(),
             Node::Sum(start, len) => {
                 let mut acc: Option<Real> = None;
@@ -331,6 +335,7 @@ pub(super) fn symbol(tk: &Tk) -> &'static str {
         Tk::Amp => "&",
         Tk::RowSep => "\\\\",
         Tk::Ellipsis => "…",
+        Tk::Quad => "\\quad",
         Tk::Infty => "∞",
         Tk::Pi => "π",
         Tk::Frac => "\\frac",
@@ -864,6 +869,15 @@ impl<'t> Parser<'t> {
                 };
                 factors.push((Op::Mul, n));
             }
+            // `ab^2` is a·b², not (ab)²: a power after the word binds its last letter.
+            if self.peek() == Some(&Tk::Caret)
+                && !matches!(self.peek_at(1), Some(Tk::Degree))
+                && let Some(last) = factors.pop()
+            {
+                self.bump();
+                let e = self.exponent()?;
+                factors.push((Op::Mul, self.node(Node::Pow(last.1, e))));
+            }
             self.ast.kids.extend(factors);
             return Ok(self.node(Node::Prod(start as u32, w.len() as u32)));
         }
@@ -1021,6 +1035,15 @@ mod tests {
         let ast = parse(&t).unwrap();
         let names: Vec<&str> = ast.vars().iter().map(|v| &**v).collect();
         assert_eq!(names, ["x_1", "x", "y", "alpha"]);
-        assert_eq!(ast.at(&[1.0, 2.0, 3.0, 4.0]), Some(1.0 + 12.0 - 4.0));
+        let at = [1, 2, 3, 4].map(Real::int);
+        assert_eq!(ast.at(&at, 1).and_then(|r| r.as_int()), Some(1 + 12 - 4));
+        let t = lex("ab^2").unwrap();
+        let ast = parse(&t).unwrap();
+        let at = [2, 3].map(Real::int);
+        assert_eq!(
+            ast.at(&at, 1).and_then(|r| r.as_int()),
+            Some(18),
+            "a·b², not (ab)²"
+        );
     }
 }

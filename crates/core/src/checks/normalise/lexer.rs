@@ -162,6 +162,8 @@ pub(super) enum Tk {
     RowSep,
     /// `\ldots`, `\cdots`, `…`.
     Ellipsis,
+    /// `\quad`, `\qquad`: wide space between answers, read as a list separator.
+    Quad,
     Infty,
     Pi,
     Frac,
@@ -222,6 +224,7 @@ pub(super) fn lex(src: &str) -> Result<Vec<Token>, String> {
         brackets: 0,
         space: false,
         dollars_delimit: dollars_are_delimiters(src.as_bytes()),
+        envs: Vec::new(),
     }
     .run()
 }
@@ -253,9 +256,35 @@ struct Lexer<'s> {
     brackets: i32,
     space: bool,
     dollars_delimit: bool,
+    /// Open environments, innermost last: `true` for a display environment (`align*`,
+    /// `cases`…) whose `&` vanish and whose `\\` separate answers, `false` for a matrix.
+    envs: Vec<bool>,
 }
 
+/// Display environments whose lines are answers (`&` alignment marks vanish, `\\` separates).
+const DISPLAY_ENVS: &[&str] = &[
+    "align",
+    "aligned",
+    "alignat",
+    "alignedat",
+    "equation",
+    "gather",
+    "gathered",
+    "split",
+    "eqnarray",
+    "multline",
+    "cases",
+    "dcases",
+    "displaymath",
+    "math",
+];
+
 impl Lexer<'_> {
+    /// Whether the innermost open environment is a display environment.
+    fn in_display(&self) -> bool {
+        self.envs.last() == Some(&true)
+    }
+
     fn push(&mut self, tk: Tk) {
         match tk {
             Tk::LParen | Tk::LBrack | Tk::LSet | Tk::LAngle => self.brackets += 1,
@@ -293,6 +322,10 @@ impl Lexer<'_> {
                 b'{' => {
                     self.groups.push(Group::Plain);
                     self.push(Tk::LBrace);
+                    self.i += 1;
+                }
+                b'&' if self.in_display() => {
+                    self.space = true;
                     self.i += 1;
                 }
                 b'}' => {
@@ -366,6 +399,9 @@ impl Lexer<'_> {
         }
         if !self.groups.is_empty() {
             return Err("unbalanced braces: a `{` is never closed".into());
+        }
+        if self.envs.contains(&true) {
+            return Err("an environment is never closed".into());
         }
         Ok(self.out)
     }
@@ -547,6 +583,7 @@ impl Lexer<'_> {
                 b'}' => Tk::RSet,
                 b'$' => Tk::Dollar,
                 b'%' => Tk::Percent,
+                b'\\' if self.in_display() => Tk::Semi,
                 b'\\' => Tk::RowSep,
                 b'|' => Tk::Bar,
                 b'&' | b'#' | b'_' => Tk::Sym(first as char),
@@ -607,10 +644,24 @@ impl Lexer<'_> {
                 let close = skip_group(b, j).ok_or("unbalanced braces: a `{` is never closed")?;
                 let env = &self.src[j + 1..close - 1];
                 let env = env.trim_end_matches('*');
+                self.i = close;
+                if DISPLAY_ENVS.contains(&env) {
+                    if name == "begin" {
+                        self.envs.push(true);
+                    } else if self.envs.pop() != Some(true) {
+                        return Err(format!("`\\end{{{env}}}` closes nothing"));
+                    }
+                    self.space = true;
+                    return Ok(());
+                }
                 if !(env.ends_with("matrix") || env == "array") {
                     return Err(format!("unsupported environment `{env}`"));
                 }
-                self.i = close;
+                if name == "begin" {
+                    self.envs.push(false);
+                } else {
+                    self.envs.pop();
+                }
                 if name == "begin" {
                     if env == "array" {
                         // The column specification `{cc}` says nothing about the values.
@@ -759,11 +810,10 @@ fn command(name: &str) -> Cmd {
         "boxed" | "fbox" | "mathbf" | "mathit" | "mathsf" | "mathtt" | "mathnormal" | "bm" | "boldsymbol" => {
             Wrapper { text: false }
         }
-        "displaystyle" | "textstyle" | "scriptstyle" | "limits" | "nolimits" | "quad" | "qquad"
-        | "enspace" | "thinspace" | "medspace" | "thickspace" | "negthinspace" | "negmedspace"
-        | "negthickspace" | "space" | "nobreak" | "allowbreak" | "angle" | "measuredangle" | "triangle" => {
-            Space
-        }
+        "quad" | "qquad" => Tok(Tk::Quad),
+        "displaystyle" | "textstyle" | "scriptstyle" | "limits" | "nolimits" | "enspace" | "thinspace"
+        | "medspace" | "thickspace" | "negthinspace" | "negmedspace" | "negthickspace" | "space"
+        | "nobreak" | "allowbreak" | "angle" | "measuredangle" | "triangle" => Space,
         "hspace" | "vspace" | "phantom" | "hphantom" | "vphantom" | "label" => Discard,
         "left" | "right" | "middle" | "big" | "Big" | "bigg" | "Bigg" | "bigl" | "bigr" | "Bigl" | "Bigr"
         | "biggl" | "biggr" | "Biggl" | "Biggr" => Delimiter,
@@ -876,10 +926,11 @@ mod tests {
         assert!(lex("}").unwrap_err().contains("unbalanced"));
         assert!(lex("\\foo").unwrap_err().contains("\\foo"));
         assert!(
-            lex("\\begin{cases} x \\end{cases}")
+            lex("\\begin{tabular} x \\end{tabular}")
                 .unwrap_err()
-                .contains("cases")
+                .contains("tabular")
         );
+        assert!(lex("\\begin{align*} x").unwrap_err().contains("never closed"));
     }
 
     #[test]

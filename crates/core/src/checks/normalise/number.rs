@@ -366,6 +366,11 @@ impl Real {
         }
     }
 
+    /// The exact rational value, when the arithmetic kept one.
+    pub fn exact(&self) -> Option<Q> {
+        if self.inf { None } else { self.q }
+    }
+
     /// The value as a whole number, when it is exactly one.
     pub fn as_int(&self) -> Option<i128> {
         self.q.and_then(Q::as_int)

@@ -72,8 +72,10 @@ impl Rel {
 pub(super) enum Value {
     /// A real number, with its unit if one was written.
     Num { x: Real, unit: Option<Box<str>> },
-    /// A formula with variables.
-    Formula(Ast),
+    /// A formula with variables, and the sign its `±` takes (1 when it has none).
+    Formula(Ast, i8),
+    /// A ratio `a : b : …` of two or more numbers or formulas.
+    Ratio(Vec<Value>),
     /// A multiple-choice letter, upper case.
     Choice(char),
     /// Words, normalised.
@@ -159,7 +161,7 @@ fn match_brackets(t: &[Token]) -> Vec<u32> {
 
 /// `,`, `;`, and the words "and" and "or" between the items of a bare list.
 fn is_list_separator(tk: &Tk) -> bool {
-    matches!(tk, Tk::Comma | Tk::Semi) || is_word_separator(tk)
+    matches!(tk, Tk::Comma | Tk::Semi | Tk::Quad) || is_word_separator(tk)
 }
 
 fn is_word_separator(tk: &Tk) -> bool {
@@ -237,16 +239,44 @@ impl<'t> Reader<'t> {
         }
         let parts = self.split(lo, hi, is_list_separator)?;
         if parts.len() > 1 {
-            // `1, 2, and 3`: the comma before a word separator leaves nothing between them.
-            let worded = self.t[lo..hi].iter().any(|t| is_word_separator(&t.tk));
-            let parts: Vec<(usize, usize)> =
-                parts.into_iter().filter(|&(a, b)| !(worded && a == b)).collect();
-            return Ok(Value::Set(self.elements(&parts)?));
+            // `1, 2, and 3`, `1 \quad 2 \quad`: a comma before a word separator, or a wide
+            // space beside another separator, leaves nothing between them.
+            let loose = self.t[lo..hi]
+                .iter()
+                .any(|t| is_word_separator(&t.tk) || t.tk == Tk::Quad);
+            let parts: Vec<(usize, usize)> = parts.into_iter().filter(|&(a, b)| !(loose && a == b)).collect();
+            if let [(a, b)] = parts[..] {
+                return self.element(a, b, in_list);
+            }
+            return Ok(named_groups(self.elements(&parts)?));
         }
         if let Some(v) = self.relation(lo, hi, in_list)? {
             return Ok(v);
         }
+        if let Some(v) = self.ratio(lo, hi)? {
+            return Ok(v);
+        }
         self.scalar(lo, hi)
+    }
+
+    /// `a : b (: c…)`, each term a number or formula.
+    fn ratio(&mut self, lo: usize, hi: usize) -> Result<Option<Value>, String> {
+        let parts = self.split(lo, hi, |tk| *tk == Tk::Colon)?;
+        if parts.len() < 2 {
+            return Ok(None);
+        }
+        let mut items = Vec::with_capacity(parts.len());
+        for (a, b) in parts {
+            if a == b {
+                return Err("an empty term in a ratio".into());
+            }
+            let v = self.scalar(a, b)?;
+            if !matches!(v, Value::Num { .. } | Value::Formula(..)) {
+                return Err("a ratio of something other than numbers".into());
+            }
+            items.push(v);
+        }
+        Ok(Some(Value::Ratio(items)))
     }
 
     fn elements(&mut self, parts: &[(usize, usize)]) -> Result<Vec<Value>, String> {
@@ -344,7 +374,8 @@ impl<'t> Reader<'t> {
         Ok(Value::Matrix(rows))
     }
 
-    /// `x = …` (an assignment) or another relation.
+    /// `x = …` (an assignment), `x \approx …`, an inequality in one variable (an interval), or
+    /// another relation.
     fn relation(&mut self, lo: usize, hi: usize, in_list: bool) -> Result<Option<Value>, String> {
         let rel = |tk: &Tk| {
             matches!(
@@ -357,19 +388,42 @@ impl<'t> Reader<'t> {
             return Ok(None);
         }
         let ops: Vec<&Tk> = parts[1..].iter().map(|&(a, _)| self.tk(a - 1)).collect();
-        if ops.contains(&&Tk::Approx) {
-            return Err("`≈` gives an approximation, not an answer".into());
-        }
         let (first_lo, first_hi) = parts[0];
-        if matches!(ops[0], Tk::Eq | Tk::In)
-            && let Some(name) = self.names(first_lo, first_hi)
+        let equalities =
+            ops.iter().all(|t| matches!(t, Tk::Eq | Tk::Approx)) || (ops.len() == 1 && *ops[0] == Tk::In);
+        if equalities {
+            let name = self.names(first_lo, first_hi);
+            let start = usize::from(name.is_some() || first_lo == first_hi);
+            let approx = ops.iter().position(|t| **t == Tk::Approx);
+            let pick = match approx {
+                // `v ≈ w`, `x = v ≈ w`: the value before the first `≈`.
+                Some(k) if k >= start => Some(k),
+                // `x ≈ w`, `≈ w`: the approximation is all there is.
+                Some(k) => Some(k + 1),
+                None if start == 1 => Some(parts.len() - 1),
+                // `\frac12 = 0.5`: a chain of closed values is its last value.
+                None if parts.iter().all(|&(a, b)| self.closed(a, b)) => Some(parts.len() - 1),
+                None => None,
+            };
+            if let Some(k) = pick {
+                let (a, b) = parts[k];
+                if a == b {
+                    return Err("a relation with an empty side".into());
+                }
+                let v = self.element(a, b, false)?;
+                return Ok(Some(match name {
+                    Some(name) if in_list => Value::Named(name.into(), Box::new(v)),
+                    _ => v,
+                }));
+            }
+        }
+        if ops.contains(&&Tk::Approx) {
+            return Err("`≈` mixed with other relations".into());
+        }
+        if ops.iter().all(|t| matches!(t, Tk::Lt | Tk::Le | Tk::Gt | Tk::Ge))
+            && let Some(v) = self.interval(&parts, &ops)?
         {
-            let rhs = self.element(parts[1].0, hi, false)?;
-            return Ok(Some(if in_list {
-                Value::Named(name.into(), Box::new(rhs))
-            } else {
-                rhs
-            }));
+            return Ok(Some(v));
         }
         let items = parts
             .iter()
@@ -390,12 +444,110 @@ impl<'t> Reader<'t> {
         Ok(Some(Value::Relation { items, ops }))
     }
 
+    /// Whether `lo..hi` is a formula without variables (a closed value), judged by its tokens:
+    /// numbers, operators and known constants only.
+    fn closed(&self, lo: usize, hi: usize) -> bool {
+        lo < hi
+            && self.t[lo..hi].iter().all(|t| {
+                !matches!(
+                    t.tk,
+                    Tk::Letter(_) | Tk::Word(_) | Tk::Greek(_) | Tk::Comma | Tk::Semi | Tk::Colon
+                )
+            })
+    }
+
+    /// An inequality in one variable as the interval (or union of two) it describes:
+    /// `a < x \le b` is `(a, b]`, `x \ge a` is `[a, ∞)`, `a \le |x| < b` is `(-b, -a] ∪ [a, b)`.
+    /// `None` when it is not of that shape (then it stays a relation).
+    fn interval(&mut self, parts: &[(usize, usize)], ops: &[&Tk]) -> Result<Option<Value>, String> {
+        let up = |t: &Tk| matches!(t, Tk::Lt | Tk::Le);
+        let strict = |t: &Tk| matches!(t, Tk::Lt | Tk::Gt);
+        // (variable part index, lower bound (part, closed), upper bound (part, closed))
+        type Bound = Option<(usize, bool)>;
+        let (var, lower, upper): (usize, Bound, Bound) = match (parts.len(), ops) {
+            (2, [op]) => {
+                if self.unknown(parts[0]).is_some() {
+                    if up(op) {
+                        (0, None, Some((1, !strict(op))))
+                    } else {
+                        (0, Some((1, !strict(op))), None)
+                    }
+                } else if self.unknown(parts[1]).is_some() {
+                    if up(op) {
+                        (1, Some((0, !strict(op))), None)
+                    } else {
+                        (1, None, Some((0, !strict(op))))
+                    }
+                } else {
+                    return Ok(None);
+                }
+            }
+            (3, [o1, o2]) if up(o1) == up(o2) && self.unknown(parts[1]).is_some() => {
+                if up(o1) {
+                    (1, Some((0, !strict(o1))), Some((2, !strict(o2))))
+                } else {
+                    (1, Some((2, !strict(o2))), Some((0, !strict(o1))))
+                }
+            }
+            _ => return Ok(None),
+        };
+        let abs = self.unknown(parts[var]) == Some(true);
+        let mut bound = |b: Bound| -> Result<Option<(Real, bool)>, String> {
+            let Some((k, closed)) = b else { return Ok(None) };
+            let (a, z) = parts[k];
+            match self.element(a, z, false)? {
+                Value::Num { x, unit: None } => Ok(Some((x, closed))),
+                _ => Err("an inequality bound that is not a number".into()),
+            }
+        };
+        let (lo, hi) = (bound(lower)?, bound(upper)?);
+        if !abs {
+            return Ok(Some(interval(lo, hi)));
+        }
+        // |x| between lo and hi.
+        let lo = lo.filter(|(a, _)| a.f >= 0.0);
+        Ok(Some(match (lo, hi) {
+            (None, Some((b, c))) => interval(Some((b.neg(), c)), Some((b, c))),
+            (Some((a, c)), None) => Value::Union(vec![
+                interval(None, Some((a.neg(), c))),
+                interval(Some((a, c)), None),
+            ]),
+            (Some((a, ca)), Some((b, cb))) => {
+                if a.f == 0.0 && ca {
+                    interval(Some((b.neg(), cb)), Some((b, cb)))
+                } else {
+                    Value::Union(vec![
+                        interval(Some((b.neg(), cb)), Some((a.neg(), ca))),
+                        interval(Some((a, ca)), Some((b, cb))),
+                    ])
+                }
+            }
+            (None, None) => return Ok(None),
+        }))
+    }
+
+    /// `Some(false)` when `part` is one variable (`x`, `a_1`), `Some(true)` when it is one
+    /// variable in bars (`|z|`), `None` otherwise.
+    fn unknown(&self, (lo, hi): (usize, usize)) -> Option<bool> {
+        if self.variable(lo, hi) == Some(hi) {
+            return Some(false);
+        }
+        (hi >= lo + 3
+            && *self.tk(lo) == Tk::Bar
+            && *self.tk(hi - 1) == Tk::Bar
+            && self.variable(lo + 1, hi - 1) == Some(hi - 1))
+        .then_some(true)
+    }
+
     /// The name when `lo..hi` is a variable (`x`, `x_1`, `\theta`), a short name of letters
     /// (`AB`), a function of one variable (`f(x)`) or a tuple of variables (`(x, y)`).
     fn names(&self, lo: usize, hi: usize) -> Option<String> {
         if let Some(end) = self.variable(lo, hi)
             && end == hi
         {
+            return Some(self.render(lo, hi));
+        }
+        if self.label(lo, hi) {
             return Some(self.render(lo, hi));
         }
         match (self.t.get(lo).map(|t| &t.tk), hi.checked_sub(lo)?) {
@@ -423,6 +575,36 @@ impl<'t> Reader<'t> {
             }
             _ => None,
         }
+    }
+
+    /// Whether `lo..hi` only names a quantity: names of points, segments and variables
+    /// (`NO`, `V_1`, `\angle ABC`, `P(A)`) joined by `\frac`, `/` or `:` (`\frac{NO}{BO}`,
+    /// `V_1:V_2`), with no number outside a subscript and no other operator. Such a left side
+    /// is dropped (`V_1:V_2 = 11:21` is `11:21`); a left side that constrains (`x^2 + y^2`,
+    /// `2x`) is not a name, and the relation is kept.
+    fn label(&self, lo: usize, hi: usize) -> bool {
+        let mut names = 0;
+        let mut joins = 0;
+        for i in lo..hi {
+            match self.tk(i) {
+                Tk::Letter(_) | Tk::Greek(_) | Tk::Prime => names += 1,
+                Tk::Word(w)
+                    if w.len() <= 4
+                        && w.bytes().all(|c| c.is_ascii_alphabetic())
+                        && (w.bytes().all(|c| c.is_ascii_uppercase()) || !is_reserved(w)) =>
+                {
+                    names += 1
+                }
+                Tk::Num(_) if i > lo && matches!(self.tk(i - 1), Tk::Under) => {}
+                Tk::Num(_) if i > lo + 1 && *self.tk(i - 1) == Tk::LBrace && *self.tk(i - 2) == Tk::Under => {
+                }
+                Tk::Under | Tk::LBrace | Tk::RBrace => {}
+                Tk::LParen | Tk::RParen => {}
+                Tk::Frac | Tk::Div | Tk::Colon => joins += 1,
+                _ => return false,
+            }
+        }
+        names >= 2 && joins >= 1
     }
 
     /// The end of a variable with an optional subscript starting at `lo`.
@@ -493,7 +675,13 @@ impl<'t> Reader<'t> {
         if prefix.is_some() {
             return Err("a currency before a formula with variables".into());
         }
-        Ok(Value::Formula(ast))
+        if ast.has_pm() {
+            return Ok(Value::Set(vec![
+                Value::Formula(ast.clone(), 1),
+                Value::Formula(ast, -1),
+            ]));
+        }
+        Ok(Value::Formula(ast, 1))
     }
 
     /// A multiple-choice letter.
@@ -611,6 +799,71 @@ impl<'t> Reader<'t> {
     }
 }
 
+/// An interval between two bounds (`None`: unbounded), each with whether it is closed.
+fn interval(lo: Option<(Real, bool)>, hi: Option<(Real, bool)>) -> Value {
+    let end = |b: &Option<(Real, bool)>, neg: bool| match b {
+        Some((x, closed)) => (
+            Value::Num {
+                x: x.clone(),
+                unit: None,
+            },
+            if *closed { Bracket::Square } else { Bracket::Paren },
+        ),
+        None => (
+            Value::Num {
+                x: Real::infinity(neg),
+                unit: None,
+            },
+            Bracket::Paren,
+        ),
+    };
+    let (a, open) = end(&lo, true);
+    let (b, close) = end(&hi, false);
+    Value::Seq {
+        open,
+        close,
+        items: vec![a, b],
+    }
+}
+
+/// A list whose items all name their values (`x = 1, y = 2`; `p=5,q=2;p=7,q=2`) as the
+/// solutions it lists: a new solution starts where a name repeats; each solution of several
+/// names is the tuple of its values in the names' alphabetical order (`(p, q)`, `(x, y)`), a
+/// solution of one name is its value. Any other list is a set of its items.
+fn named_groups(items: Vec<Value>) -> Value {
+    if items.len() < 2 || !items.iter().all(|v| matches!(v, Value::Named(..))) {
+        return Value::Set(items);
+    }
+    let mut groups: Vec<Vec<(Box<str>, Value)>> = vec![Vec::new()];
+    for v in items {
+        let Value::Named(n, v) = v else { continue };
+        let current = groups.last_mut().map(|g| g.iter().any(|(m, _)| *m == n));
+        if current == Some(true) {
+            groups.push(Vec::new());
+        }
+        if let Some(g) = groups.last_mut() {
+            g.push((n, *v));
+        }
+    }
+    let mut solutions = Vec::with_capacity(groups.len());
+    for mut g in groups {
+        g.sort_by(|a, b| a.0.cmp(&b.0));
+        if g.len() == 1 {
+            solutions.extend(g.into_iter().map(|(_, v)| v));
+        } else {
+            solutions.push(Value::Seq {
+                open: Bracket::Paren,
+                close: Bracket::Paren,
+                items: g.into_iter().map(|(_, v)| v).collect(),
+            });
+        }
+    }
+    match solutions.len() {
+        1 => solutions.pop().unwrap_or(Value::Set(Vec::new())),
+        _ => Value::Set(solutions),
+    }
+}
+
 /// The value of a closed formula (two values for `a ± b`), with its unit.
 fn number(ast: &Ast, negative: bool, unit: Option<Box<str>>) -> Result<Value, String> {
     let one = |pm: i8| -> Result<Value, String> {
@@ -633,7 +886,8 @@ mod tests {
     fn kind(s: &str) -> &'static str {
         match read(s) {
             Ok(Value::Num { .. }) => "num",
-            Ok(Value::Formula(_)) => "formula",
+            Ok(Value::Formula(..)) => "formula",
+            Ok(Value::Ratio(_)) => "ratio",
             Ok(Value::Choice(_)) => "choice",
             Ok(Value::Text(_)) => "text",
             Ok(Value::Seq { .. }) => "seq",
@@ -663,7 +917,10 @@ mod tests {
             ("2 \\pm \\sqrt{3}", "set"),
             ("[0,1) \\cup (2,3]", "union"),
             ("\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "matrix"),
-            ("0 < x \\le 1", "relation"),
+            ("0 < x \\le 1", "seq"),
+            ("x^2 + y^2 = 1", "relation"),
+            ("11:21", "ratio"),
+            ("V_1:V_2 = 11:21", "ratio"),
             ("x = 5", "num"),
             ("5 or 7", "set"),
             ("about 12", "text"),
@@ -671,7 +928,8 @@ mod tests {
             ("1 + * 2", "unreadable"),
             ("[1, 2, 3)", "unreadable"),
             ("(1, 2", "unreadable"),
-            ("x \\approx 3", "unreadable"),
+            ("x \\approx 3", "num"),
+            ("x < 1 \\approx 3", "unreadable"),
         ];
         for (s, want) in cases {
             assert_eq!(kind(s), want, "{s:?}");
@@ -679,8 +937,19 @@ mod tests {
     }
 
     #[test]
-    fn names_are_kept_in_lists() {
+    fn named_lists_are_solutions() {
         match read("x = 1, y = 2") {
+            Ok(Value::Seq { items, .. }) => assert_eq!(items.len(), 2),
+            other => panic!("{other:?}"),
+        }
+        match read("p=5,q=2;p=7,q=2") {
+            Ok(Value::Set(items)) => {
+                assert_eq!(items.len(), 2);
+                assert!(items.iter().all(|v| matches!(v, Value::Seq { .. })));
+            }
+            other => panic!("{other:?}"),
+        }
+        match read("x = 1, 2") {
             Ok(Value::Set(items)) => assert!(matches!(&items[0], Value::Named(n, _) if &**n == "x")),
             other => panic!("{other:?}"),
         }
