@@ -204,8 +204,9 @@ def solution_lists(rng: random.Random) -> None:
         add("solution-lists", ref, f"The solutions are $x = {fmt_frac(qa)}$ and $x = {b}$, so "
             f"$\\boxed{{x = {fmt_frac(qa)}, \\ x = {b}}}$.", "right")
         add("solution-lists", ref, boxed(f"x = {fmt_frac(qa)}", rng), "wrong", "a solution missing")
-        add("solution-lists", ref, boxed(f"x = {fmt_frac(qa)}, x = {b}, x = {a}", rng),
-            "wrong" if a not in (b,) else "right", "an extra solution")
+        extra = a if Fraction(a) not in (qa, Fraction(b)) else b + 100
+        add("solution-lists", ref, boxed(f"x = {fmt_frac(qa)}, x = {b}, x = {extra}", rng), "wrong",
+            "an extra solution")
     for _ in range(35):
         p1, p2, q = rng.choice([(5, 7, 2), (3, 5, 2), (2, 3, 5), (7, 11, 3), (3, 7, 2)])
         ref = f"({p1}, {q}), ({p2}, {q})"
@@ -399,7 +400,7 @@ def symbolic(rng: random.Random) -> None:
         expand = f"{c} + {b}x + {a}x^2".replace("+ -", "- ")
         add("symbolic", ref, boxed(expand, rng), "right", "the same polynomial, terms reordered")
         add("symbolic", ref, boxed(f"{a}x^2 + {b + 1}x + {c}".replace("+ -", "- "), rng), "wrong")
-        r1, r2 = rng.sample(range(-6, 7), 2)
+        r1, r2 = rng.sample([r for r in range(-6, 7) if r != 0], 2)
         fact = f"{a}(x {'-' if r1 >= 0 else '+'} {abs(r1)})(x {'-' if r2 >= 0 else '+'} {abs(r2)})"
         bb, cc = -a * (r1 + r2), a * r1 * r2
         poly = f"{a}x^2 {'+' if bb >= 0 else '-'} {abs(bb)}x {'+' if cc >= 0 else '-'} {abs(cc)}"

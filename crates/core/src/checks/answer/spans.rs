@@ -274,8 +274,70 @@ fn statement_text(s: &str, start: usize) -> &str {
     }
 }
 
-/// The content of the last non-empty LaTeX math span.
+/// Display environments whose body is mathematics (a final answer may stand in one).
+const MATH_ENVS: &[&str] = &[
+    "align",
+    "align*",
+    "aligned",
+    "equation",
+    "equation*",
+    "gather",
+    "gather*",
+    "gathered",
+    "split",
+    "eqnarray",
+    "eqnarray*",
+    "multline",
+    "multline*",
+    "displaymath",
+    "math",
+];
+
+/// The last non-empty LaTeX math span, or display environment (`\begin{align*}…\end{align*}`,
+/// returned whole), whichever ends last.
 pub(super) fn last_math(s: &str) -> Option<&str> {
+    let span = last_math_span(s);
+    let env = last_math_env(s);
+    match (span, env) {
+        (Some(a), Some(b)) => {
+            let end = |x: &str| x.as_ptr() as usize + x.len();
+            Some(if end(b) > end(a) { b } else { a })
+        }
+        (a, b) => a.or(b),
+    }
+}
+
+/// The last `\begin{env}…\end{env}` of a math environment with something inside, whole.
+/// Only the last few (`MAX_ENV_ENDS`) math-environment ends are tried, each with one search back
+/// for its `\begin`, so the work stays linear in the completion.
+fn last_math_env(s: &str) -> Option<&str> {
+    const MAX_ENV_ENDS: usize = 4;
+    let mut until = s.len();
+    let mut tries = 0;
+    while let Some(e) = s[..until].rfind("\\end{") {
+        until = e;
+        if tries == MAX_ENV_ENDS {
+            return None;
+        }
+        let rest = &s[e + 5..];
+        let Some(close) = rest.find('}') else { continue };
+        let env = &rest[..close];
+        if !MATH_ENVS.contains(&env) {
+            continue;
+        }
+        tries += 1;
+        let begin = format!("\\begin{{{env}}}");
+        let Some(b) = s[..e].rfind(&begin) else { continue };
+        if s[b + begin.len()..e].trim().is_empty() {
+            continue;
+        }
+        return Some(&s[b..e + 5 + close + 1]);
+    }
+    None
+}
+
+/// The content of the last non-empty LaTeX math span.
+fn last_math_span(s: &str) -> Option<&str> {
     let b = s.as_bytes();
     let n = b.len();
     let mut last: Option<(usize, usize)> = None;

@@ -160,6 +160,16 @@ fn math_spans() {
     assert_eq!(text("$5 and \\(z\\)", l).as_deref(), Some("z"));
     assert_eq!(text("$$ $$", l), None);
     assert_eq!(text("\\( \\( x \\)", l).as_deref(), Some("\\( x"));
+    assert_eq!(
+        text("$y$ so \\begin{align*} x &= 5 \\end{align*} done", l).as_deref(),
+        Some("\\begin{align*} x &= 5 \\end{align*}")
+    );
+    assert_eq!(
+        text("\\begin{align*} x &= 5 \\end{align*} then $y$", l).as_deref(),
+        Some("y")
+    );
+    assert_eq!(text("\\begin{align*}  \\end{align*}", l), None);
+    assert_eq!(text("\\begin{tabular} 5 \\end{tabular}", l), None);
 }
 
 #[test]

@@ -184,8 +184,19 @@ fn factorial(x: &Real) -> Result<Real, String> {
 }
 
 fn binomial(n: &Real, k: &Real) -> Result<Real, String> {
-    let (Some(n), Some(k)) = (n.as_int(), k.as_int()) else {
-        return Err("a binomial coefficient of something other than whole numbers".into());
+    let Some(k) = k.as_int() else {
+        return Err("a binomial coefficient whose lower index is not a whole number".into());
+    };
+    let Some(n) = n.as_int() else {
+        // `\binom{x}{k}` = x(x-1)…(x-k+1)/k! for any x (formulas at points).
+        if !(0..=64).contains(&k) {
+            return Err("a binomial coefficient too large to evaluate".into());
+        }
+        let mut acc = Real::int(1);
+        for i in 0..k {
+            acc = acc.mul(&n.add(&Real::int(-i))?)?.div(&Real::int(i + 1))?;
+        }
+        return Ok(acc);
     };
     if n < 0 || k < 0 || k > n {
         return Ok(Real::int(0));
