@@ -18,9 +18,13 @@ users give bare gold answers; completions are given as they are. Math-Verify's v
 cached by (its version, reference, completion) under $AORLTA_MV_CACHE (default
 ~/.cache/aorlta/math-verify), so a second run only scores new pairs.
 
+The report gives AORLTA's and Math-Verify's agreement with the careful grader (the pairs not
+marked ambiguous), the wrong answers each accepts, and the two tools' agreement with each other.
+
 --check fails (exit 1) when a pair the baseline lists as ours-right is no longer decided the
-way its truth says, when agreement is under the baseline's minimum, or when AORLTA accepts more
-than one wrong answer per 250 pairs. --update rewrites the baseline from this run.
+way its truth says, when AORLTA's agreement with the careful grader is under the baseline's
+minimum, or when AORLTA accepts more than one wrong answer per 250 pairs. --update rewrites the
+baseline from this run.
 """
 
 from __future__ import annotations
@@ -173,21 +177,23 @@ def main() -> int:
     decided = sum(c["decided"] for c in classes.values())
     ours_true = sum(c["ours_true"] for c in classes.values())
     theirs_true = sum(c["theirs_true"] for c in classes.values())
+    ours_pct = 100.0 * ours_true / max(decided, 1)
+    theirs_pct = 100.0 * theirs_true / max(decided, 1)
     lines = [
         "# Differential test: AORLTA `normalised-match` against Math-Verify",
         "",
         "Written by `scripts/math-verify-diff.sh` (do not edit by hand). Corpus: "
         f"`{args.corpus.as_posix()}` ({n} pairs, made by `make_corpus.py`); AORLTA with "
-        "`examples/qa/profile.yaml`; Math-Verify " + mv_version() + " (`parse` + `verify`).",
+        "`examples/qa/profile.yaml`; Math-Verify " + mv_version() + " (`parse` + `verify`). "
+        "A verdict is accept or not; truth is the careful grader's verdict the corpus gives each pair.",
         "",
-        f"- agreement: **{agree} / {n} = {pct:.2f}%** (accept vs not)",
-        f"- disagreements: {n - agree}: ours-right {len(disagreements['ours-right'])}, "
-        f"theirs-right {len(disagreements['theirs-right'])}, ambiguous {len(disagreements['ambiguous'])}",
-        f"- matches the careful grader's verdict (pairs not marked ambiguous, {decided}): "
-        f"AORLTA {ours_true} ({100.0 * ours_true / max(decided, 1):.2f}%), "
-        f"Math-Verify {theirs_true} ({100.0 * theirs_true / max(decided, 1):.2f}%)",
-        f"- wrong answers accepted: AORLTA {len(wrong_accepted['ours'])}, "
+        f"- agreement with the careful grader (the {decided} pairs not marked ambiguous): "
+        f"**AORLTA {ours_true} = {ours_pct:.2f}%**, Math-Verify {theirs_true} = {theirs_pct:.2f}%",
+        f"- wrong answers accepted: **AORLTA {len(wrong_accepted['ours'])}**, "
         f"Math-Verify {len(wrong_accepted['theirs'])} (of {n} pairs; the goal is at most one per 250)",
+        f"- agreement between AORLTA and Math-Verify: {agree} / {n} = {pct:.2f}%",
+        f"- disagreements: {n - agree}, every one classified: ours-right {len(disagreements['ours-right'])}, "
+        f"theirs-right {len(disagreements['theirs-right'])}, ambiguous {len(disagreements['ambiguous'])}",
         f"- AORLTA unsettled (reference unreadable): {len(unsettled)}",
         "",
         "| class | pairs | agree | ours-right | theirs-right | ambiguous | AORLTA = truth | Math-Verify = truth | wrong accepted (ours / theirs) |",
@@ -235,8 +241,9 @@ def main() -> int:
             if accepted(ours[pid]["verdict"]) != (p["truth"] == "right"):
                 failures.append(f"{pid}: was ours-right, now AORLTA says {ours[pid]['verdict']} "
                                 f"({ours[pid].get('reason')}) where the truth is {p['truth']}")
-        if pct < base["min_agreement_pct"]:
-            failures.append(f"agreement {pct:.2f}% is under {base['min_agreement_pct']}%")
+        if ours_pct < base["min_agreement_pct"]:
+            failures.append(f"agreement with the careful grader {ours_pct:.2f}% is under "
+                            f"{base['min_agreement_pct']}%")
         if len(wrong_accepted["ours"]) * 250 > n:
             failures.append(f"AORLTA accepts {len(wrong_accepted['ours'])} wrong answers in {n} pairs "
                             "(more than one per 250): " + ", ".join(wrong_accepted["ours"][:10]))

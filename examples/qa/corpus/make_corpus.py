@@ -258,10 +258,11 @@ def labels(rng: random.Random) -> None:
     for _ in range(30):
         k = rng.randrange(2, 12)
         seg = rng.choice(["\\frac{NO}{BO}", "\\frac{AB}{CD}", "\\frac{PQ}{QR}"])
-        add("labels", f"\\frac{{1}}{{\\sqrt{{{k}}}}}", boxed(f"{seg}=\\frac{{1}}{{\\sqrt{k}}}", rng), "right",
+        short = f"\\sqrt{k}" if k < 10 else f"\\sqrt{{{k}}}"  # `\sqrt6`: one digit needs no braces
+        add("labels", f"\\frac{{1}}{{\\sqrt{{{k}}}}}", boxed(f"{seg}=\\frac{{1}}{{{short}}}", rng), "right",
             "a ratio of named segments names the quantity")
         add("labels", f"{seg} = \\frac{{1}}{{\\sqrt{{{k}}}}}", boxed(f"\\frac{{\\sqrt{{{k}}}}}{{{k}}}", rng), "right")
-        add("labels", f"\\frac{{1}}{{\\sqrt{{{k}}}}}", boxed(f"{seg}=\\frac{{1}}{{\\sqrt{k + 1}}}", rng), "wrong")
+        add("labels", f"\\frac{{1}}{{\\sqrt{{{k}}}}}", boxed(f"{seg}=\\frac{{1}}{{\\sqrt{{{k + 1}}}}}", rng), "wrong")
     for _ in range(30):
         a, b = rng.randrange(1, 40), rng.randrange(1, 40)
         add("labels", f"{a}:{b}", boxed(f"V_1:V_2={a}:{b}", rng), "right", "a named ratio")

@@ -530,8 +530,9 @@ pub(super) fn last_number(s: &str) -> Option<&str> {
 
 /// The whole text when it is only a number: trimmed, without a final period, at most 64 bytes,
 /// starting with a digit, a sign or a point, holding a digit, and made only of digits, signs
-/// (`+`, `-`, `−`), `.`, `,`, `/`, `%`, an exponent `e`, and spaces (plain, thin, no-break)
-/// between digit groups. A completion such as `1 000`, `-3.0` or `12.5%`.
+/// (`+`, `-`, `−`), `.`, `,`, `/`, `%`, an exponent `e`, and spaces (plain, thin, no-break,
+/// `\,`) or `{,}` between digit groups. A completion such as `1 000`, `647\,937`, `-3.0` or
+/// `12.5%`.
 pub(super) fn bare_number(s: &str) -> Option<&str> {
     const MAX: usize = 64;
     let t = s.trim();
@@ -559,5 +560,8 @@ pub(super) fn bare_number(s: &str) -> Option<&str> {
     };
     let first = t.chars().next()?;
     let starts = first.is_ascii_digit() || matches!(first, '+' | '-' | '\u{2212}' | '.');
-    (starts && t.len() <= MAX && t.bytes().any(|c| c.is_ascii_digit()) && t.chars().all(ok_char)).then_some(t)
+    // LaTeX digit-group separators (`\,`, `{,}`) count as spaces and commas.
+    let plain = t.replace("\\,", " ").replace("{,}", ",");
+    (starts && t.len() <= MAX && t.bytes().any(|c| c.is_ascii_digit()) && plain.chars().all(ok_char))
+        .then_some(t)
 }

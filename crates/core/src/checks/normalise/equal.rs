@@ -8,7 +8,8 @@
 //! Evaluation is exact rational arithmetic where it stays rational and small, floating point
 //! otherwise. They are equal when every point where either side is defined agrees (exactly when
 //! both values are exact, to a relative 1e-6 otherwise) and at least three points were defined
-//! on both sides; a point where only one side is defined makes them differ. The work is bounded
+//! on both sides (four when some point is in one side's domain only, as `\ln(x^2)` and
+//! `2\ln x` at a negative `x`: such a point is passed over). The work is bounded
 //! by the comparison's budget (formula nodes × points), so it never hangs.
 
 use super::expr::Ast;
@@ -224,14 +225,19 @@ fn pointwise(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Exhauste
     };
     budget.spend(u64::from(POINTS) * (size(&sa) + size(&sb)))?;
     let mut agree = 0;
+    let mut one_sided = 0;
     for k in 0..POINTS {
         match (eval(&sa, k), eval(&sb, k)) {
             (None, None) => {}
             (Some(x), Some(y)) if agrees(&x, &y) => agree += 1,
-            _ => return Ok(false),
+            (Some(_), Some(_)) => return Ok(false),
+            _ => one_sided += 1,
         }
     }
-    Ok(agree >= 3)
+    // A point where only one side is defined is outside the other's domain (`\ln(x^2)` and
+    // `2\ln x` at a negative x): it proves nothing, but the sides must then agree at more
+    // points.
+    Ok(agree >= 3 + one_sided.min(1))
 }
 
 /// Two values at one point agree: exactly when both are exact rationals, to a relative 1e-6
