@@ -421,6 +421,37 @@ def symbolic(rng: random.Random) -> None:
         add("symbolic", f"\\sqrt{{{b * 4}}}", boxed(f"4\\sqrt{{{b}}}", rng), "wrong")
 
 
+def near_misses(rng: random.Random) -> None:
+    """Answers close to right that a careful grader still rejects (and their right twins): a
+    lenient rule must never let these through."""
+    for _ in range(25):
+        n = rng.randrange(2, 60)
+        add("near-misses", f"{n} cm", boxed(f"{n} m", rng), "wrong", "a different unit")
+        add("near-misses", f"{n} cm", boxed(f"{n} \\text{{ centimeters}}", rng), "right")
+        add("near-misses", f"{n}\\%", boxed(f"{n / 1000:g}", rng), "wrong", "a percentage read as per mille")
+        add("near-misses", f"{n}\\%", boxed(f"{n / 100:g}", rng), "right", "a percentage as a fraction")
+        add("near-misses", f"\\{{{n}, {n + 1}\\}}", boxed(f"({n}, {n + 1})", rng), "ambiguous",
+            "two solutions written as a pair: a careful grader wants the set, many accept the pair")
+        add("near-misses", f"({n}, {n + 1})", boxed(f"[{n}, {n + 1}]", rng), "wrong",
+            "an open interval is not a closed one")
+        add("near-misses", f"x^{{{n % 5 + 2}}}", boxed(f"x^{{{n % 5 + 3}}}", rng), "wrong")
+        add("near-misses", f"{n}x + 1", boxed(f"{n}x + 1.000001", rng), "wrong", "a tiny constant off")
+        add("near-misses", f"\\frac{{{n}}}{{x}}", boxed(f"\\frac{{x}}{{{n}}}", rng), "wrong")
+        add("near-misses", f"{n}", boxed(f"-{n}", rng), "wrong")
+        add("near-misses", f"(1, {n})", boxed(f"y = {n}, x = 1", rng), "right", "named coordinates")
+        add("near-misses", f"(1, {n})", boxed(f"x = {n}, y = 1", rng), "wrong", "coordinates swapped")
+        c = rng.choice("ABCD")
+        other = "ABCD"[("ABCD".index(c) + 1) % 4]
+        add("near-misses", c, boxed(f"\\text{{({other})}}", rng), "wrong")
+        add("near-misses", c, boxed(f"\\textbf{{({c})}}", rng), "right")
+    for _ in range(15):
+        d = rng.choice([2, 3, 5, 7])
+        add("near-misses", "\\pi", boxed("3.1", rng), "wrong", "two significant digits do not name pi")
+        add("near-misses", f"\\sqrt{{{d}}}", boxed(f"{d ** 0.5:.1f}", rng), "wrong", "rounded too coarsely")
+        add("near-misses", f"2^{{{d}}}", boxed(str(2 ** d + 1), rng), "wrong")
+        add("near-misses", f"2^{{{d}}}", boxed(str(2 ** d), rng), "right")
+
+
 def examples() -> None:
     """The Q&A example's pools, with the outcome its generator intended for each line."""
     tasks = {}
@@ -451,7 +482,7 @@ def build() -> str:
     PAIRS.clear()
     rng = random.Random(12_2026)
     for make in (numbers, fractions, worked_references, multi_box, solution_lists, relations,
-                 labels, matrices, bases, units, symbolic):
+                 labels, matrices, bases, units, symbolic, near_misses):
         make(rng)
     examples()
     ids = [p["id"] for p in PAIRS]
