@@ -180,4 +180,56 @@ mod tests {
         );
         assert_eq!(run.verdicts[0].answer.as_deref(), Some("0.5"));
     }
+
+    /// The differential corpus's gates that need no Math-Verify: every pair the baseline lists
+    /// as ours-right is still decided as its truth says, agreement with the careful grader
+    /// stays at or over the baseline's minimum, and at most one wrong answer in 250 is accepted.
+    #[test]
+    fn the_differential_corpus_holds_its_baseline() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/qa");
+        let corpus_path = dir.join("corpus/pairs.jsonl");
+        let corpus = read_corpus(&corpus_path).unwrap();
+        let truth: std::collections::HashMap<String, String> = std::fs::read_to_string(&corpus_path)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (v["id"].as_str().unwrap().to_string(), v["truth"].as_str().unwrap().to_string())
+            })
+            .collect();
+        let baseline: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("corpus/baseline.json")).unwrap()).unwrap();
+        let run = score_corpus(&dir.join("profile.yaml"), &corpus).unwrap();
+        assert!(corpus.len() >= 2000, "{} pairs", corpus.len());
+        let accepted: std::collections::HashMap<&str, bool> = run
+            .verdicts
+            .iter()
+            .map(|v| (v.id.as_str(), v.verdict == "accept"))
+            .collect();
+        let regressed: Vec<&str> = baseline["ours_right"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|id| id.as_str().unwrap())
+            .filter(|id| accepted[id] != (truth[*id] == "right"))
+            .collect();
+        assert!(regressed.is_empty(), "ours-right cases regressed: {regressed:?}");
+        let decided: Vec<&CorpusLine> = corpus.iter().filter(|l| truth[&l.id] != "ambiguous").collect();
+        let agree = decided
+            .iter()
+            .filter(|l| accepted[l.id.as_str()] == (truth[&l.id] == "right"))
+            .count();
+        let pct = 100.0 * agree as f64 / decided.len() as f64;
+        let min = baseline["min_agreement_pct"].as_f64().unwrap();
+        assert!(pct >= min, "agreement with the careful grader {pct:.2}% < {min}%");
+        let wrong_accepted: Vec<&str> = decided
+            .iter()
+            .filter(|l| truth[&l.id] == "wrong" && accepted[l.id.as_str()])
+            .map(|l| l.id.as_str())
+            .collect();
+        assert!(
+            wrong_accepted.len() * 250 <= corpus.len(),
+            "wrong answers accepted: {wrong_accepted:?}"
+        );
+    }
 }
