@@ -194,11 +194,15 @@ mod tests {
             .lines()
             .map(|l| {
                 let v: serde_json::Value = serde_json::from_str(l).unwrap();
-                (v["id"].as_str().unwrap().to_string(), v["truth"].as_str().unwrap().to_string())
+                (
+                    v["id"].as_str().unwrap().to_string(),
+                    v["truth"].as_str().unwrap().to_string(),
+                )
             })
             .collect();
         let baseline: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("corpus/baseline.json")).unwrap()).unwrap();
+            serde_json::from_str(&std::fs::read_to_string(dir.join("corpus/baseline.json")).unwrap())
+                .unwrap();
         let run = score_corpus(&dir.join("profile.yaml"), &corpus).unwrap();
         assert!(corpus.len() >= 2000, "{} pairs", corpus.len());
         let accepted: std::collections::HashMap<&str, bool> = run

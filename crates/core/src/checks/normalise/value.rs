@@ -10,16 +10,24 @@
 //! 4. A bracketed collection: a set `\{1, 2\}` (order-insensitive), a tuple `(1, 2)` or a list
 //!    `[1, 2, 3]` (ordered), an interval `[0, 1)` (two ends of mixed brackets; bracket kinds
 //!    matter for every two-element collection), a matrix (`\begin{pmatrix}…\end{pmatrix}`).
-//! 5. A bare list `1, 2`, `1; 2`, `1 and 2`, `x = 2 or x = 3`: order-insensitive, like a set
-//!    (answers that list solutions).
-//! 6. `x = 5`, `AB = 5`, `\angle A = 30^\circ`, `x \in [0,1)`, `(x, y) = (1, 2)`, `f(x) = 2x`:
-//!    the value on the right. Inside a list the name is kept (`x = 1, y = 2` is not
-//!    `x = 2, y = 1`). Any other relation (`x^2 + y^2 = 1`, `0 < x \le 1`) is compared side by
-//!    side (also read right to left). `\approx` is not an answer and is unreadable.
-//! 7. A number or formula, with a currency before it or a unit, percentage or degrees after it
-//!    ([`super::units`]); a formula with variables is compared at points.
-//! 8. If none of that reads but the answer contains a word that is neither a unit nor a math
-//!    name (`about 12`, `12 at most`), it is compared as words. Otherwise it is unreadable.
+//! 5. A bare list `1, 2`, `1; 2`, `1 and 2`, `1 \quad 2`, `x = 2 or x = 3`: order-insensitive,
+//!    like a set (answers that list solutions). A list whose items all name their values
+//!    (`x = 1, y = 2`, `p=5,q=2;p=7,q=2`) is the solutions it lists, each a tuple of its values
+//!    in the names' alphabetical order.
+//! 6. `x = 5`, `AB = 5`, `\angle A = 30^\circ`, `x \in [0,1)`, `(x, y) = (1, 2)`, `f(x) = 2x`,
+//!    `\frac{NO}{BO} = \frac{1}{\sqrt6}`, `V_1:V_2 = 11:21`: the value on the right (a left side
+//!    that only names). Inside a list the name is kept. `v \approx w` is `v` (`\approx w` and
+//!    `x \approx w` are `w`); a chain of closed values `\frac12 = 0.5` is its last value. An
+//!    inequality in one variable (`a < x \le b`, `x \ge a`, `a \le |x| < b`) is the interval
+//!    or union it describes. Any other relation (`x^2 + y^2 = 1`, `x < y`) is compared side by
+//!    side (also read right to left).
+//! 7. A ratio `a : b (: c…)` of numbers or formulas.
+//! 8. A number or formula, with a currency before it or a unit, percentage, degrees or base
+//!    subscript (`204_5`) after it ([`super::units`]); a formula with variables is compared at
+//!    points; `x \pm y` is the set of its two formulas.
+//! 9. If none of that reads but the answer is a short phrase (at most six words, no operator)
+//!    with a word that is neither a unit nor a math name (`about 12`, `12 at most`), it is
+//!    compared as words. Otherwise it is unreadable.
 
 use super::expr::{self, Ast, describe, is_math_name, is_reserved, symbol};
 use super::lexer::{self, Tk, Token};
