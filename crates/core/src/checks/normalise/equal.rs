@@ -14,7 +14,7 @@
 
 use super::expr::Ast;
 use super::number::{Q, REL_TOL, Real, close};
-use super::value::Value;
+use super::value::{Bracket, Value};
 
 /// Comparison work allowed for one pair (element comparisons plus formula nodes evaluated).
 pub(super) const BUDGET: u64 = 200_000;
@@ -69,6 +69,27 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
                 },
                 _ => false,
             }
+        }
+        // Named values `y = 2, x = 1` are the tuple of their values in the names' order.
+        (Value::Set(x), t @ Value::Seq { items, .. }) | (t @ Value::Seq { items, .. }, Value::Set(x))
+            if x.len() == items.len() && x.iter().all(|v| matches!(v, Value::Named(..))) =>
+        {
+            let mut named: Vec<&Value> = x.iter().collect();
+            named.sort_by(|a, b| match (a, b) {
+                (Value::Named(m, _), Value::Named(n, _)) => m.cmp(n),
+                _ => std::cmp::Ordering::Equal,
+            });
+            let values: Vec<Value> = named
+                .into_iter()
+                .map(|v| match v {
+                    Value::Named(_, v) => (**v).clone(),
+                    other => other.clone(),
+                })
+                .collect();
+            let Value::Seq { open, close, .. } = t else {
+                return Ok(false);
+            };
+            *open == Bracket::Paren && *close == Bracket::Paren && in_order(&values, items, budget)?
         }
         // Solutions listed with "or" are the union of intervals they describe.
         (Value::Set(x), Value::Union(y)) | (Value::Union(y), Value::Set(x)) => unordered(x, y, budget)?,

@@ -378,6 +378,9 @@ const TABLE: &[(&str, &str, X)] = &[
     ("(5,2),(7,2)", "p=2,q=5;p=2,q=7", N),
     ("(1, 2)", "x = 1, y = 2", E),
     ("(1, 2)", "y = 2, x = 1", E),
+    ("(1, 2)", "x = 2, y = 1", N),
+    ("[1, 2]", "x = 1, y = 2", N),
+    ("3, 4", "a = 3, b = 4", E),
     // Several answers, `\quad`, `\text{ and }`, display environments.
     (
         "(2, 2), (6, 2)",

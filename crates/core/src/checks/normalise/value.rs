@@ -834,15 +834,26 @@ fn interval(lo: Option<(Real, bool)>, hi: Option<(Real, bool)>) -> Value {
     }
 }
 
-/// A list whose items all name their values (`x = 1, y = 2`; `p=5,q=2;p=7,q=2`) as the
-/// solutions it lists: a new solution starts where a name repeats; each solution of several
-/// names is the tuple of its values in the names' alphabetical order (`(p, q)`, `(x, y)`), a
-/// solution of one name is its value. Any other list is a set of its items.
+/// A list whose items all name their values, with a name repeated (`x = 1, x = 2`;
+/// `p=5,q=2;p=7,q=2`), as the solutions it lists: a new solution starts where a name repeats;
+/// each solution of several names is the tuple of its values in the names' alphabetical order
+/// (`(p, q)`, `(x, y)`), a solution of one name is its value. Any other list is a set of its
+/// items (`x = 1, y = 2` stays named values).
 fn named_groups(items: Vec<Value>) -> Value {
     if items.len() < 2 || !items.iter().all(|v| matches!(v, Value::Named(..))) {
         return Value::Set(items);
     }
     let mut groups: Vec<Vec<(Box<str>, Value)>> = vec![Vec::new()];
+    let repeats = items.iter().enumerate().any(|(i, v)| {
+        items[..i]
+            .iter()
+            .any(|u| matches!((u, v), (Value::Named(m, _), Value::Named(n, _)) if m == n))
+    });
+    if !repeats {
+        // One solution: kept as named values (it also equals the tuple of its values in the
+        // names' order, see `equal`).
+        return Value::Set(items);
+    }
     for v in items {
         let Value::Named(n, v) = v else { continue };
         let current = groups.last_mut().map(|g| g.iter().any(|(m, _)| *m == n));
@@ -947,7 +958,7 @@ mod tests {
     #[test]
     fn named_lists_are_solutions() {
         match read("x = 1, y = 2") {
-            Ok(Value::Seq { items, .. }) => assert_eq!(items.len(), 2),
+            Ok(Value::Set(items)) => assert!(matches!(&items[1], Value::Named(n, _) if &**n == "y")),
             other => panic!("{other:?}"),
         }
         match read("p=5,q=2;p=7,q=2") {
