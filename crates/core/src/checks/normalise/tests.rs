@@ -585,6 +585,14 @@ fn readable() -> impl Strategy<Value = String> {
         (1i32..9).prop_map(|a| format!("{a}x + 1")),
         (1i32..99).prop_map(|a| format!("{a}\\%")),
         (1i32..99).prop_map(|a| format!("{a} cm")),
+        (-9i32..9, 1i32..9).prop_map(|(a, b)| format!("{a} < x \\le {}", a + b)),
+        (-9i32..9).prop_map(|a| format!("x \\ge {a}")),
+        (1i32..9, 1i32..9).prop_map(|(a, b)| format!("{a}:{b}")),
+        (1i32..9, 1i32..9).prop_map(|(a, b)| format!("p={a},q={b};p={b},q={a}")),
+        (1i32..9, 1i32..9).prop_map(|(a, b)| format!("y = {a}, x = {b}")),
+        (10i32..99).prop_map(|a| format!("{a}_{{5}}")),
+        (1i32..9).prop_map(|a| format!("x \\pm {a}")),
+        (1i32..9).prop_map(|a| format!("\\frac{{AB}}{{CD}} = {a}")),
         prop::sample::select(vec![
             "Paris",
             "blue whale",
@@ -658,6 +666,18 @@ fn nasty() -> impl Strategy<Value = String> {
         "\\binom",
         "\\log_",
         "e5",
+        ":",
+        "\\quad",
+        "\\approx",
+        "\\begin{align*}",
+        "\\end{align*}",
+        "\\begin{cases}",
+        "\\end{cases}",
+        "p=",
+        ";",
+        "|z|",
+        "_5",
+        "\\ge",
     ]);
     prop::collection::vec(pieces, 0..60).prop_map(|v| v.concat())
 }
