@@ -843,22 +843,24 @@ fn named_groups(items: Vec<Value>) -> Value {
     if items.len() < 2 || !items.iter().all(|v| matches!(v, Value::Named(..))) {
         return Value::Set(items);
     }
-    let mut groups: Vec<Vec<(Box<str>, Value)>> = vec![Vec::new()];
-    let repeats = items.iter().enumerate().any(|(i, v)| {
-        items[..i]
-            .iter()
-            .any(|u| matches!((u, v), (Value::Named(m, _), Value::Named(n, _)) if m == n))
-    });
-    if !repeats {
+    let name = |v: &Value| match v {
+        Value::Named(n, _) => Some(n.clone()),
+        _ => None,
+    };
+    let mut seen = std::collections::HashSet::with_capacity(items.len());
+    if items.iter().filter_map(name).all(|n| seen.insert(n)) {
         // One solution: kept as named values (it also equals the tuple of its values in the
         // names' order, see `equal`).
         return Value::Set(items);
     }
+    let mut groups: Vec<Vec<(Box<str>, Value)>> = vec![Vec::new()];
+    seen.clear();
     for v in items {
         let Value::Named(n, v) = v else { continue };
-        let current = groups.last_mut().map(|g| g.iter().any(|(m, _)| *m == n));
-        if current == Some(true) {
+        if !seen.insert(n.clone()) {
             groups.push(Vec::new());
+            seen.clear();
+            seen.insert(n.clone());
         }
         if let Some(g) = groups.last_mut() {
             g.push((n, *v));
