@@ -7,6 +7,7 @@
 //! (`--verdicts`) for the differential test against Math-Verify (`scripts/math-verify-diff.sh`).
 
 use anyhow::Context;
+use aorlta_core::bench::qa::MIN_MEASURE;
 use aorlta_core::bench::qa::corpus::{read_corpus, score_corpus};
 use aorlta_core::bench::{builtin_pairs, load_pairs, run_qa};
 use std::io::Write;
@@ -73,7 +74,7 @@ fn note_debug_build() {
 fn run_corpus(corpus: &PathBuf, profile: &PathBuf, out: Option<&PathBuf>) -> anyhow::Result<ExitCode> {
     let lines = read_corpus(corpus)?;
     note_debug_build();
-    let run = score_corpus(profile, &lines)
+    let run = score_corpus(profile, &lines, MIN_MEASURE)
         .with_context(|| format!("scoring {} with {}", corpus.display(), profile.display()))?;
     let count = |v: &str| run.verdicts.iter().filter(|x| x.verdict == v).count();
     println!(
@@ -89,8 +90,9 @@ fn run_corpus(corpus: &PathBuf, profile: &PathBuf, out: Option<&PathBuf>) -> any
         count("unsettled")
     );
     println!(
-        "  end to end (parse + comparison legs, one thread): {:.0} candidates/s in {:.3} s",
+        "  end to end (parse + comparison legs, one thread): {:.0} candidates/s ({} in {:.2} s)",
         run.per_second(),
+        run.scored,
         run.elapsed.as_secs_f64()
     );
     if let Some(path) = out {
