@@ -11,7 +11,7 @@ use aorlta_core::bench::qa::MIN_MEASURE;
 use aorlta_core::bench::qa::corpus::{read_corpus, score_corpus};
 use aorlta_core::bench::{builtin_pairs, load_pairs, run_qa};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `aorlta bench qa`.
@@ -34,7 +34,7 @@ pub struct Args {
 /// Runs the benchmark and prints its table.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(corpus) = &args.corpus {
-        return run_corpus(corpus, &args.profile, args.verdicts.as_ref());
+        return run_corpus(corpus, &args.profile, args.verdicts.as_deref());
     }
     let pairs = match load_pairs(&args.examples)? {
         Some(p) if !p.is_empty() => {
@@ -71,7 +71,7 @@ fn note_debug_build() {
     }
 }
 
-fn run_corpus(corpus: &PathBuf, profile: &PathBuf, out: Option<&PathBuf>) -> anyhow::Result<ExitCode> {
+fn run_corpus(corpus: &Path, profile: &Path, out: Option<&Path>) -> anyhow::Result<ExitCode> {
     let lines = read_corpus(corpus)?;
     note_debug_build();
     let run = score_corpus(profile, &lines, MIN_MEASURE)
