@@ -167,9 +167,11 @@ impl<C: Comparer> Adapter for CompareAdapter<C> {
     }
 }
 
-/// The task's reference answer (read with `forms` when there are any and one of them finds an
-/// answer; the whole reference otherwise) and the parsed answer, or the unsettled output saying
-/// which is missing.
+/// The task's reference answer and the parsed answer, or the unsettled output saying which is
+/// missing. With `forms`, a reference that holds a box, or that does not read as an answer
+/// whole (a worked solution), is read with them (the whole reference when none finds an
+/// answer); a bare reference that reads whole is kept whole, so `$3$ or $4$` is not cut to its
+/// last span.
 fn answer_pair<'a>(
     input: &'a LegInput<'_>,
     forms: &[AnswerForm],
@@ -189,7 +191,8 @@ fn answer_pair<'a>(
     let answer = input.extracted.ok_or_else(|| {
         LegOutput::unsettled("no-parsed-answer", "this leg needs a clean `parse` leg before it")
     })?;
-    if forms.is_empty() {
+    let boxed = reference.contains("\\boxed") || reference.contains("\\fbox");
+    if forms.is_empty() || (!boxed && normalise::readable(reference)) {
         return Ok((Cow::Borrowed(reference), answer));
     }
     let read = match answer::extract_answer(reference, forms, normalise::MAX_ANSWER_BYTES) {
@@ -327,6 +330,20 @@ mod tests {
             "2",
         );
         assert_eq!(o.state, aorlta_record::LegState::Unsettled, "{o:?}");
+        let forms = json!({"reference-forms": ["boxed", "statement", "latex", "bare"]});
+        let o = run(
+            "normalised-match",
+            forms.clone(),
+            "Since $x + 1 = 3$, we get $x = 2$.",
+            "2",
+        );
+        assert_eq!(o.state, aorlta_record::LegState::Clean, "{o:?}");
+        let o = run("normalised-match", forms, "$3$ or $4$", "4");
+        assert_eq!(
+            o.state,
+            aorlta_record::LegState::Broke,
+            "a bare reference that reads whole is not cut: {o:?}"
+        );
     }
 
     #[test]

@@ -84,6 +84,11 @@ pub enum Strictness {
     Strict,
 }
 
+/// Whether `answer` reads as an answer of some class (cheap: no comparison).
+pub fn readable(answer: &str) -> bool {
+    value::read(answer).is_ok()
+}
+
 /// Compares two answers after normalisation, leniently. Linear in the input, bounded, never
 /// panics.
 pub fn compare(reference: &str, candidate: &str) -> Comparison {
