@@ -242,6 +242,11 @@ def relations(rng: random.Random) -> None:
         add("relations", f"{v} > {c}", boxed(f"{v} < {c}", rng), "wrong", "the direction matters")
         add("relations", f"{v} > {c}", boxed(f"{v} \\geq {c}", rng), "wrong", "strictness differs")
         add("relations", f"{v} > {c}", boxed(f"{c} < {v}", rng), "right", "read right to left")
+    for _ in range(15):
+        c = rng.randrange(-20, 20)
+        add("relations", f"({c}, \\infty)", boxed(f"\\{{x \\mid x > {c}\\}}", rng), "right", "set-builder notation")
+        add("relations", f"[{c}, \\infty)", boxed(f"\\{{x \\mid x > {c}\\}}", rng), "wrong", "strictness differs")
+        add("relations", "(-\\infty, \\infty)", boxed("\\mathbb{R}", rng), "right", "all real numbers")
     for _ in range(20):
         a = rng.randrange(1, 5)
         b = a + rng.randrange(1, 5)
@@ -408,6 +413,22 @@ def symbolic(rng: random.Random) -> None:
         add("symbolic", poly, boxed(fact, rng), "right", "factored")
         add("symbolic", poly, boxed(fact.replace("x -", "x +", 1) if "x -" in fact else fact.replace("x +", "x -", 1), rng),
             "wrong", "a root's sign flipped")
+    for _ in range(20):
+        num, rep = rng.randrange(0, 10), rng.randrange(1, 99)
+        q = Fraction(num, 10) + Fraction(rep, 990)
+        add("symbolic", fmt_frac(q), boxed(f"0.{num}\\overline{{{rep:02d}}}", rng), "right", "a repeating decimal")
+        add("symbolic", fmt_frac(q), boxed(f"0.{num}{rep:02d}", rng), "ambiguous",
+            "the repeating part written once: a rounding that depends on whether the task asks for a decimal")
+        add("symbolic", fmt_frac(q), boxed(f"0.{num}\\overline{{{(rep + 1) % 99 + 1:02d}}}", rng), "wrong",
+            "other repeating digits")
+        b2 = rng.randrange(2, 30)
+        if int(b2 ** 0.5) ** 2 == b2:
+            continue
+        add("symbolic", f"\\frac{{-1 \\pm \\sqrt{{{b2}}}}}{{2}}",
+            boxed(f"\\frac{{-1 + \\sqrt{{{b2}}}}}{{2}}, \\frac{{-1 - \\sqrt{{{b2}}}}}{{2}}", rng), "right",
+            "`\\pm` inside a fraction")
+        add("symbolic", f"\\frac{{-1 \\pm \\sqrt{{{b2}}}}}{{2}}", boxed(f"\\frac{{-1 + \\sqrt{{{b2}}}}}{{2}}", rng),
+            "wrong", "one root of two")
     for _ in range(30):
         a, b = rng.randrange(1, 9), rng.randrange(2, 30)
         if int(b ** 0.5) ** 2 == b:

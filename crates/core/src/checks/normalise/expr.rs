@@ -60,7 +60,7 @@ pub(super) struct Ast {
     kids: Vec<(Op, u32)>,
     vars: Vec<Box<str>>,
     root: u32,
-    /// Whether the top-level sum has a `±` term.
+    /// Whether the formula has a `±` term (once, anywhere).
     has_pm: bool,
 }
 
@@ -81,7 +81,7 @@ impl Ast {
         self.nodes.len()
     }
 
-    /// Whether the formula is `a ± b`.
+    /// Whether the formula has a `±` (so two values).
     pub fn has_pm(&self) -> bool {
         self.has_pm
     }
@@ -279,7 +279,7 @@ pub(super) fn parse(toks: &[Token]) -> Result<Ast, String> {
         },
         scratch: Vec::new(),
     };
-    let root = p.sum(true)?;
+    let root = p.sum()?;
     if p.pos < toks.len() {
         return Err(format!("unexpected {} in a formula", describe(&toks[p.pos].tk)));
     }
@@ -297,6 +297,7 @@ pub(super) fn describe(tk: &Tk) -> String {
             s
         }
         Tk::Letter(c) => format!("`{c}`"),
+        Tk::Rational(n, d) => format!("number `{n}/{d}`"),
         Tk::Word(w) => format!("word `{w}`"),
         Tk::Sym(c) => format!("`{c}`"),
         other => format!("`{}`", symbol(other)),
@@ -355,7 +356,13 @@ pub(super) fn symbol(tk: &Tk) -> &'static str {
         Tk::Fn(_) => "function",
         Tk::MatBegin => "\\begin",
         Tk::MatEnd => "\\end",
-        Tk::Num(_) | Tk::Letter(_) | Tk::Word(_) | Tk::Sym(_) | Tk::Greek(_) | Tk::Currency(_) => "",
+        Tk::Num(_)
+        | Tk::Rational(..)
+        | Tk::Letter(_)
+        | Tk::Word(_)
+        | Tk::Sym(_)
+        | Tk::Greek(_)
+        | Tk::Currency(_) => "",
     }
 }
 
@@ -418,8 +425,9 @@ impl<'t> Parser<'t> {
         self.node(make(start, len))
     }
 
-    /// A sum of terms; `±` only where `top` (the whole formula).
-    fn sum(&mut self, top: bool) -> Result<u32, String> {
+    /// A sum of terms; `±` (or `∓`) may join one term of one sum in the whole formula
+    /// (`\frac{-1 \pm \sqrt5}{2}`), which then has two values.
+    fn sum(&mut self) -> Result<u32, String> {
         self.enter()?;
         let sign = |tk: Option<&Tk>| match tk {
             Some(Tk::Plus) => Some(Op::Add),
@@ -439,8 +447,8 @@ impl<'t> Parser<'t> {
         let mut mark = None;
         loop {
             if matches!(op, Op::Pm | Op::Mp) {
-                if !top || self.ast.has_pm {
-                    return Err("`±` is read only once, at the top of an answer".into());
+                if self.ast.has_pm {
+                    return Err("`±` is read only once in an answer".into());
                 }
                 self.ast.has_pm = true;
             }
@@ -512,6 +520,7 @@ impl<'t> Parser<'t> {
     fn starts_factor(&self, tk: &Tk) -> bool {
         match tk {
             Tk::Num(_)
+            | Tk::Rational(..)
             | Tk::Letter(_)
             | Tk::Greek(_)
             | Tk::Word(_)
@@ -661,7 +670,7 @@ impl<'t> Parser<'t> {
         self.expect(&open)?;
         let saved_abs = self.abs;
         self.abs = 0;
-        let inner = self.sum(false)?;
+        let inner = self.sum()?;
         self.abs = saved_abs;
         self.expect(&close)?;
         Ok(inner)
@@ -686,6 +695,11 @@ impl<'t> Parser<'t> {
                     return Ok(mixed);
                 }
                 Ok(self.number_rest())
+            }
+            Tk::Rational(n, d) => {
+                let q = Q::new(*n, *d).ok_or("a repeating decimal too long to read")?;
+                self.bump();
+                Ok(self.node(Node::Lit(Real::rational(q))))
             }
             Tk::Letter('e') if self.peek_at(1) != Some(&Tk::Under) => {
                 self.bump();
@@ -718,7 +732,7 @@ impl<'t> Parser<'t> {
             Tk::Bar => {
                 self.bump();
                 self.abs += 1;
-                let inner = self.sum(false);
+                let inner = self.sum();
                 self.abs -= 1;
                 let inner = inner?;
                 self.expect(&Tk::Bar)?;

@@ -97,6 +97,8 @@ impl Func {
 pub(super) enum Tk {
     /// A number literal.
     Num(NumLit),
+    /// A repeating decimal (`0.\overline{3}`, `1.2\overline{45}`): its exact value `n / d`.
+    Rational(i128, i128),
     /// A single ASCII letter (a variable, or a multiple-choice letter).
     Letter(char),
     /// A Greek letter, by its LaTeX name (`alpha`); a variable.
@@ -208,6 +210,7 @@ enum Cmd {
     Begin,
     End,
     EmptySet,
+    Reals,
     Unknown,
 }
 
@@ -440,6 +443,22 @@ impl Lexer<'_> {
                 frac += 1;
                 i += 1;
             }
+        }
+        // A repeating decimal: `0.\overline{3}` or `0.1\overline{6}`.
+        let over = "\\overline{";
+        let rep_at = if point && self.src[i..].starts_with(over) {
+            Some(i + over.len())
+        } else if !point && self.src[i..].starts_with('.') && self.src[i + 1..].starts_with(over) {
+            Some(i + 1 + over.len())
+        } else {
+            None
+        };
+        if let Some(j) = rep_at
+            && let Some((value, end)) = repeating(b, j, &digits, frac)
+        {
+            self.i = end;
+            self.push(Tk::Rational(value.0, value.1));
+            return;
         }
         let mut exp = 0i32;
         if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
@@ -679,6 +698,17 @@ impl Lexer<'_> {
                 self.push(Tk::LSet);
                 self.push(Tk::RSet);
             }
+            Cmd::Reals => {
+                // `\mathbb{R}` is the interval `(-\infty, \infty)`; other sets are not read.
+                let j = self.skip_spaces_from(end);
+                if !self.src[j..].starts_with("{R}") {
+                    return Err(format!("unknown command `\\{name}`"));
+                }
+                self.i = j + 3;
+                for tk in [Tk::LParen, Tk::Minus, Tk::Infty, Tk::Comma, Tk::Infty, Tk::RParen] {
+                    self.push(tk);
+                }
+            }
             Cmd::Unknown => return Err(format!("unknown command `\\{name}`")),
         }
         Ok(())
@@ -694,6 +724,28 @@ impl Lexer<'_> {
         }
         j
     }
+}
+
+/// The exact value of a repeating decimal whose written digits are `digits` (`frac` of them
+/// after the point) and whose repeating digits start at `j` (inside `\overline{…}`), and the
+/// index past the closing brace; `None` when the group is not digits then `}` or the value
+/// does not fit. `x = A / 10^k + R / (10^k (10^m - 1))` for written digits `A` (`k` after the
+/// point) and `m` repeating digits `R`.
+fn repeating(b: &[u8], j: usize, digits: &str, frac: u32) -> Option<((i128, i128), usize)> {
+    let mut end = j;
+    while end < b.len() && b[end].is_ascii_digit() {
+        end += 1;
+    }
+    let m = end - j;
+    if m == 0 || b.get(end) != Some(&b'}') || digits.len() + m > 30 {
+        return None;
+    }
+    let a: i128 = digits.parse().ok()?;
+    let r: i128 = std::str::from_utf8(&b[j..end]).ok()?.parse().ok()?;
+    let nines = 10i128.checked_pow(m as u32)? - 1;
+    let n = a.checked_mul(nines)?.checked_add(r)?;
+    let d = 10i128.checked_pow(frac)?.checked_mul(nines)?;
+    Some(((n, d), end + 1))
 }
 
 /// The index just past the group that opens at `open` (a `{`), skipping escapes; `None` when it
@@ -769,7 +821,7 @@ fn greek_char(c: char) -> Option<&'static str> {
 
 /// What the lexer does with the command `\name`.
 fn command(name: &str) -> Cmd {
-    use Cmd::{Begin, Delimiter, Discard, EmptySet, End, Space, Tok, Unknown, Wrapper};
+    use Cmd::{Begin, Delimiter, Discard, EmptySet, End, Reals, Space, Tok, Unknown, Wrapper};
     if let Some(f) = Func::from_name(name) {
         return Tok(Tk::Fn(f));
     }
@@ -807,9 +859,8 @@ fn command(name: &str) -> Cmd {
         "pounds" => Tok(Tk::Currency('£')),
         "text" | "textrm" | "textnormal" | "textup" | "textbf" | "textit" | "textsf" | "texttt"
         | "textmd" | "emph" | "mathrm" | "mbox" | "hbox" | "operatorname" => Wrapper { text: true },
-        "boxed" | "fbox" | "mathbf" | "mathit" | "mathsf" | "mathtt" | "mathnormal" | "bm" | "boldsymbol" => {
-            Wrapper { text: false }
-        }
+        "boxed" | "fbox" | "mathbf" | "mathit" | "mathsf" | "mathtt" | "mathnormal" | "bm" | "boldsymbol"
+        | "overline" => Wrapper { text: false },
         "quad" | "qquad" => Tok(Tk::Quad),
         "displaystyle" | "textstyle" | "scriptstyle" | "limits" | "nolimits" | "enspace" | "thinspace"
         | "medspace" | "thickspace" | "negthinspace" | "negmedspace" | "negthickspace" | "space"
@@ -818,6 +869,7 @@ fn command(name: &str) -> Cmd {
         "left" | "right" | "middle" | "big" | "Big" | "bigg" | "Bigg" | "bigl" | "bigr" | "Bigl" | "Bigr"
         | "biggl" | "biggr" | "Biggl" | "Biggr" => Delimiter,
         "emptyset" | "varnothing" => EmptySet,
+        "mathbb" => Reals,
         "begin" => Begin,
         "end" => End,
         _ => Unknown,
@@ -931,6 +983,15 @@ mod tests {
                 .contains("tabular")
         );
         assert!(lex("\\begin{align*} x").unwrap_err().contains("never closed"));
+    }
+
+    #[test]
+    fn repeating_decimals_and_reals() {
+        assert_eq!(kinds("0.\\overline{3}"), vec![Tk::Rational(3, 9)]);
+        assert_eq!(kinds("1.2\\overline{45}"), vec![Tk::Rational(12 * 99 + 45, 990)]);
+        assert_eq!(kinds("\\overline{AB}"), vec![Tk::Word("AB".into())]);
+        assert_eq!(kinds("\\mathbb{R}").len(), 6);
+        assert!(lex("\\mathbb{Z}").is_err());
     }
 
     #[test]

@@ -40,8 +40,12 @@
 //! - Formulas with variables (`2x+1`, `(x-1)(x+1)`, `\ln(x^2)` and `2\ln x`) are equal when they
 //!   agree at eight seeded rational points, exactly where the arithmetic stays rational (see
 //!   `equal`); `x \pm y` is the two formulas.
-//! - Not read (unreadable, never guessed): set-builder notation, repeating decimals
-//!   (`0.\overline{3}`), unknown commands and environments. Not converted: units, degrees and
+//! - Repeating decimals are exact (`0.\overline{3}` = `\frac13`); `\mathbb{R}` is
+//!   `(-\infty, \infty)`; set-builder notation for one variable is the range its condition
+//!   describes (`\{x \mid x > 2\}` = `(2, \infty)`); `±` may stand once anywhere
+//!   (`\frac{-1 \pm \sqrt5}{2}` is two values).
+//! - Not read (unreadable, never guessed): other set-builder conditions, other number sets
+//!   (`\mathbb{Z}`), unknown commands and environments. Not converted: units, degrees and
 //!   radians (`30^\circ` ≠ `\frac{\pi}{6}`), bases. No complex arithmetic (`i` is a variable).
 
 mod equal;

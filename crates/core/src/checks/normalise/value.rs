@@ -332,6 +332,17 @@ impl<'t> Reader<'t> {
                 if a == b {
                     return Ok(Some(Value::Set(Vec::new())));
                 }
+                // Set-builder notation for one variable: `\{x \mid 1 < x \le 2\}`, `\{x : x > 2\}`
+                // is the interval (or union) its condition describes, when it describes one.
+                if let Some(end) = self.variable(a, b)
+                    && end + 1 < b
+                    && matches!(self.tk(end), Tk::Bar | Tk::Colon)
+                {
+                    return match self.relation(end + 1, b, false)? {
+                        Some(v @ (Value::Seq { .. } | Value::Union(_))) => Ok(Some(v)),
+                        _ => Err("set-builder notation with a condition that is not a range".into()),
+                    };
+                }
                 let parts = self.split(a, b, |tk| matches!(tk, Tk::Comma | Tk::Semi))?;
                 Ok(Some(Value::Set(self.elements(&parts)?)))
             }
@@ -797,6 +808,7 @@ impl<'t> Reader<'t> {
                 Tk::Letter(c) => s.push(c.to_ascii_lowercase()),
                 Tk::Greek(g) => s.push_str(g),
                 Tk::Num(n) => n.render(&mut s),
+                Tk::Rational(n, d) => s.push_str(&format!("{n}/{d}")),
                 Tk::Sym(c) | Tk::Currency(c) => s.push(*c),
                 Tk::Fn(_) => s.push_str("\\fn"),
                 other => s.push_str(symbol(other)),
