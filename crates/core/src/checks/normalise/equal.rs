@@ -14,7 +14,7 @@
 
 use super::expr::Ast;
 use super::number::{Q, REL_TOL, Real, close};
-use super::value::{Bracket, Value};
+use super::value::{Bracket, Rel, Value};
 
 /// Comparison work allowed for one pair (element comparisons plus formula nodes evaluated).
 pub(super) const BUDGET: u64 = 200_000;
@@ -91,6 +91,19 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
             };
             *open == Bracket::Paren && *close == Bracket::Paren && in_order(&values, items, budget)?
         }
+        // A union of finite sets is their union (`\{1, 2\} \cup \{3\}` = `\{1, 2, 3\}`).
+        (Value::Union(parts), Value::Set(y)) | (Value::Set(y), Value::Union(parts))
+            if parts.iter().all(|p| matches!(p, Value::Set(_))) =>
+        {
+            let flat: Vec<Value> = parts
+                .iter()
+                .flat_map(|p| match p {
+                    Value::Set(items) => items.clone(),
+                    _ => Vec::new(),
+                })
+                .collect();
+            unordered(&flat, y, budget)?
+        }
         // Solutions listed with "or" are the union of intervals they describe.
         (Value::Set(x), Value::Union(y)) | (Value::Union(y), Value::Set(x)) => unordered(x, y, budget)?,
         (Value::Choice(x), Value::Choice(y)) => x == y,
@@ -139,7 +152,7 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
                         }
                     }
                 }
-                all
+                all || (p[..] == [Rel::Eq] && q[..] == [Rel::Eq] && equations(x, y, budget)?)
             }
         }
         _ => false,
@@ -220,6 +233,51 @@ fn proportional(x: &[Value], y: &[Value], budget: &mut Budget) -> Result<bool, E
         }
     }
     Ok(p.iter().any(|t| t.f != 0.0))
+}
+
+/// Two equations `l = r` and `l' = r'` are the same equation when `l - r` and `l' - r'` are
+/// proportional with a nonzero factor at every point (`x^2 + y^2 = 25` and `y^2 + x^2 - 25 = 0`;
+/// `2x + 4 = 0` and `x = -2`): checked at the formula points, exactly where the values are.
+fn equations(x: &[Value], y: &[Value], budget: &mut Budget) -> Result<bool, Exhausted> {
+    let (Some(a), Some(b), Some(c), Some(d)) = (side(&x[0]), side(&x[1]), side(&y[0]), side(&y[1])) else {
+        return Ok(false);
+    };
+    if [&a, &b, &c, &d].iter().all(|s| matches!(s, Side::Const(_))) {
+        return Ok(false);
+    }
+    let size = |s: &Side<'_>| match s {
+        Side::Const(_) => 1,
+        Side::Formula(f, _) => f.size() as u64,
+    };
+    budget.spend(u64::from(POINTS) * (size(&a) + size(&b) + size(&c) + size(&d)))?;
+    let diff = |l: &Side<'_>, r: &Side<'_>, k: u32| -> Option<Real> {
+        let (l, r) = (eval(l, k)?, eval(r, k)?);
+        l.add(&r.neg()).ok()
+    };
+    let mut ratio: Option<(Real, Real)> = None;
+    let mut agree = 0;
+    for k in 0..POINTS {
+        let (Some(f), Some(g)) = (diff(&a, &b, k), diff(&c, &d, k)) else {
+            continue;
+        };
+        let zero = |v: &Real| v.exact().map_or(v.f.abs() < 1e-12, |q| q == Q::int(0));
+        match (zero(&f), zero(&g)) {
+            (true, true) => agree += 1,
+            (false, false) => match &ratio {
+                None => {
+                    ratio = Some((f, g));
+                    agree += 1;
+                }
+                // f / g = f0 / g0, written as f · g0 = g · f0.
+                Some((f0, g0)) => match (f.mul(g0), g.mul(f0)) {
+                    (Ok(l), Ok(r)) if agrees(&l, &r) => agree += 1,
+                    _ => return Ok(false),
+                },
+            },
+            _ => return Ok(false),
+        }
+    }
+    Ok(agree >= 3 && ratio.is_some())
 }
 
 /// A number or a formula (with the sign its `±` takes), for evaluation at points.

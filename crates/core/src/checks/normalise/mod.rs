@@ -30,6 +30,8 @@
 //!   solutions: `p=5,q=2;p=7,q=2` = `(5,2),(7,2)` (a solution per repeat of a name, its values in
 //!   the names' alphabetical order). `\quad`, "and", "or" and the lines of `align*`/`cases`
 //!   separate answers.
+//! - Equations are the same when `lhs - rhs` of one is a nonzero constant times the other's at
+//!   every formula point (`2x + 4 = 0` = `x + 2 = 0`).
 //! - Ratios (`11:21`) are equal when proportional (`22:42`), and a ratio of two equals its
 //!   quotient (`\frac{11}{21}`) leniently.
 //! - Choice letters compare case-insensitively (`(b)` = `B.` = `option B`); words compare
