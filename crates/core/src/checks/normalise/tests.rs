@@ -381,6 +381,9 @@ const TABLE: &[(&str, &str, X)] = &[
     ("(1, 2)", "x = 2, y = 1", N),
     ("[1, 2]", "x = 1, y = 2", N),
     ("3, 4", "a = 3, b = 4", E),
+    ("(n, k) = (5, 2)", "n = 5, k = 2", E),
+    ("(n, k) = (5, 2)", "k = 5, n = 2", N),
+    ("(y, x) = (2, 1)", "(1, 2)", E),
     // Several answers, `\quad`, `\text{ and }`, display environments.
     (
         "(2, 2), (6, 2)",

@@ -430,6 +430,19 @@ impl<'t> Reader<'t> {
                     return Err("a relation with an empty side".into());
                 }
                 let v = self.element(a, b, false)?;
+                // `(n, k) = (5, 2)`: each value keeps its name, as in `n = 5, k = 2`.
+                if start == 1
+                    && let Some(names) = self.tuple_names(first_lo, first_hi)
+                    && let Value::Seq { items, .. } = &v
+                    && items.len() == names.len()
+                {
+                    let named = names
+                        .into_iter()
+                        .zip(items.iter().cloned())
+                        .map(|(n, v)| Value::Named(n.into(), Box::new(v)))
+                        .collect();
+                    return Ok(Some(Value::Set(named)));
+                }
                 return Ok(Some(match name {
                     Some(name) if in_list => Value::Named(name.into(), Box::new(v)),
                     _ => v,
@@ -594,6 +607,21 @@ impl<'t> Reader<'t> {
             }
             _ => None,
         }
+    }
+
+    /// The names of a tuple of variables `(x, y)`, `(n, k)`.
+    fn tuple_names(&self, lo: usize, hi: usize) -> Option<Vec<String>> {
+        if hi < lo + 3 || *self.tk(lo) != Tk::LParen || self.mate[lo] as usize != hi - 1 {
+            return None;
+        }
+        let parts = self.split(lo + 1, hi - 1, |tk| *tk == Tk::Comma).ok()?;
+        if parts.len() < 2 {
+            return None;
+        }
+        parts
+            .into_iter()
+            .map(|(a, b)| (self.variable(a, b) == Some(b)).then(|| self.render(a, b)))
+            .collect()
     }
 
     /// Whether `lo..hi` only names a quantity: names of points, segments and variables
