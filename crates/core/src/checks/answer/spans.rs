@@ -312,10 +312,15 @@ pub(super) fn last_math(s: &str) -> Option<&str> {
 /// for its `\begin`, so the work stays linear in the completion.
 fn last_math_env(s: &str) -> Option<&str> {
     const MAX_ENV_ENDS: usize = 4;
-    let mut until = s.len();
+    let b = s.as_bytes();
+    let mut until = b.len();
     let mut tries = 0;
-    while let Some(e) = s[..until].rfind("\\end{") {
+    // Backslashes found from the end, 32 bytes at a time ([`prev`]).
+    while let Some(e) = prev(b, until, |c| c == b'\\') {
         until = e;
+        if !b[e..].starts_with(b"\\end{") {
+            continue;
+        }
         if tries == MAX_ENV_ENDS {
             return None;
         }

@@ -252,7 +252,14 @@ impl<'t> Reader<'t> {
             let loose = self.t[lo..hi]
                 .iter()
                 .any(|t| is_word_separator(&t.tk) || t.tk == Tk::Quad);
-            let parts: Vec<(usize, usize)> = parts.into_iter().filter(|&(a, b)| !(loose && a == b)).collect();
+            // A separator at the very end (`p=5,q=2;`) leaves nothing after it either.
+            let last = parts.len() - 1;
+            let parts: Vec<(usize, usize)> = parts
+                .into_iter()
+                .enumerate()
+                .filter(|&(k, (a, b))| !((loose || k == last) && a == b))
+                .map(|(_, p)| p)
+                .collect();
             if let [(a, b)] = parts[..] {
                 return self.element(a, b, in_list);
             }
