@@ -309,15 +309,16 @@ pub(super) fn last_math(s: &str) -> Option<&str> {
 
 /// The last `\begin{env}…\end{env}` of a math environment with something inside, whole.
 /// Only the last few (`MAX_ENV_ENDS`) math-environment ends are tried, each with one search back
-/// for its `\begin`, so the work stays linear in the completion.
+/// of at most 8 KiB for its `\begin`, so the work stays linear in the completion.
 fn last_math_env(s: &str) -> Option<&str> {
     const MAX_ENV_ENDS: usize = 4;
     let b = s.as_bytes();
     let mut until = b.len();
     let mut tries = 0;
-    // Backslashes found from the end, 32 bytes at a time ([`prev`]).
-    while let Some(e) = prev(b, until, |c| c == b'\\') {
-        until = e;
+    // `end` found from the end, 32 bytes at a time ([`prev_folded`]), then `\end{` checked.
+    while let Some(i) = prev_folded(b, until, *b"end") {
+        until = i;
+        let Some(e) = i.checked_sub(1) else { break };
         if !b[e..].starts_with(b"\\end{") {
             continue;
         }
@@ -331,8 +332,17 @@ fn last_math_env(s: &str) -> Option<&str> {
             continue;
         }
         tries += 1;
+        // An environment longer than this is too long to be an answer (the comparison reads
+        // at most 4 KiB), so its `\begin` is looked for only this far back.
+        const MAX_ENV_BYTES: usize = 8192;
+        let mut from = e.saturating_sub(MAX_ENV_BYTES);
+        while !s.is_char_boundary(from) {
+            from -= 1;
+        }
         let begin = format!("\\begin{{{env}}}");
-        let Some(b) = s[..e].rfind(&begin) else { continue };
+        let Some(b) = s[from..e].rfind(&begin).map(|k| from + k) else {
+            continue;
+        };
         if s[b + begin.len()..e].trim().is_empty() {
             continue;
         }
