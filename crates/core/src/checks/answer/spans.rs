@@ -9,7 +9,8 @@ use super::scan::{closing_brace, escaped, next, prev, prev_folded};
 /// starts last; an empty one is skipped). When boxes before it are joined to it only by
 /// connectors (`\boxed{1} \quad \text{and} \quad \boxed{2}`, see [`connectors_only`]), the
 /// answer is the whole run from the first such box to the last box's closing brace, boxes and
-/// connectors included: several answers, which the comparison reads as a list.
+/// connectors included: several answers, which the comparison reads as a list. The walk back
+/// stops once the run is over 8 KiB, longer than any answer the comparison reads.
 ///
 /// Boxes are tried from the last back. A box closes at the first `}` that brings its depth to
 /// zero. When a later box never closes, no earlier box can close after that later box starts
@@ -66,9 +67,12 @@ pub(super) fn last_boxed(s: &str) -> Option<&str> {
 /// ([`connectors_only`]) stand between them. Each earlier box is scanned only up to the next
 /// box, so each byte is still scanned about once.
 fn siblings(s: &str, boxes: &[(usize, usize)], k: usize) -> usize {
+    // A run this long is longer than any answer the comparison reads (4 KiB): it is too long
+    // however far back it goes, so the walk stops there.
+    const MAX_RUN: usize = 8192;
     let b = s.as_bytes();
     let mut first = k;
-    while first > 0 {
+    while first > 0 && boxes[k].1 - boxes[first].0 <= MAX_RUN {
         let j = first - 1;
         let mut depth = 1i64;
         let Some(c) = closing_brace(b, boxes[j].1, boxes[first].0, &mut depth) else {
