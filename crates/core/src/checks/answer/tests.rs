@@ -79,6 +79,13 @@ fn boxes_joined_by_connectors_are_one_answer() {
         "a box around the last is not beside it"
     );
     assert_eq!(text("\\boxed{1} and orange \\boxed{2}", b).as_deref(), Some("2"));
+    let many = "\\boxed{1} \\quad ".repeat(2000);
+    let run = text(&many, b).unwrap();
+    assert!(
+        run.len() > 8000 && run.len() < many.len(),
+        "a long run is cut past 8 KiB: {}",
+        run.len()
+    );
 }
 
 #[test]
