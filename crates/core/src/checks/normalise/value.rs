@@ -596,13 +596,7 @@ impl<'t> Reader<'t> {
             {
                 Some(w.clone())
             }
-            (Some(Tk::Letter(_)), 4)
-                if *self.tk(lo + 1) == Tk::LParen
-                    && matches!(self.tk(lo + 2), Tk::Letter(_))
-                    && *self.tk(lo + 3) == Tk::RParen =>
-            {
-                Some(self.render(lo, hi))
-            }
+            (Some(Tk::Letter(_)), _) if self.applied(lo, hi) => Some(self.render(lo, hi)),
             (Some(Tk::LParen), n) if n >= 3 && self.mate[lo] as usize == hi - 1 => {
                 let parts = self.split(lo + 1, hi - 1, |tk| *tk == Tk::Comma).ok()?;
                 for (a, b) in parts {
@@ -614,6 +608,43 @@ impl<'t> Reader<'t> {
             }
             _ => None,
         }
+    }
+
+    /// Whether `lo..hi` is a function or measure applied to plain arguments: `f(x)`, `f(2)`,
+    /// `f'(x)`, `f^{-1}(x)`, `P(X=2)`, `P(A|B)`, `E[X]`. The arguments hold no arithmetic
+    /// (`x(x+1)` is a product that constrains, not a name).
+    fn applied(&self, lo: usize, hi: usize) -> bool {
+        let mut i = lo + 1;
+        while i < hi && *self.tk(i) == Tk::Prime {
+            i += 1;
+        }
+        // `^{-1}`: an inverse.
+        if i + 4 < hi
+            && *self.tk(i) == Tk::Caret
+            && *self.tk(i + 1) == Tk::LBrace
+            && *self.tk(i + 2) == Tk::Minus
+            && matches!(self.tk(i + 3), Tk::Num(n) if n.is_plain_int() && n.digits == "1")
+            && *self.tk(i + 4) == Tk::RBrace
+        {
+            i += 5;
+        }
+        if i + 2 >= hi || !matches!(self.tk(i), Tk::LParen | Tk::LBrack) || self.mate[i] as usize != hi - 1 {
+            return false;
+        }
+        self.t[i + 1..hi - 1].iter().all(|t| {
+            !matches!(
+                t.tk,
+                Tk::Plus
+                    | Tk::Minus
+                    | Tk::Times
+                    | Tk::Div
+                    | Tk::Caret
+                    | Tk::Frac
+                    | Tk::Sqrt
+                    | Tk::Pm
+                    | Tk::Mp
+            )
+        })
     }
 
     /// The names of a tuple of variables `(x, y)`, `(n, k)`.
