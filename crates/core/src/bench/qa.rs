@@ -7,6 +7,8 @@
 //! is the median of [`RUNS`] runs; the slowest run is printed beside it, since on a shared
 //! machine it also measures whatever else was scheduled.
 
+pub mod corpus;
+
 use crate::checks::answer::{AnswerForm, extract_answer};
 use crate::checks::normalise::{Comparison, compare};
 use crate::error::CoreError;
@@ -351,6 +353,45 @@ pub fn pathological_cases() -> Vec<Case> {
             "900-element set, reversed",
             &format!("\\{{{}\\}}", set.join(",")),
             format!("\\boxed{{\\{{{}\\}}}}", rev.join(",")),
+        ),
+        case(
+            "1 MiB of \\end{align*} without \\begin",
+            "1",
+            fill("\\end{align*} ", MIB),
+        ),
+        case(
+            "boxes joined by \\quad × 60k",
+            "1",
+            fill("\\boxed{1} \\quad ", MIB),
+        ),
+        case(
+            "4 KiB chain of inequalities",
+            "1",
+            format!("\\boxed{{{}1}}", "0 < x \\le ".repeat(330)),
+        ),
+        case(
+            "4 KiB named solutions p=…,q=…;",
+            &(0..150)
+                .map(|i| format!("({i},{})", i + 1))
+                .collect::<Vec<_>>()
+                .join(","),
+            format!(
+                "\\boxed{{{}}}",
+                (0..150)
+                    .map(|i| format!("p={i},q={};", i + 1))
+                    .collect::<String>()
+            ),
+        ),
+        case(
+            "4 KiB ratio 1:2:3:…",
+            &(1..700).map(|i| i.to_string()).collect::<Vec<_>>().join(":"),
+            format!(
+                "\\boxed{{{}}}",
+                (1..700)
+                    .map(|i| (2 * i).to_string())
+                    .collect::<Vec<_>>()
+                    .join(":")
+            ),
         ),
         case(
             "16-variable formula, reordered",

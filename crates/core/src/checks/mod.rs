@@ -137,9 +137,7 @@ impl Registry {
     /// Every adapter AORLTA ships.
     pub fn builtin() -> Self {
         let mut r = Registry::default();
-        r.add(Arc::new(qa::ParseAdapter));
-        r.add(Arc::new(qa::ReferenceMatch));
-        r.add(Arc::new(qa::NormalisedMatch));
+        qa::register(&mut r);
         kernel::register(&mut r);
         r
     }
