@@ -12,6 +12,7 @@ pub mod profile;
 pub mod reward;
 pub mod run;
 pub mod task;
+pub mod yaml;
 
 pub use error::{CoreError, Result};
 

@@ -32,7 +32,7 @@ pub use decide::judge;
 pub use input::{Pair, RunFacts, TooSlow, is_valid_time};
 pub use measurement::Measurement;
 pub use params::{DEFAULT_SEED, JudgeParams, MIN_RESAMPLES, ParamsError};
-pub use rng::SplitMix64;
+pub use rng::{SeededRng, seeded};
 pub use sample::{PairedSample, Sample, SampleError};
 pub use stats::{Summary, mad, median, median_in_place, summarize};
 pub use verdict::Verdict;

@@ -3,8 +3,9 @@
 //! with a 95% bootstrap interval (resampling entries of each pool independently, seeded).
 
 use super::summary::{Summary, passed_entry};
-use crate::judge::SplitMix64;
+use crate::judge::seeded;
 use aorlta_record::{LegState, RewardEntry};
+use rand::RngExt;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -84,10 +85,10 @@ fn estimate(
     stat: &dyn Fn(&mut dyn Iterator<Item = &Row>) -> Option<f64>,
 ) -> Option<Estimate> {
     let point = stat(&mut rows.iter())?;
-    let mut rng = SplitMix64::new(seed);
+    let mut rng = seeded(seed);
     let mut values: Vec<f64> = (0..RESAMPLES)
         .filter_map(|_| {
-            let picks: Vec<usize> = (0..rows.len()).map(|_| rng.below(rows.len())).collect();
+            let picks: Vec<usize> = (0..rows.len()).map(|_| rng.random_range(0..rows.len())).collect();
             stat(&mut picks.iter().map(|&i| &rows[i]))
         })
         .collect();
