@@ -94,7 +94,7 @@ fn aa_rates(trials: usize) {
 /// letter near the ratio, few at 1.12 and nearly all at 1.25.
 fn power(trials: usize) {
     println!("\nshare of {trials} runs called faster at ratio 1.1, 2 % lognormal noise:");
-    println!("{:>8} {:>14} {:>14}", "speedup", "pairs, letter", "pairs, judge");
+    println!("{:>6} {:>8} {:>9} {:>9}", "pairs", "speedup", "letter", "judge");
     for n in [30, 100] {
         let mut judged_at = Vec::new();
         for speedup in [1.12, 1.14, 1.16, 1.18, 1.20, 1.25] {
@@ -120,10 +120,8 @@ fn power(trials: usize) {
             }
             let pct = |k: usize| 100.0 * k as f64 / trials as f64;
             println!(
-                "{speedup:>8.2} {:>6} {:>6.1} % {:>6} {:>6.1} %",
-                n,
+                "{n:>6} {speedup:>8.2} {:>7.1} % {:>7.1} %",
                 pct(letter),
-                n,
                 pct(judged)
             );
             assert!(
