@@ -44,7 +44,7 @@ fn the_suite_passes_on_the_fake_device_and_repeats() {
     assert_eq!(words[0], words[2], "{summary}");
     assert!(words[0].parse::<usize>().unwrap() >= 40, "{summary}");
     assert!(!text.contains("FAIL"));
-    // Every threat of SPEC §4 is a case, and each was caught.
+    // Every threat of docs/VALIDATION.md is a case, and each was caught.
     for (case, got) in [
         (
             "vector_add/stateful-counter",

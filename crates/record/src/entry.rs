@@ -22,7 +22,7 @@ impl Parts {
     }
 }
 
-/// What a cached result is keyed by besides the task and candidate (see SPEC §6).
+/// What a cached result is keyed by besides the task and candidate (docs/ARCHITECTURE.md, "Cache identity").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct VersionIdentity {
     /// The AORLTA build (`aorlta <version>`).

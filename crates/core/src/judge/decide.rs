@@ -1,10 +1,10 @@
-//! The judge's rules (SPEC §3), applied in order to one run's pairs:
+//! The judge's rules (docs/JUDGE.md), applied in order to one run's pairs:
 //! parameters usable, then too slow to measure, too few, invalid, noisy, candidate noisy, and
 //! finally faster / not faster / within noise, each of the last two needing both the noise floor
 //! and the bootstrap interval. The bootstrap runs only when the floor test already passed: it is
 //! nearly all of the judge's cost.
 //!
-//! `faster` asks more than SPEC §3's letter: the interval's lower end must clear the whole floor
+//! `faster` asks more than the rules' letter: the interval's lower end must clear the whole floor
 //! band, `low > ratio * (1 + floor)`, not only `low >= ratio`. On simulated A/A runs at ratio 1
 //! the letter still calls 2.5 to 2.7 in 10,000 faster (6.4 on a coarse timer, where resampled
 //! medians tie at exactly the ratio); this rule called none in 3,000,000 (docs/JUDGE.md has the

@@ -1,4 +1,4 @@
-//! The measurement record a timing verdict carries (SPEC §3): what was measured, what was decided
+//! The measurement record a timing verdict carries (docs/JUDGE.md): what was measured, what was decided
 //! and with which parameters, so that a verdict can be checked and reproduced from its record.
 //!
 //! The speedup reward reads the top-level numbers `s` and `ratio` from this record; the verdict is

@@ -1,4 +1,4 @@
-//! The timing judge (SPEC §3): pure statistics over interleaved per-launch times that decide
+//! The timing judge (docs/JUDGE.md): pure statistics over interleaved per-launch times that decide
 //! whether a candidate kernel is faster than its reference by a required ratio, and says so only
 //! when neither noise nor chance can explain the difference.
 //!

@@ -1,6 +1,6 @@
-//! Every verdict on synthetic samples, including the seed's figures (SPEC §3): a reference against
-//! itself, a 1.07x kernel at two ratios, a deliberately slow kernel, and the noisy, too-few and
-//! invalid cases.
+//! Every verdict on synthetic samples, including the figures the original design asked for
+//! (docs/JUDGE.md): a reference against itself, a 1.07x kernel at two ratios, a deliberately slow
+//! kernel, and the noisy, too-few and invalid cases.
 
 use super::sim::{Noise, Scenario};
 use super::{JudgeParams, Measurement, Pair, RunFacts, TooSlow, Verdict, judge, seeded};

@@ -79,7 +79,7 @@ pub struct CheckWork {
     pub seeds: Vec<u64>,
 }
 
-/// A timing job: pairs of launches on one size, by the per-launch protocol of SPEC §4.
+/// A timing job: pairs of launches on one size, by the per-launch protocol of docs/VALIDATION.md.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TimeWork {
