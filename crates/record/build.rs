@@ -13,7 +13,10 @@ const HARNESS: &[&str] = &["record/src", "gpu/src"];
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
-    let crates = manifest.parent().expect("crates/record has a parent").to_path_buf();
+    let crates = manifest
+        .parent()
+        .expect("crates/record has a parent")
+        .to_path_buf();
     for p in HARNESS {
         println!("cargo:rerun-if-changed={}", crates.join(p).display());
     }

@@ -80,7 +80,10 @@ pub fn sets() -> Vec<(&'static str, Vec<&'static str>)> {
         ("NORMALISED_MATCH", join(&[COMMON, QA, NORMALISE])),
         ("KERNEL_COMPILE", join(&[COMMON, KERNEL_COMPILE])),
         ("KERNEL_RUN", join(&[COMMON, KERNEL_COMPILE, KERNEL_RUN])),
-        ("KERNEL_TIME", join(&[COMMON, KERNEL_COMPILE, KERNEL_RUN, KERNEL_TIME])),
+        (
+            "KERNEL_TIME",
+            join(&[COMMON, KERNEL_COMPILE, KERNEL_RUN, KERNEL_TIME]),
+        ),
         ("ENTRY", join(&[COMMON, ENTRY])),
         ("ALL", WATCHED.to_vec()),
     ]

@@ -103,18 +103,36 @@ mod tests {
     fn the_build_script_hashed_the_same_lists() {
         let now = identities_of(&crates());
         assert_eq!(format!("{:016x}", now["PARSE"]), env!("AORLTA_SRC_PARSE"));
-        assert_eq!(format!("{:016x}", now["KERNEL_TIME"]), env!("AORLTA_SRC_KERNEL_TIME"));
+        assert_eq!(
+            format!("{:016x}", now["KERNEL_TIME"]),
+            env!("AORLTA_SRC_KERNEL_TIME")
+        );
         assert_eq!(format!("{:016x}", now["ENTRY"]), env!("AORLTA_SRC_ENTRY"));
     }
 
     #[test]
     fn an_edit_changes_exactly_the_identities_that_depend_on_it() {
         let cases: [(&str, &[&str]); 9] = [
-            ("core/src/checks/answer/fence.rs", &["PARSE", "REFERENCE_MATCH", "NORMALISED_MATCH", "ALL"]),
-            ("core/src/checks/normalise/number.rs", &["NORMALISED_MATCH", "ALL"]),
-            ("core/src/checks/kernel/nvcc.rs", &["KERNEL_COMPILE", "KERNEL_RUN", "KERNEL_TIME", "ALL"]),
-            ("record/src/kernel/mangle.rs", &["KERNEL_COMPILE", "KERNEL_RUN", "KERNEL_TIME", "ALL"]),
-            ("core/src/checks/kernel/exec.rs", &["KERNEL_RUN", "KERNEL_TIME", "ALL"]),
+            (
+                "core/src/checks/answer/fence.rs",
+                &["PARSE", "REFERENCE_MATCH", "NORMALISED_MATCH", "ALL"],
+            ),
+            (
+                "core/src/checks/normalise/number.rs",
+                &["NORMALISED_MATCH", "ALL"],
+            ),
+            (
+                "core/src/checks/kernel/nvcc.rs",
+                &["KERNEL_COMPILE", "KERNEL_RUN", "KERNEL_TIME", "ALL"],
+            ),
+            (
+                "record/src/kernel/mangle.rs",
+                &["KERNEL_COMPILE", "KERNEL_RUN", "KERNEL_TIME", "ALL"],
+            ),
+            (
+                "core/src/checks/kernel/exec.rs",
+                &["KERNEL_RUN", "KERNEL_TIME", "ALL"],
+            ),
             ("core/src/judge/decide.rs", &["KERNEL_TIME", "ALL"]),
             ("core/src/reward/speedup.rs", &["ENTRY", "ALL"]),
             ("core/src/run/summary.rs", &["ALL"]),
@@ -146,7 +164,10 @@ mod tests {
         let tree = copy_tree();
         let harness = |t: &Path| hashing::hash(t, &hashing::files(t, &["record/src", "gpu/src"]));
         let before = harness(tree.path());
-        for (file, changes) in [("core/src/checks/kernel/exec.rs", false), ("gpu/src/lib.rs", true)] {
+        for (file, changes) in [
+            ("core/src/checks/kernel/exec.rs", false),
+            ("gpu/src/lib.rs", true),
+        ] {
             let p = tree.path().join(file);
             let mut text = std::fs::read_to_string(&p).unwrap();
             text.push_str("\n// an edit\n");

@@ -227,8 +227,10 @@ fn a_leg_whose_sources_changed_is_recomputed_and_the_others_are_served() {
     let build = |sources: &'static str| {
         let mut reg = registry(counted.clone());
         reg.add(Arc::new(Sourced(sources, runs.clone())));
-        let profile = "name: t\nlegs:\n  - {name: first, adapter: counting}\n  - {name: s, adapter: sourced}\n";
-        let p = LoadedProfile::from_yaml(profile, Path::new("t.yaml"), &reg, &RewardRegistry::builtin()).unwrap();
+        let profile =
+            "name: t\nlegs:\n  - {name: first, adapter: counting}\n  - {name: s, adapter: sourced}\n";
+        let p =
+            LoadedProfile::from_yaml(profile, Path::new("t.yaml"), &reg, &RewardRegistry::builtin()).unwrap();
         let mut tasks = TaskSet::default();
         tasks.add(Task::qa(QaTask {
             id: "t1".into(),
@@ -244,12 +246,24 @@ fn a_leg_whose_sources_changed_is_recomputed_and_the_others_are_served() {
     };
     let old = build("rules-v1").score(&cand("a", "ok"));
     let same = build("rules-v1").score(&cand("a", "ok"));
-    assert_eq!(runs.load(Ordering::SeqCst), 1, "unchanged sources: served from the cache");
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        1,
+        "unchanged sources: served from the cache"
+    );
     assert!(same.legs.iter().all(|l| l.cached));
     let new = build("rules-v2").score(&cand("a", "ok"));
-    assert_eq!(runs.load(Ordering::SeqCst), 2, "changed sources: never served the old result");
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        2,
+        "changed sources: never served the old result"
+    );
     assert_ne!(old.version.legs["s"], new.version.legs["s"]);
     assert_eq!(old.version.legs["first"], new.version.legs["first"]);
     assert!(new.legs[0].cached && !new.legs[1].cached);
-    assert_eq!(counted.load(Ordering::SeqCst), 1, "the other leg was served from the leg cache");
+    assert_eq!(
+        counted.load(Ordering::SeqCst),
+        1,
+        "the other leg was served from the leg cache"
+    );
 }

@@ -444,6 +444,7 @@ mod tests {
             time: None,
             elapsed_s: 0.25,
         };
+        insta::assert_json_snapshot!("harness_record", rec);
         let text = serde_json::to_string(&rec).unwrap();
         let back: HarnessRecord = serde_json::from_str(&text).unwrap();
         assert_eq!(back, rec);
