@@ -9,6 +9,9 @@
 //! (Efron and Tibshirani, "An Introduction to the Bootstrap", 1993, ch. 13).
 //!
 //! The generator is seeded, so the interval is a pure function of the pairs and the seed.
+//!
+//! Written here because the bootstrap crates resample one sample's statistic; none resamples
+//! pairs for a ratio of medians and reads fixed order statistics, which takes a few lines.
 
 use super::rng::seeded;
 use super::sample::PairedSample;
