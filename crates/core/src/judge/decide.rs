@@ -6,7 +6,7 @@
 //!
 //! `faster` asks more than the rules' letter: the interval's lower end must clear the whole floor
 //! band, `low > ratio * (1 + floor)`, not only `low >= ratio`. On simulated A/A runs at ratio 1
-//! the letter still calls 2.5 to 2.7 in 10,000 faster (6.4 on a coarse timer, where resampled
+//! the letter still calls 2.3 to 2.8 in 10,000 faster (7.1 on a coarse timer, where resampled
 //! medians tie at exactly the ratio); this rule called none in 3,000,000 (docs/JUDGE.md has the
 //! figures). `not-faster` follows the letter: `s <= ratio / (1 + floor)` and `high <= ratio`.
 

@@ -266,43 +266,10 @@ impl Validation {
         self.kernel().pool().shutdown();
     }
 
-    /// The suite's profile with the case's parameters over its `kernel-run` and `kernel-time`
-    /// legs' and, when `forced`, the timing legs' needs on correctness legs replaced by what
-    /// those legs need themselves; checked like any profile.
+    /// The case's variant of the suite's profile ([`case_profile`]), checked like any profile.
     fn variant(&self, case: &Case, id: &str, forced: bool) -> Result<LoadedProfile> {
-        let mut profile: Profile = self.profile.profile.clone();
-        let correctness: Vec<(String, Vec<String>)> = profile
-            .legs
-            .iter()
-            .filter(|l| l.adapter == "kernel-run")
-            .map(|l| (l.name.clone(), l.needs.clone()))
-            .collect();
-        for leg in &mut profile.legs {
-            match leg.adapter.as_str() {
-                "kernel-run" => leg.params = merge_params(&leg.params, &case.run),
-                "kernel-time" => {
-                    leg.params = merge_params(&leg.params, &case.time);
-                    if forced {
-                        let mut needs: Vec<String> = Vec::new();
-                        for n in &leg.needs {
-                            let up = match correctness.iter().find(|(name, _)| name == n) {
-                                Some((_, up)) => up.clone(),
-                                None => vec![n.clone()],
-                            };
-                            for u in up {
-                                if !needs.contains(&u) {
-                                    needs.push(u);
-                                }
-                            }
-                        }
-                        leg.needs = needs;
-                    }
-                }
-                _ => {}
-            }
-        }
         LoadedProfile::check(
-            profile,
+            case_profile(&self.profile.profile, case, forced),
             &self.suite_path,
             &Registry::builtin(),
             &RewardRegistry::builtin(),
@@ -401,6 +368,45 @@ impl Validation {
     }
 }
 
+/// A case's variant of a profile: the case's `run:` and `time:` parameters over those of the
+/// profile's `kernel-run` and `kernel-time` legs and, when `forced`, every timing leg's needs on a
+/// correctness (`kernel-run`) leg replaced by what that leg needs itself, so the timing leg runs
+/// whenever the correctness leg ran, whatever its verdict.
+pub fn case_profile(base: &Profile, case: &Case, forced: bool) -> Profile {
+    let mut profile = base.clone();
+    let correctness: Vec<(String, Vec<String>)> = profile
+        .legs
+        .iter()
+        .filter(|l| l.adapter == "kernel-run")
+        .map(|l| (l.name.clone(), l.needs.clone()))
+        .collect();
+    for leg in &mut profile.legs {
+        match leg.adapter.as_str() {
+            "kernel-run" => leg.params = merge_params(&leg.params, &case.run),
+            "kernel-time" => {
+                leg.params = merge_params(&leg.params, &case.time);
+                if forced {
+                    let mut needs: Vec<String> = Vec::new();
+                    for n in &leg.needs {
+                        let up = match correctness.iter().find(|(name, _)| name == n) {
+                            Some((_, up)) => up.clone(),
+                            None => vec![n.clone()],
+                        };
+                        for u in up {
+                            if !needs.contains(&u) {
+                                needs.push(u);
+                            }
+                        }
+                    }
+                    leg.needs = needs;
+                }
+            }
+            _ => {}
+        }
+    }
+    profile
+}
+
 /// `state[ code][ s=…]`.
 fn describe(r: &LegResult) -> String {
     let code = r.first_code().map(|c| format!(" {c}")).unwrap_or_default();
@@ -439,6 +445,38 @@ mod tests {
         assert_eq!(m, json!({"ratio": 1.0, "pairs": 30}));
         assert_eq!(merge_params(&Value::Null, &json!({"a": 1})), json!({"a": 1}));
         assert_eq!(merge_params(&json!({"a": 1}), &Value::Null), json!({"a": 1}));
+    }
+
+    #[test]
+    fn a_case_variant_overrides_parameters_and_forcing_unties_timing_from_correctness() {
+        let base: Profile = serde_norway::from_str(
+            "name: k\nreward-fn: rewardfn.speedup\nlegs:\n\
+             - {name: parse, adapter: parse}\n\
+             - {name: compile, adapter: kernel-compile, needs: [parse]}\n\
+             - {name: ref.native, adapter: kernel-run, needs: [compile], params: {seeds: 3}}\n\
+             - {name: ref.speedup, adapter: kernel-time, needs: [ref.native], timing: true, params: {ratio: 1.1, pairs: 30}}\n",
+        )
+        .unwrap();
+        let case: Case = serde_norway::from_str(
+            "task: t\ncase: c\nrun: {seeds: 2}\ntime: {ratio: 1.0}\nforce-time: true\nexpect: {}\n",
+        )
+        .unwrap();
+        let plain = case_profile(&base, &case, false);
+        assert_eq!(plain.legs[2].params, json!({"seeds": 2}));
+        assert_eq!(plain.legs[3].params, json!({"ratio": 1.0, "pairs": 30}));
+        assert_eq!(plain.legs[3].needs, vec!["ref.native"]);
+        let forced = case_profile(&base, &case, true);
+        assert_eq!(forced.legs[3].needs, vec!["compile"]);
+        assert_eq!(forced.legs[..3], plain.legs[..3]);
+        for p in [plain, forced] {
+            LoadedProfile::check(
+                p,
+                Path::new("v.yaml"),
+                &Registry::builtin(),
+                &RewardRegistry::builtin(),
+            )
+            .expect("a variant is a valid profile");
+        }
     }
 
     #[test]
