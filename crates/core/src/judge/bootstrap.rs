@@ -16,7 +16,7 @@
 use super::rng::seeded;
 use super::sample::PairedSample;
 use super::stats::median_in_place;
-use rand::RngExt;
+use rand::Rng;
 
 /// A bootstrap interval of the speedup.
 #[derive(Debug, Clone, Copy, PartialEq)]

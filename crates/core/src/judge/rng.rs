@@ -4,7 +4,7 @@
 //! It is PCG's 128-bit multiplicative generator with the XSL-RR output (`rand_pcg::Pcg64Mcg`,
 //! O'Neill, "PCG: A family of simple fast space-efficient statistically good algorithms for
 //! random number generation", 2014), seeded through `SeedableRng::seed_from_u64`; draws go
-//! through `rand::RngExt` (`random_range` for an index, exactly uniform; `random::<f64>()` for
+//! through `rand::Rng` (`random_range` for an index, exactly uniform; `random::<f64>()` for
 //! `[0, 1)`).
 
 use rand::SeedableRng;
@@ -20,7 +20,7 @@ pub fn seeded(seed: u64) -> SeededRng {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::RngExt;
+    use rand::Rng;
 
     #[test]
     fn same_seed_same_stream_and_different_seed_different_stream() {

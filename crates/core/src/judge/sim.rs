@@ -15,7 +15,7 @@ use super::input::{Pair, RunFacts};
 use super::params::JudgeParams;
 use super::rng::SeededRng;
 use super::verdict::Verdict;
-use rand::RngExt;
+use rand::Rng;
 
 /// The noise of one kernel's launch times.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -84,7 +84,7 @@ mod tests {
 
     #[test]
     fn median_matches_sorting_on_many_inputs() {
-        use rand::RngExt;
+        use rand::Rng;
         let mut r = super::super::rng::seeded(11);
         let mut s = Vec::new();
         for n in 1..40 {

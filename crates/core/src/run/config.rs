@@ -3,7 +3,7 @@
 //! file; unknown keys are an error naming the file, line and key.
 
 use crate::checks::Env;
-use crate::checks::kernel::KernelEnv;
+use crate::checks::kernel::{KernelEnv, KernelOverrides};
 use crate::error::{CoreError, Result};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -71,9 +71,14 @@ impl RunConfig {
     /// The environment a scoring run of this config runs in: scratch under `<out>/work`, and
     /// kernel tools (work folder `<out>/work/kernel`) when the config has a `kernel:` section.
     pub fn env(&self) -> Result<Env> {
+        self.env_with(&KernelOverrides::default())
+    }
+
+    /// [`RunConfig::env`] with a command line's overrides of the `kernel:` section.
+    pub fn env_with(&self, overrides: &KernelOverrides) -> Result<Env> {
         let work_dir = self.out.join("work");
         std::fs::create_dir_all(&work_dir).map_err(|e| CoreError::io(&work_dir, e))?;
-        let kernel = KernelEnv::from_section(self.kernel.as_ref(), &self.path, &work_dir, None)?;
+        let kernel = KernelEnv::from_section_with(self.kernel.as_ref(), &self.path, &work_dir, overrides)?;
         Ok(Env { work_dir, kernel })
     }
 

@@ -5,7 +5,7 @@
 use super::summary::{Summary, passed_entry};
 use crate::judge::seeded;
 use aorlta_record::{LegState, RewardEntry};
-use rand::RngExt;
+use rand::Rng;
 use serde::Serialize;
 use std::fmt::Write as _;
 

@@ -4,9 +4,10 @@
 //! cache, the secret that input seeds are drawn from, and (with the fake device) the registered
 //! fake behaviours.
 
+use super::compile_cache::CompileCache;
 use super::config::{GpuSet, KernelConfig};
 use super::fake::FakeSpec;
-use super::nvcc::{CompileFailure, Compiled, nvcc_version};
+use super::nvcc::nvcc_version;
 use super::pool::HarnessPool;
 use crate::checks::Env;
 use crate::error::{CoreError, Result};
@@ -80,7 +81,7 @@ pub struct KernelEnv {
     compiler_version: OnceLock<std::result::Result<String, String>>,
     devices: OnceLock<std::result::Result<DeviceList, String>>,
     leases: OnceLock<std::result::Result<LeaseSet, String>>,
-    compiled: Mutex<HashMap<String, std::result::Result<Compiled, CompileFailure>>>,
+    compiles: CompileCache,
     fakes: RwLock<HashMap<String, FakeSpec>>,
     pool: HarnessPool,
     secret: u64,
@@ -168,16 +169,26 @@ impl KernelEnv {
         work_dir: &Path,
         gpus: Option<super::GpuSet>,
     ) -> Result<Option<Self>> {
+        let overrides = KernelOverrides {
+            fake_gpu: false,
+            gpus,
+        };
+        Self::from_section_with(section, config_file, work_dir, &overrides)
+    }
+
+    /// [`KernelEnv::from_section`] with a command line's overrides.
+    pub fn from_section_with(
+        section: Option<&serde_norway::Value>,
+        config_file: &Path,
+        work_dir: &Path,
+        overrides: &KernelOverrides,
+    ) -> Result<Option<Self>> {
         let Some(section) = section else { return Ok(None) };
         let mut config = KernelConfig::from_section(section, config_file)?;
         if config.work_dir.is_none() {
             config.work_dir = Some(work_dir.join("kernel"));
         }
-        let overrides = KernelOverrides {
-            fake_gpu: false,
-            gpus,
-        };
-        Self::from_config(&config.overridden(&overrides)).map(Some)
+        Self::from_config(&config.overridden(overrides)).map(Some)
     }
 
     /// Builds the environment from a config. Nothing is started: the compiler's version, the
@@ -231,7 +242,7 @@ impl KernelEnv {
             compiler_version: OnceLock::new(),
             devices: OnceLock::new(),
             leases: OnceLock::new(),
-            compiled: Mutex::new(HashMap::new()),
+            compiles: CompileCache::new(config.compile_cache_entries, config.compile_jobs()),
             fakes: RwLock::new(HashMap::new()),
             pool: HarnessPool::default(),
             secret,
@@ -414,20 +425,8 @@ impl KernelEnv {
         self.fakes.read().ok().and_then(|m| m.get(source_hash).cloned())
     }
 
-    pub(super) fn cached_compile(&self, key: &str) -> Option<std::result::Result<Compiled, CompileFailure>> {
-        let hit = self.compiled.lock().ok()?.get(key).cloned()?;
-        match &hit {
-            Ok(c) if !c.cubin.is_file() => None,
-            _ => Some(hit),
-        }
-    }
-
-    pub(super) fn cache_compile(&self, key: &str, out: std::result::Result<Compiled, CompileFailure>) {
-        if let Ok(mut m) = self.compiled.lock() {
-            if m.len() > 65_536 {
-                m.clear();
-            }
-            m.insert(key.to_string(), out);
-        }
+    /// The process's compile outcomes and compiler slots.
+    pub fn compiles(&self) -> &CompileCache {
+        &self.compiles
     }
 }
