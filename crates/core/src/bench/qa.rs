@@ -518,7 +518,7 @@ mod tests {
         let pairs = builtin_pairs();
         let report = run_qa_for(&pairs[..4], Duration::from_millis(5));
         assert_eq!(report.pairs, 4);
-        assert!(report.comparisons >= 4 && report.comparisons % 4 == 0);
+        assert!(report.comparisons >= 4 && report.comparisons.is_multiple_of(4));
         assert_eq!(report.outcomes.equal + report.outcomes.not_equal, 4);
         assert_eq!(report.cases.len(), pathological_cases().len());
         let text = report.to_string();

@@ -245,7 +245,7 @@ fn dollars_are_delimiters(b: &[u8]) -> bool {
         }
         i += 1;
     }
-    n >= 2 && n % 2 == 0
+    n >= 2 && n.is_multiple_of(2)
 }
 
 struct Lexer<'s> {

@@ -158,7 +158,7 @@ impl Q {
 
     /// The exact `k`-th root, when numerator and denominator are perfect powers.
     fn root(self, k: u32) -> Option<Q> {
-        if k == 0 || (self.n < 0 && k % 2 == 0) {
+        if k == 0 || (self.n < 0 && k.is_multiple_of(2)) {
             return None;
         }
         let n = int_root(self.n.unsigned_abs(), k)?;
