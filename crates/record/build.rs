@@ -1,4 +1,4 @@
-//! Hashes the harness's sources (crates/record and crates/gpu) into `AORLTA_SOURCE_HASH`, the
+//! Hashes the harness's sources (crates/record, crates/judge and crates/gpu) into `AORLTA_SOURCE_HASH`, the
 //! hash in [`BUILD`](src/lib.rs): the harness reports it and the service refuses a harness built
 //! from other sources, and the kernel legs that run the harness carry it in their identity.
 //! Each leg's own identity is made in aorlta-core's build script.
@@ -8,8 +8,9 @@ mod sources;
 
 use std::path::PathBuf;
 
-/// What the harness is built from: the record types and the harness crate.
-const HARNESS: &[&str] = &["record/src", "gpu/src"];
+/// What the harness is built from: the record types, the judge (it stops a timing at a settled
+/// look) and the harness crate.
+const HARNESS: &[&str] = &["record/src", "judge/src", "gpu/src"];
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));

@@ -52,7 +52,7 @@ const KERNEL_RUN: &[&str] = &[
 ];
 
 /// What timing depends on besides running: the timing leg and the judge.
-const KERNEL_TIME: &[&str] = &["core/src/checks/kernel/time", "core/src/judge"];
+const KERNEL_TIME: &[&str] = &["core/src/checks/kernel/time", "judge/src"];
 
 /// What an entry depends on besides its legs: the reward functions and profiles.
 const ENTRY: &[&str] = &["core/src/reward", "core/src/profile"];
@@ -62,15 +62,10 @@ const ENTRY: &[&str] = &["core/src/reward", "core/src/profile"];
 pub const NEUTRAL: &[&str] = &["core/src/checks/kernel/direct.rs"];
 
 /// The folders whose every file must be in a list or in [`NEUTRAL`].
-pub const RULE_FOLDERS: &[&str] = &[
-    "record/src",
-    "core/src/checks",
-    "core/src/judge",
-    "core/src/reward",
-];
+pub const RULE_FOLDERS: &[&str] = &["record/src", "core/src/checks", "judge/src", "core/src/reward"];
 
 /// The folders the build script watches.
-pub const WATCHED: &[&str] = &["record/src", "core/src", "gpu/src"];
+pub const WATCHED: &[&str] = &["record/src", "judge/src", "core/src", "gpu/src"];
 
 /// Each identity's name (the suffix of its `AORLTA_SRC_` variable) and its prefixes.
 pub fn sets() -> Vec<(&'static str, Vec<&'static str>)> {

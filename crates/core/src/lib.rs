@@ -7,7 +7,8 @@ pub mod cache;
 pub mod checks;
 pub mod error;
 pub mod hash;
-pub mod judge;
+/// The timing judge ([`aorlta_judge`]), for the timing leg and the reward functions.
+pub use aorlta_judge as judge;
 pub mod profile;
 pub mod reward;
 pub mod run;

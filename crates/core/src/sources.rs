@@ -133,7 +133,7 @@ mod tests {
                 "core/src/checks/kernel/exec.rs",
                 &["KERNEL_RUN", "KERNEL_TIME", "ALL"],
             ),
-            ("core/src/judge/decide.rs", &["KERNEL_TIME", "ALL"]),
+            ("judge/src/decide.rs", &["KERNEL_TIME", "ALL"]),
             ("core/src/reward/speedup.rs", &["ENTRY", "ALL"]),
             ("core/src/run/summary.rs", &["ALL"]),
             (

@@ -3,8 +3,27 @@
 
 use crate::backend::Backend;
 use crate::plan::Runner;
-use aorlta_record::kernel::harness::{HARNESS_FORMAT, HarnessJob, HarnessRecord, Party, Work};
+use aorlta_judge::{JudgeParams, Pair, RunFacts};
+use aorlta_record::kernel::harness::{
+    HARNESS_FORMAT, HarnessJob, HarnessRecord, Party, TimeWork, TimedPair, Work,
+};
 use std::time::Instant;
+
+/// The judge's question at each look of a timing job: do the pairs so far settle the verdict?
+/// Asked with the facts the harness has then (no throttle seen, not too slow); a job whose
+/// judge parameters do not read never stops early, and the timing leg's own judging says why.
+pub fn settle_rule(w: &TimeWork) -> impl Fn(&[TimedPair]) -> bool + use<> {
+    let params: Option<JudgeParams> = serde_json::from_value(w.judge.clone()).ok();
+    let looks = w.looks.clone();
+    move |pairs: &[TimedPair]| {
+        let Some(p) = &params else { return false };
+        let pairs: Vec<Pair> = pairs
+            .iter()
+            .map(|q| Pair::new(q.candidate_s, q.reference_s))
+            .collect();
+        aorlta_judge::settled(&pairs, &RunFacts::default(), p, &looks)
+    }
+}
 
 /// Runs one job and returns its record.
 pub fn run_job<B: Backend>(backend: &mut B, job: &HarnessJob) -> HarnessRecord {
@@ -35,7 +54,10 @@ pub fn run_job<B: Backend>(backend: &mut B, job: &HarnessJob) -> HarnessRecord {
     } else {
         match &job.work {
             Work::Check(w) => check = Some(crate::check::run(&mut r, w)),
-            Work::Time(w) => time = crate::timing::run(&mut r, w, &|_| false),
+            Work::Time(w) => {
+                let settled = settle_rule(w);
+                time = crate::timing::run(&mut r, w, &settled);
+            }
         }
     }
     let _ = r.helpers_off();

@@ -194,3 +194,28 @@ fn correctness_makes_the_expected_output_after_the_candidate_ran() {
         );
     }
 }
+
+#[test]
+fn a_timing_stops_at_the_first_look_that_settles_its_verdict() {
+    use aorlta_record::kernel::harness::Work;
+    let judged = |speed: f64| {
+        let mut w = time_work(30);
+        if let Work::Time(t) = &mut w {
+            t.looks = vec![10, 16, 24, 30];
+            t.judge = serde_json::json!({"ratio": 1.1});
+        }
+        run(&image(FakeBehaviour::Correct, speed, false), w).0
+    };
+    // Twice as fast, and as fast: both settled at the first look (faster; not faster).
+    for speed in [0.5, 1.0] {
+        let rec = judged(speed);
+        assert!(rec.findings.is_empty(), "{:?}", rec.findings);
+        let t = rec.time.unwrap();
+        assert_eq!(t.settled_at, Some(10), "speed {speed}");
+        assert_eq!(t.pairs.len(), 10);
+    }
+    // Without judge parameters the timing runs to its last pair.
+    let (rec, _) = run(&image(FakeBehaviour::Correct, 0.5, false), time_work(30));
+    let t = rec.time.unwrap();
+    assert_eq!((t.settled_at, t.pairs.len()), (None, 30));
+}

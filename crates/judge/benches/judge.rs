@@ -10,8 +10,8 @@
 //! per noise model, default 100,000); `cargo test` runs it small, as a test of the same
 //! properties. A `harness = false` target: `cargo bench` passes `--bench`, `cargo test` does not.
 
-use aorlta_core::judge::sim::{Noise, Scenario, aa_scenarios};
-use aorlta_core::judge::{JudgeParams, RunFacts, Verdict, judge, seeded};
+use aorlta_judge::sim::{Noise, Scenario, aa_scenarios};
+use aorlta_judge::{DEFAULT_LOOKS, JudgeParams, RunFacts, Verdict, judge, judge_looks, looks_for, seeded};
 use std::time::Instant;
 
 /// How much to run.
@@ -41,7 +41,80 @@ fn main() {
     };
     aa_rates(sizes.aa_trials);
     power(sizes.power_trials);
+    sequential(sizes.aa_trials, sizes.power_trials);
     cost(sizes.cost_reps);
+}
+
+/// The median of a list of pair counts.
+fn median_pairs(mut xs: Vec<usize>) -> usize {
+    xs.sort_unstable();
+    xs.get(xs.len() / 2).copied().unwrap_or(0)
+}
+
+/// Sequential looks (10, 16, 24, 30 pairs, the error split across them): on A/A runs no
+/// `faster` and no identical kernel penalised (`candidate-noisy`); at a true 1.15x with ratio
+/// 1.05 and 2 % noise, `faster` in at least 99 % of runs; the pairs each needed, by median.
+fn sequential(aa_trials: usize, power_trials: usize) {
+    let looks = looks_for(&DEFAULT_LOOKS, JudgeParams::default().min_samples, 30);
+    println!(
+        "
+sequential looks at {looks:?} pairs, {aa_trials} A/A runs per noise model, ratio 1.0:"
+    );
+    println!(
+        "{:<62} {:>8} {:>10} {:>14} {:>12}",
+        "noise model", "faster", "penalised", "median pairs", "settled early"
+    );
+    for (i, (name, sc)) in aa_scenarios().iter().enumerate() {
+        let mut rng = seeded(7000 + i as u64);
+        let (mut faster, mut penalised, mut early) = (0, 0, 0);
+        let mut used = Vec::with_capacity(aa_trials);
+        for t in 0..aa_trials {
+            let pairs = sc.pairs(30, &mut rng);
+            let p = JudgeParams {
+                ratio: 1.0,
+                seed: t as u64,
+                ..JudgeParams::default()
+            };
+            let l = judge_looks(&pairs, &RunFacts::default(), &p, &looks);
+            faster += usize::from(l.measurement.verdict == Verdict::Faster);
+            penalised += usize::from(l.measurement.verdict == Verdict::CandidateNoisy);
+            early += usize::from(l.settled_at.is_some());
+            used.push(l.settled_at.unwrap_or(30));
+        }
+        println!(
+            "{name:<62} {faster:>8} {penalised:>10} {:>14} {early:>12}",
+            median_pairs(used)
+        );
+        assert_eq!(faster, 0, "{name}: an identical kernel was judged faster");
+        assert_eq!(penalised, 0, "{name}: an identical kernel was penalised");
+    }
+    let reference = Noise::quiet(100e-6, 0.02);
+    let sc = Scenario {
+        candidate: reference.scaled(1.0 / 1.15),
+        reference,
+        drift_sigma: 0.01,
+        resolution_s: 0.0,
+    };
+    let mut rng = seeded(8);
+    let mut faster = 0;
+    let mut used = Vec::with_capacity(power_trials);
+    for t in 0..power_trials {
+        let pairs = sc.pairs(30, &mut rng);
+        let p = JudgeParams {
+            ratio: 1.05,
+            seed: t as u64,
+            ..JudgeParams::default()
+        };
+        let l = judge_looks(&pairs, &RunFacts::default(), &p, &looks);
+        faster += usize::from(l.measurement.verdict == Verdict::Faster);
+        used.push(l.settled_at.unwrap_or(30));
+    }
+    let share = 100.0 * faster as f64 / power_trials as f64;
+    println!(
+        "true 1.15x at ratio 1.05, 2 % noise: {faster} of {power_trials} faster ({share:.1} %), median pairs {}",
+        median_pairs(used)
+    );
+    assert!(share >= 99.0, "power {share} % at a true 1.15x");
 }
 
 /// A/A runs at ratio 1.0: the judge calls none `faster`; the looser rules are counted to show
