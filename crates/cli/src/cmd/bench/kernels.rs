@@ -343,14 +343,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let aa_s = t0.elapsed().as_secs_f64();
     let faster = verdicts.get("faster").copied().unwrap_or(0);
+    let penalised = verdicts.get("candidate-noisy").copied().unwrap_or(0);
     let [lo, mid, _, hi] = spread(&mut s_values);
     println!(
-        "A/A: {} self-timings of {} at {:?} (ratio 1.0), {aa_s:.1} s: {faster} faster; verdicts {verdicts:?}; s min {lo:.4}, median {mid:.4}, max {hi:.4}",
+        "A/A: {} self-timings of {} at {:?} (ratio 1.0), {aa_s:.1} s: {faster} faster, {penalised} penalised (candidate-noisy); verdicts {verdicts:?}; s min {lo:.4}, median {mid:.4}, max {hi:.4}",
         args.aa, args.aa_task, k.spec.sizes[0]
     );
     report.insert(
         "aa".into(),
-        json!({"timings": args.aa, "task": args.aa_task, "size": k.spec.sizes[0], "faster": faster, "verdicts": verdicts, "s_min": lo, "s_median": mid, "s_max": hi, "seconds": aa_s}),
+        json!({"timings": args.aa, "task": args.aa_task, "size": k.spec.sizes[0], "faster": faster, "penalised": penalised, "verdicts": verdicts, "s_min": lo, "s_median": mid, "s_max": hi, "seconds": aa_s}),
     );
     if let Some(p) = &args.json {
         std::fs::write(p, serde_json::to_vec_pretty(&Value::Object(report))?)?;
