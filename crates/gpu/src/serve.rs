@@ -146,8 +146,17 @@ fn ready(
 pub struct Tools {
     /// The compiler (see [`crate::helpers::find_nvcc`]).
     pub nvcc: Option<PathBuf>,
-    /// The folder for built device code; the system's temporary folder when absent.
+    /// The folder for built device code; [`default_cache`] when absent.
     pub cache: Option<PathBuf>,
+}
+
+/// Where built device code is kept unless `--cache` says otherwise: one folder per user under
+/// the system's temporary folder, shared by every run on the host (the code object is keyed by
+/// its source, architecture and compiler, so runs never see another's).
+pub fn default_cache() -> PathBuf {
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    std::env::temp_dir().join(format!("aorlta-harness-{uid}"))
 }
 
 /// Opens the CUDA device: its context, the harness's device code built for it, and the check
@@ -158,10 +167,7 @@ pub fn open_cuda(device: u32, tools: &Tools) -> Result<CudaBackend, HarnessError
         code: "no-compiler".into(),
         detail: "no nvcc for the harness's device code (pass --nvcc or set AORLTA_NVCC)".into(),
     })?;
-    let cache = tools
-        .cache
-        .clone()
-        .unwrap_or_else(|| std::env::temp_dir().join("aorlta-harness"));
+    let cache = tools.cache.clone().unwrap_or_else(default_cache);
     let image = crate::helpers::build(&nvcc, &arch, &cache)?;
     let mut b = CudaBackend::new(device, &image)?;
     crate::verify::self_test(&mut b).map_err(|detail| HarnessError {

@@ -76,27 +76,25 @@ pub struct Looked {
     pub confidence_per_look: f64,
 }
 
-/// Judges the looks in turn over the pairs taken: the first look before the last whose verdict
-/// settles, else the last look on every pair.
+/// Judges the looks in turn over the pairs taken: the first look before the last declared one
+/// whose verdict settles (a harness that stopped there returns exactly that look's pairs), else
+/// the judge on every pair taken.
 pub fn judge_looks(pairs: &[Pair], facts: &RunFacts, p: &JudgeParams, looks: &[usize]) -> Looked {
     let each = per_look(p, looks.len());
-    for &l in looks.iter().filter(|&&l| l < pairs.len()) {
-        let m = judge(&pairs[..l], facts, &each);
-        if settles(m.verdict) {
-            return Looked {
-                measurement: m,
-                settled_at: Some(l),
-                looks: looks.to_vec(),
-                confidence_per_look: each.confidence,
-            };
-        }
-    }
-    Looked {
-        measurement: judge(pairs, facts, &each),
-        settled_at: None,
+    let last = looks.last().copied().unwrap_or(pairs.len());
+    let looked = |measurement, settled_at| Looked {
+        measurement,
+        settled_at,
         looks: looks.to_vec(),
         confidence_per_look: each.confidence,
+    };
+    for &l in looks.iter().filter(|&&l| l < last && l <= pairs.len()) {
+        let m = judge(&pairs[..l], facts, &each);
+        if settles(m.verdict) {
+            return looked(m, Some(l));
+        }
     }
+    looked(judge(pairs, facts, &each), None)
 }
 
 #[cfg(test)]
@@ -124,10 +122,10 @@ mod tests {
         let p = JudgeParams::default();
         let looks = looks_for(&DEFAULT_LOOKS, p.min_samples, 30);
         assert!(settled(&pairs[..10], &facts, &p, &looks));
+        // A harness that stopped at the look returns its pairs: the replay names the look.
         let l = judge_looks(&pairs[..10], &facts, &p, &looks);
         assert_eq!(l.measurement.verdict, Verdict::Faster);
-        // At the look itself (the harness stopped there) the verdict comes from the last-look
-        // branch when the pairs end at the look; either way it is the same verdict.
+        assert_eq!(l.settled_at, Some(10));
         let all = judge_looks(&pairs, &facts, &p, &looks);
         assert_eq!(all.settled_at, Some(10));
         assert_eq!(all.measurement.verdict, Verdict::Faster);

@@ -92,6 +92,11 @@ impl Engine {
         &self.tasks
     }
 
+    /// The tools and resources the legs run with.
+    pub fn env(&self) -> &Arc<Env> {
+        &self.parts.env
+    }
+
     /// The cache, if any.
     pub fn cache(&self) -> Option<&Arc<dyn Cache>> {
         self.parts.cache.as_ref()

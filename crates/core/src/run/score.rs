@@ -89,6 +89,16 @@ pub fn prepare(config: RunConfig, adapters: Registry, env: Env) -> Result<Prepar
 /// Scores every candidate; `on_done(done, entry)` is called as each finishes (any order).
 pub fn execute(run: &PreparedRun, on_done: &(dyn Fn(usize, &RewardEntry) + Sync)) -> Result<RunReport> {
     let start = Instant::now();
+    let runs_kernels = run
+        .engine
+        .profile()
+        .profile
+        .legs
+        .iter()
+        .any(|l| matches!(l.adapter.as_str(), "kernel-run" | "kernel-time"));
+    if runs_kernels {
+        crate::checks::kernel::pool::HarnessPool::warm(run.engine.env());
+    }
     let out = &run.config.out;
     let rewards_path = out.join("rewards.jsonl");
     let file = std::fs::File::create(&rewards_path).map_err(|e| CoreError::io(&rewards_path, e))?;

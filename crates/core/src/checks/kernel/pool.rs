@@ -142,8 +142,6 @@ impl HarnessPool {
             .arg(gpu.to_string())
             .arg("--spool")
             .arg(spool.path())
-            .arg("--cache")
-            .arg(env.work_dir().join("harness"))
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(log)
@@ -298,6 +296,44 @@ impl HarnessPool {
     /// The device of the process serving `gpu`, if one is running.
     pub fn device(&self, gpu: u32) -> Option<DeviceInfo> {
         self.procs.lock().ok()?.get(&gpu).map(|p| p.device.clone())
+    }
+
+    /// Starts a harness process for every GPU of the lease set that has none, each under its GPU's
+    /// lease (so starting one never disturbs another process's job on that GPU), in background
+    /// threads: the processes' contexts are made while the run's first candidates compile.
+    /// GPUs whose lease is taken elsewhere are skipped; a start that fails is left to the first
+    /// job, which reports it.
+    pub fn warm(env: &std::sync::Arc<crate::checks::Env>) {
+        let Some(kernel) = env.kernel.as_ref() else { return };
+        let Ok(leases) = kernel.leases() else { return };
+        for _ in leases.gpus() {
+            let env = std::sync::Arc::clone(env);
+            let spawned = std::thread::Builder::new()
+                .name("harness-warm".into())
+                .spawn(move || {
+                    let Some(env) = env.kernel.as_ref() else { return };
+                    let Ok(Some(lease)) = env
+                        .leases()
+                        .and_then(|l| l.try_acquire().map_err(|e| e.to_string()))
+                    else {
+                        return;
+                    };
+                    let pool = env.pool();
+                    let gpu = lease.gpu();
+                    if pool.procs.lock().map(|m| m.contains_key(&gpu)).unwrap_or(true) {
+                        return;
+                    }
+                    if let Ok(proc) = pool.start(env, gpu)
+                        && let Ok(mut m) = pool.procs.lock()
+                    {
+                        m.insert(gpu, proc);
+                    }
+                    drop(lease);
+                });
+            if spawned.is_err() {
+                return;
+            }
+        }
     }
 
     /// Ends every process (closing their input).
