@@ -2,7 +2,7 @@
 //! environment, exactly as `aorlta score` builds them), the scoring queue, the limits and the
 //! metrics. Built once from a [`ServeConfig`].
 
-use crate::config::{CacheConfig, Gpus, InlineTasks, Limits, ServeConfig};
+use crate::config::{CacheConfig, InlineTasks, Limits, ServeConfig};
 use crate::error::{ApiError, ServerError};
 use crate::metrics::{Gauges, Metrics};
 use crate::queue::{LaneSpec, Scheduler};
@@ -48,12 +48,7 @@ impl ServeEnv {
                 (t.path().to_path_buf(), Some(t))
             }
         };
-        let gpus = match &cfg.gpus {
-            Gpus::All => Some(GpuSet::All),
-            Gpus::List(l) => Some(GpuSet::List(l.clone())),
-            Gpus::None => None,
-        };
-        let kernel = KernelEnv::from_section(cfg.kernel.as_ref(), &cfg.origin, &work_dir, gpus)
+        let kernel = KernelEnv::from_section(cfg.kernel.as_ref(), &cfg.origin, &work_dir, cfg.gpus.clone())
             .map_err(ServerError::Load)?;
         Ok(ServeEnv {
             env: Arc::new(Env { work_dir, kernel }),
@@ -82,7 +77,7 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     cache: Option<Arc<dyn Cache>>,
     requests: Arc<Semaphore>,
-    gpus: Gpus,
+    gpus: Option<GpuSet>,
     env: Arc<Env>,
 }
 
@@ -200,12 +195,17 @@ impl AppState {
         &self.tasks
     }
 
-    /// The GPUs the config names.
-    pub fn gpus(&self) -> &Gpus {
-        &self.gpus
+    /// The GPUs the config names (`None`: the kernel lane has none).
+    pub fn gpus(&self) -> Option<&GpuSet> {
+        self.gpus.as_ref()
     }
 
     /// A place for one scoring request, or 503 when `max-requests-in-flight` are being served.
+    ///
+    /// A semaphore taken in the handler, not tower's `ConcurrencyLimit` + `LoadShed` layers
+    /// (whose features the workspace no longer enables): only the scoring routes are limited,
+    /// so health and metrics answer under load, and the refusal is the service's own 503 with
+    /// `Retry-After`, counted in the metrics.
     pub fn request_permit(&self) -> Result<OwnedSemaphorePermit, ApiError> {
         Arc::clone(&self.requests).try_acquire_owned().map_err(|_| {
             self.metrics.add_shed();

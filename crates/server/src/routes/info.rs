@@ -64,10 +64,10 @@ pub async fn healthz(State(state): State<Arc<AppState>>) -> Json<Health> {
     })
 }
 
-/// `GET /metrics`: Prometheus text.
+/// `GET /metrics`: the OpenMetrics text exposition (Prometheus reads it).
 pub async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        [(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
         state.metrics.render(&state.gauges()),
     )
 }
