@@ -10,6 +10,10 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// OpenRLHF's total time limit for one remote reward request, in seconds (its
+/// `aiohttp.ClientTimeout(total=180)`).
+pub const OPENRLHF_REQUEST_LIMIT_S: u64 = 180;
+
 /// The address the service binds when neither the config nor `--bind` names one.
 pub const DEFAULT_BIND: &str = "127.0.0.1:8787";
 
@@ -54,6 +58,9 @@ pub struct ServeConfig {
     /// What inline tasks (a task object in place of a task id) may be.
     #[serde(default)]
     pub inline_tasks: InlineTasks,
+    /// How `/get_reward` reads OpenRLHF's queries.
+    #[serde(default)]
+    pub get_reward: GetReward,
     /// The file this config was read from (relative paths in `kernel:` resolve against it).
     #[serde(skip)]
     pub origin: PathBuf,
@@ -172,7 +179,7 @@ impl LaneConfig {
         LaneConfig {
             workers: 2,
             queue_items: 256,
-            item_timeout: Duration::from_secs(600),
+            item_timeout: Duration::from_secs(150),
         }
     }
 
@@ -210,6 +217,20 @@ pub struct Limits {
     /// hold a request slot for ever).
     #[serde(default = "default_read_timeout", deserialize_with = "de_duration")]
     pub read_timeout: Duration,
+    /// Longest time the head of a request may take to arrive, counted from when the
+    /// connection is ready for it (so it also bounds an idle keep-alive connection); past it,
+    /// the connection is closed.
+    #[serde(default = "default_header_read_timeout", deserialize_with = "de_duration")]
+    pub header_read_timeout: Duration,
+    /// Most connections open at once; at the cap, the connection idle longest is closed to
+    /// make room. Default: three quarters of the process's file-descriptor limit.
+    #[serde(default)]
+    pub max_connections: Option<usize>,
+    /// `/get_reward` only: how long a request waits for a request slot and for room in its
+    /// lane before it is answered 503 (OpenRLHF sends one sample per request and does not
+    /// read `Retry-After`). `/v1/score` is answered 503 at once.
+    #[serde(default = "default_queue_wait", deserialize_with = "de_duration")]
+    pub queue_wait: Duration,
 }
 
 fn default_max_body() -> usize {
@@ -230,6 +251,12 @@ fn default_retry_after() -> Duration {
 fn default_read_timeout() -> Duration {
     Duration::from_secs(60)
 }
+fn default_header_read_timeout() -> Duration {
+    Duration::from_secs(30)
+}
+fn default_queue_wait() -> Duration {
+    Duration::from_secs(20)
+}
 
 impl Default for Limits {
     fn default() -> Self {
@@ -240,6 +267,36 @@ impl Default for Limits {
             max_requests_in_flight: default_max_requests(),
             retry_after: default_retry_after(),
             read_timeout: default_read_timeout(),
+            header_read_timeout: default_header_read_timeout(),
+            max_connections: None,
+            queue_wait: default_queue_wait(),
+        }
+    }
+}
+
+/// The `get-reward` section.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct GetReward {
+    /// Tokens removed from the end of a completion and from the front of a query and its
+    /// prompt (OpenRLHF decodes queries with their special tokens). Default: the end, padding
+    /// and beginning tokens of common chat templates (`<|im_end|>`, `<|endoftext|>`, `</s>`,
+    /// `<|eot_id|>`, `<pad>` ...).
+    #[serde(default = "default_special_tokens")]
+    pub special_tokens: Vec<String>,
+}
+
+fn default_special_tokens() -> Vec<String> {
+    crate::openrlhf::DEFAULT_SPECIAL_TOKENS
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+impl Default for GetReward {
+    fn default() -> Self {
+        GetReward {
+            special_tokens: default_special_tokens(),
         }
     }
 }
@@ -305,6 +362,20 @@ impl ServeConfig {
         Ok(cfg)
     }
 
+    /// A warning when a `/get_reward` sample may wait (`queue-wait`) and then run (a lane's
+    /// `item-timeout`) longer than OpenRLHF waits for its answer.
+    pub fn get_reward_budget_warning(&self) -> Option<String> {
+        let longest = self.lanes.kernel.item_timeout.max(self.lanes.qa.item_timeout);
+        let worst = self.limits.queue_wait + longest;
+        (worst >= Duration::from_secs(OPENRLHF_REQUEST_LIMIT_S)).then(|| {
+            format!(
+                "`limits.queue-wait` plus the longest `item-timeout` is {} s: OpenRLHF gives up on a \
+                 remote reward request after {OPENRLHF_REQUEST_LIMIT_S} s, so keep the sum below that",
+                worst.as_secs_f64()
+            )
+        })
+    }
+
     fn check(&self, origin: &Path) -> Result<(), CoreError> {
         let bad = |m: &str| Err(CoreError::invalid(origin, m));
         if self.tasks.is_empty() {
@@ -319,6 +390,12 @@ impl ServeConfig {
         }
         if l.max_requests_in_flight == 0 {
             return bad("field `limits.max-requests-in-flight`: must be at least 1");
+        }
+        if l.max_connections == Some(0) {
+            return bad("field `limits.max-connections`: must be at least 1");
+        }
+        if l.header_read_timeout.is_zero() {
+            return bad("field `limits.header-read-timeout`: must be above 0");
         }
         for (name, lane) in [("qa", &self.lanes.qa), ("kernel", &self.lanes.kernel)] {
             if lane.queue_items == 0 || lane.item_timeout.is_zero() {
@@ -466,6 +543,22 @@ mod tests {
         );
         assert_eq!(parse(&format!("{MIN}gpus: none\n")).unwrap().gpus, None);
         assert_eq!(parse(&format!("{MIN}gpus: []\n")).unwrap().gpus, None);
+    }
+
+    #[test]
+    fn get_reward_defaults_fit_openrlhfs_180_s_request_limit() {
+        let c = parse(MIN).unwrap();
+        let longest = c.lanes.kernel.item_timeout.max(c.lanes.qa.item_timeout);
+        assert!(
+            c.limits.queue_wait + longest < Duration::from_secs(OPENRLHF_REQUEST_LIMIT_S),
+            "a queued /get_reward sample is answered before OpenRLHF gives up on it"
+        );
+        assert!(c.get_reward_budget_warning().is_none());
+        let slow = parse(&format!(
+            "{MIN}lanes:\n  kernel: {{queue-items: 8, item-timeout: 10m}}\n"
+        ))
+        .unwrap();
+        assert!(slow.get_reward_budget_warning().unwrap().contains("180"));
     }
 
     #[test]

@@ -18,6 +18,9 @@ pub struct ApiError {
     pub message: String,
     /// For 503: how long the client should wait before retrying.
     pub retry_after: Option<Duration>,
+    /// The answer says `Connection: close`: the request's body was not read to its end, so the
+    /// connection cannot carry another request.
+    pub close: bool,
 }
 
 /// The JSON body of an error response: `{"error": {"code", "message", "status"}}`.
@@ -46,7 +49,13 @@ impl ApiError {
             code,
             message: message.into(),
             retry_after: None,
+            close: false,
         }
+    }
+
+    /// The same error, answered with `Connection: close`.
+    pub fn closing(self) -> Self {
+        ApiError { close: true, ..self }
     }
 
     /// 400 `malformed-json`: the body is not JSON (or not UTF-8).
@@ -118,6 +127,10 @@ impl IntoResponse for ApiError {
             },
         };
         let mut resp = (self.status, axum::Json(body)).into_response();
+        if self.close {
+            resp.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
         if let Some(after) = self.retry_after {
             let secs = after.as_secs_f64().ceil().max(1.0) as u64;
             resp.headers_mut()

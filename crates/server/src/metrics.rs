@@ -38,6 +38,8 @@ pub struct Gauges {
     pub lanes: Vec<(&'static str, usize, usize)>,
     /// Scoring requests being read or answered.
     pub requests_in_flight: usize,
+    /// Connections open now.
+    pub connections: usize,
     /// Cache entry lookups that hit and missed (None without a cache).
     pub cache: Option<(u64, u64)>,
     /// GPU leases held by this service now.
@@ -100,9 +102,11 @@ pub struct Metrics {
     shared: Counter,
     timed_out: Counter,
     shed: Counter,
+    connections_refused: Counter,
     queue_depth: Family<Lane, Gauge>,
     queue_capacity: Family<Lane, Gauge>,
     requests_in_flight: Gauge,
+    connections: Gauge,
     cache_hits: Counter,
     cache_misses: Counter,
     gpu_leases_held: Gauge,
@@ -121,9 +125,11 @@ impl Default for Metrics {
             shared: Counter::default(),
             timed_out: Counter::default(),
             shed: Counter::default(),
+            connections_refused: Counter::default(),
             queue_depth: Family::default(),
             queue_capacity: Family::default(),
             requests_in_flight: Gauge::default(),
+            connections: Gauge::default(),
             cache_hits: Counter::default(),
             cache_misses: Counter::default(),
             gpu_leases_held: Gauge::default(),
@@ -194,6 +200,11 @@ impl Metrics {
             self.shed.clone(),
         );
         r.register(
+            "aorlta_connections_closed_at_cap",
+            "Connections closed because the connection cap was reached: a new one when every open connection was busy, or the one idle longest to make room",
+            self.connections_refused.clone(),
+        );
+        r.register(
             "aorlta_queue_depth",
             "Items admitted and not finished (queued or running), by lane",
             self.queue_depth.clone(),
@@ -207,6 +218,11 @@ impl Metrics {
             "aorlta_requests_in_flight",
             "Scoring requests being read or answered",
             self.requests_in_flight.clone(),
+        );
+        r.register(
+            "aorlta_connections",
+            "Connections open now",
+            self.connections.clone(),
         );
         r.register(
             "aorlta_cache_hits",
@@ -296,6 +312,11 @@ impl Metrics {
         self.shed.inc();
     }
 
+    /// A connection closed because the connection cap was reached.
+    pub fn add_connection_refused(&self) {
+        self.connections_refused.inc();
+    }
+
     /// Entries computed so far (not cached answers, not shared ones).
     pub fn computed(&self) -> u64 {
         self.computed.get()
@@ -309,6 +330,7 @@ impl Metrics {
             self.queue_capacity.get_or_create(&l).set(gauge(*cap));
         }
         self.requests_in_flight.set(gauge(g.requests_in_flight));
+        self.connections.set(gauge(g.connections));
         let (hits, misses) = g.cache.unwrap_or((0, 0));
         // Counters owned by the cache: mirrored, never decreasing (the cache's own are monotone).
         self.cache_hits.inner().fetch_max(hits, Ordering::Relaxed);
@@ -369,6 +391,7 @@ mod tests {
         let text = m.render(&Gauges {
             lanes: vec![("qa", 3, 100)],
             requests_in_flight: 1,
+            connections: 2,
             cache: Some((7, 9)),
             gpu_leases_held: 0,
         });
@@ -392,6 +415,7 @@ mod tests {
             "aorlta_cache_misses_total 9",
             "aorlta_gpu_leases_held 0",
             "aorlta_requests_in_flight 1",
+            "aorlta_connections 2",
             "# TYPE aorlta_requests counter",
             "# TYPE aorlta_request_duration_seconds histogram",
             "# TYPE aorlta_queue_depth gauge",

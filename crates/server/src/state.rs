@@ -3,6 +3,7 @@
 //! metrics. Built once from a [`ServeConfig`].
 
 use crate::config::{CacheConfig, InlineTasks, Limits, ServeConfig};
+use crate::conn::{Connections, default_max_connections};
 use crate::error::{ApiError, ServerError};
 use crate::metrics::{Gauges, Metrics};
 use crate::queue::{LaneSpec, Scheduler};
@@ -71,10 +72,13 @@ pub struct AppState {
     pub limits: Limits,
     /// What inline tasks may be.
     pub inline: InlineTasks,
+    special_tokens: Vec<String>,
     /// The scoring queue.
     pub scheduler: Scheduler,
     /// Counters for `/metrics`.
     pub metrics: Arc<Metrics>,
+    /// The open connections (capped).
+    pub connections: Arc<Connections>,
     cache: Option<Arc<dyn Cache>>,
     requests: Arc<Semaphore>,
     gpus: Option<GpuSet>,
@@ -131,6 +135,9 @@ impl AppState {
                     .join(", "),
             });
         }
+        if let Some(w) = cfg.get_reward_budget_warning() {
+            tracing::warn!("{}: {w}", config_path.display());
+        }
         let tasks = Arc::new(tasks);
         let metrics = Arc::new(Metrics::default());
         let lane = |l: &crate::config::LaneConfig| LaneSpec {
@@ -156,8 +163,12 @@ impl AppState {
             tasks,
             limits: cfg.limits.clone(),
             inline: cfg.inline_tasks.clone(),
+            special_tokens: cfg.get_reward.special_tokens.clone(),
             scheduler,
             metrics,
+            connections: Arc::new(Connections::new(
+                cfg.limits.max_connections.unwrap_or_else(default_max_connections),
+            )),
             cache,
             requests: Arc::new(Semaphore::new(cfg.limits.max_requests_in_flight)),
             gpus: cfg.gpus.clone(),
@@ -190,6 +201,11 @@ impl AppState {
         &self.default_profile
     }
 
+    /// The tokens `/get_reward` strips from queries, prompts and completions.
+    pub fn special_tokens(&self) -> &[String] {
+        &self.special_tokens
+    }
+
     /// The service's tasks.
     pub fn tasks(&self) -> &Arc<TaskSet> {
         &self.tasks
@@ -219,11 +235,23 @@ impl AppState {
         })
     }
 
+    /// A place for one `/get_reward` request, waiting for one until `deadline`; then 503.
+    pub async fn request_permit_until(
+        &self,
+        deadline: tokio::time::Instant,
+    ) -> Result<OwnedSemaphorePermit, ApiError> {
+        match tokio::time::timeout_at(deadline, Arc::clone(&self.requests).acquire_owned()).await {
+            Ok(Ok(p)) => Ok(p),
+            _ => self.request_permit(),
+        }
+    }
+
     /// The values `/metrics` reads at render time.
     pub fn gauges(&self) -> Gauges {
         Gauges {
             lanes: self.scheduler.depths(),
             requests_in_flight: self.limits.max_requests_in_flight - self.requests.available_permits(),
+            connections: self.connections.open(),
             cache: self.cache.as_ref().map(|c| {
                 let s = c.stats();
                 (s.hits, s.misses)
