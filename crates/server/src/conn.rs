@@ -38,6 +38,7 @@ struct Conn {
 #[derive(Debug)]
 pub struct Connections {
     cap: usize,
+    metrics: Arc<crate::metrics::Metrics>,
     start: Instant,
     next: AtomicU64,
     open: Mutex<HashMap<u64, Arc<Conn>>>,
@@ -74,10 +75,11 @@ fn ms_since(start: Instant) -> u64 {
 }
 
 impl Connections {
-    /// A tracker admitting at most `cap` open connections.
-    pub fn new(cap: usize) -> Self {
+    /// A tracker admitting at most `cap` open connections, counting those closed at the cap.
+    pub fn new(cap: usize, metrics: Arc<crate::metrics::Metrics>) -> Self {
         Connections {
             cap: cap.max(1),
+            metrics,
             start: Instant::now(),
             next: AtomicU64::new(0),
             open: Mutex::new(HashMap::new()),
@@ -106,6 +108,7 @@ impl Connections {
                 .map(|(id, _)| *id)?;
             if let Some(c) = open.remove(&idle) {
                 c.evict.notify_one();
+                self.metrics.add_connection_refused();
             }
         }
         let id = self.next.fetch_add(1, Ordering::Relaxed);
@@ -133,6 +136,7 @@ impl Connections {
             .map(|(id, _)| *id);
         if let Some(c) = idle.and_then(|id| open.remove(&id)) {
             c.evict.notify_one();
+            self.metrics.add_connection_refused();
         }
     }
 }

@@ -165,10 +165,11 @@ impl AppState {
             inline: cfg.inline_tasks.clone(),
             special_tokens: cfg.get_reward.special_tokens.clone(),
             scheduler,
-            metrics,
             connections: Arc::new(Connections::new(
                 cfg.limits.max_connections.unwrap_or_else(default_max_connections),
+                Arc::clone(&metrics),
             )),
+            metrics,
             cache,
             requests: Arc::new(Semaphore::new(cfg.limits.max_requests_in_flight)),
             gpus: cfg.gpus.clone(),

@@ -108,14 +108,19 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             "the request must be a JSON object with named fields, not an array or a scalar",
         ));
     }
+    use serde_json::error::Category;
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        if path == "." || path.is_empty() {
-            ApiError::invalid(format!("the request: {inner}"))
-        } else {
-            ApiError::invalid(format!("field `{path}`: {inner}"))
+        match inner.classify() {
+            // Text the syntax check lets through but a typed parse does not (an invalid
+            // escape or code point in a string).
+            Category::Syntax | Category::Eof | Category::Io => ApiError::malformed_json(inner),
+            Category::Data if path == "." || path.is_empty() => {
+                ApiError::invalid(format!("the request: {inner}"))
+            }
+            Category::Data => ApiError::invalid(format!("field `{path}`: {inner}")),
         }
     })?;
     de.end().map_err(ApiError::malformed_json)?;
