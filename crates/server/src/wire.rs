@@ -162,4 +162,10 @@ pub struct Health {
     pub profiles: Vec<String>,
     /// Per lane: items admitted and not finished.
     pub queue_depth: BTreeMap<String, usize>,
+    /// Per lane: the most items admitted and not finished (`queue-items`).
+    pub queue_items: BTreeMap<String, usize>,
+    /// Per lane: the item time limit in seconds; a client should wait longer than this.
+    pub item_timeout_s: BTreeMap<String, f64>,
+    /// How long `/get_reward` waits for room before it answers 503, in seconds.
+    pub queue_wait_s: f64,
 }

@@ -261,6 +261,11 @@ impl Scheduler {
             .collect()
     }
 
+    /// Per lane: (name, item time limit).
+    pub fn timeouts(&self) -> Vec<(&'static str, Duration)> {
+        self.lanes.iter().map(|l| (l.kind.name(), l.spec.timeout)).collect()
+    }
+
     /// Admits a batch whole, or refuses it whole. Identical items (in this batch or already in
     /// flight) share one computation.
     pub fn submit(&self, works: Vec<Work>) -> Result<Vec<Waiter>, SubmitError> {

@@ -61,6 +61,19 @@ pub async fn healthz(State(state): State<Arc<AppState>>) -> Json<Health> {
             .into_iter()
             .map(|(lane, depth, _)| (lane.to_string(), depth))
             .collect(),
+        queue_items: state
+            .scheduler
+            .depths()
+            .into_iter()
+            .map(|(lane, _, cap)| (lane.to_string(), cap))
+            .collect(),
+        item_timeout_s: state
+            .scheduler
+            .timeouts()
+            .into_iter()
+            .map(|(lane, t)| (lane.to_string(), t.as_secs_f64()))
+            .collect(),
+        queue_wait_s: state.limits.queue_wait.as_secs_f64(),
     })
 }
 
