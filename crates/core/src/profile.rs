@@ -191,7 +191,8 @@ impl LoadedProfile {
         }
         let graded = profile.legs.iter().any(|l| {
             !l.informational
-                && (l.timing || l.on_broke.unwrap_or(crate::reward::base::DEFAULT_ON_BROKE) < profile.clean_base)
+                && (l.timing
+                    || l.on_broke.unwrap_or(crate::reward::base::DEFAULT_ON_BROKE) < profile.clean_base)
         });
         if !graded {
             return Err(bad(format!(
@@ -222,13 +223,20 @@ fn with_line(e: CoreError, text: &str) -> CoreError {
     let field = quoted("field `").map(|f| f.split('.').next().unwrap_or_default().to_string());
     let lines: Vec<&str> = text.lines().collect();
     let key_at = |l: &str, key: &str| {
-        let t = l.trim_start().trim_start_matches("- ").trim_start_matches('{').trim_start();
-        t.starts_with(&format!("{key}:")) || l.contains(&format!(" {key}:")) || l.contains(&format!("{{{key}:"))
+        let t = l
+            .trim_start()
+            .trim_start_matches("- ")
+            .trim_start_matches('{')
+            .trim_start();
+        t.starts_with(&format!("{key}:"))
+            || l.contains(&format!(" {key}:"))
+            || l.contains(&format!("{{{key}:"))
     };
     let line = match (&leg, &field) {
         (Some(name), f) => {
             let start = lines.iter().position(|l| {
-                key_at(l, "name") && (l.contains(&format!("name: {name}")) || l.contains(&format!("name: \"{name}\"")))
+                key_at(l, "name")
+                    && (l.contains(&format!("name: {name}")) || l.contains(&format!("name: \"{name}\"")))
             });
             start.map(|i| {
                 let end = lines[i + 1..]
@@ -240,7 +248,9 @@ fn with_line(e: CoreError, text: &str) -> CoreError {
                     .unwrap_or(i)
             })
         }
-        (None, Some(f)) => lines.iter().position(|l| !l.starts_with(' ') && l.starts_with(&format!("{f}:"))),
+        (None, Some(f)) => lines
+            .iter()
+            .position(|l| !l.starts_with(' ') && l.starts_with(&format!("{f}:"))),
         (None, None) => None,
     };
     match line {
@@ -306,8 +316,13 @@ mod tests {
             ("5.0", "finite number in"),
             ("1.0", "below"),
         ] {
-            let err = load(&format!("unscored-value: {value}\n{GOOD}")).unwrap_err().to_string();
-            assert!(err.starts_with("p.yaml:1: field `unscored-value`"), "{value}: {err}");
+            let err = load(&format!("unscored-value: {value}\n{GOOD}"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with("p.yaml:1: field `unscored-value`"),
+                "{value}: {err}"
+            );
             assert!(err.contains(why), "{value}: {err}");
         }
         assert!(load(&format!("unscored-value: -0.25\n{GOOD}")).is_ok());
@@ -315,15 +330,22 @@ mod tests {
             let err = load(&GOOD.replace("on-broke: -0.5", &format!("on-broke: {value}")))
                 .unwrap_err()
                 .to_string();
-            assert!(err.starts_with("p.yaml:9: legs[1] (`ref.normalised`): field `on-broke`"), "{value}: {err}");
+            assert!(
+                err.starts_with("p.yaml:9: legs[1] (`ref.normalised`): field `on-broke`"),
+                "{value}: {err}"
+            );
         }
-        let err = load(&format!("clean-base: .nan\n{GOOD}")).unwrap_err().to_string();
+        let err = load(&format!("clean-base: .nan\n{GOOD}"))
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("p.yaml:1: field `clean-base`"), "{err}");
     }
 
     #[test]
     fn a_ladder_that_gives_every_candidate_the_same_base_is_refused() {
-        let all_one = GOOD.replace("on-broke: -1.0", "on-broke: 1").replace("on-broke: -0.5", "on-broke: 1");
+        let all_one = GOOD
+            .replace("on-broke: -1.0", "on-broke: 1")
+            .replace("on-broke: -0.5", "on-broke: 1");
         let err = load(&all_one).unwrap_err().to_string();
         assert!(err.contains("every candidate would get the same base"), "{err}");
         let informational_only = "name: qa\nlegs:\n  - {name: parse, adapter: parse, informational: true}\n";

@@ -263,7 +263,10 @@ impl Scheduler {
 
     /// Per lane: (name, item time limit).
     pub fn timeouts(&self) -> Vec<(&'static str, Duration)> {
-        self.lanes.iter().map(|l| (l.kind.name(), l.spec.timeout)).collect()
+        self.lanes
+            .iter()
+            .map(|l| (l.kind.name(), l.spec.timeout))
+            .collect()
     }
 
     /// Admits a batch whole, or refuses it whole. Identical items (in this batch or already in

@@ -6,6 +6,7 @@
 
 use super::config::{GpuSet, KernelConfig};
 use super::fake::FakeSpec;
+use super::generations::Generations;
 use super::nvcc::{CompileFailure, Compiled, nvcc_version};
 use super::pool::HarnessPool;
 use crate::error::{CoreError, Result};
@@ -79,11 +80,11 @@ pub struct KernelEnv {
     compiler_version: OnceLock<std::result::Result<String, String>>,
     devices: OnceLock<std::result::Result<DeviceList, String>>,
     leases: OnceLock<std::result::Result<LeaseSet, String>>,
-    compiled: Mutex<HashMap<String, std::result::Result<Compiled, CompileFailure>>>,
+    compiled: Mutex<Generations<String, std::result::Result<Compiled, CompileFailure>>>,
     fakes: RwLock<HashMap<String, FakeSpec>>,
     pool: HarnessPool,
     secret: u64,
-    draws: Mutex<HashMap<String, u64>>,
+    draws: Mutex<Generations<String, (u64, u64)>>,
     jobs: AtomicU64,
 }
 
@@ -214,11 +215,11 @@ impl KernelEnv {
             compiler_version: OnceLock::new(),
             devices: OnceLock::new(),
             leases: OnceLock::new(),
-            compiled: Mutex::new(HashMap::new()),
+            compiled: Mutex::new(Generations::new(COMPILED_PER_GENERATION)),
             fakes: RwLock::new(HashMap::new()),
             pool: HarnessPool::default(),
             secret,
-            draws: Mutex::new(HashMap::new()),
+            draws: Mutex::new(Generations::new(DRAWS_PER_GENERATION)),
             jobs: AtomicU64::new(0),
         })
     }
@@ -362,15 +363,33 @@ impl KernelEnv {
     /// k-th draw for one purpose is a function of the secret, the purpose and k alone, so a run
     /// with a fixed secret repeats case by case, and without the secret no seed can be known.
     pub fn next_seed(&self, purpose: &str) -> u64 {
-        let k = match self.draws.lock() {
+        // The counters are bounded by generations; a purpose whose counter was dropped starts
+        // again at a later epoch (the number of generations dropped so far), so it never
+        // draws a seed it drew before.
+        let (epoch, k) = match self.draws.lock() {
             Ok(mut m) => {
-                let c = m.entry(purpose.to_string()).or_insert(0);
-                *c += 1;
-                *c
+                let key = purpose.to_string();
+                let found = m.get_mut(&key).0.map(|c| {
+                    c.1 += 1;
+                    *c
+                });
+                match found {
+                    Some(c) => c,
+                    None => {
+                        let c = (m.turns(), 1);
+                        m.insert(key, c);
+                        c
+                    }
+                }
             }
-            Err(_) => 0,
+            Err(_) => (0, 0),
         };
-        let h = crate::hash::hash_parts([purpose.as_bytes(), &k.to_le_bytes(), &self.secret.to_le_bytes()]);
+        let h = crate::hash::hash_parts([
+            purpose.as_bytes(),
+            &k.to_le_bytes(),
+            &self.secret.to_le_bytes(),
+            &epoch.to_le_bytes(),
+        ]);
         u64::from_str_radix(&h[..16], 16).unwrap_or(k) ^ mix(self.secret)
     }
 
@@ -392,7 +411,13 @@ impl KernelEnv {
     }
 
     pub(super) fn cached_compile(&self, key: &str) -> Option<std::result::Result<Compiled, CompileFailure>> {
-        let hit = self.compiled.lock().ok()?.get(key).cloned()?;
+        let hit = {
+            let mut m = self.compiled.lock().ok()?;
+            let (hit, dropped) = m.get_mut(&key.to_string());
+            let hit = hit.cloned();
+            remove_cubins(dropped);
+            hit?
+        };
         match &hit {
             Ok(c) if !c.cubin.is_file() => None,
             _ => Some(hit),
@@ -400,11 +425,41 @@ impl KernelEnv {
     }
 
     pub(super) fn cache_compile(&self, key: &str, out: std::result::Result<Compiled, CompileFailure>) {
-        if let Ok(mut m) = self.compiled.lock() {
-            if m.len() > 65_536 {
-                m.clear();
-            }
-            m.insert(key.to_string(), out);
+        let dropped = match self.compiled.lock() {
+            Ok(mut m) => m.insert(key.to_string(), out),
+            Err(_) => return,
+        };
+        remove_cubins(dropped);
+    }
+
+    /// Compiled code objects remembered now (at most twice [`COMPILED_PER_GENERATION`]).
+    pub fn compiled_len(&self) -> usize {
+        self.compiled.lock().map(|m| m.len()).unwrap_or(0)
+    }
+
+    /// Seed-draw counters kept now (at most twice [`DRAWS_PER_GENERATION`]).
+    pub fn draws_len(&self) -> usize {
+        self.draws.lock().map(|m| m.len()).unwrap_or(0)
+    }
+}
+
+/// Compiled code objects remembered per generation of the compile cache; the files of a
+/// dropped generation are deleted.
+pub const COMPILED_PER_GENERATION: usize = 2048;
+
+/// Seed-draw counters kept per generation.
+pub const DRAWS_PER_GENERATION: usize = 65_536;
+
+/// Deletes the code-object files of dropped compile-cache entries.
+fn remove_cubins(dropped: Vec<std::result::Result<Compiled, CompileFailure>>) {
+    for c in dropped.into_iter().flatten() {
+        if let Err(e) = std::fs::remove_file(&c.cubin)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            eprintln!(
+                "warning: {}: could not delete a dropped code object: {e}",
+                c.cubin.display()
+            );
         }
     }
 }
