@@ -172,13 +172,14 @@ pub enum ServerError {
         /// What is missing.
         message: String,
     },
-    /// The scratch folder, a worker thread or the socket failed.
-    #[error("{what}: {source}")]
+    /// The scratch folder, a worker thread or the socket failed (the OS error is part of the
+    /// message, not a `source()`, so a chain printed whole shows it once).
+    #[error("{what}: {error}")]
     Io {
-        /// What was being done.
+        /// What was being done, naming the path it concerns.
         what: String,
         /// The cause.
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }
 

@@ -32,9 +32,9 @@ impl ServeEnv {
     pub fn build(cfg: &ServeConfig) -> Result<Self, ServerError> {
         let (work_dir, scratch) = match &cfg.work_dir {
             Some(d) => {
-                std::fs::create_dir_all(d).map_err(|source| ServerError::Io {
+                std::fs::create_dir_all(d).map_err(|error| ServerError::Io {
                     what: format!("creating work-dir {}", d.display()),
-                    source,
+                    error,
                 })?;
                 (d.clone(), None)
             }
@@ -42,9 +42,9 @@ impl ServeEnv {
                 let t = tempfile::Builder::new()
                     .prefix("aorlta-serve-")
                     .tempdir()
-                    .map_err(|source| ServerError::Io {
-                        what: "creating a scratch folder".into(),
-                        source,
+                    .map_err(|error| ServerError::Io {
+                        what: format!("creating a scratch folder in {}", std::env::temp_dir().display()),
+                        error,
                     })?;
                 (t.path().to_path_buf(), Some(t))
             }
@@ -146,9 +146,9 @@ impl AppState {
             timeout: l.item_timeout,
         };
         let scheduler = Scheduler::start(lane(&cfg.lanes.qa), lane(&cfg.lanes.kernel), Arc::clone(&metrics))
-            .map_err(|source| ServerError::Io {
+            .map_err(|error| ServerError::Io {
                 what: "starting the scoring workers".into(),
-                source,
+                error,
             })?;
         let engines = profiles
             .into_iter()

@@ -1,5 +1,6 @@
 //! Building a run's environment (scratch folder, kernel tools) from its config.
 
+use anyhow::Context;
 use aorlta_core::checks::Env;
 use aorlta_core::checks::kernel::KernelEnv;
 use aorlta_core::run::RunConfig;
@@ -8,7 +9,8 @@ use aorlta_core::run::RunConfig;
 /// has a `kernel:` section.
 pub fn build_env(config: &RunConfig) -> anyhow::Result<Env> {
     let work_dir = config.out.join("work");
-    std::fs::create_dir_all(&work_dir)?;
+    std::fs::create_dir_all(&work_dir)
+        .with_context(|| format!("creating the work folder {}", work_dir.display()))?;
     let kernel = KernelEnv::from_section(config.kernel.as_ref(), &config.path, &work_dir, None)?;
     Ok(Env { work_dir, kernel })
 }
