@@ -609,21 +609,21 @@ fn a_503_before_the_body_is_read_keeps_the_connection_usable() {
         assert!(t0.elapsed() < Duration::from_secs(10));
         std::thread::sleep(Duration::from_millis(5));
     }
-    // A keep-alive connection is refused before its body is read, then used again.
-    let body = json!({"items": [item("qa-001", "\\boxed{391}")]}).to_string();
+    // A keep-alive connection is refused before its body (2 MB, still arriving) is read, then
+    // used again: the refusal drained the body instead of closing on it.
+    let body = json!({"items": [item("qa-001", &"x".repeat(2 << 20))]}).to_string();
     let mut conn = TcpStream::connect(s.addr).unwrap();
     conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     for _ in 0..2 {
-        conn.write_all(
-            format!(
-                "POST /v1/score HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
-                 Content-Length: {}\r\n\r\n{body}",
-                body.len()
-            )
-            .as_bytes(),
-        )
-        .unwrap();
+        let mut writer = conn.try_clone().unwrap();
+        let request = format!(
+            "POST /v1/score HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let sender = std::thread::spawn(move || writer.write_all(request.as_bytes()));
         let r = client::read_one(&mut conn);
+        sender.join().unwrap().unwrap();
         r.assert_error(503, "overloaded");
         assert!(r.header("retry-after").is_some());
         assert_ne!(r.header("connection"), Some("close"), "the body was drained");
