@@ -8,8 +8,15 @@ slower ones, wrong output, no code block, a code block without the kernel, a wro
 compile errors, cheats, and completions past the profile's length limits.
 
     python3 make_pool.py            # writes pool.jsonl next to this file
-    python3 make_pool.py --check    # exits 1 if pool.jsonl is not what this script writes
+    python3 make_pool.py --check    # exits 1 if pool.jsonl (and pool-mix.jsonl) is out of date
     python3 make_pool.py --table    # prints the cases and their intended verdicts (Markdown)
+    python3 make_pool.py --mix      # writes pool-mix.jsonl: 1000 distinct completions
+
+The mix is a throughput pool shaped like a training batch: 200 completions per task, about half
+failing (no code 12%, compile errors 18%, wrong outputs 20%), a third correct but not faster
+(the reference's approach 20%, slower kernels 11%, a very slow one 1%), the rest faster (18%).
+Every completion and every kernel source in it is distinct (a numbered comment and varied
+prose), so no compile or result is served twice from a cache.
 """
 
 import argparse
@@ -330,6 +337,96 @@ def cases():
     return c
 
 
+# ---- the mix ----
+
+INTROS = [
+    "Here is my kernel.",
+    "The following kernel solves the task.",
+    "Below is a CUDA implementation.",
+    "This is the implementation I would use.",
+    "A kernel for this task:",
+    "Here is a version that should work for any size.",
+    "I wrote the kernel as follows.",
+    "The code:",
+]
+
+# Edits that make a kernel wrong (output-mismatch) and edits that break its compile, per task.
+WRONG = {
+    "vector_add": [("if (i < n) {", "if (i < n - 1) {"), ("c[i] = a[i] + b[i];", "c[i] = a[i] - b[i];"),
+                   ("c[i] = a[i] + b[i];", "c[i] = a[i] + a[i];"), ("int i = blockIdx.x * blockDim.x + threadIdx.x;",
+                                                                    "int i = blockIdx.x * blockDim.x + threadIdx.x + 1;")],
+    "transpose": [("out[(long long)c * rows + r]", "out[(long long)r * cols + c]"),
+                  ("if (r < rows && c < cols) {", "if (r < rows - 1 && c < cols) {"),
+                  ("in[(long long)r * cols + c]", "in[(long long)c * rows + r]")],
+    "block_sum": [("stride < 256u", "stride < 128u"), ("out[blockIdx.x] = s[0];", "out[blockIdx.x] = s[1];"),
+                  ("s[tid] += s[tid + stride];", "s[tid] = s[tid + stride];")],
+    "softmax": [("y[j] = expf(x[j] - m) / sum;", "y[j] = expf(x[j] - m);"),
+                ("sum += expf(x[j] - m);", "sum += expf(x[j]);"),
+                ("m = fmaxf(m, x[j]);", "m = fminf(m, x[j]);")],
+    "matmul": [("acc += as[threadIdx.y][p] * bs[p][threadIdx.x];", "acc += as[threadIdx.y][p] * bs[threadIdx.x][p];"),
+               ("for (int p = 0; p < TILE; ++p) {", "for (int p = 1; p < TILE; ++p) {"),
+               ("c[(long long)row * n + col] = acc;", "c[(long long)row * n + col] = -acc;")],
+}
+BROKEN = {
+    "vector_add": [("c[i] = a[i] + b[i];", "c[i] = a[i] + b[i]"), ("if (i < n) {", "if (i < len) {"),
+                   ("int i =", "int* i =")],
+    "transpose": [("in[(long long)r * cols + c]", "in[(long long)r * width + c]"),
+                  ("int r =", "int r = ;"), ("if (r < rows && c < cols) {", "if (r < rows && c < cols {")],
+    "block_sum": [("__syncthreads();\n    for", "__syncthreads()\n    for"), ("s[tid] += s[tid + stride];", "s[tid] += t[tid + stride];"),
+                  ("__shared__ float s[256];", "__shared__ float s[];")],
+    "softmax": [("float m = -INFINITY;", "float m = -INFINITY"), ("sum += expf(x[j] - m);", "sum += expf(x[j] - mx);"),
+                ("const float* x = in + (long long)r * cols;", "const float* x = in + (long long)r * columns;")],
+    "matmul": [("#define TILE 16\n", ""), ("float acc = 0.0f;", "float acc = 0.0f"),
+               ("__syncthreads();\n    }", "__synchthreads();\n    }")],
+}
+NO_CODE = [
+    "The right approach is to launch one thread per output element and keep the memory accesses "
+    "coalesced; the details depend on the GPU.",
+    "I would tile the work into blocks of 256 threads and use shared memory where data is reused. "
+    "Let me know if you want the code.",
+    "This task is memory-bound, so the best kernel simply streams the data once with wide loads.",
+    "Use a grid-stride loop so that any size is covered, and guard every access with the size.",
+]
+# (category, count per task): 200 per task.
+MIX = [("no-code", 24), ("compile-error", 36), ("wrong", 40), ("naive", 40), ("slower", 22),
+       ("very-slow", 2), ("faster", 36)]
+
+
+def mix_cases():
+    """The mix pool's cases: (task, id, category, completion), all distinct."""
+    import random
+    rng = random.Random(20261201)
+    out = []
+    n = 0
+    for task in TASKS:
+        for category, count in MIX:
+            for k in range(count):
+                n += 1
+                tag = f"// variant {n:04d} ({category} {k})\n"
+                intro = rng.choice(INTROS)
+                if category == "no-code":
+                    completion = f"{rng.choice(NO_CODE)} (answer {n})\n"
+                elif category == "compile-error":
+                    old, new = BROKEN[task][k % len(BROKEN[task])]
+                    completion = answer(intro, tag + edit(reference(task), old, new))
+                elif category == "wrong":
+                    old, new = WRONG[task][k % len(WRONG[task])]
+                    completion = answer(intro, tag + edit(reference(task), old, new))
+                elif category == "naive":
+                    completion = answer(intro, tag + reference(task))
+                else:
+                    completion = answer(intro, tag + candidate(task, category))
+                out.append((task, f"{task}/mix-{n:04d}-{category}", category, completion))
+    return out
+
+
+def mix_lines():
+    return "".join(
+        json.dumps({"task": task, "completion": completion, "id": cid}) + "\n"
+        for task, cid, _category, completion in mix_cases()
+    )
+
+
 def lines():
     out = []
     for task, case, _verdict, completion in cases():
@@ -341,7 +438,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="fail if pool.jsonl is out of date")
     ap.add_argument("--table", action="store_true", help="print the cases as a Markdown table")
+    ap.add_argument("--mix", action="store_true", help="write pool-mix.jsonl, the 1000-completion mix")
     args = ap.parse_args()
+    if args.mix:
+        mix = HERE / "pool-mix.jsonl"
+        text = mix_lines()
+        mix.write_text(text)
+        cases_ = mix_cases()
+        sources = {c[3] for c in cases_}
+        counts = {}
+        for _t, _i, category, _c in cases_:
+            counts[category] = counts.get(category, 0) + 1
+        print(f"wrote {mix} ({len(cases_)} completions, {len(sources)} distinct): {counts}")
+        return 0
     path = HERE / "pool.jsonl"
     text = lines()
     if args.table:
@@ -352,6 +461,10 @@ def main():
     if args.check:
         if not path.exists() or path.read_text() != text:
             print(f"{path} is out of date: run make_pool.py", file=sys.stderr)
+            return 1
+        mix = HERE / "pool-mix.jsonl"
+        if not mix.exists() or mix.read_text() != mix_lines():
+            print(f"{mix} is out of date: run make_pool.py --mix", file=sys.stderr)
             return 1
         return 0
     path.write_text(text)

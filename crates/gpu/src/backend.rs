@@ -1,9 +1,16 @@
 //! The device behind the harness: a small trait with exactly the operations the launch plans
 //! need, so that the plans are one piece of code run on the CUDA driver ([`crate::cuda`]) and on
 //! the CPU-simulated fake device ([`crate::fake`]), whose call log the plan tests read.
+//!
+//! Besides the driver's module, memory and event calls, a backend runs the harness's own device
+//! code ([`HelperOp`]: fill a region, check it, compare two outputs), which the CUDA backend
+//! launches from a module of its own and the fake device computes on the CPU. Every method that
+//! takes a device address is `unsafe`: the caller promises the address and length lie inside
+//! one live allocation.
 
+use crate::draw::Fill;
 use aorlta_record::kernel::harness::{Clocks, DeviceInfo, Geometry};
-use aorlta_record::kernel::{Dtype, Role};
+use aorlta_record::kernel::{Dtype, Role, Tolerance};
 
 /// A device address.
 pub type DevPtr = u64;
@@ -117,6 +124,73 @@ pub enum Wait {
     TimedOut,
 }
 
+/// One operation of the harness's own device code. Counters are `u64` words in device memory
+/// the operation adds to (atomically); the plans zero them before and read them after.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum HelperOp {
+    /// Writes the canary into `bytes` bytes at `dst`, the first being canary byte `offset`.
+    FillGuard {
+        /// Where.
+        dst: DevPtr,
+        /// How many bytes.
+        bytes: u64,
+        /// The canary offset of the first byte.
+        offset: u64,
+    },
+    /// Adds to `count` the bytes at `src` that differ from the canary.
+    CheckGuard {
+        /// Where.
+        src: DevPtr,
+        /// How many bytes.
+        bytes: u64,
+        /// The canary offset of the first byte.
+        offset: u64,
+        /// The counter.
+        count: DevPtr,
+    },
+    /// Writes `len` elements of `fill` at `dst`.
+    FillData {
+        /// Where.
+        dst: DevPtr,
+        /// Elements.
+        len: u64,
+        /// Element type.
+        dtype: Dtype,
+        /// What to write.
+        fill: Fill,
+    },
+    /// Adds to `count` the elements at `src` that differ from `fill`.
+    CheckData {
+        /// Where.
+        src: DevPtr,
+        /// Elements.
+        len: u64,
+        /// Element type.
+        dtype: Dtype,
+        /// What should be there.
+        fill: Fill,
+        /// The counter.
+        count: DevPtr,
+    },
+    /// Compares `got` with `expected` within `tol`: adds the elements outside it to `out[0]`,
+    /// raises `out[1]` to `!i` for the first such index `i` (0 when none), and raises `out[2]`
+    /// to the bits of the largest absolute difference over finite pairs.
+    Compare {
+        /// The reference's output.
+        expected: DevPtr,
+        /// The candidate's output.
+        got: DevPtr,
+        /// Elements.
+        len: u64,
+        /// Element type.
+        dtype: Dtype,
+        /// Tolerance.
+        tol: Tolerance,
+        /// Three counters.
+        out: DevPtr,
+    },
+}
+
 /// The operations the launch plans use, on one device and one stream.
 pub trait Backend {
     /// The device.
@@ -138,23 +212,51 @@ pub trait Backend {
     /// Allocates device memory.
     fn alloc(&mut self, bytes: usize) -> Result<DevPtr, BackendError>;
     /// Frees device memory.
-    fn free(&mut self, ptr: DevPtr) -> Result<(), BackendError>;
-    /// Copies pageable host memory to the device (synchronous).
-    fn copy_h2d(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), BackendError>;
+    ///
+    /// # Safety
+    /// `ptr` came from [`Backend::alloc`] and is freed once; nothing uses it afterwards.
+    unsafe fn free(&mut self, ptr: DevPtr) -> Result<(), BackendError>;
     /// Copies device memory to pageable host memory (synchronous).
-    fn copy_d2h(&mut self, dst: &mut [u8], src: DevPtr) -> Result<(), BackendError>;
+    ///
+    /// # Safety
+    /// `[src, src + dst.len())` lies inside one live allocation or module symbol.
+    unsafe fn copy_d2h(&mut self, dst: &mut [u8], src: DevPtr) -> Result<(), BackendError>;
     /// Fills `count` 32-bit words with `value`.
-    fn memset_d32(&mut self, dst: DevPtr, value: u32, count: usize) -> Result<(), BackendError>;
+    ///
+    /// # Safety
+    /// `[dst, dst + 4 count)` lies inside one live allocation.
+    unsafe fn memset_d32(&mut self, dst: DevPtr, value: u32, count: usize) -> Result<(), BackendError>;
     /// Resets every persisting L2 line to normal.
     fn reset_persisting_l2(&mut self) -> Result<(), BackendError>;
     /// Records a timing event on the stream.
     fn record_event(&mut self, slot: EventSlot) -> Result<(), BackendError>;
     /// Launches a kernel on the stream.
-    fn launch(&mut self, func: FuncId, geometry: &Geometry, args: &[KernelArg]) -> Result<(), BackendError>;
+    ///
+    /// # Safety
+    /// `args` match the kernel's parameters, and every buffer argument is a live allocation of
+    /// at least its length.
+    unsafe fn launch(
+        &mut self,
+        func: FuncId,
+        geometry: &Geometry,
+        args: &[KernelArg],
+    ) -> Result<(), BackendError>;
     /// Waits for the stop event, at most `timeout_s`.
     fn wait_stop(&mut self, timeout_s: f64) -> Result<Wait, BackendError>;
     /// Seconds between the start and stop events.
     fn elapsed_s(&mut self) -> Result<f64, BackendError>;
     /// Waits for all work and reports a sticky fault.
     fn synchronize(&mut self) -> Result<(), BackendError>;
+    /// Loads a fresh instance of the harness's own device code. The plans unload it before
+    /// every candidate launch and load it afresh after, so the code that checks a launch was
+    /// never in memory while the candidate ran.
+    fn load_helpers(&mut self) -> Result<(), BackendError>;
+    /// Unloads the harness's device code (nothing when none is loaded).
+    fn unload_helpers(&mut self) -> Result<(), BackendError>;
+    /// Runs one operation of the harness's device code on the stream (its device code must be
+    /// loaded).
+    ///
+    /// # Safety
+    /// Every region the operation names lies inside one live allocation.
+    unsafe fn helper(&mut self, op: &HelperOp) -> Result<(), BackendError>;
 }

@@ -1,17 +1,23 @@
-//! The correctness plan (`kernel-run`): on every listed size and seed, the reference and the
-//! candidate each run once on identical inputs in their own buffers (guard bands around every
+//! The correctness plan (`kernel-run`): on every listed size and seed, the candidate and then
+//! the reference run once on identical inputs in their own buffer sets (guard bands around every
 //! buffer, outputs pre-filled with the sentinel); the candidate is clean when its outputs match
-//! the reference's within tolerance, every guard band is intact and every input is unchanged.
+//! the reference's within tolerance, every guard band is intact, every input is unchanged, and
+//! the reference's set, filled before the candidate ran, is untouched.
 //!
-//! Each kernel's module is loaded once for the job and kept across its cases, so a kernel that
-//! counts its launches in a device global and skips work on later ones shows wrong outputs
-//! here. The reference's outputs are read back and its buffers re-filled before the candidate
-//! runs: no expected output stays on the device while the candidate runs.
+//! The candidate's module is loaded once for the job and kept across its cases, so a kernel that
+//! counts its launches in a device global and skips work on later ones shows wrong outputs here.
+//! Everything that decides the verdict is made after the candidate's launch: the harness's
+//! device code is unloaded while it runs and loaded afresh after, the reference's module is
+//! loaded fresh for each case after the candidate ran, the reference's output (the expected one)
+//! exists only from then on, and the counters are zeroed before the checks run. Inputs are drawn
+//! on the device from each case's secret seed and checked by regenerating them, so no copy of
+//! anything lies on the device or in host memory a kernel can reach.
 
-use crate::backend::Backend;
-use crate::data::{Layout, compare_outputs, data_of, guards_intact, make_images, same_bytes};
+use crate::backend::{Backend, FuncId};
+use crate::layout::Layout;
 use crate::plan::{Kernel, Runner, Stop};
-use aorlta_record::kernel::harness::{CaseReport, CheckReport, CheckWork, Party};
+use crate::verify::{BufferSet, Counters, Damage, Expect};
+use aorlta_record::kernel::harness::{CaseReport, CheckReport, CheckWork, Geometry, Party};
 
 /// Runs a correctness job; findings go to the runner.
 pub fn run<B: Backend>(r: &mut Runner<'_, B>, w: &CheckWork) -> CheckReport {
@@ -25,25 +31,19 @@ fn run_inner<B: Backend>(r: &mut Runner<'_, B>, w: &CheckWork, report: &mut Chec
     let reference = r.probe(&job.reference, Party::Reference)?;
     let candidate = r.probe(&job.candidate, Party::Candidate)?;
     let first = Layout::new(&job.task, *w.sizes.first().unwrap_or(&0)).map_err(|m| bad_task(r, m))?;
-    let g_ref = r.geometry(&reference, &first)?;
     let g_cand = r.geometry(&candidate, &first)?;
-    let ref_inst = r.instantiate(&reference, &g_ref)?;
-    let cand_inst = match r.instantiate(&candidate, &g_cand) {
-        Ok(i) => i,
-        Err(s) => {
-            let _ = r.release(ref_inst);
-            return Err(s);
-        }
-    };
+    let cand_inst = r.instantiate(&candidate, &g_cand)?;
+    let mut counters = Counters::new(r)?;
     let result = cases(
         r,
         w,
         report,
-        (&reference, ref_inst.func),
+        &reference,
         (&candidate, cand_inst.func),
+        &mut counters,
     );
     if !r.context_lost {
-        r.release(ref_inst)?;
+        counters.free(r);
         r.release(cand_inst)?;
     }
     result
@@ -54,104 +54,149 @@ fn bad_task<B: Backend>(r: &mut Runner<'_, B>, m: String) -> Stop {
     Stop
 }
 
-type Side<'k> = (&'k Kernel, crate::backend::FuncId);
-
 fn cases<B: Backend>(
     r: &mut Runner<'_, B>,
     w: &CheckWork,
     report: &mut CheckReport,
-    (reference, ref_f): Side<'_>,
-    (candidate, cand_f): Side<'_>,
+    reference: &Kernel,
+    (candidate, cand_f): (&Kernel, FuncId),
+    counters: &mut Counters,
 ) -> Result<(), Stop> {
     let job = r.job;
     for &size in &w.sizes {
         let layout = Layout::new(&job.task, size).map_err(|m| bad_task(r, m))?;
         let g_ref = r.geometry(reference, &layout)?;
         let g_cand = r.geometry(candidate, &layout)?;
-        let ref_set = r.alloc_set(&layout)?;
-        let cand_set = match r.alloc_set(&layout) {
+        let cand_set = r.alloc_set(&layout)?;
+        let ref_set = match r.alloc_set(&layout) {
             Ok(s) => s,
             Err(s) => {
-                r.free_set(&ref_set);
+                r.free_set(&cand_set);
                 return Err(s);
             }
         };
+        let sets = Sets {
+            layout: &layout,
+            cand: &cand_set,
+            refr: &ref_set,
+        };
         let result = (|| -> Result<(), Stop> {
-            let ref_args = r.args(&layout, &ref_set)?;
-            let cand_args = r.args(&layout, &cand_set)?;
             for &seed in &w.seeds {
-                let imgs = make_images(&layout, seed);
-                // Reference first, read back, its buffers re-filled.
-                r.upload(&ref_set, &imgs, Party::Harness)?;
-                r.timed_launch(Party::Reference, ref_f, &g_ref, &ref_args)?;
-                let want = r.download(&ref_set, &layout, Party::Reference)?;
-                let (guards, inputs) = damage(&layout, &imgs, &want);
-                if !guards.is_empty() || !inputs.is_empty() {
-                    r.finding_at(
-                        Party::Reference,
-                        if guards.is_empty() {
-                            "input-mutated"
-                        } else {
-                            "guard-overwritten"
-                        },
-                        format!("the reference broke its own buffers: guards {guards:?}, inputs {inputs:?}"),
-                        Some(size),
-                        Some(seed),
-                    );
-                    return Err(Stop);
-                }
-                r.upload(&ref_set, &imgs, Party::Harness)?;
-                // Candidate on identical inputs, in its own buffers.
-                r.upload(&cand_set, &imgs, Party::Harness)?;
-                r.timed_launch(Party::Candidate, cand_f, &g_cand, &cand_args)?;
-                let got = r.download(&cand_set, &layout, Party::Candidate)?;
-                let (guards_broken, inputs_changed) = damage(&layout, &imgs, &got);
-                let cmp = compare_outputs(&layout, job.task.tolerance, &want, &got);
-                let case = CaseReport {
-                    size,
-                    seed,
-                    candidate: g_cand,
-                    reference: g_ref,
-                    mismatches: cmp.mismatches,
-                    max_abs_err: cmp.max_abs_err,
-                    first_mismatch: cmp.first.clone(),
-                    guards_broken,
-                    inputs_changed,
-                };
-                note_case(r, &case);
+                let case = one_case(r, &sets, seed, (cand_f, g_cand), (reference, g_ref), counters)?;
+                let ok = note_case(r, &case);
                 report.cases.push(case);
+                if !ok {
+                    break;
+                }
             }
             Ok(())
         })();
-        r.free_set(&ref_set);
         r.free_set(&cand_set);
+        r.free_set(&ref_set);
         result?;
     }
     Ok(())
 }
 
-/// Guard bands broken and inputs changed, by buffer name.
-pub fn damage(
-    layout: &Layout,
-    sent: &crate::data::Images,
-    back: &crate::data::Images,
-) -> (Vec<String>, Vec<String>) {
-    let mut guards = Vec::new();
-    let mut inputs = Vec::new();
-    for (k, b) in layout.bufs.iter().enumerate() {
-        if !guards_intact(&back.0[k], b) {
-            guards.push(b.name.clone());
-        }
-        if b.role == aorlta_record::kernel::Role::In
-            && !same_bytes(data_of(&back.0[k], b), data_of(&sent.0[k], b))
-        {
-            inputs.push(b.name.clone());
-        }
-    }
-    (guards, inputs)
+struct Sets<'a> {
+    layout: &'a Layout,
+    cand: &'a BufferSet,
+    refr: &'a BufferSet,
 }
 
-fn note_case<B: Backend>(r: &mut Runner<'_, B>, case: &CaseReport) {
+fn one_case<B: Backend>(
+    r: &mut Runner<'_, B>,
+    s: &Sets<'_>,
+    seed: u64,
+    (cand_f, g_cand): (FuncId, Geometry),
+    (reference, g_ref): (&Kernel, Geometry),
+    counters: &mut Counters,
+) -> Result<CaseReport, Stop> {
+    let size_seed = |r: &mut Runner<'_, B>, code: &str, what: String| {
+        let size = r.job.task.sizes.iter().position(|v| *v == s.layout.vars);
+        r.finding_at(Party::Reference, code, what, size, Some(seed));
+        Stop
+    };
+    if !r.helpers_loaded {
+        r.helpers_on()?;
+    }
+    r.fill_set(s.layout, s.cand, seed, false)?;
+    r.fill_set(s.layout, s.refr, seed, false)?;
+    r.helpers_off()?;
+    let cand_args = r.args(s.layout, s.cand)?;
+    r.timed_launch(Party::Candidate, cand_f, &g_cand, &cand_args)?;
+    // From here on, everything is made after the candidate's launch.
+    r.helpers_on()?;
+    counters.reset(r)?;
+    let cand_check = r.check_set(counters, s.layout, s.cand, seed, Expect::Written)?;
+    let untouched = r.check_set(counters, s.layout, s.refr, seed, Expect::Untouched)?;
+    let ref_inst = r.instantiate(reference, &g_ref)?;
+    let ref_args = r.args(s.layout, s.refr)?;
+    r.timed_launch(Party::Reference, ref_inst.func, &g_ref, &ref_args)?;
+    r.release(ref_inst)?;
+    let ref_check = r.check_set(counters, s.layout, s.refr, seed, Expect::Written)?;
+    let cmp = r.compare_sets(counters, s.layout, s.refr, s.cand, r.job.task.tolerance)?;
+    let words = counters.read(r, Party::Harness)?;
+    let ref_damage = ref_check.damage(s.layout, &words);
+    let other = untouched.damage(s.layout, &words);
+    let own = cand_check.damage(s.layout, &words);
+    if !ref_damage.is_empty() && other.is_empty() {
+        return Err(size_seed(
+            r,
+            if ref_damage.guards.is_empty() {
+                "input-mutated"
+            } else {
+                "guard-overwritten"
+            },
+            format!(
+                "the reference broke its own buffers: guards {:?}, inputs {:?}",
+                ref_damage.guards, ref_damage.inputs
+            ),
+        ));
+    }
+    // A reference run in a set the candidate wrote into proves nothing about the outputs.
+    let cmp = if other.is_empty() {
+        cmp.result(&words)
+    } else {
+        Default::default()
+    };
+    let first_mismatch = match cmp.first {
+        Some(at) => Some(r.mismatch(s.layout, s.refr, s.cand, at)?),
+        None => None,
+    };
+    let mut guards_broken = own.guards;
+    guards_broken.extend(other_sets(&other));
+    Ok(CaseReport {
+        size: r
+            .job
+            .task
+            .sizes
+            .iter()
+            .position(|v| *v == s.layout.vars)
+            .unwrap_or(0),
+        seed,
+        candidate: g_cand,
+        reference: g_ref,
+        mismatches: cmp.mismatches,
+        max_abs_err: cmp.max_abs_err,
+        first_mismatch,
+        guards_broken,
+        inputs_changed: own.inputs,
+    })
+}
+
+/// Names for damage found in the reference's set, which the candidate was never given.
+pub fn other_sets(d: &Damage) -> Vec<String> {
+    d.guards
+        .iter()
+        .chain(&d.inputs)
+        .chain(&d.outputs)
+        .map(|n| format!("the harness's other allocations ({n} of the reference's set)"))
+        .collect()
+}
+
+/// Adds the case's findings; false when the case failed (later seeds of the size are skipped).
+fn note_case<B: Backend>(r: &mut Runner<'_, B>, case: &CaseReport) -> bool {
     let at = (Some(case.size), Some(case.seed));
     if !case.guards_broken.is_empty() && !r.has(Party::Candidate, "guard-overwritten") {
         r.finding_at(
@@ -196,4 +241,5 @@ fn note_case<B: Backend>(r: &mut Runner<'_, B>, case: &CaseReport) {
             at.1,
         );
     }
+    case.guards_broken.is_empty() && case.inputs_changed.is_empty() && case.mismatches == 0
 }

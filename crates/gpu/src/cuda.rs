@@ -7,8 +7,9 @@
 //! is loaded whole by `cuModuleLoadData` and nothing is loaded lazily inside a timed interval.
 
 use crate::backend::{
-    Backend, BackendError, DevPtr, ErrorKind, EventSlot, FuncId, KernelArg, ModuleId, Wait,
+    Backend, BackendError, DevPtr, ErrorKind, EventSlot, FuncId, HelperOp, KernelArg, ModuleId, Wait,
 };
+use crate::draw::dtype_code;
 use crate::nvml::Nvml;
 use aorlta_record::kernel::harness::{Clocks, DeviceInfo, Geometry, HarnessError};
 use cudarc::driver::result::{self, DriverError};
@@ -160,6 +161,16 @@ pub fn list_devices() -> Result<Vec<DeviceInfo>, HarnessError> {
     Ok(out)
 }
 
+/// The harness's device code: its module instance and its five kernels.
+struct Helpers {
+    module: sys::CUmodule,
+    fill_guard: sys::CUfunction,
+    check_guard: sys::CUfunction,
+    fill_data: sys::CUfunction,
+    check_data: sys::CUfunction,
+    compare: sys::CUfunction,
+}
+
 /// The CUDA device of one harness process.
 pub struct CudaBackend {
     device: DeviceInfo,
@@ -168,11 +179,14 @@ pub struct CudaBackend {
     funcs: HashMap<u64, sys::CUfunction>,
     next_id: u64,
     nvml: Option<Nvml>,
+    helper_image: Vec<u64>,
+    helpers: Option<Helpers>,
 }
 
 impl CudaBackend {
-    /// Creates the primary context of device `index` and its two events.
-    pub fn new(index: u32) -> Result<Self, HarnessError> {
+    /// Creates the primary context of device `index` and its two events; `helpers` is the
+    /// harness's device code for this device (see [`crate::helpers`]).
+    pub fn new(index: u32, helpers: &[u8]) -> Result<Self, HarnessError> {
         init()?;
         let n =
             result::device::get_count().map_err(|e| harness_error("driver-error", "cuDeviceGetCount", e))?;
@@ -208,7 +222,49 @@ impl CudaBackend {
             funcs: HashMap::new(),
             next_id: 1,
             nvml,
+            helper_image: aligned(helpers),
+            helpers: None,
         })
+    }
+
+    /// The device's compute capability as an nvcc architecture (`sm_90`).
+    pub fn arch_of(index: u32) -> Result<String, HarnessError> {
+        let d = list_devices()?
+            .into_iter()
+            .find(|d| d.index == index)
+            .ok_or_else(|| HarnessError {
+                code: "no-gpu".into(),
+                detail: format!("no device {index}"),
+            })?;
+        Ok(format!(
+            "sm_{}{}",
+            d.compute_capability[0], d.compute_capability[1]
+        ))
+    }
+
+    fn helper_launch(
+        &self,
+        f: sys::CUfunction,
+        n: u64,
+        params: &mut [*mut c_void],
+    ) -> Result<(), BackendError> {
+        let per_block = 256u64;
+        let blocks = n
+            .div_ceil(per_block)
+            .clamp(1, u64::from(self.device.sm_count.max(1)) * 8) as u32;
+        // SAFETY: `params` point at values laid out as the helper kernel's parameters, and the
+        // driver copies them before returning.
+        unsafe {
+            result::launch_kernel(
+                f,
+                (blocks, 1, 1),
+                (per_block as u32, 1, 1),
+                0,
+                std::ptr::null_mut(),
+                params,
+            )
+        }
+        .map_err(|e| classify("cuLaunchKernel (harness)", e))
     }
 
     fn module(&self, m: ModuleId) -> Result<sys::CUmodule, BackendError> {
@@ -218,6 +274,17 @@ impl CudaBackend {
             detail: "unknown module instance".into(),
         })
     }
+}
+
+/// An 8-byte-aligned copy of a code object with a trailing zero word.
+fn aligned(image: &[u8]) -> Vec<u64> {
+    let mut words = vec![0u64; image.len().div_ceil(8) + 1];
+    for (w, chunk) in words.iter_mut().zip(image.chunks(8)) {
+        let mut b = [0u8; 8];
+        b[..chunk.len()].copy_from_slice(chunk);
+        *w = u64::from_le_bytes(b);
+    }
+    words
 }
 
 fn cname(call: &'static str, s: &str) -> Result<CString, BackendError> {
@@ -239,11 +306,7 @@ impl Backend for CudaBackend {
 
     fn load_module(&mut self, image: &[u8]) -> Result<ModuleId, BackendError> {
         // The driver reads the ELF image; give it an 8-byte-aligned copy.
-        let mut aligned = vec![0u64; image.len().div_ceil(8) + 1];
-        // SAFETY: `aligned` has room for the image's bytes plus a trailing zero word.
-        unsafe {
-            std::ptr::copy_nonoverlapping(image.as_ptr(), aligned.as_mut_ptr() as *mut u8, image.len())
-        };
+        let aligned = aligned(image);
         // SAFETY: the image is a complete code object in memory that lives through the call.
         let m = unsafe { result::module::load_data(aligned.as_ptr() as *const c_void) }
             .map_err(|e| classify("cuModuleLoadData", e))?;
@@ -306,25 +369,20 @@ impl Backend for CudaBackend {
         unsafe { result::malloc_sync(bytes.max(1)) }.map_err(|e| classify("cuMemAlloc", e))
     }
 
-    fn free(&mut self, ptr: DevPtr) -> Result<(), BackendError> {
-        // SAFETY: `ptr` came from `alloc` and is freed once by the plans.
+    unsafe fn free(&mut self, ptr: DevPtr) -> Result<(), BackendError> {
+        // SAFETY: the caller promises `ptr` came from `alloc` and is freed once.
         unsafe { sys::cuMemFree_v2(ptr) }
             .result()
             .map_err(|e| classify("cuMemFree", e))
     }
 
-    fn copy_h2d(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), BackendError> {
-        // SAFETY: `dst` is an allocation at least `src.len()` long (the plans' layouts).
-        unsafe { result::memcpy_htod_sync(dst, src) }.map_err(|e| classify("cuMemcpyHtoD", e))
-    }
-
-    fn copy_d2h(&mut self, dst: &mut [u8], src: DevPtr) -> Result<(), BackendError> {
-        // SAFETY: `src` is an allocation or symbol at least `dst.len()` long.
+    unsafe fn copy_d2h(&mut self, dst: &mut [u8], src: DevPtr) -> Result<(), BackendError> {
+        // SAFETY: the caller promises `src` is an allocation or symbol at least `dst.len()` long.
         unsafe { result::memcpy_dtoh_sync(dst, src) }.map_err(|e| classify("cuMemcpyDtoH", e))
     }
 
-    fn memset_d32(&mut self, dst: DevPtr, value: u32, count: usize) -> Result<(), BackendError> {
-        // SAFETY: `dst` is an allocation of at least `count` words.
+    unsafe fn memset_d32(&mut self, dst: DevPtr, value: u32, count: usize) -> Result<(), BackendError> {
+        // SAFETY: the caller promises `dst` is an allocation of at least `count` words.
         unsafe { sys::cuMemsetD32_v2(dst, value, count) }
             .result()
             .map_err(|e| classify("cuMemsetD32", e))
@@ -343,7 +401,7 @@ impl Backend for CudaBackend {
         unsafe { result::event::record(ev, std::ptr::null_mut()) }.map_err(|e| classify("cuEventRecord", e))
     }
 
-    fn launch(&mut self, func: FuncId, g: &Geometry, args: &[KernelArg]) -> Result<(), BackendError> {
+    unsafe fn launch(&mut self, func: FuncId, g: &Geometry, args: &[KernelArg]) -> Result<(), BackendError> {
         let f = self.funcs.get(&func.0).copied().ok_or(BackendError {
             kind: ErrorKind::Driver,
             call: "cuLaunchKernel",
@@ -363,8 +421,8 @@ impl Backend for CudaBackend {
             .iter_mut()
             .map(|w| w.as_mut_ptr() as *mut c_void)
             .collect();
-        // SAFETY: the parameters match the kernel's signature (built from the task's), and the
-        // driver copies them before returning.
+        // SAFETY: the caller promises the parameters match the kernel's signature and its
+        // buffers are live; the driver copies them before returning.
         unsafe {
             result::launch_kernel(
                 f,
@@ -415,5 +473,108 @@ impl Backend for CudaBackend {
 
     fn synchronize(&mut self) -> Result<(), BackendError> {
         result::ctx::synchronize().map_err(|e| classify("cuCtxSynchronize", e))
+    }
+
+    fn load_helpers(&mut self) -> Result<(), BackendError> {
+        self.unload_helpers()?;
+        // SAFETY: the image is the harness's own code object, aligned, alive through the call.
+        let module = unsafe { result::module::load_data(self.helper_image.as_ptr() as *const c_void) }
+            .map_err(|e| classify("cuModuleLoadData (harness)", e))?;
+        let get = |name: &str| -> Result<sys::CUfunction, BackendError> {
+            // SAFETY: `module` was just loaded.
+            unsafe { result::module::get_function(module, cname("cuModuleGetFunction", name)?) }
+                .map_err(|e| classify("cuModuleGetFunction (harness)", e))
+        };
+        let helpers = Helpers {
+            module,
+            fill_guard: get("aorlta_fill_guard")?,
+            check_guard: get("aorlta_check_guard")?,
+            fill_data: get("aorlta_fill_data")?,
+            check_data: get("aorlta_check_data")?,
+            compare: get("aorlta_compare")?,
+        };
+        self.helpers = Some(helpers);
+        Ok(())
+    }
+
+    fn unload_helpers(&mut self) -> Result<(), BackendError> {
+        if let Some(h) = self.helpers.take() {
+            // SAFETY: the harness's module, taken out of `self` so it is unloaded once.
+            unsafe { result::module::unload(h.module) }
+                .map_err(|e| classify("cuModuleUnload (harness)", e))?;
+        }
+        Ok(())
+    }
+
+    unsafe fn helper(&mut self, op: &HelperOp) -> Result<(), BackendError> {
+        let Some(h) = self.helpers.as_ref() else {
+            return Err(BackendError {
+                kind: ErrorKind::Driver,
+                call: "helper",
+                detail: "the harness's device code is not loaded".into(),
+            });
+        };
+        macro_rules! p {
+            ($($v:expr),*) => { [$(&$v as *const _ as *mut c_void),*] };
+        }
+        match *op {
+            HelperOp::FillGuard { dst, bytes, offset } => {
+                let f = h.fill_guard;
+                self.helper_launch(f, bytes, &mut p!(dst, bytes, offset))
+            }
+            HelperOp::CheckGuard {
+                src,
+                bytes,
+                offset,
+                count,
+            } => {
+                let f = h.check_guard;
+                self.helper_launch(f, bytes, &mut p!(src, bytes, offset, count))
+            }
+            HelperOp::FillData {
+                dst,
+                len,
+                dtype,
+                fill,
+            } => {
+                let f = h.fill_data;
+                let a = fill.args();
+                let dt = dtype_code(dtype);
+                self.helper_launch(
+                    f,
+                    len,
+                    &mut p!(dst, len, dt, a.kind, a.a, a.b, a.ilo, a.ihi, a.key),
+                )
+            }
+            HelperOp::CheckData {
+                src,
+                len,
+                dtype,
+                fill,
+                count,
+            } => {
+                let f = h.check_data;
+                let a = fill.args();
+                let dt = dtype_code(dtype);
+                self.helper_launch(
+                    f,
+                    len,
+                    &mut p!(src, len, dt, a.kind, a.a, a.b, a.ilo, a.ihi, a.key, count),
+                )
+            }
+            HelperOp::Compare {
+                expected,
+                got,
+                len,
+                dtype,
+                tol,
+                out,
+            } => {
+                let f = h.compare;
+                let dt = dtype_code(dtype);
+                let (atol, rtol) = (tol.atol, tol.rtol);
+                self.helper_launch(f, len, &mut p!(expected, got, len, dt, atol, rtol, out))
+            }
+        }
     }
 }

@@ -5,18 +5,23 @@
 //!
 //! The device sits behind [`backend::Backend`]: the CUDA driver ([`cuda`], loaded dynamically,
 //! so this builds and its tests run where there is no CUDA) or the CPU-simulated fake device
-//! ([`fake`]) that CI uses. The plans ([`plan`], [`check`], [`timing`]) are one piece of code for
-//! both. [`serve`] is the process loop: one process per leased GPU serving jobs in turn.
+//! ([`fake`]) that CI uses. Inputs are drawn, buffers filled and launches checked on the device
+//! by the harness's own code ([`helpers`], [`verify`], with its host twin in [`draw`]), so only
+//! counters cross to the host. The plans ([`plan`], [`check`], [`timing`]) are one piece of
+//! code for both backends; [`job`] dispatches a job to them and [`serve`] is the process loop:
+//! one process per leased GPU serving jobs in turn.
 
 pub mod backend;
 pub mod check;
 pub mod cuda;
-pub mod data;
+pub mod draw;
 pub mod fake;
 pub mod geometry;
-pub mod half;
+pub mod helpers;
+pub mod job;
+pub mod layout;
 pub mod nvml;
 pub mod plan;
-pub mod rng;
 pub mod serve;
 pub mod timing;
+pub mod verify;

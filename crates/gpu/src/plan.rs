@@ -1,7 +1,7 @@
-//! What a job does on the device, one step at a time, on any [`Backend`]: the pieces both plans
-//! share (loading a kernel and finding its symbol, its geometry, its arguments, buffers with
-//! guard bands, one timed launch with a deadline) and the dispatch to the correctness plan
-//! ([`crate::check`]) and the timing plan ([`crate::timing`]).
+//! The pieces both plans share, on any [`Backend`]: loading a kernel and finding its symbol, its
+//! geometry, its arguments, freeing buffers, the L2 flush, the harness's device code switched
+//! off around a candidate's launch, and one timed launch with a deadline. Job dispatch lives in
+//! [`crate::job`]; the plans in [`crate::check`] and [`crate::timing`].
 //!
 //! A plan never returns an error: everything it finds, its own failures included, becomes a
 //! [`Finding`] in the record, with the party whose doing it is. A finding that ends the job
@@ -10,11 +10,10 @@
 use crate::backend::{
     Backend, BackendError, DevPtr, ErrorKind, EventSlot, FuncId, KernelArg, ModuleId, Wait,
 };
-use crate::data::{GUARD_BYTES, Images, Layout};
 use crate::geometry::{LAUNCH_SYMBOL, LAUNCH_SYMBOL_BYTES, check_bounds, parse_launch_symbol, task_geometry};
-use aorlta_record::kernel::harness::{
-    Finding, Geometry, HARNESS_FORMAT, HarnessJob, HarnessRecord, KernelImage, Party, Work,
-};
+use crate::layout::Layout;
+use crate::verify::BufferSet;
+use aorlta_record::kernel::harness::{Finding, Geometry, HarnessJob, KernelImage, Party};
 use aorlta_record::kernel::mangle::{ParamKind, parameters};
 use std::time::Instant;
 
@@ -24,50 +23,6 @@ pub struct Stop;
 
 /// Dynamic shared memory a kernel may use without opting in.
 const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
-
-/// Runs one job and returns its record.
-pub fn run_job<B: Backend>(backend: &mut B, job: &HarnessJob) -> HarnessRecord {
-    let start = Instant::now();
-    let seed = match &job.work {
-        Work::Check(w) => w.seeds.first().copied().unwrap_or(0),
-        Work::Time(w) => w.order_seed ^ w.input_seed.rotate_left(17),
-    };
-    backend.begin_job(seed);
-    let mut r = Runner {
-        b: backend,
-        job,
-        findings: Vec::new(),
-        context_lost: false,
-    };
-    let mut check = None;
-    let mut time = None;
-    if job.format.major != HARNESS_FORMAT.major {
-        r.finding(
-            Party::Harness,
-            "bad-job",
-            format!(
-                "job format {}.{}; this harness reads {}.x",
-                job.format.major, job.format.minor, HARNESS_FORMAT.major
-            ),
-        );
-    } else {
-        match &job.work {
-            Work::Check(w) => check = Some(crate::check::run(&mut r, w)),
-            Work::Time(w) => time = crate::timing::run(&mut r, w),
-        }
-    }
-    let device = Some(r.b.device().clone());
-    HarnessRecord {
-        format: HARNESS_FORMAT,
-        job: job.id.clone(),
-        device,
-        findings: r.findings,
-        context_lost: r.context_lost,
-        check,
-        time,
-        elapsed_s: start.elapsed().as_secs_f64(),
-    }
-}
 
 /// A kernel ready to load: its code object, the symbol found in it, its own geometry if any.
 #[derive(Debug, Clone)]
@@ -100,6 +55,15 @@ pub struct LaunchTimes {
     pub wall_s: f64,
 }
 
+/// How a launch waited for within a limit ended.
+#[derive(Debug, Clone, Copy)]
+pub enum Timed {
+    /// It finished.
+    Done(LaunchTimes),
+    /// It was still running after this many seconds (the context is lost).
+    Late(f64),
+}
+
 /// Shared state of a running job.
 pub struct Runner<'a, B: Backend> {
     /// The device.
@@ -110,6 +74,8 @@ pub struct Runner<'a, B: Backend> {
     pub findings: Vec<Finding>,
     /// Set after a fault or a hang.
     pub context_lost: bool,
+    /// True while the harness's device code is loaded.
+    pub helpers_loaded: bool,
 }
 
 impl<B: Backend> Runner<'_, B> {
@@ -228,9 +194,8 @@ impl<B: Backend> Runner<'_, B> {
                     return Err(Stop);
                 }
                 let mut bytes = [0u8; LAUNCH_SYMBOL_BYTES];
-                self.b
-                    .copy_d2h(&mut bytes, ptr)
-                    .map_err(|e| self.backend_err(party, e))?;
+                // SAFETY: the symbol is `size` (= LAUNCH_SYMBOL_BYTES) bytes of the module.
+                unsafe { self.b.copy_d2h(&mut bytes, ptr) }.map_err(|e| self.backend_err(party, e))?;
                 match parse_launch_symbol(&bytes) {
                     Ok(g) => Some(g),
                     Err(m) => {
@@ -308,8 +273,8 @@ impl<B: Backend> Runner<'_, B> {
 
     /// The kernel's arguments: buffers by parameter name, scalars by the task's expressions,
     /// typed by the signature.
-    pub fn args(&mut self, layout: &Layout, ptrs: &[DevPtr]) -> Result<Vec<KernelArg>, Stop> {
-        match build_args(&self.job.task, layout, ptrs) {
+    pub fn args(&mut self, layout: &Layout, set: &BufferSet) -> Result<Vec<KernelArg>, Stop> {
+        match build_args(&self.job.task, layout, set) {
             Ok(a) => Ok(a),
             Err(m) => {
                 self.finding(Party::Harness, "bad-task", m);
@@ -318,59 +283,47 @@ impl<B: Backend> Runner<'_, B> {
         }
     }
 
-    /// Allocates every buffer of a layout (guards included).
-    pub fn alloc_set(&mut self, layout: &Layout) -> Result<Vec<DevPtr>, Stop> {
-        let mut ptrs = Vec::with_capacity(layout.bufs.len());
-        for b in &layout.bufs {
-            match self.b.alloc(b.total_bytes()) {
-                Ok(p) => ptrs.push(p),
-                Err(e) => {
-                    self.free_set(&ptrs);
-                    return Err(self.backend_err(Party::Harness, e));
-                }
-            }
-        }
-        Ok(ptrs)
-    }
-
-    /// Frees buffers. After a lost context nothing is freed: a free waits for the device, which
-    /// a hung kernel never lets go, and the process ends after this job anyway.
-    pub fn free_set(&mut self, ptrs: &[DevPtr]) {
+    /// Frees allocations. After a lost context nothing is freed: a free waits for the device,
+    /// which a hung kernel never lets go, and the process ends after this job anyway.
+    pub fn free_all(&mut self, ptrs: &[DevPtr]) {
         if self.context_lost {
             return;
         }
         for p in ptrs {
-            let _ = self.b.free(*p);
+            // SAFETY: every pointer the plans free came from `alloc` and is freed once.
+            let _ = unsafe { self.b.free(*p) };
         }
     }
 
-    /// Copies host images into a buffer set.
-    pub fn upload(&mut self, ptrs: &[DevPtr], imgs: &Images, party: Party) -> Result<(), Stop> {
-        for (p, img) in ptrs.iter().zip(&imgs.0) {
-            self.b.copy_h2d(*p, img).map_err(|e| self.backend_err(party, e))?;
-        }
+    /// Loads a fresh instance of the harness's device code (after a candidate's launch).
+    pub fn helpers_on(&mut self) -> Result<(), Stop> {
+        self.b
+            .load_helpers()
+            .map_err(|e| self.backend_err(Party::Harness, e))?;
+        self.helpers_loaded = true;
         Ok(())
     }
 
-    /// Copies a buffer set back into host images.
-    pub fn download(&mut self, ptrs: &[DevPtr], layout: &Layout, party: Party) -> Result<Images, Stop> {
-        let mut out = Vec::with_capacity(ptrs.len());
-        for (p, b) in ptrs.iter().zip(&layout.bufs) {
-            let mut img = vec![0u8; b.total_bytes()];
+    /// Unloads the harness's device code (before a candidate's launch).
+    pub fn helpers_off(&mut self) -> Result<(), Stop> {
+        if self.helpers_loaded && !self.context_lost {
             self.b
-                .copy_d2h(&mut img, *p)
-                .map_err(|e| self.backend_err(party, e))?;
-            out.push(img);
+                .unload_helpers()
+                .map_err(|e| self.backend_err(Party::Harness, e))?;
         }
-        Ok(Images(out))
+        self.helpers_loaded = false;
+        Ok(())
     }
 
-    /// Copies a buffer set back into existing host images of the same layout.
-    pub fn download_into(&mut self, ptrs: &[DevPtr], party: Party, out: &mut Images) -> Result<(), Stop> {
-        for (p, img) in ptrs.iter().zip(out.0.iter_mut()) {
-            self.b.copy_d2h(img, *p).map_err(|e| self.backend_err(party, e))?;
-        }
-        Ok(())
+    /// Makes the L2 cold: persisting lines reset, then `scratch` (`words` 32-bit words, at least
+    /// twice the L2) overwritten with a pattern that changes with `salt`.
+    pub fn flush_l2(&mut self, scratch: DevPtr, words: usize, salt: u32) -> Result<(), Stop> {
+        self.b
+            .reset_persisting_l2()
+            .map_err(|e| self.backend_err(Party::Harness, e))?;
+        let fill = 0x9E37_79B9u32 ^ salt.wrapping_mul(2_654_435_761);
+        // SAFETY: `scratch` is a live allocation of `words` words (made by the plan for this).
+        unsafe { self.b.memset_d32(scratch, fill, words) }.map_err(|e| self.backend_err(Party::Harness, e))
     }
 
     /// One launch alone between two events, waited for with the job's deadline.
@@ -381,22 +334,49 @@ impl<B: Backend> Runner<'_, B> {
         g: &Geometry,
         args: &[KernelArg],
     ) -> Result<LaunchTimes, Stop> {
+        self.timed_launch_within(party, func, g, args, self.job.launch_timeout_s)
+            .map(|t| match t {
+                Timed::Done(t) => t,
+                Timed::Late(_) => unreachable!("the job's launch timeout reports a hang"),
+            })
+    }
+
+    /// One launch alone between two events, waited for at most `wait_s`; a launch still running
+    /// then is `Late` (with the seconds waited) when `wait_s` is below the job's launch timeout,
+    /// and `hung` otherwise. Either way the context is lost: the kernel still holds the device.
+    pub fn timed_launch_within(
+        &mut self,
+        party: Party,
+        func: FuncId,
+        g: &Geometry,
+        args: &[KernelArg],
+        wait_s: f64,
+    ) -> Result<Timed, Stop> {
+        debug_assert!(
+            party != Party::Candidate || !self.helpers_loaded,
+            "the harness's device code stays unloaded while a candidate runs"
+        );
         let t0 = Instant::now();
         self.b
             .record_event(EventSlot::Start)
             .map_err(|e| self.backend_err(Party::Harness, e))?;
-        self.b
-            .launch(func, g, args)
-            .map_err(|e| self.backend_err(party, e))?;
+        // SAFETY: `args` were built by `args` from the task's signature over a buffer set of
+        // this layout, whose allocations live until the plan frees them.
+        unsafe { self.b.launch(func, g, args) }.map_err(|e| self.backend_err(party, e))?;
         self.b
             .record_event(EventSlot::Stop)
             .map_err(|e| self.backend_err(party, e))?;
+        let hang_s = self.job.launch_timeout_s;
         match self
             .b
-            .wait_stop(self.job.launch_timeout_s)
+            .wait_stop(wait_s.min(hang_s))
             .map_err(|e| self.backend_err(party, e))?
         {
             Wait::Done => {}
+            Wait::TimedOut if wait_s < hang_s => {
+                self.context_lost = true;
+                return Ok(Timed::Late(t0.elapsed().as_secs_f64()));
+            }
             Wait::TimedOut => {
                 self.context_lost = true;
                 self.finding(
@@ -416,14 +396,14 @@ impl<B: Backend> Runner<'_, B> {
             .b
             .elapsed_s()
             .map_err(|e| self.backend_err(Party::Harness, e))?;
-        Ok(LaunchTimes { kernel_s, wall_s })
+        Ok(Timed::Done(LaunchTimes { kernel_s, wall_s }))
     }
 }
 
 fn build_args(
     task: &aorlta_record::kernel::KernelTask,
     layout: &Layout,
-    ptrs: &[DevPtr],
+    set: &BufferSet,
 ) -> Result<Vec<KernelArg>, String> {
     let params = parameters(&task.signature).map_err(|e| e.to_string())?;
     let mut args = Vec::with_capacity(params.len());
@@ -437,7 +417,7 @@ fn build_args(
             }
             let b = &layout.bufs[k];
             args.push(KernelArg::Buffer {
-                ptr: ptrs[k] + GUARD_BYTES as u64,
+                ptr: set.data(k),
                 dtype: b.dtype,
                 len: b.len,
                 role: b.role,

@@ -10,7 +10,7 @@
 use crate::backend::Backend;
 use crate::cuda::{self, CudaBackend};
 use crate::fake::FakeBackend;
-use crate::plan::run_job;
+use crate::job::run_job;
 use aorlta_record::kernel::harness::{
     DeviceList, Finding, HARNESS_FORMAT, HarnessError, HarnessJob, HarnessReady, HarnessRecord, Party,
 };
@@ -141,8 +141,38 @@ fn ready(
     }
 }
 
+/// Where the CUDA backend finds its compiler and keeps its built device code.
+#[derive(Debug, Clone, Default)]
+pub struct Tools {
+    /// The compiler (see [`crate::helpers::find_nvcc`]).
+    pub nvcc: Option<PathBuf>,
+    /// The folder for built device code; the system's temporary folder when absent.
+    pub cache: Option<PathBuf>,
+}
+
+/// Opens the CUDA device: its context, the harness's device code built for it, and the check
+/// that the device code draws what the host's twin draws.
+pub fn open_cuda(device: u32, tools: &Tools) -> Result<CudaBackend, HarnessError> {
+    let arch = CudaBackend::arch_of(device)?;
+    let nvcc = crate::helpers::find_nvcc(tools.nvcc.as_deref()).ok_or_else(|| HarnessError {
+        code: "no-compiler".into(),
+        detail: "no nvcc for the harness's device code (pass --nvcc or set AORLTA_NVCC)".into(),
+    })?;
+    let cache = tools
+        .cache
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join("aorlta-harness"));
+    let image = crate::helpers::build(&nvcc, &arch, &cache)?;
+    let mut b = CudaBackend::new(device, &image)?;
+    crate::verify::self_test(&mut b).map_err(|detail| HarnessError {
+        code: "harness-failed".into(),
+        detail: format!("the harness's device code failed its self-test: {detail}"),
+    })?;
+    Ok(b)
+}
+
 /// Serves jobs from standard input on one device; returns the exit code.
-pub fn serve(kind: BackendKind, device: u32, spool: &Path, start: Instant) -> i32 {
+pub fn serve(kind: BackendKind, device: u32, spool: &Path, start: Instant, tools: &Tools) -> i32 {
     let stdin = std::io::stdin();
     match kind {
         BackendKind::Fake => {
@@ -150,7 +180,7 @@ pub fn serve(kind: BackendKind, device: u32, spool: &Path, start: Instant) -> i3
             ready(spool, start, Some(b.device().clone()), None);
             serve_with(&mut b, stdin.lock())
         }
-        BackendKind::Cuda => match CudaBackend::new(device) {
+        BackendKind::Cuda => match open_cuda(device, tools) {
             Ok(mut b) => {
                 ready(spool, start, Some(b.device().clone()), None);
                 serve_with(&mut b, stdin.lock())
@@ -194,8 +224,8 @@ pub fn devices(kind: BackendKind, out: &Path) -> i32 {
     }
 }
 
-const USAGE: &str = "usage: aorlta-harness serve --device N --spool DIR [--fake]
-       aorlta-harness run --job FILE [--device N] [--fake]
+const USAGE: &str = "usage: aorlta-harness serve --device N --spool DIR [--fake] [--nvcc PATH] [--cache DIR]
+       aorlta-harness run --job FILE [--device N] [--fake] [--nvcc PATH] [--cache DIR]
        aorlta-harness devices --out FILE [--fake]";
 
 /// The harness's command line (also reachable as `aorlta harness …`); returns the exit code.
@@ -206,6 +236,7 @@ pub fn cli(args: &[String]) -> i32 {
     let mut job: Option<PathBuf> = None;
     let mut out: Option<PathBuf> = None;
     let mut kind = BackendKind::Cuda;
+    let mut tools = Tools::default();
     let Some(cmd) = args.first() else {
         eprintln!("{USAGE}");
         return EXIT_USAGE;
@@ -224,6 +255,8 @@ pub fn cli(args: &[String]) -> i32 {
             "--spool" => spool = it.next().map(PathBuf::from),
             "--job" => job = it.next().map(PathBuf::from),
             "--out" => out = it.next().map(PathBuf::from),
+            "--nvcc" => tools.nvcc = it.next().map(PathBuf::from),
+            "--cache" => tools.cache = it.next().map(PathBuf::from),
             other => {
                 eprintln!("unknown argument `{other}`\n{USAGE}");
                 return EXIT_USAGE;
@@ -231,12 +264,12 @@ pub fn cli(args: &[String]) -> i32 {
         }
     }
     match (cmd.as_str(), spool, job, out) {
-        ("serve", Some(spool), _, _) => serve(kind, device, &spool, start),
+        ("serve", Some(spool), _, _) => serve(kind, device, &spool, start, &tools),
         ("devices", _, _, Some(out)) => devices(kind, &out),
         ("run", _, Some(job), _) => {
             let ok = match kind {
                 BackendKind::Fake => handle_job(&mut FakeBackend::new(device), &job),
-                BackendKind::Cuda => match CudaBackend::new(device) {
+                BackendKind::Cuda => match open_cuda(device, &tools) {
                     Ok(mut b) => handle_job(&mut b, &job),
                     Err(e) => {
                         eprintln!("aorlta-harness: {}: {}", e.code, e.detail);

@@ -1,27 +1,36 @@
 //! The timing plan (`kernel-time`): pairs of launches, candidate and reference, in a seeded
-//! random order within each pair, by the per-launch protocol of SPEC §4. Every launch, of
-//! either kernel:
-//! 1. runs on inputs restored from pageable host memory just before it (fresh inputs for each
-//!    pair), with outputs and guard bands re-filled, outside its timed interval;
+//! random order within each pair, by the per-launch protocol. Every launch, of either kernel:
+//! 1. runs on inputs drawn on the device by the harness's own code from the pair's secret seed
+//!    just before it, with outputs and guard bands re-filled, outside its timed interval;
 //! 2. runs in a freshly loaded module instance (unloaded after it), so no device global
 //!    survives from one launch to the next;
 //! 3. starts with a cold L2: persisting lines reset and twice the L2 size written;
-//! 4. is timed alone between two events on one stream, and waited for before the next step;
-//! 5. is read back after its stop event and before the next reset, and verified: guards,
-//!    inputs, and outputs against the reference's output of the same pair (kept on the host).
+//! 4. is timed alone between two events on one stream;
+//! 5. is verified on the device after its stop event and before anything else runs: guards,
+//!    inputs, and outputs against the reference's output of the same inputs.
 //!
-//! Both kernels use the same buffers, so no expected output is on the device while the
-//! candidate runs. The loop stops after `pairs` pairs, or when the kernel time spent reaches
-//! the budget, or as soon as `min_pairs` pairs can no longer fit in it (too slow to measure).
+//! What the candidate could reach while it ran decides nothing: the harness's device code is
+//! unloaded during its launch and loaded afresh after it; the reference's set holds the pair's
+//! inputs and sentinel outputs (never an expected output: when the reference was timed first,
+//! its outputs are scrubbed before the candidate runs and made again after) and is checked
+//! untouched afterwards; the counters are zeroed after the launch, before the checks run.
+//!
+//! The loop stops at the first declared look where `settled` says the verdict is reached, after
+//! `pairs` pairs, when the kernel time spent reaches the budget, or as soon as `min_pairs` pairs
+//! can no longer fit in it; a candidate launch that alone outlasts the budget's share of one
+//! pair is cut where it stands (too slow to measure; the process is then replaced).
 
 use crate::backend::{Backend, DevPtr};
-use crate::check::damage;
-use crate::data::{Images, Layout, compare_outputs, make_images, refill_inputs};
-use crate::plan::{Kernel, Runner, Stop};
-use crate::rng::SplitMix64;
+use crate::check::other_sets;
+use crate::draw::mix64;
+use crate::layout::Layout;
+use crate::plan::{Kernel, Runner, Stop, Timed};
+use crate::verify::{BufferSet, Counters, Expect};
 use aorlta_record::kernel::harness::{
     BudgetStop, Clocks, Geometry, LaunchSample, Overhead, Party, TimeReport, TimeWork, TimedPair,
 };
+use rand_core::{RngCore, SeedableRng};
+use rand_pcg::Pcg64Mcg;
 use std::time::Instant;
 
 /// Throttle reasons that make a run's times untrustworthy: hardware slowdown, software and
@@ -29,13 +38,26 @@ use std::time::Instant;
 /// The software power cap (0x4) is not counted: a loaded GPU sits at it routinely.
 pub const THROTTLE_MASK: u64 = 0x8 | 0x20 | 0x40 | 0x80;
 
+/// Seconds a cut launch's lower bound leaves for the work queued before it.
+const CUT_MARGIN_S: f64 = 0.005;
+
 /// Bytes written to flush the L2: twice its size, at least 8 MiB.
 pub fn flush_bytes(l2_bytes: u64) -> u64 {
     (2 * l2_bytes).max(8 << 20).div_ceil(4) * 4
 }
 
+/// The input seed of pair `p` (the calibration launch uses `u64::MAX`).
+pub fn pair_seed(input_seed: u64, p: u64) -> u64 {
+    mix64(input_seed ^ mix64(p))
+}
+
 /// Runs a timing job; `None` when it stopped before measuring anything worth reporting.
-pub fn run<B: Backend>(r: &mut Runner<'_, B>, w: &TimeWork) -> Option<TimeReport> {
+/// `settled(pairs)` is asked at every declared look.
+pub fn run<B: Backend>(
+    r: &mut Runner<'_, B>,
+    w: &TimeWork,
+    settled: &dyn Fn(&[TimedPair]) -> bool,
+) -> Option<TimeReport> {
     let mut report = TimeReport {
         size: w.size,
         order_seed: w.order_seed,
@@ -43,7 +65,7 @@ pub fn run<B: Backend>(r: &mut Runner<'_, B>, w: &TimeWork) -> Option<TimeReport
         budget_s: w.budget_s,
         ..TimeReport::default()
     };
-    match run_inner(r, w, &mut report) {
+    match run_inner(r, w, &mut report, settled) {
         Ok(()) => Some(report),
         Err(Stop) => {
             (!report.pairs.is_empty() || r.has(Party::Candidate, "timed-launch-mismatch")).then_some(report)
@@ -53,12 +75,18 @@ pub fn run<B: Backend>(r: &mut Runner<'_, B>, w: &TimeWork) -> Option<TimeReport
 
 struct Setup {
     layout: Layout,
-    set: Vec<DevPtr>,
+    cand: BufferSet,
+    refr: BufferSet,
     scratch: DevPtr,
     scratch_words: usize,
 }
 
-fn run_inner<B: Backend>(r: &mut Runner<'_, B>, w: &TimeWork, report: &mut TimeReport) -> Result<(), Stop> {
+fn run_inner<B: Backend>(
+    r: &mut Runner<'_, B>,
+    w: &TimeWork,
+    report: &mut TimeReport,
+    settled: &dyn Fn(&[TimedPair]) -> bool,
+) -> Result<(), Stop> {
     let job = r.job;
     let reference = r.probe(&job.reference, Party::Reference)?;
     let candidate = r.probe(&job.candidate, Party::Candidate)?;
@@ -75,30 +103,57 @@ fn run_inner<B: Backend>(r: &mut Runner<'_, B>, w: &TimeWork, report: &mut TimeR
     report.candidate_geometry = Some(g_cand);
     let flush = flush_bytes(r.b.device().l2_bytes);
     report.l2_flush_bytes = flush;
-    let set = r.alloc_set(&layout)?;
+    let cand = r.alloc_set(&layout)?;
+    let refr = match r.alloc_set(&layout) {
+        Ok(s) => s,
+        Err(s) => {
+            r.free_set(&cand);
+            return Err(s);
+        }
+    };
     let scratch = match r.b.alloc(flush as usize) {
         Ok(p) => p,
         Err(e) => {
-            r.free_set(&set);
+            r.free_set(&cand);
+            r.free_set(&refr);
             return Err(r.backend_err(Party::Harness, e));
+        }
+    };
+    let mut counters = match Counters::new(r) {
+        Ok(c) => c,
+        Err(s) => {
+            r.free_set(&cand);
+            r.free_set(&refr);
+            r.free_all(&[scratch]);
+            return Err(s);
         }
     };
     let setup = Setup {
         layout,
-        set,
+        cand,
+        refr,
         scratch,
         scratch_words: (flush / 4) as usize,
     };
     report.clocks_start = r.b.clocks();
-    let result = pairs(r, w, report, &setup, [(&candidate, g_cand), (&reference, g_ref)]);
+    let kernels = Kernels {
+        candidate: (&candidate, g_cand),
+        reference: (&reference, g_ref),
+    };
+    let result = pairs(r, w, report, &setup, &kernels, &mut counters, settled);
     report.clocks_end = r.b.clocks();
     report.throttled = [&report.clocks_start, &report.clocks_end].iter().any(|c| {
         c.as_ref()
             .is_some_and(|c: &Clocks| c.throttle_reasons & THROTTLE_MASK != 0)
     });
     if !r.context_lost {
-        r.free_set(&setup.set);
-        r.free_set(&[setup.scratch]);
+        // Nothing of the job's is left for the next job to read: the reference's set last
+        // held an expected output.
+        let _ = r.fill_set(&setup.layout, &setup.refr, 0, true);
+        r.free_set(&setup.cand);
+        r.free_set(&setup.refr);
+        r.free_all(&[setup.scratch]);
+        counters.free(r);
     }
     summarise(report);
     if !w.keep_launches {
@@ -107,22 +162,50 @@ fn run_inner<B: Backend>(r: &mut Runner<'_, B>, w: &TimeWork, report: &mut TimeR
     result
 }
 
+struct Kernels<'k> {
+    candidate: (&'k Kernel, Geometry),
+    reference: (&'k Kernel, Geometry),
+}
+
+/// What one pair measured.
+struct PairTimes {
+    candidate_s: f64,
+    reference_s: f64,
+}
+
+/// How a pair ended.
+enum PairOutcome {
+    /// Both launches measured and verified.
+    Done(PairTimes),
+    /// The candidate's launch was cut after this many seconds.
+    Cut(f64),
+}
+
 fn pairs<B: Backend>(
     r: &mut Runner<'_, B>,
     w: &TimeWork,
     report: &mut TimeReport,
     s: &Setup,
-    kernels: [(&Kernel, Geometry); 2],
+    k: &Kernels<'_>,
+    c: &mut Counters,
+    settled: &dyn Fn(&[TimedPair]) -> bool,
 ) -> Result<(), Stop> {
-    let mut order = SplitMix64::new(w.order_seed);
+    let mut order = Pcg64Mcg::seed_from_u64(w.order_seed);
     let mut spent = 0.0f64;
     let mut cand_times: Vec<f64> = Vec::new();
     let mut ref_times: Vec<f64> = Vec::new();
-    // Host images are allocated once and refilled: fresh inputs for every pair, read-backs
-    // into the same memory every launch.
-    let mut imgs = make_images(&s.layout, 0);
-    let mut outs: [Images; 2] = [imgs.clone(), imgs.clone()];
+    // One cold reference launch first: a reference time exists before any candidate launch,
+    // so a candidate cut at its first launch is bounded against it.
+    r.helpers_on()?;
+    let calibration = reference_launch(r, s, k, pair_seed(w.input_seed, u64::MAX), c, 0)?;
+    ref_times.push(calibration);
+    // A candidate launch longer than this alone proves that `min_pairs` pairs cannot fit.
+    let cut_s = w.budget_s / w.min_pairs.max(1) as f64 + CUT_MARGIN_S;
     for p in 0..w.pairs {
+        if w.looks.contains(&report.pairs.len()) && settled(&report.pairs) {
+            report.settled_at = Some(report.pairs.len());
+            break;
+        }
         if let Some(last) = report.pairs.last() {
             let per_pair = last.candidate_s + last.reference_s;
             let missing = w.min_pairs.saturating_sub(report.pairs.len()) as f64;
@@ -130,50 +213,46 @@ fn pairs<B: Backend>(
                 break;
             }
         }
-        refill_inputs(
-            &s.layout,
-            SplitMix64::stream(w.input_seed, p as u64).next_u64(),
-            &mut imgs,
-        );
+        let seed = pair_seed(w.input_seed, p as u64);
         let candidate_first = order.next_u64() & 1 == 1;
-        let sides = if candidate_first { [0, 1] } else { [1, 0] };
-        let mut times = [0.0f64; 2];
-        for side in sides {
-            let (k, g) = kernels[side];
-            times[side] = step(r, s, k, &g, &imgs, &mut outs[side], p, report)?;
-        }
-        let cmp = compare_outputs(&s.layout, r.job.task.tolerance, &outs[1], &outs[0]);
-        if cmp.mismatches > 0 {
-            let first = cmp
-                .first
-                .map(|m| {
-                    format!(
-                        "; first at {}[{}]: expected {}, got {}",
-                        m.buffer, m.index, m.expected, m.got
-                    )
-                })
-                .unwrap_or_default();
-            r.finding(
-                Party::Candidate,
-                "timed-launch-mismatch",
-                format!(
-                    "timed pair {p}: {} output elements differ from the reference's{first}",
-                    cmp.mismatches
-                ),
-            );
-            return Err(Stop);
+        let t0 = Instant::now();
+        let times = match one_pair(r, s, k, c, seed, p, candidate_first, cut_s)? {
+            PairOutcome::Done(t) => t,
+            PairOutcome::Cut(waited) => {
+                report.budget_stop = Some(BudgetStop {
+                    candidate_lower_bound_s: (waited - CUT_MARGIN_S).max(0.0),
+                    reference_median_s: median(&mut ref_times),
+                    launches_done: cand_times.len(),
+                });
+                report.cut = true;
+                return Ok(());
+            }
+        };
+        let wall_s = t0.elapsed().as_secs_f64();
+        report.verified_launches += 2;
+        for (candidate, kernel_s) in [(true, times.candidate_s), (false, times.reference_s)] {
+            report.launches.push(LaunchSample {
+                candidate,
+                kernel_s,
+                step_s: wall_s / 2.0,
+                launch_wall_s: kernel_s,
+            });
         }
         report.pairs.push(TimedPair {
-            candidate_s: times[0],
-            reference_s: times[1],
+            candidate_s: times.candidate_s,
+            reference_s: times.reference_s,
             candidate_first,
+            wall_s,
         });
-        cand_times.push(times[0]);
-        ref_times.push(times[1]);
-        spent += times[0] + times[1];
+        cand_times.push(times.candidate_s);
+        ref_times.push(times.reference_s);
+        spent += times.candidate_s + times.reference_s;
         report.budget_used_s = spent;
     }
-    if report.pairs.len() < w.min_pairs {
+    if report.settled_at.is_none() && w.looks.contains(&report.pairs.len()) && settled(&report.pairs) {
+        report.settled_at = Some(report.pairs.len());
+    }
+    if report.pairs.len() < w.min_pairs && report.settled_at.is_none() {
         report.budget_stop = Some(BudgetStop {
             candidate_lower_bound_s: cand_times.iter().copied().fold(f64::INFINITY, f64::min),
             reference_median_s: median(&mut ref_times),
@@ -183,63 +262,179 @@ fn pairs<B: Backend>(
     Ok(())
 }
 
-/// One launch by the protocol: fresh module, restored buffers, cold L2, timed alone, read back
-/// and checked before anything else touches the buffers.
-#[allow(clippy::too_many_arguments)]
-fn step<B: Backend>(
+/// A timed reference launch in the reference's set, filled for `seed` first; its own checks are
+/// read before anything else runs. Returns the kernel seconds.
+fn reference_launch<B: Backend>(
     r: &mut Runner<'_, B>,
     s: &Setup,
-    k: &Kernel,
-    g: &Geometry,
-    imgs: &Images,
-    back: &mut Images,
-    pair: usize,
-    report: &mut TimeReport,
+    k: &Kernels<'_>,
+    seed: u64,
+    c: &mut Counters,
+    salt: u32,
 ) -> Result<f64, Stop> {
-    let t0 = Instant::now();
-    let inst = r.instantiate(k, g)?;
-    let args = r.args(&s.layout, &s.set)?;
-    r.upload(&s.set, imgs, Party::Harness)?;
-    r.b.reset_persisting_l2()
-        .map_err(|e| r.backend_err(Party::Harness, e))?;
-    let fill =
-        0x9E37_79B9u32 ^ (pair as u32).wrapping_mul(2_654_435_761) ^ u32::from(k.party == Party::Candidate);
-    r.b.memset_d32(s.scratch, fill, s.scratch_words)
-        .map_err(|e| r.backend_err(Party::Harness, e))?;
-    r.b.synchronize().map_err(|e| r.backend_err(Party::Harness, e))?;
-    let times = r.timed_launch(k.party, inst.func, g, &args)?;
-    r.download_into(&s.set, k.party, back)?;
+    r.fill_set(&s.layout, &s.refr, seed, false)?;
+    let t = run_reference(r, s, k, salt, true)?;
+    c.reset(r)?;
+    let check = r.check_set(c, &s.layout, &s.refr, seed, Expect::Written)?;
+    let words = c.read(r, Party::Reference)?;
+    reference_sane(r, &check.damage(&s.layout, &words))?;
+    Ok(t)
+}
+
+/// The reference in its own set (already filled): a fresh module, a cold L2 when `cold`, timed
+/// alone. Returns the kernel seconds.
+fn run_reference<B: Backend>(
+    r: &mut Runner<'_, B>,
+    s: &Setup,
+    k: &Kernels<'_>,
+    salt: u32,
+    cold: bool,
+) -> Result<f64, Stop> {
+    let (kernel, g) = k.reference;
+    let inst = r.instantiate(kernel, &g)?;
+    let args = r.args(&s.layout, &s.refr)?;
+    if cold {
+        r.flush_l2(s.scratch, s.scratch_words, salt)?;
+    }
+    let t = r.timed_launch(Party::Reference, inst.func, &g, &args)?;
     r.release(inst)?;
-    let (guards, inputs) = damage(&s.layout, imgs, back);
-    report.verified_launches += 1;
-    if !guards.is_empty() || !inputs.is_empty() {
-        let code = if guards.is_empty() {
-            "input-mutated"
-        } else {
-            "guard-overwritten"
-        };
-        let what = format!("timed pair {pair}: guards of {guards:?} broken, inputs {inputs:?} changed");
-        if k.party == Party::Candidate {
-            r.finding(Party::Candidate, "timed-launch-mismatch", what.clone());
+    Ok(t.kernel_s)
+}
+
+fn reference_sane<B: Backend>(r: &mut Runner<'_, B>, d: &crate::verify::Damage) -> Result<(), Stop> {
+    if d.is_empty() {
+        return Ok(());
+    }
+    let code = if d.guards.is_empty() {
+        "input-mutated"
+    } else {
+        "guard-overwritten"
+    };
+    r.finding(
+        Party::Reference,
+        code,
+        format!(
+            "the reference broke its own buffers in a timed launch: guards {:?}, inputs {:?}",
+            d.guards, d.inputs
+        ),
+    );
+    Err(Stop)
+}
+
+/// One pair by the protocol.
+#[allow(clippy::too_many_arguments)]
+fn one_pair<B: Backend>(
+    r: &mut Runner<'_, B>,
+    s: &Setup,
+    k: &Kernels<'_>,
+    c: &mut Counters,
+    seed: u64,
+    p: usize,
+    candidate_first: bool,
+    cut_s: f64,
+) -> Result<PairOutcome, Stop> {
+    let salt = 2 * p as u32 + 1;
+    let mut reference_s = None;
+    if candidate_first {
+        r.fill_set(&s.layout, &s.cand, seed, false)?;
+        r.fill_set(&s.layout, &s.refr, seed, false)?;
+    } else {
+        reference_s = Some(reference_launch(r, s, k, seed, c, salt + 1)?);
+        // The reference's output would be an expected output while the candidate runs.
+        r.fill_set(&s.layout, &s.refr, seed, true)?;
+        r.fill_set(&s.layout, &s.cand, seed, false)?;
+    }
+    let candidate_s = match candidate_launch(r, s, k, salt, cut_s)? {
+        Timed::Done(t) => t.kernel_s,
+        Timed::Late(waited) => return Ok(PairOutcome::Cut(waited)),
+    };
+    // Everything from here is made after the candidate's launch.
+    c.reset(r)?;
+    let own = r.check_set(c, &s.layout, &s.cand, seed, Expect::Written)?;
+    let other = r.check_set(c, &s.layout, &s.refr, seed, Expect::Untouched)?;
+    let reference_s = match reference_s {
+        Some(t) => {
+            run_reference(r, s, k, salt + 1, false)?;
+            t
         }
-        r.finding(k.party, code, what);
-        if !inputs.is_empty() && !guards.is_empty() {
+        None => run_reference(r, s, k, salt + 1, true)?,
+    };
+    let sane = r.check_set(c, &s.layout, &s.refr, seed, Expect::Written)?;
+    let cmp = r.compare_sets(c, &s.layout, &s.refr, &s.cand, r.job.task.tolerance)?;
+    let words = c.read(r, Party::Harness)?;
+    let own = own.damage(&s.layout, &words);
+    let other = other.damage(&s.layout, &words);
+    if other.is_empty() {
+        reference_sane(r, &sane.damage(&s.layout, &words))?;
+    }
+    let mut guards = own.guards.clone();
+    guards.extend(other_sets(&other));
+    if !guards.is_empty() || !own.inputs.is_empty() {
+        let what = format!(
+            "timed pair {p}: guards of {guards:?} broken, inputs {:?} changed",
+            own.inputs
+        );
+        r.finding(Party::Candidate, "timed-launch-mismatch", what.clone());
+        if !guards.is_empty() {
+            r.finding(Party::Candidate, "guard-overwritten", what);
+        }
+        if !own.inputs.is_empty() {
             r.finding(
-                k.party,
+                Party::Candidate,
                 "input-mutated",
-                format!("timed pair {pair}: inputs {inputs:?} changed"),
+                format!("timed pair {p}: inputs {:?} changed", own.inputs),
             );
         }
         return Err(Stop);
     }
-    let step_s = t0.elapsed().as_secs_f64();
-    report.launches.push(LaunchSample {
-        candidate: k.party == Party::Candidate,
-        kernel_s: times.kernel_s,
-        step_s,
-        launch_wall_s: times.wall_s,
-    });
-    Ok(times.kernel_s)
+    let cmp = cmp.result(&words);
+    if cmp.mismatches > 0 {
+        let first = match cmp.first {
+            Some(at) => {
+                let m = r.mismatch(&s.layout, &s.refr, &s.cand, at)?;
+                format!(
+                    "; first at {}[{}]: expected {}, got {}",
+                    m.buffer, m.index, m.expected, m.got
+                )
+            }
+            None => String::new(),
+        };
+        r.finding(
+            Party::Candidate,
+            "timed-launch-mismatch",
+            format!(
+                "timed pair {p}: {} output elements differ from the reference's{first}",
+                cmp.mismatches
+            ),
+        );
+        return Err(Stop);
+    }
+    Ok(PairOutcome::Done(PairTimes {
+        candidate_s,
+        reference_s,
+    }))
+}
+
+/// The candidate's launch: the harness's device code unloaded, a fresh module, a cold L2, timed
+/// alone and waited for at most `cut_s`; the device code is loaded afresh after it.
+fn candidate_launch<B: Backend>(
+    r: &mut Runner<'_, B>,
+    s: &Setup,
+    k: &Kernels<'_>,
+    salt: u32,
+    cut_s: f64,
+) -> Result<Timed, Stop> {
+    let (kernel, g) = k.candidate;
+    r.helpers_off()?;
+    let inst = r.instantiate(kernel, &g)?;
+    let args = r.args(&s.layout, &s.cand)?;
+    r.flush_l2(s.scratch, s.scratch_words, salt)?;
+    let t = r.timed_launch_within(Party::Candidate, inst.func, &g, &args, cut_s)?;
+    if let Timed::Done(_) = t {
+        r.release(inst)?;
+        r.helpers_on()?;
+    }
+    Ok(t)
 }
 
 fn median(xs: &mut [f64]) -> f64 {
@@ -256,17 +451,21 @@ fn median(xs: &mut [f64]) -> f64 {
 }
 
 fn summarise(report: &mut TimeReport) {
-    let mut step: Vec<f64> = report.launches.iter().map(|l| l.step_s).collect();
-    let mut launch: Vec<f64> = report
-        .launches
+    let mut step: Vec<f64> = report.pairs.iter().map(|p| p.wall_s / 2.0).collect();
+    let mut outside: Vec<f64> = report
+        .pairs
         .iter()
-        .map(|l| (l.launch_wall_s - l.kernel_s).max(0.0))
+        .map(|p| ((p.wall_s - p.candidate_s - p.reference_s) / 2.0).max(0.0))
         .collect();
-    let mut kernel: Vec<f64> = report.launches.iter().map(|l| l.kernel_s).collect();
+    let mut kernel: Vec<f64> = report
+        .pairs
+        .iter()
+        .flat_map(|p| [p.candidate_s, p.reference_s])
+        .collect();
     if !step.is_empty() {
         report.overhead = Overhead {
             step_median_s: median(&mut step),
-            launch_median_s: median(&mut launch),
+            outside_median_s: median(&mut outside),
             kernel_median_s: median(&mut kernel),
         };
     }

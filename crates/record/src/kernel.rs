@@ -47,7 +47,7 @@ pub enum Role {
 }
 
 /// How a buffer's initial contents are generated from a seed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Init {
     /// Uniform in `[lo, hi)` (floats) or `[lo, hi]` (integers).

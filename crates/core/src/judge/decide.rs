@@ -13,17 +13,11 @@
 use super::bootstrap::speedup_interval;
 use super::input::{Pair, RunFacts};
 use super::measurement::Measurement;
+use super::own_noise;
 use super::params::JudgeParams;
 use super::sample::PairedSample;
 use super::stats::Summary;
 use super::verdict::Verdict;
-
-/// A candidate is `candidate-noisy` (broke) only when its relative MAD is over the noise limit
-/// *and* more than this factor times the reference's: the noise must be its own. Measured on an
-/// H200, identical ~7 µs kernels timed against each other had relative MADs near the limit on
-/// both sides, and 7 of 200 self-timings were penalised as `candidate-noisy` under the plain
-/// limit; with the factor such a run is `noisy` (unsettled) instead.
-pub const CANDIDATE_NOISE_FACTOR: f64 = 2.0;
 
 /// What the statistics of the valid pairs say, before any rule is applied.
 struct Described {
@@ -165,26 +159,38 @@ fn decide(
             ),
         );
     }
-    if d.cand.rel_mad > p.max_noise && d.cand.rel_mad <= CANDIDATE_NOISE_FACTOR * d.refr.rel_mad {
-        return Decision::plain(
-            Verdict::Noisy,
-            format!(
-                "the candidate's relative MAD {} is over the noise limit {}, but the reference's {} is \
-                 within a factor {CANDIDATE_NOISE_FACTOR} of it: the noise is not the candidate's alone",
-                pct(d.cand.rel_mad),
-                pct(p.max_noise),
-                pct(d.refr.rel_mad)
-            ),
-        );
-    }
     if d.cand.rel_mad > p.max_noise {
+        let test = own_noise::sign_test(&d.sample, d.cand.median, d.refr.median);
+        if !own_noise::proven(d.cand.rel_mad, d.refr.rel_mad, &test) {
+            return Decision::plain(
+                Verdict::Noisy,
+                format!(
+                    "the candidate's relative MAD {} is over the noise limit {}, but the run does not \
+                     prove the noise its own: the reference's is {}, and the candidate deviated more \
+                     in {} of {} pairs (sign test p = {:.2e}; it needs over {} times the reference's \
+                     MAD and p < {:e})",
+                    pct(d.cand.rel_mad),
+                    pct(p.max_noise),
+                    pct(d.refr.rel_mad),
+                    test.wider,
+                    test.untied,
+                    test.p_value,
+                    own_noise::FACTOR,
+                    own_noise::ALPHA
+                ),
+            );
+        }
         return Decision::plain(
             Verdict::CandidateNoisy,
             format!(
-                "the candidate's relative MAD {} is over the noise limit {} while the reference's is {}",
+                "the candidate's relative MAD {} is over the noise limit {} while the reference's is {}, \
+                 and it deviated more than the reference in {} of {} pairs (sign test p = {:.2e})",
                 pct(d.cand.rel_mad),
                 pct(p.max_noise),
-                pct(d.refr.rel_mad)
+                pct(d.refr.rel_mad),
+                test.wider,
+                test.untied,
+                test.p_value
             ),
         );
     }

@@ -13,9 +13,11 @@ pub mod bootstrap;
 pub mod decide;
 pub mod input;
 pub mod measurement;
+pub mod own_noise;
 pub mod params;
 pub mod rng;
 pub mod sample;
+pub mod sequential;
 pub mod sim;
 pub mod stats;
 pub mod verdict;
@@ -34,8 +36,9 @@ pub use measurement::Measurement;
 pub use params::{DEFAULT_SEED, JudgeParams, MIN_RESAMPLES, ParamsError};
 pub use rng::SplitMix64;
 pub use sample::{PairedSample, Sample, SampleError};
+pub use sequential::{DEFAULT_LOOKS, Looked, judge_looks, looks_for, per_look, settled};
 pub use stats::{Summary, mad, median, median_in_place, summarize};
 pub use verdict::Verdict;
 
 /// The judge's version; part of every timing leg's version identity.
-pub const JUDGE_VERSION: &str = "judge-2";
+pub const JUDGE_VERSION: &str = "judge-3";

@@ -18,7 +18,7 @@ fn runs() -> impl Strategy<Value = (Vec<Pair>, RunFacts, JudgeParams)> {
         any::<u64>(),
         prop_oneof![8 => Just(None), 1 => Just(Some(f64::NAN)), 1 => Just(Some(0.0)), 1 => Just(Some(-1.0))],
         prop::bool::weighted(0.05),
-        prop_oneof![Just(1.0), 1.0f64..4.0],
+        prop_oneof![Just(1.0), 1.0f64..12.0],
     )
         .prop_map(
             |(noise, spread, speedup, tick, ratio, min_samples, seed, bad, throttled, cand_mult)| {

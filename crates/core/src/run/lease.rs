@@ -6,8 +6,8 @@
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// A lease could not be had.
@@ -34,6 +34,14 @@ pub enum LeaseError {
     Empty,
 }
 
+/// Wakes this process's waiters the moment one of its leases is released, so a GPU freed
+/// inside the process is taken at once rather than at a waiter's next poll.
+#[derive(Debug, Default)]
+struct Released {
+    count: Mutex<u64>,
+    cond: Condvar,
+}
+
 /// The GPUs a process may lease, and where their lock files live.
 #[derive(Debug)]
 pub struct LeaseSet {
@@ -41,19 +49,26 @@ pub struct LeaseSet {
     gpus: Vec<u32>,
     next: AtomicUsize,
     held: Arc<AtomicUsize>,
+    released: Arc<Released>,
 }
 
 /// Exclusive use of one GPU until dropped.
 #[derive(Debug)]
 pub struct Lease {
     gpu: u32,
-    _file: File,
+    file: Option<File>,
     held: Arc<AtomicUsize>,
+    released: Arc<Released>,
 }
 
 impl Drop for Lease {
     fn drop(&mut self) {
+        // The lock goes with the file; only then are waiters woken.
+        drop(self.file.take());
         self.held.fetch_sub(1, Ordering::Relaxed);
+        let mut n = self.released.count.lock().unwrap_or_else(|e| e.into_inner());
+        *n += 1;
+        self.released.cond.notify_all();
     }
 }
 
@@ -76,6 +91,7 @@ impl LeaseSet {
             gpus,
             next: AtomicUsize::new(0),
             held: Arc::default(),
+            released: Arc::default(),
         })
     }
 
@@ -117,8 +133,9 @@ impl LeaseSet {
                     self.held.fetch_add(1, Ordering::Relaxed);
                     return Ok(Some(Lease {
                         gpu,
-                        _file: file,
+                        file: Some(file),
                         held: Arc::clone(&self.held),
+                        released: Arc::clone(&self.released),
                     }));
                 }
                 Err(fs4::TryLockError::WouldBlock) => {}
@@ -129,10 +146,13 @@ impl LeaseSet {
     }
 
     /// Waits up to `wait` for a free GPU.
+    /// A release inside this process wakes the waiter at once; one by another process is seen
+    /// at the next poll (2 ms, doubling to 50 ms).
     pub fn acquire(&self, wait: Duration) -> Result<Lease, LeaseError> {
         let start = Instant::now();
         let mut pause = Duration::from_millis(2);
         loop {
+            let seen = *self.released.count.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(l) = self.try_acquire()? {
                 return Ok(l);
             }
@@ -142,7 +162,13 @@ impl LeaseSet {
                     waited_s: start.elapsed().as_secs_f64(),
                 });
             }
-            std::thread::sleep(pause.min(wait.saturating_sub(start.elapsed())));
+            let guard = self.released.count.lock().unwrap_or_else(|e| e.into_inner());
+            let timeout = pause.min(wait.saturating_sub(start.elapsed()));
+            let _ = self
+                .released
+                .cond
+                .wait_timeout_while(guard, timeout, |n| *n == seen)
+                .unwrap_or_else(|e| e.into_inner());
             pause = (pause * 2).min(Duration::from_millis(50));
         }
     }

@@ -1,7 +1,7 @@
 //! Shared fixtures: a small vector-add task, fake code objects and jobs.
 
 use aorlta_gpu::fake::FakeBackend;
-use aorlta_gpu::plan::run_job;
+use aorlta_gpu::job::run_job;
 use aorlta_record::kernel::KernelTask;
 use aorlta_record::kernel::fake::{FAKE_MAGIC, FakeBehaviour, FakeImage};
 use aorlta_record::kernel::harness::{
@@ -82,6 +82,8 @@ pub fn time_work(pairs: usize) -> Work {
         order_seed: 99,
         input_seed: 7,
         keep_launches: false,
+        looks: Vec::new(),
+        judge: serde_json::Value::Null,
     })
 }
 

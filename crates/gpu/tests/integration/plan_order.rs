@@ -1,32 +1,78 @@
 //! The per-launch protocol, read from the fake device's call log.
 
 use crate::common::*;
-use aorlta_gpu::backend::{EventSlot, ModuleId};
+use aorlta_gpu::backend::{EventSlot, HelperOp, ModuleId};
 use aorlta_gpu::fake::Call;
+use aorlta_gpu::verify::COUNTER_WORDS;
 use aorlta_record::kernel::fake::FakeBehaviour;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-/// Splits the log of a timing job into launch steps: from a module load to its unload.
-fn steps(log: &[Call]) -> Vec<Vec<Call>> {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Who {
+    Candidate,
+    Reference,
+}
+
+/// One launch as the log shows it, with what happened around it.
+#[derive(Debug)]
+struct Launch {
+    who: Who,
+    module: ModuleId,
+    /// Index in the log.
+    at: usize,
+    helpers_loaded: bool,
+    /// L2 reset and at least `flush_words` words written since the previous launch.
+    cold: bool,
+}
+
+fn read(log: &[Call], flush_words: usize) -> Vec<Launch> {
+    let mut who: HashMap<ModuleId, Who> = HashMap::new();
+    let mut helpers = false;
+    let (mut reset, mut flushed) = (false, false);
     let mut out = Vec::new();
-    let mut cur: Option<Vec<Call>> = None;
-    for c in log {
+    for (i, c) in log.iter().enumerate() {
         match c {
-            Call::LoadModule(_) => cur = Some(vec![c.clone()]),
-            Call::UnloadModule(_) => {
-                if let Some(mut s) = cur.take() {
-                    s.push(c.clone());
-                    out.push(s);
-                }
+            Call::Function(m, s) if s == "vector_add" => {
+                who.insert(*m, Who::Candidate);
             }
-            _ => {
-                if let Some(s) = cur.as_mut() {
-                    s.push(c.clone());
-                }
+            Call::Function(m, s) if s == MANGLED => {
+                who.insert(*m, Who::Reference);
             }
+            Call::LoadHelpers => helpers = true,
+            Call::UnloadHelpers => helpers = false,
+            Call::ResetL2 => {
+                reset = true;
+                flushed = false;
+            }
+            Call::MemsetD32(_, n) if *n >= flush_words => flushed = true,
+            Call::Launch(m) => {
+                assert_eq!(log[i - 1], Call::Record(EventSlot::Start), "timed alone");
+                assert_eq!(log[i + 1], Call::Record(EventSlot::Stop), "timed alone");
+                out.push(Launch {
+                    who: who[m],
+                    module: *m,
+                    at: i,
+                    helpers_loaded: helpers,
+                    cold: reset && flushed,
+                });
+                reset = false;
+                flushed = false;
+            }
+            _ => {}
         }
     }
     out
+}
+
+fn is_counter_reset(c: &Call) -> bool {
+    matches!(c, Call::MemsetD32(_, n) if *n == COUNTER_WORDS * 2)
+}
+
+fn is_check(c: &Call) -> bool {
+    matches!(
+        c,
+        Call::Helper(HelperOp::CheckGuard { .. } | HelperOp::CheckData { .. } | HelperOp::Compare { .. })
+    )
 }
 
 #[test]
@@ -37,133 +83,114 @@ fn every_timed_launch_follows_the_protocol() {
     let t = rec.time.as_ref().unwrap();
     assert_eq!(t.pairs.len(), pairs);
     assert_eq!(t.verified_launches, 2 * pairs);
-    let all = steps(&b.log);
-    // Two probes (reference, candidate), then one step per launch.
-    assert_eq!(all.len(), 2 + 2 * pairs);
-    let launches: Vec<&Vec<Call>> = all
-        .iter()
-        .filter(|s| s.iter().any(|c| matches!(c, Call::Launch(_))))
-        .collect();
-    assert_eq!(launches.len(), 2 * pairs);
-    let flush_words = (t.l2_flush_bytes / 4) as usize;
     assert!(t.l2_flush_bytes >= 2 * rec.device.as_ref().unwrap().l2_bytes);
+    let launches = read(&b.log, (t.l2_flush_bytes / 4) as usize);
+    let cand: Vec<&Launch> = launches.iter().filter(|l| l.who == Who::Candidate).collect();
+    assert_eq!(cand.len(), pairs);
+    // A calibration launch, one timed reference launch per pair, and an untimed one after the
+    // candidate in every pair where the reference went first.
+    let ref_first = t.pairs.iter().filter(|p| !p.candidate_first).count();
+    assert!(ref_first > 0 && ref_first < pairs, "both orders occur");
+    assert_eq!(launches.len() - pairs, 1 + pairs + ref_first);
     let mut modules = HashSet::new();
-    for s in &launches {
-        let Call::LoadModule(m) = s[0] else {
-            panic!("a step starts with a load")
-        };
-        assert!(modules.insert(m), "module instance {m:?} reused");
-        let kinds: Vec<String> = s
+    for l in &launches {
+        assert!(modules.insert(l.module), "module instance {:?} reused", l.module);
+        let unloads = b.log[l.at..]
             .iter()
-            .map(|c| match c {
-                Call::LoadModule(_) => "load".to_string(),
-                Call::Function(..) => "function".into(),
-                Call::CopyH2D(..) => "h2d".into(),
-                Call::ResetL2 => "reset-l2".into(),
-                Call::MemsetD32(_, n) if *n == flush_words => "flush".into(),
-                Call::Sync => "sync".into(),
-                Call::Record(EventSlot::Start) => "start".into(),
-                Call::Launch(l) => {
-                    assert_eq!(*l, m, "launches the fresh instance");
-                    "launch".into()
-                }
-                Call::Record(EventSlot::Stop) => "stop".into(),
-                Call::WaitStop => "wait".into(),
-                Call::Elapsed => "elapsed".into(),
-                Call::CopyD2H(..) => "d2h".into(),
-                Call::UnloadModule(u) => {
-                    assert_eq!(*u, m);
-                    "unload".into()
-                }
-                other => format!("{other:?}"),
-            })
-            .collect();
-        assert_eq!(
-            kinds,
-            [
-                "load", "function", "h2d", "h2d", "h2d", "reset-l2", "flush", "sync", "start", "launch",
-                "stop", "wait", "sync", "elapsed", "d2h", "d2h", "d2h", "unload"
-            ],
-            "step {kinds:?}"
+            .filter(|c| **c == Call::UnloadModule(l.module))
+            .count();
+        assert_eq!(unloads, 1, "every instance is unloaded once");
+    }
+    for l in &cand {
+        assert!(l.cold, "the candidate starts with a cold L2");
+        assert!(
+            !l.helpers_loaded,
+            "the harness's device code is not in memory while it runs"
+        );
+        // After it: the device code loaded afresh, the counters zeroed, then the checks.
+        let after = &b.log[l.at..];
+        let load = after.iter().position(|c| *c == Call::LoadHelpers).unwrap();
+        let zero = after.iter().position(is_counter_reset).unwrap();
+        let check = after.iter().position(is_check).unwrap();
+        assert!(
+            load < zero && zero < check,
+            "load {load}, zero {zero}, check {check}"
         );
     }
-    // The order within each pair follows the seeded order, and both orders occur.
-    let firsts: Vec<bool> = launches
-        .chunks(2)
-        .map(|p| {
-            p[0].iter()
-                .any(|c| matches!(c, Call::Function(_, s) if s == "vector_add"))
-        })
+    // Every comparison uses a reference output made after the candidate's launch: between a
+    // candidate launch and the comparison that follows it, a reference launch.
+    for l in &cand {
+        let after = &b.log[l.at..];
+        let cmp = after
+            .iter()
+            .position(|c| matches!(c, Call::Helper(HelperOp::Compare { .. })))
+            .unwrap();
+        assert!(
+            launches
+                .iter()
+                .any(|r| r.who == Who::Reference && r.at > l.at && r.at < l.at + cmp),
+            "no reference launch between a candidate launch and its comparison"
+        );
+    }
+    // The pair order recorded is the order launched.
+    let timed_ref: Vec<&Launch> = launches
+        .iter()
+        .filter(|l| l.who == Who::Reference && l.cold)
+        .skip(1)
         .collect();
-    let recorded: Vec<bool> = t.pairs.iter().map(|p| p.candidate_first).collect();
-    assert_eq!(firsts, recorded);
-    assert!(recorded.iter().any(|x| *x) && recorded.iter().any(|x| !*x));
+    assert_eq!(timed_ref.len(), pairs);
+    for (k, p) in t.pairs.iter().enumerate() {
+        assert_eq!(p.candidate_first, cand[k].at < timed_ref[k].at, "pair {k}");
+    }
 }
 
 #[test]
-fn inputs_are_restored_every_launch_with_fresh_values_every_pair() {
+fn every_pair_draws_fresh_inputs_on_the_device() {
     let (rec, b) = run(&image(FakeBehaviour::Correct, 1.0, false), time_work(10));
     assert!(rec.findings.is_empty());
-    // Every buffer of every launch is uploaded whole (guards included) before the launch and
-    // read back whole after the stop event.
-    let a_bytes = 4096 * 4 + 2 * aorlta_gpu::data::GUARD_BYTES;
-    let h2d = b
-        .log
-        .iter()
-        .filter(|c| matches!(c, Call::CopyH2D(_, n) if *n == a_bytes))
-        .count();
-    let d2h = b
-        .log
-        .iter()
-        .filter(|c| matches!(c, Call::CopyD2H(_, n) if *n == a_bytes))
-        .count();
-    assert_eq!(h2d, 3 * 20);
-    assert_eq!(d2h, 3 * 20);
+    // Nothing but counters and single elements crosses to the host.
+    for c in &b.log {
+        if let Call::CopyD2H(_, n) = c {
+            assert!(*n <= COUNTER_WORDS * 8, "a read of {n} bytes");
+        }
+    }
+    let mut keys = HashSet::new();
+    for c in &b.log {
+        if let Call::Helper(HelperOp::FillData {
+            fill: aorlta_gpu::draw::Fill::Input { key, .. },
+            ..
+        }) = c
+        {
+            keys.insert(*key);
+        }
+    }
+    // Two inputs per pair, eleven seeds (ten pairs and the calibration launch).
+    assert_eq!(keys.len(), 2 * 11);
 }
 
 #[test]
-fn correctness_scrubs_the_reference_outputs_before_the_candidate_runs() {
+fn correctness_makes_the_expected_output_after_the_candidate_ran() {
     let (rec, b) = run(&image(FakeBehaviour::Correct, 1.0, false), check_work());
     assert!(rec.findings.is_empty(), "{:?}", rec.findings);
     assert_eq!(rec.check.as_ref().unwrap().cases.len(), 6);
-    // One module instance per kernel for the whole job.
-    let loads: Vec<ModuleId> = b
-        .log
-        .iter()
-        .filter_map(|c| {
-            if let Call::LoadModule(m) = c {
-                Some(*m)
-            } else {
-                None
-            }
-        })
-        .collect();
-    assert_eq!(loads.len(), 4, "two probes and one instance each");
-    // Between a reference launch and the next candidate launch, the reference's buffers are
-    // read back and then re-filled.
-    let launches: Vec<usize> = b
-        .log
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| matches!(c, Call::Launch(_)))
-        .map(|(i, _)| i)
-        .collect();
-    assert_eq!(launches.len(), 12);
-    for pair in launches.chunks(2) {
-        let between = &b.log[pair[0]..pair[1]];
-        let d2h = between
+    let launches = read(&b.log, usize::MAX);
+    let cand: Vec<&Launch> = launches.iter().filter(|l| l.who == Who::Candidate).collect();
+    let refs: Vec<&Launch> = launches.iter().filter(|l| l.who == Who::Reference).collect();
+    assert_eq!((cand.len(), refs.len()), (6, 6));
+    // One candidate instance for the whole job (a stateful kernel shows), a fresh reference
+    // instance per case, each launched after the candidate's.
+    assert!(cand.iter().all(|l| l.module == cand[0].module));
+    let fresh: HashSet<ModuleId> = refs.iter().map(|l| l.module).collect();
+    assert_eq!(fresh.len(), 6);
+    for (c, r) in cand.iter().zip(&refs) {
+        assert!(!c.helpers_loaded);
+        assert!(c.at < r.at);
+        let loaded = b.log[..c.at]
             .iter()
-            .position(|c| matches!(c, Call::CopyD2H(..)))
-            .unwrap();
-        let refill = between
-            .iter()
-            .rposition(|c| matches!(c, Call::CopyH2D(..)))
-            .unwrap();
-        assert!(d2h < refill);
-        assert_eq!(
-            between.iter().filter(|c| matches!(c, Call::CopyH2D(..))).count(),
-            6,
-            "ref refill + cand upload"
+            .rposition(|x| *x == Call::LoadModule(r.module));
+        assert!(
+            loaded.is_none(),
+            "the reference was loaded before the candidate ran"
         );
     }
 }

@@ -139,20 +139,106 @@ fn missing_symbol_and_foreign_image_are_the_candidates() {
     let mut j = job(dir.path(), &img(F::Correct), check_work());
     std::fs::write(&j.candidate.path, b"\x7fELF not a fake image").unwrap();
     j.id = "x".into();
-    let rec = aorlta_gpu::plan::run_job(&mut aorlta_gpu::fake::FakeBackend::new(0), &j);
+    let rec = aorlta_gpu::job::run_job(&mut aorlta_gpu::fake::FakeBackend::new(0), &j);
     assert_eq!(codes(&rec), ["candidate:module-load-failed"]);
 }
 
 #[test]
-fn a_too_slow_candidate_stops_the_loop_early() {
+fn a_too_slow_candidate_is_cut_at_its_first_launch() {
     let mut i = img(F::Correct);
     i.fixed_s = Some(1.0);
-    let (rec, _) = run(&i, time_work(30));
+    // A budget of 5 s for at least 10 pairs: a launch over 0.5 s proves it cannot fit, long
+    // before the launch timeout calls it hung.
+    let dir = tempfile::tempdir().unwrap();
+    let mut j = job(dir.path(), &i, time_work(30));
+    j.launch_timeout_s = 3.0;
+    let rec = aorlta_gpu::job::run_job(&mut aorlta_gpu::fake::FakeBackend::new(0), &j);
+    assert!(rec.findings.is_empty(), "{:?}", rec.findings);
+    assert!(rec.context_lost, "the cut kernel still holds the device");
     let t = rec.time.unwrap();
+    assert!(t.cut);
+    assert!(t.pairs.is_empty());
     let stop = t.budget_stop.expect("stopped on the budget");
-    assert_eq!(stop.launches_done, 1);
-    assert!(stop.candidate_lower_bound_s > 0.9);
-    assert!(t.pairs.len() < 10);
+    assert_eq!(stop.launches_done, 0);
+    assert!(
+        stop.candidate_lower_bound_s >= 0.5,
+        "{}",
+        stop.candidate_lower_bound_s
+    );
+    assert!(stop.reference_median_s > 0.0 && stop.reference_median_s < 0.01);
+}
+
+#[test]
+fn writing_into_the_harness_s_other_allocations_is_caught() {
+    let (rec, _) = run(&img(F::Scribble), check_work());
+    assert_eq!(codes(&rec), ["candidate:guard-overwritten"]);
+    assert!(
+        rec.findings[0].detail.contains("other allocations"),
+        "{}",
+        rec.findings[0].detail
+    );
+    let (rec, _) = run(&img(F::Scribble), time_work(10));
+    assert_eq!(
+        codes(&rec),
+        ["candidate:timed-launch-mismatch", "candidate:guard-overwritten"]
+    );
+}
+
+#[test]
+fn no_expected_output_is_on_the_device_while_the_candidate_runs() {
+    // The kernel copies its expected output from wherever another allocation holds it: it
+    // never finds one, in either plan, in either pair order.
+    let (rec, _) = run(&img(F::SearchExpected), check_work());
+    assert_eq!(codes(&rec), ["candidate:output-mismatch"]);
+    let (rec, _) = run(&img(F::SearchExpected), time_work(10));
+    assert_eq!(codes(&rec), ["candidate:timed-launch-mismatch"]);
+}
+
+#[test]
+fn corrupting_the_comparison_s_counters_is_undone_before_the_checks() {
+    // The attack is real: counters set by the kernel make the comparison's additions wrap.
+    use aorlta_gpu::backend::{Backend, HelperOp};
+    use aorlta_record::kernel::{Dtype, Tolerance};
+    let mut b = aorlta_gpu::fake::FakeBackend::new(0);
+    b.load_helpers().unwrap();
+    let (e, g, out) = (b.alloc(64).unwrap(), b.alloc(64).unwrap(), b.alloc(24).unwrap());
+    let mut words = [0u8; 24];
+    // SAFETY: every region lies in the allocations above.
+    unsafe {
+        b.memset_d32(e, 0x3F80_0000, 16).unwrap();
+        b.memset_d32(out, 0, 6).unwrap();
+        let wrap = 16u64.wrapping_neg().to_le_bytes();
+        let op = HelperOp::Compare {
+            expected: e,
+            got: g,
+            len: 16,
+            dtype: Dtype::F32,
+            tol: Tolerance::default_for(Dtype::F32),
+            out,
+        };
+        b.helper(&op).unwrap();
+        b.copy_d2h(&mut words, out).unwrap();
+        assert_eq!(u64::from_le_bytes(words[..8].try_into().unwrap()), 16);
+        b.memset_d32(out, 0, 6).unwrap();
+        b.memset_d32(out, u32::from_le_bytes(wrap[..4].try_into().unwrap()), 1)
+            .unwrap();
+        b.memset_d32(out + 4, u32::from_le_bytes(wrap[4..].try_into().unwrap()), 1)
+            .unwrap();
+        b.helper(&op).unwrap();
+        b.copy_d2h(&mut words, out).unwrap();
+    }
+    assert_eq!(u64::from_le_bytes(words[..8].try_into().unwrap()), 0);
+    // The plans zero the counters after the launch: the kernel's wrong outputs are seen.
+    let (rec, _) = run(&img(F::CorruptCounters), check_work());
+    assert_eq!(codes(&rec), ["candidate:output-mismatch"]);
+    assert_eq!(
+        rec.findings[0].seed,
+        Some(12),
+        "the first case had nothing to attack"
+    );
+    let (rec, _) = run(&img(F::CorruptCounters), time_work(10));
+    assert_eq!(codes(&rec), ["candidate:timed-launch-mismatch"]);
+    assert_eq!(rec.time.unwrap().pairs.len(), 1, "caught in the second pair");
 }
 
 #[test]

@@ -35,6 +35,16 @@ pub enum FakeBehaviour {
     Fault,
     /// Runs `speed` times the base time with a warm L2, and the base time with a cold one.
     WarmCache,
+    /// Computes the task, then writes garbage into every allocation of the device that is not
+    /// one of its own buffers (the harness's other buffers, counters, scratch).
+    Scribble,
+    /// Computes nothing: searches every other allocation for its expected output and copies it
+    /// when found, else writes zeros.
+    SearchExpected,
+    /// Computes the task while it knows no counter of the harness's; once it has seen the
+    /// comparison's counters (from an earlier launch), writes zeros as its output and sets those
+    /// counters so that the comparison's additions wrap to "no mismatch".
+    CorruptCounters,
 }
 
 /// A fake code object.

@@ -13,6 +13,10 @@
 //!
 //! # Format versions (`HARNESS_FORMAT`)
 //! - 1.0: first version.
+//! - 2.0: the device-resident protocol. `TimeWork` gains `looks` and `judge` (the harness stops
+//!   at the first declared look where the judge's verdict is settled); `TimeReport` gains
+//!   `settled_at` and `cut`; `TimedPair` gains `wall_s`; `Overhead::launch_median_s` becomes
+//!   `outside_median_s` (the harness's time per launch outside the kernel).
 
 use super::KernelTask;
 use crate::FormatVersion;
@@ -20,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// The version of the job, record, ready and device-list documents this build reads and writes.
-pub const HARNESS_FORMAT: FormatVersion = FormatVersion { major: 1, minor: 0 };
+pub const HARNESS_FORMAT: FormatVersion = FormatVersion { major: 2, minor: 0 };
 
 fn harness_format() -> FormatVersion {
     HARNESS_FORMAT
@@ -99,6 +103,13 @@ pub struct TimeWork {
     /// Keep every launch's sample (kernel and wall times) in the record.
     #[serde(default)]
     pub keep_launches: bool,
+    /// Pair counts at which the judge looks; the loop stops at the first look where the verdict
+    /// is settled (empty: only the full budget).
+    #[serde(default)]
+    pub looks: Vec<usize>,
+    /// The timing judge's parameters, as the timing leg has them (read by the judge).
+    #[serde(default)]
+    pub judge: serde_json::Value,
 }
 
 /// Launch geometry: grid, block and dynamic shared memory.
@@ -259,6 +270,10 @@ pub struct TimedPair {
     pub reference_s: f64,
     /// True when the candidate ran first in this pair.
     pub candidate_first: bool,
+    /// Seconds the whole pair took on the host: fills, flushes, module loads, both launches,
+    /// their checks and the comparison.
+    #[serde(default)]
+    pub wall_s: f64,
 }
 
 /// One launch's sample, kept on request.
@@ -293,9 +308,10 @@ pub struct BudgetStop {
 pub struct Overhead {
     /// Median seconds of a whole launch step.
     pub step_median_s: f64,
-    /// Median seconds from the start event's record to the stop event seen complete, minus the
-    /// kernel's own time.
-    pub launch_median_s: f64,
+    /// Median seconds per launch outside the kernels: half of a pair's wall time less its two
+    /// kernel times (fills, L2 flush, module loads, checks, the comparison, an untimed
+    /// reference launch when the reference went first).
+    pub outside_median_s: f64,
     /// Median seconds of the kernel itself.
     pub kernel_median_s: f64,
 }
@@ -339,6 +355,14 @@ pub struct TimeReport {
     pub reference_geometry: Option<Geometry>,
     /// The harness's overhead per launch.
     pub overhead: Overhead,
+    /// The pair count of the look at which the judge's verdict was settled, when the loop
+    /// stopped there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled_at: Option<usize>,
+    /// True when a candidate launch was cut for outlasting the budget's share of a pair (the
+    /// kernel was still running; the process is replaced).
+    #[serde(default)]
+    pub cut: bool,
     /// Every launch, when asked for.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub launches: Vec<LaunchSample>,

@@ -3,6 +3,10 @@
 //! harness process, a correctness job and a timing job per task, the harness's own time per
 //! timed launch outside the kernel, and an A/A run (one reference timed against itself many
 //! times at ratio 1.0; the goal is that none comes out `faster`).
+//!
+//! With `--pool FILE`, a whole scoring run instead: the pool scored by a run config's profile
+//! and kernel tools with a fresh cache, end-to-end candidates per second, the time split and
+//! the GPUs' busy fraction ([`aorlta_core::bench::PoolReport`]).
 
 use crate::cmd::validate::{EXIT_NO_GPU, load_suite};
 use anyhow::{Context, bail};
@@ -39,6 +43,78 @@ pub struct Args {
     /// Write the figures as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Score this pool end to end instead (a fresh cache; nothing is served from an earlier run).
+    #[arg(long)]
+    pub pool: Option<PathBuf>,
+    /// The run config whose tasks, profile, kernel tools and concurrency `--pool` uses.
+    #[arg(long, default_value = "configs/kernels-speed-score.yaml")]
+    pub config: PathBuf,
+    /// Candidates scored at once with `--pool` (overrides the config).
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+}
+
+/// `--pool`: one scoring run of the pool, measured.
+fn run_pool(args: &Args, pool: &Path) -> anyhow::Result<ExitCode> {
+    use aorlta_core::checks::Registry;
+    use aorlta_core::run::RunConfig;
+    use aorlta_core::run::score::{execute, prepare};
+    let mut config = RunConfig::load(&args.config)?;
+    config.pools = vec![std::path::absolute(pool)?];
+    let scratch = tempfile::Builder::new().prefix("aorlta-bench-pool-").tempdir()?;
+    config.out = scratch.path().to_path_buf();
+    config.cache = scratch.path().join("cache.sqlite");
+    if let Some(c) = args.concurrency {
+        config.concurrency = c.max(1);
+    }
+    if args.fake_gpu {
+        let mut k = config
+            .kernel
+            .clone()
+            .unwrap_or(serde_norway::Value::Mapping(Default::default()));
+        if let serde_norway::Value::Mapping(m) = &mut k {
+            m.insert("fake-gpu".into(), true.into());
+        }
+        config.kernel = Some(k);
+    }
+    let env = crate::cmd::env::build_env(&config)?;
+    let gpus = match env.kernel.as_ref().map(|k| k.gpu_set()) {
+        Some(Ok(g)) => g.len(),
+        Some(Err(e)) => {
+            println!("no GPU: {e}");
+            return Ok(ExitCode::from(EXIT_NO_GPU));
+        }
+        None => bail!("{}: the config has no `kernel:` section", args.config.display()),
+    };
+    let concurrency = config.concurrency;
+    let run = prepare(config, Registry::builtin(), env).context("preparing the run")?;
+    println!(
+        "pool {}: {} completions; profile {}; {} workers",
+        pool.display(),
+        run.candidates.len(),
+        run.engine.profile().profile.name,
+        concurrency
+    );
+    let bar = indicatif::ProgressBar::new(run.candidates.len() as u64);
+    let start = Instant::now();
+    let done = execute(&run, &|_, _| bar.inc(1))?;
+    let wall = start.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    let text = std::fs::read_to_string(&done.rewards)?;
+    let entries: Vec<aorlta_record::RewardEntry> = text
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()
+        .context("reading the run's rewards")?;
+    let completions: Vec<&str> = run.candidates.iter().map(|c| c.completion.as_str()).collect();
+    let report = aorlta_core::bench::PoolReport::of(&entries, &completions, wall, gpus);
+    print!("{report}");
+    print!("{}", done.summary.to_terminal());
+    if let Some(p) = &args.json {
+        std::fs::write(p, serde_json::to_vec_pretty(&report)?)
+            .with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn percentile(xs: &mut [f64], q: f64) -> f64 {
@@ -57,6 +133,9 @@ fn fresh_env(config: &KernelConfig, dir: &Path) -> anyhow::Result<KernelEnv> {
 
 /// Runs `aorlta bench kernels`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(pool) = &args.pool {
+        return run_pool(&args, pool);
+    }
     let suite_path = std::path::absolute(&args.suite)?;
     let suite = load_suite(&suite_path)?;
     let base = suite_path.parent().unwrap_or(Path::new("."));
@@ -199,7 +278,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             us(f(&d, "median_reference")),
             us(f(&d, "median_candidate")),
             ms(f(&o, "step_median_s") - f(&o, "kernel_median_s")),
-            us(f(&o, "launch_median_s")),
+            us(f(&o, "outside_median_s")),
         );
         per_task.insert(
             t.id.clone(),

@@ -112,6 +112,13 @@ pub struct KernelConfig {
     /// Largest kernel source accepted, bytes.
     #[serde(alias = "max_source_bytes")]
     pub max_source_bytes: usize,
+    /// Compilers run at once; default: the machine's cores.
+    #[serde(alias = "compile_jobs")]
+    pub compile_jobs: Option<usize>,
+    /// Compile outcomes (and code objects on disk) kept per generation; two generations are
+    /// kept, so at most twice this many.
+    #[serde(alias = "compile_cache_entries")]
+    pub compile_cache_entries: usize,
     /// Scratch folder (compile folders, code-object cache, harness spools); default under the
     /// system's temporary folder.
     #[serde(alias = "work_dir")]
@@ -139,6 +146,8 @@ impl Default for KernelConfig {
             compile_timeout_s: 60.0,
             compile_memory_mb: 8192,
             max_source_bytes: 64 * 1024,
+            compile_jobs: None,
+            compile_cache_entries: 4096,
             work_dir: None,
             job_timeout_s: None,
             secret: None,
@@ -148,6 +157,13 @@ impl Default for KernelConfig {
 }
 
 impl KernelConfig {
+    /// Compilers run at once: `compile-jobs`, else the machine's cores.
+    pub fn compile_jobs(&self) -> usize {
+        self.compile_jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+            .max(1)
+    }
+
     /// Reads a run config's `kernel:` section (as [`crate::run::RunConfig`] keeps it) and resolves
     /// its relative paths (`nvcc`, `harness`, `lease-dir`, `work-dir`) against the folder of
     /// `config_file`. Errors name the file and the key.

@@ -4,10 +4,11 @@
 //! cache, the secret that input seeds are drawn from, and (with the fake device) the registered
 //! fake behaviours.
 
+use super::compile_cache::CompileCache;
 use super::config::{GpuSet, KernelConfig};
 use super::fake::FakeSpec;
 use super::generations::Generations;
-use super::nvcc::{CompileFailure, Compiled, nvcc_version};
+use super::nvcc::nvcc_version;
 use super::pool::HarnessPool;
 use crate::error::{CoreError, Result};
 use crate::run::lease::LeaseSet;
@@ -80,7 +81,7 @@ pub struct KernelEnv {
     compiler_version: OnceLock<std::result::Result<String, String>>,
     devices: OnceLock<std::result::Result<DeviceList, String>>,
     leases: OnceLock<std::result::Result<LeaseSet, String>>,
-    compiled: Mutex<Generations<String, std::result::Result<Compiled, CompileFailure>>>,
+    compiles: CompileCache,
     fakes: RwLock<HashMap<String, FakeSpec>>,
     pool: HarnessPool,
     secret: u64,
@@ -215,7 +216,7 @@ impl KernelEnv {
             compiler_version: OnceLock::new(),
             devices: OnceLock::new(),
             leases: OnceLock::new(),
-            compiled: Mutex::new(Generations::new(COMPILED_PER_GENERATION)),
+            compiles: CompileCache::new(config.compile_cache_entries, config.compile_jobs()),
             fakes: RwLock::new(HashMap::new()),
             pool: HarnessPool::default(),
             secret,
@@ -384,12 +385,17 @@ impl KernelEnv {
             }
             Err(_) => (0, 0),
         };
-        let h = crate::hash::hash_parts([
-            purpose.as_bytes(),
-            &k.to_le_bytes(),
-            &self.secret.to_le_bytes(),
-            &epoch.to_le_bytes(),
-        ]);
+        // Epoch 0 (no counter dropped yet) draws the seeds it always did.
+        let h = if epoch == 0 {
+            crate::hash::hash_parts([purpose.as_bytes(), &k.to_le_bytes(), &self.secret.to_le_bytes()])
+        } else {
+            crate::hash::hash_parts([
+                purpose.as_bytes(),
+                &k.to_le_bytes(),
+                &self.secret.to_le_bytes(),
+                &epoch.to_le_bytes(),
+            ])
+        };
         u64::from_str_radix(&h[..16], 16).unwrap_or(k) ^ mix(self.secret)
     }
 
@@ -410,31 +416,9 @@ impl KernelEnv {
         self.fakes.read().ok().and_then(|m| m.get(source_hash).cloned())
     }
 
-    pub(super) fn cached_compile(&self, key: &str) -> Option<std::result::Result<Compiled, CompileFailure>> {
-        let hit = {
-            let mut m = self.compiled.lock().ok()?;
-            let (hit, dropped) = m.get_mut(&key.to_string());
-            let hit = hit.cloned();
-            remove_cubins(dropped);
-            hit?
-        };
-        match &hit {
-            Ok(c) if !c.cubin.is_file() => None,
-            _ => Some(hit),
-        }
-    }
-
-    pub(super) fn cache_compile(&self, key: &str, out: std::result::Result<Compiled, CompileFailure>) {
-        let dropped = match self.compiled.lock() {
-            Ok(mut m) => m.insert(key.to_string(), out),
-            Err(_) => return,
-        };
-        remove_cubins(dropped);
-    }
-
-    /// Compiled code objects remembered now (at most twice [`COMPILED_PER_GENERATION`]).
-    pub fn compiled_len(&self) -> usize {
-        self.compiled.lock().map(|m| m.len()).unwrap_or(0)
+    /// The process's compile outcomes and compiler slots.
+    pub fn compiles(&self) -> &CompileCache {
+        &self.compiles
     }
 
     /// Seed-draw counters kept now (at most twice [`DRAWS_PER_GENERATION`]).
@@ -443,23 +427,5 @@ impl KernelEnv {
     }
 }
 
-/// Compiled code objects remembered per generation of the compile cache; the files of a
-/// dropped generation are deleted.
-pub const COMPILED_PER_GENERATION: usize = 2048;
-
 /// Seed-draw counters kept per generation.
 pub const DRAWS_PER_GENERATION: usize = 65_536;
-
-/// Deletes the code-object files of dropped compile-cache entries.
-fn remove_cubins(dropped: Vec<std::result::Result<Compiled, CompileFailure>>) {
-    for c in dropped.into_iter().flatten() {
-        if let Err(e) = std::fs::remove_file(&c.cubin)
-            && e.kind() != std::io::ErrorKind::NotFound
-        {
-            eprintln!(
-                "warning: {}: could not delete a dropped code object: {e}",
-                c.cubin.display()
-            );
-        }
-    }
-}

@@ -1,8 +1,8 @@
-//! A map bounded by generations, for the kernel environment's per-process memos (the compile
-//! cache, the seed draw counters) in a long-running service: entries go into the young
-//! generation; when it is full, the old generation is dropped whole (and handed back, so its
-//! files can be deleted) and the young one becomes old. An entry found in the old generation
-//! moves back to the young one, so what is in use survives; at most twice the cap is kept.
+//! A map bounded by generations, for the kernel environment's per-candidate seed-draw
+//! counters in a long-running service: entries go into the young generation; when it is full,
+//! the old generation is dropped whole (and handed back) and the young one becomes old. An
+//! entry found in the old generation moves back to the young one, so what is in use survives;
+//! at most twice the cap is kept.
 //! Cheaper than a true LRU (no per-access bookkeeping) and as good for a memo.
 
 use std::collections::HashMap;

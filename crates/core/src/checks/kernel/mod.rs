@@ -6,6 +6,7 @@
 //! every leg shares.
 
 pub mod compile;
+pub mod compile_cache;
 pub mod config;
 pub mod direct;
 pub mod elf;

@@ -63,7 +63,8 @@ pub struct CompileFailure {
 }
 
 impl CompileFailure {
-    fn broke(code: &str, detail: impl Into<String>) -> Self {
+    /// A failure of the candidate's making.
+    pub fn broke(code: &str, detail: impl Into<String>) -> Self {
         CompileFailure {
             state: LegState::Broke,
             code: code.into(),
@@ -71,7 +72,8 @@ impl CompileFailure {
         }
     }
 
-    fn unsettled(code: &str, detail: impl Into<String>) -> Self {
+    /// A failure of the world's making.
+    pub fn unsettled(code: &str, detail: impl Into<String>) -> Self {
         CompileFailure {
             state: LegState::Unsettled,
             code: code.into(),
@@ -109,35 +111,37 @@ pub fn compile(
         task.spec.signature.as_bytes(),
         source_hash.as_bytes(),
     ]);
-    if let Some(hit) = env.cached_compile(&key) {
-        return hit.map(|c| Compiled {
+    let keep = |o: &Result<Compiled, CompileFailure>| {
+        o.as_ref().map_or_else(
+            |f| f.state != LegState::Unsettled || f.code == "reference-compile-failed",
+            |_| true,
+        )
+    };
+    let (out, cached) = env.compiles().get_or_compile(&key, keep, || {
+        let out = if env.is_fake() {
+            fake_compile(env, task, source, &source_hash, &key)
+        } else {
+            real_compile(env, task, source, &key)
+        };
+        match (who, out) {
+            (Who::Reference, Err(f)) if f.state == LegState::Broke => Err(CompileFailure::unsettled(
+                "reference-compile-failed",
+                format!(
+                    "task {}: the reference did not compile: {}: {}",
+                    task.spec.id, f.code, f.detail
+                ),
+            )),
+            (_, o) => o,
+        }
+    });
+    match out {
+        Ok(c) if cached => Ok(Compiled {
             compile_s: 0.0,
             cached: true,
             ..c
-        });
+        }),
+        o => o,
     }
-    let out = if env.is_fake() {
-        fake_compile(env, task, source, &source_hash, &key)
-    } else {
-        real_compile(env, task, source, &key)
-    };
-    let out = match (who, out) {
-        (Who::Reference, Err(f)) if f.state == LegState::Broke => Err(CompileFailure::unsettled(
-            "reference-compile-failed",
-            format!(
-                "task {}: the reference did not compile: {}: {}",
-                task.spec.id, f.code, f.detail
-            ),
-        )),
-        (_, o) => o,
-    };
-    if out.as_ref().map_or_else(
-        |f| f.state != LegState::Unsettled || f.code == "reference-compile-failed",
-        |_| true,
-    ) {
-        env.cache_compile(&key, out.clone());
-    }
-    out
 }
 
 fn symbols_of(task: &KernelTaskDef) -> Result<Vec<String>, CompileFailure> {

@@ -135,10 +135,15 @@ impl HarnessPool {
         let log = std::fs::File::create(spool.path().join("harness.log"))
             .map_err(|e| PoolError::Io(e.to_string()))?;
         let mut cmd = env.harness().command("serve", env.is_fake());
+        if let Some(nvcc) = env.nvcc() {
+            cmd.arg("--nvcc").arg(nvcc);
+        }
         cmd.arg("--device")
             .arg(gpu.to_string())
             .arg("--spool")
             .arg(spool.path())
+            .arg("--cache")
+            .arg(env.work_dir().join("harness"))
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(log)

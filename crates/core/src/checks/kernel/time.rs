@@ -12,19 +12,24 @@
 //! `resamples`, `seed`, `keep-samples`) and the harness's: `pairs` (30), `budget-s` (0.3: the
 //! kernel time, measured by the events, that both kernels together may spend; host-side work
 //! such as restoring inputs is not counted), `size` (0, the primary size), `launch-timeout-s`
-//! (10). A candidate that cannot finish `min-samples` pairs inside the budget is
-//! `too-slow-to-measure`; a task whose reference takes milliseconds needs a larger budget.
+//! (10), `looks` ([10, 16, 24, 30]: the pair counts at which the judge looks and the timing stops
+//! once the verdict is settled, with the error split across the looks; see
+//! [`crate::judge::sequential`]). A candidate that cannot finish `min-samples` pairs inside the
+//! budget is `too-slow-to-measure`; a task whose reference takes milliseconds needs a larger
+//! budget.
 
 use super::exec::{compile_both, findings_outcome, inputs, run_job};
 use crate::checks::{Adapter, Env, LegInput, LegOutput};
-use crate::judge::{JUDGE_VERSION, JudgeParams, Pair, RunFacts, TooSlow, judge};
+use crate::judge::{
+    DEFAULT_LOOKS, JUDGE_VERSION, JudgeParams, Pair, RunFacts, TooSlow, judge_looks, looks_for,
+};
 use crate::task::Task;
 use aorlta_record::Reason;
 use aorlta_record::kernel::harness::{TimeWork, Work};
 use serde_json::{Map, Value, json};
 
 /// Bumped whenever the timing leg's results can change.
-pub const VERSION: &str = "1";
+pub const VERSION: &str = "2";
 
 /// The harness's part of the parameters.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +42,8 @@ pub struct TimeParams {
     pub size: usize,
     /// A launch still running after this many seconds is `hung`.
     pub launch_timeout_s: f64,
+    /// Pair counts at which the judge looks and the timing may stop (the last look is `pairs`).
+    pub looks: Vec<usize>,
     /// The judge's parameters.
     pub judge: JudgeParams,
 }
@@ -48,6 +55,7 @@ impl Default for TimeParams {
             budget_s: 0.3,
             size: 0,
             launch_timeout_s: 10.0,
+            looks: DEFAULT_LOOKS.to_vec(),
             judge: JudgeParams::default(),
         }
     }
@@ -78,6 +86,12 @@ pub fn parse_params(value: &Value) -> Result<TimeParams, String> {
     }
     if let Some(v) = map.remove("launch-timeout-s") {
         p.launch_timeout_s = num(v, "launch-timeout-s")?;
+    }
+    if let Some(v) = map.remove("looks") {
+        p.looks = serde_json::from_value(v).map_err(|_| "`looks` must be a list of whole numbers")?;
+        if p.looks.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("`looks` must increase".into());
+        }
     }
     p.judge = serde_json::from_value(Value::Object(map)).map_err(|e| e.to_string())?;
     p.judge.validate().map_err(|e| e.to_string())?;
@@ -140,6 +154,7 @@ impl Adapter for KernelTime {
             Err(o) => return o,
         };
         let purpose = format!("{}/{}/time", i.task.spec.id, crate::hash::hash_str(i.source));
+        let looks = looks_for(&p.looks, p.judge.min_samples, p.pairs);
         let work = TimeWork {
             size: p.size,
             pairs: p.pairs,
@@ -148,6 +163,8 @@ impl Adapter for KernelTime {
             order_seed: i.env.next_seed(&purpose),
             input_seed: i.env.next_seed(&purpose),
             keep_launches: p.judge.keep_samples,
+            looks: looks.clone(),
+            judge: serde_json::to_value(&p.judge).unwrap_or_default(),
         };
         let launch_timeout = if i.env.is_fake() {
             p.launch_timeout_s.min(0.3)
@@ -202,7 +219,8 @@ impl Adapter for KernelTime {
                 budget_s: t.budget_s,
             }),
         };
-        let m = judge(&pairs, &run_facts, &p.judge);
+        let looked = judge_looks(&pairs, &run_facts, &p.judge, &looks);
+        let m = looked.measurement;
         let mut detail = match serde_json::to_value(&m) {
             Ok(Value::Object(o)) => o,
             _ => Map::new(),
@@ -211,6 +229,10 @@ impl Adapter for KernelTime {
             detail.extend(f);
         }
         let harness = json!({
+            "looks": looked.looks,
+            "settled_at": looked.settled_at,
+            "confidence_per_look": looked.confidence_per_look,
+            "cut": t.cut,
             "budget_s": t.budget_s,
             "budget_used_s": t.budget_used_s,
             "clocks_start": t.clocks_start,

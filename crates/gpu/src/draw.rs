@@ -1,0 +1,385 @@
+//! What the harness writes into a job's buffers, as pure functions of a key and an element
+//! index: the canary of the guard bands, the sentinel of unwritten outputs, and the inputs drawn
+//! from a secret seed. The device computes the same functions in the harness's own device code
+//! (`device/helpers.cu`), which fills the buffers before a launch and regenerates them to check
+//! them after it, so no copy of an input or an expected output is kept anywhere a kernel can
+//! reach. This module is the host twin of that code: the fake device computes through it, and a
+//! harness on a real GPU compares the two at start ([`crate::verify`]).
+//!
+//! The generator is counter based: element `i`'s `k`-th word is SplitMix64's finaliser over
+//! `key ^ ((16 i + k) * C)`, so any element can be drawn alone, in any order, on any number of
+//! threads. Uniform draws use 53 bits; normal draws are Irwin-Hall sums of twelve 32-bit
+//! uniforms (exact in a double, so host and device round alike; bounded at six sigma).
+
+use aorlta_record::kernel::{Dtype, Init, Tolerance};
+use half::{bf16, f16};
+
+/// SplitMix64's increment.
+const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// SplitMix64's finaliser of `z + GOLDEN` (Steele, Lea and Flood 2014).
+pub fn mix64(z: u64) -> u64 {
+    let mut z = z.wrapping_add(GOLDEN);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The key of one buffer's inputs for one seed: buffers of a job draw from distinct streams.
+pub fn buffer_key(seed: u64, buffer: usize) -> u64 {
+    mix64(seed ^ mix64(buffer as u64 + 1))
+}
+
+fn word(key: u64, i: u64, k: u64) -> u64 {
+    mix64(key ^ (i.wrapping_mul(16).wrapping_add(k)).wrapping_mul(0xD1B5_4A32_D192_ED03))
+}
+
+fn uniform01(w: u64) -> f64 {
+    (w >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+fn normal01(key: u64, i: u64) -> f64 {
+    let s: u64 = (0..12).map(|k| word(key, i, k) >> 32).sum();
+    s as f64 * (1.0 / 4_294_967_296.0) - 6.0
+}
+
+/// How a data region is filled: the sentinel, or inputs drawn from a key.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fill {
+    /// Every element holds the dtype's sentinel.
+    Sentinel,
+    /// Inputs drawn by `init` from `key`.
+    Input {
+        /// The distribution.
+        init: Init,
+        /// The buffer's key ([`buffer_key`]).
+        key: u64,
+    },
+}
+
+/// The arguments the device's fill and check kernels take for a fill: kind (0 sentinel, 1
+/// uniform, 2 normal), the two reals (lo, hi or mean, std), the integer range and the key.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FillArgs {
+    /// 0 sentinel, 1 uniform, 2 normal.
+    pub kind: i32,
+    /// `lo` or `mean`.
+    pub a: f64,
+    /// `hi` or `std`.
+    pub b: f64,
+    /// `ceil(lo)` for integer uniforms.
+    pub ilo: i64,
+    /// `floor(hi)` for integer uniforms.
+    pub ihi: i64,
+    /// The key.
+    pub key: u64,
+}
+
+impl Fill {
+    /// The kernel arguments of this fill.
+    pub fn args(&self) -> FillArgs {
+        match *self {
+            Fill::Sentinel => FillArgs {
+                kind: 0,
+                a: 0.0,
+                b: 0.0,
+                ilo: 0,
+                ihi: 0,
+                key: 0,
+            },
+            Fill::Input {
+                init: Init::Uniform { lo, hi },
+                key,
+            } => FillArgs {
+                kind: 1,
+                a: lo,
+                b: hi,
+                ilo: lo.ceil() as i64,
+                ihi: hi.floor() as i64,
+                key,
+            },
+            Fill::Input {
+                init: Init::Normal { mean, std },
+                key,
+            } => FillArgs {
+                kind: 2,
+                a: mean,
+                b: std,
+                ilo: 0,
+                ihi: 0,
+                key,
+            },
+        }
+    }
+}
+
+/// The device's code for a dtype (the `DT_*` constants of the device code).
+pub fn dtype_code(d: Dtype) -> i32 {
+    match d {
+        Dtype::F32 => 0,
+        Dtype::F16 => 1,
+        Dtype::Bf16 => 2,
+        Dtype::I32 => 3,
+        Dtype::U32 => 4,
+        Dtype::I64 => 5,
+    }
+}
+
+/// Bytes per element.
+pub fn elem_size(d: Dtype) -> usize {
+    match d {
+        Dtype::F32 | Dtype::I32 | Dtype::U32 => 4,
+        Dtype::F16 | Dtype::Bf16 => 2,
+        Dtype::I64 => 8,
+    }
+}
+
+/// The sentinel's bits: a quiet NaN for floats, `0xDEADBEEF` for integers, so an element the
+/// kernel never wrote never matches a finite reference.
+pub fn sentinel_bits(d: Dtype) -> u64 {
+    match d {
+        Dtype::F32 => 0x7FC0_DEAD,
+        Dtype::F16 => 0x7E5A,
+        Dtype::Bf16 => 0x7FDA,
+        Dtype::I32 | Dtype::U32 => 0xDEAD_BEEF,
+        Dtype::I64 => 0xDEAD_BEEF_DEAD_BEEF,
+    }
+}
+
+/// The canary byte at `offset` bytes into a buffer's allocation (head guard from 0, tail guard
+/// continuing after the head's length).
+pub fn canary(offset: u64) -> u8 {
+    (offset.wrapping_mul(151) as u8) ^ 0xA5
+}
+
+fn draw(a: &FillArgs, i: u64) -> f64 {
+    if a.kind == 1 {
+        a.a + (a.b - a.a) * uniform01(word(a.key, i, 0))
+    } else {
+        a.a + a.b * normal01(a.key, i)
+    }
+}
+
+fn draw_int(a: &FillArgs, i: u64) -> i64 {
+    if a.kind == 1 {
+        if a.ihi <= a.ilo {
+            return a.ilo;
+        }
+        let span = (a.ihi - a.ilo) as u64 + 1;
+        a.ilo.wrapping_add((word(a.key, i, 0) % span) as i64)
+    } else {
+        (a.a + a.b * normal01(a.key, i)).round() as i64
+    }
+}
+
+/// Element `i` of a fill, as the bits the buffer holds (the low bytes for narrow types).
+pub fn fill_bits(dtype: Dtype, a: &FillArgs, i: u64) -> u64 {
+    if a.kind == 0 {
+        return sentinel_bits(dtype);
+    }
+    match dtype {
+        Dtype::F32 => u64::from((draw(a, i) as f32).to_bits()),
+        Dtype::F16 => u64::from(f16::from_f32(draw(a, i) as f32).to_bits()),
+        Dtype::Bf16 => u64::from(bf16::from_f32(draw(a, i) as f32).to_bits()),
+        Dtype::I32 => u64::from(draw_int(a, i) as i32 as u32),
+        Dtype::U32 => u64::from(draw_int(a, i).max(0) as u32),
+        Dtype::I64 => draw_int(a, i) as u64,
+    }
+}
+
+/// Writes element `i`'s bits into a data region.
+pub fn store(data: &mut [u8], dtype: Dtype, i: usize, bits: u64) {
+    let n = elem_size(dtype);
+    data[i * n..(i + 1) * n].copy_from_slice(&bits.to_le_bytes()[..n]);
+}
+
+/// Reads element `i`'s bits from a data region.
+pub fn load(data: &[u8], dtype: Dtype, i: usize) -> u64 {
+    let n = elem_size(dtype);
+    let mut w = [0u8; 8];
+    w[..n].copy_from_slice(&data[i * n..(i + 1) * n]);
+    u64::from_le_bytes(w)
+}
+
+/// Element bits as a number (integers exactly up to 2^53).
+pub fn as_f64(dtype: Dtype, bits: u64) -> f64 {
+    match dtype {
+        Dtype::F32 => f64::from(f32::from_bits(bits as u32)),
+        Dtype::F16 => f64::from(f16::from_bits(bits as u16).to_f32()),
+        Dtype::Bf16 => f64::from(bf16::from_bits(bits as u16).to_f32()),
+        Dtype::I32 => f64::from(bits as u32 as i32),
+        Dtype::U32 => f64::from(bits as u32),
+        Dtype::I64 => bits as i64 as f64,
+    }
+}
+
+/// A number as element bits (what a fake kernel stores).
+pub fn from_f64(dtype: Dtype, v: f64) -> u64 {
+    match dtype {
+        Dtype::F32 => u64::from((v as f32).to_bits()),
+        Dtype::F16 => u64::from(f16::from_f32(v as f32).to_bits()),
+        Dtype::Bf16 => u64::from(bf16::from_f32(v as f32).to_bits()),
+        Dtype::I32 => u64::from(v as i32 as u32),
+        Dtype::U32 => u64::from(v as u32),
+        Dtype::I64 => v as i64 as u64,
+    }
+}
+
+/// Fills a data region.
+pub fn fill_region(data: &mut [u8], dtype: Dtype, fill: &Fill) {
+    let a = fill.args();
+    for i in 0..data.len() / elem_size(dtype) {
+        store(data, dtype, i, fill_bits(dtype, &a, i as u64));
+    }
+}
+
+/// Elements of a data region that differ from a fill.
+pub fn count_unlike(data: &[u8], dtype: Dtype, fill: &Fill) -> u64 {
+    let a = fill.args();
+    (0..data.len() / elem_size(dtype))
+        .filter(|&i| load(data, dtype, i) != fill_bits(dtype, &a, i as u64))
+        .count() as u64
+}
+
+/// What the device's comparison of two output regions finds.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RegionCompare {
+    /// Elements outside tolerance.
+    pub mismatches: u64,
+    /// The first such element.
+    pub first: Option<u64>,
+    /// The largest absolute difference over finite pairs.
+    pub worst: f64,
+}
+
+/// The host twin of the device's comparison: `|c - r| <= atol + rtol |r|` for floats, NaN only
+/// where the reference has NaN, infinities equal; `|c - r| <= atol` for integers.
+pub fn compare_region(expected: &[u8], got: &[u8], dtype: Dtype, tol: Tolerance) -> RegionCompare {
+    let mut out = RegionCompare::default();
+    let float = matches!(dtype, Dtype::F32 | Dtype::F16 | Dtype::Bf16);
+    for i in 0..expected.len().min(got.len()) / elem_size(dtype) {
+        let (eb, gb) = (load(expected, dtype, i), load(got, dtype, i));
+        if eb == gb {
+            continue;
+        }
+        let (r, c) = (as_f64(dtype, eb), as_f64(dtype, gb));
+        let ok = if float {
+            match (r.is_nan(), c.is_nan()) {
+                (true, true) => true,
+                (false, false) if r.is_infinite() || c.is_infinite() => r == c,
+                (false, false) => {
+                    let d = (c - r).abs();
+                    out.worst = out.worst.max(d);
+                    d <= tol.atol + tol.rtol * r.abs()
+                }
+                _ => false,
+            }
+        } else {
+            let d = (c - r).abs();
+            out.worst = out.worst.max(d);
+            d <= tol.atol
+        };
+        if !ok {
+            out.mismatches += 1;
+            out.first.get_or_insert(i as u64);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(init: Init, seed: u64) -> Fill {
+        Fill::Input {
+            init,
+            key: buffer_key(seed, 0),
+        }
+    }
+
+    #[test]
+    fn fills_are_functions_of_key_and_index_and_check_against_themselves() {
+        let f = input(Init::Uniform { lo: -1.0, hi: 1.0 }, 9);
+        let mut a = vec![0u8; 4 * 1000];
+        fill_region(&mut a, Dtype::F32, &f);
+        let mut b = vec![0u8; 4 * 1000];
+        fill_region(&mut b, Dtype::F32, &f);
+        assert_eq!(a, b);
+        assert_eq!(count_unlike(&a, Dtype::F32, &f), 0);
+        let other = input(Init::Uniform { lo: -1.0, hi: 1.0 }, 10);
+        assert!(count_unlike(&a, Dtype::F32, &other) > 990);
+        a[4 * 17] ^= 1;
+        assert_eq!(count_unlike(&a, Dtype::F32, &f), 1);
+        let xs: Vec<f64> = (0..1000)
+            .map(|i| as_f64(Dtype::F32, load(&b, Dtype::F32, i)))
+            .collect();
+        assert!(xs.iter().all(|x| (-1.0..1.0).contains(x)));
+        let mean = xs.iter().sum::<f64>() / 1000.0;
+        assert!(mean.abs() < 0.1, "{mean}");
+    }
+
+    #[test]
+    fn normal_draws_have_their_moments_and_integers_their_range() {
+        let a = input(Init::Normal { mean: 3.0, std: 2.0 }, 1).args();
+        let xs: Vec<f64> = (0..20_000).map(|i| draw(&a, i)).collect();
+        let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / xs.len() as f64;
+        assert!((mean - 3.0).abs() < 0.05, "{mean}");
+        assert!((var.sqrt() - 2.0).abs() < 0.05, "{var}");
+        assert!(xs.iter().all(|x| (x - 3.0).abs() <= 12.0));
+        let u = input(Init::Uniform { lo: -2.5, hi: 3.5 }, 4).args();
+        let ints: Vec<i64> = (0..5000).map(|i| draw_int(&u, i)).collect();
+        assert!(ints.iter().all(|v| (-2..=3).contains(v)));
+        for v in -2..=3 {
+            assert!(ints.contains(&v), "{v} never drawn");
+        }
+    }
+
+    #[test]
+    fn narrow_types_round_to_nearest_even_and_sentinels_never_match_numbers() {
+        // 1 + 2^-11 lies halfway between two halves: ties go to the even one.
+        assert_eq!(f16::from_f32(1.0 + 2f32.powi(-11)).to_bits(), 0x3C00);
+        assert_eq!(bf16::from_f32(1.0 + 2f32.powi(-8)).to_bits(), 0x3F80);
+        for d in [Dtype::F32, Dtype::F16, Dtype::Bf16] {
+            assert!(as_f64(d, sentinel_bits(d)).is_nan(), "{d:?}");
+        }
+        assert_eq!(
+            as_f64(Dtype::I32, sentinel_bits(Dtype::I32)),
+            f64::from(0xDEAD_BEEFu32 as i32)
+        );
+        assert_eq!(canary(0), 0xA5);
+        assert_eq!(canary(1), 151 ^ 0xA5);
+    }
+
+    #[test]
+    fn outputs_compare_with_tolerance_and_nan_rules() {
+        let put = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let tol = Tolerance::default_for(Dtype::F32);
+        let want = put(&[0.0, 1.0, 2.0, f32::NAN, f32::INFINITY, 5.0]);
+        assert_eq!(compare_region(&want, &want, Dtype::F32, tol).mismatches, 0);
+        let near = put(&[0.0, 1.0 + 5e-5, 2.0, f32::NAN, f32::INFINITY, 5.0]);
+        let c = compare_region(&want, &near, Dtype::F32, tol);
+        assert_eq!(c.mismatches, 0);
+        assert!(c.worst > 0.0);
+        let bad = put(&[0.0, 1.0, 2.01, 7.0, f32::NEG_INFINITY, 5.0]);
+        let c = compare_region(&want, &bad, Dtype::F32, tol);
+        assert_eq!(c.mismatches, 3);
+        assert_eq!(c.first, Some(2));
+        let loose = Tolerance { atol: 0.1, rtol: 0.0 };
+        assert_eq!(
+            compare_region(
+                &want,
+                &put(&[0.05, 1.0, 2.0, f32::NAN, f32::INFINITY, 5.0]),
+                Dtype::F32,
+                loose
+            )
+            .mismatches,
+            0
+        );
+        // An unwritten output (still the sentinel) never matches a number.
+        let mut fresh = vec![0u8; want.len()];
+        fill_region(&mut fresh, Dtype::F32, &Fill::Sentinel);
+        assert_eq!(compare_region(&want, &fresh, Dtype::F32, tol).mismatches, 5);
+    }
+}

@@ -1,0 +1,53 @@
+//! One job, start to record: the format check, then the correctness plan ([`crate::check`]) or
+//! the timing plan ([`crate::timing`]), the findings and the device gathered into the record.
+
+use crate::backend::Backend;
+use crate::plan::Runner;
+use aorlta_record::kernel::harness::{HARNESS_FORMAT, HarnessJob, HarnessRecord, Party, Work};
+use std::time::Instant;
+
+/// Runs one job and returns its record.
+pub fn run_job<B: Backend>(backend: &mut B, job: &HarnessJob) -> HarnessRecord {
+    let start = Instant::now();
+    let seed = match &job.work {
+        Work::Check(w) => w.seeds.first().copied().unwrap_or(0),
+        Work::Time(w) => w.order_seed ^ w.input_seed.rotate_left(17),
+    };
+    backend.begin_job(seed);
+    let mut r = Runner {
+        b: backend,
+        job,
+        findings: Vec::new(),
+        context_lost: false,
+        helpers_loaded: false,
+    };
+    let mut check = None;
+    let mut time = None;
+    if job.format.major != HARNESS_FORMAT.major {
+        r.finding(
+            Party::Harness,
+            "bad-job",
+            format!(
+                "job format {}.{}; this harness reads {}.x",
+                job.format.major, job.format.minor, HARNESS_FORMAT.major
+            ),
+        );
+    } else {
+        match &job.work {
+            Work::Check(w) => check = Some(crate::check::run(&mut r, w)),
+            Work::Time(w) => time = crate::timing::run(&mut r, w, &|_| false),
+        }
+    }
+    let _ = r.helpers_off();
+    let device = Some(r.b.device().clone());
+    HarnessRecord {
+        format: HARNESS_FORMAT,
+        job: job.id.clone(),
+        device,
+        findings: r.findings,
+        context_lost: r.context_lost,
+        check,
+        time,
+        elapsed_s: start.elapsed().as_secs_f64(),
+    }
+}

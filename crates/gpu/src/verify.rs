@@ -1,0 +1,434 @@
+//! The checks a launch is held to, run on the device by the harness's own code
+//! ([`crate::backend::HelperOp`]) with only counters crossing to the host: a buffer set's guard
+//! bands intact, its inputs unchanged, its outputs still the sentinel where nothing was meant
+//! to write them, and a candidate's outputs within tolerance of the reference's. This is where
+//! the damage a kernel did is read from the data it inspects.
+//!
+//! A [`Counters`] block is zeroed after the launch it judges and before any check runs, so
+//! nothing a kernel wrote into it survives into a verdict. [`self_test`] compares the device's
+//! fills with the host's twin ([`crate::draw`]) at harness start.
+
+use crate::backend::{Backend, DevPtr, HelperOp};
+use crate::draw::{Fill, as_f64, count_unlike, elem_size, load};
+use crate::layout::{GUARD_BYTES, Layout};
+use crate::plan::{Runner, Stop};
+use aorlta_record::kernel::harness::{Mismatch, Party};
+use aorlta_record::kernel::{Dtype, Init, Tolerance};
+
+/// One allocation per buffer of a layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BufferSet {
+    /// Allocation bases, in the layout's order.
+    pub ptrs: Vec<DevPtr>,
+}
+
+impl BufferSet {
+    /// The first data element of buffer `k`.
+    pub fn data(&self, k: usize) -> DevPtr {
+        self.ptrs[k] + GUARD_BYTES as u64
+    }
+}
+
+/// A block of `u64` counters in device memory.
+#[derive(Debug)]
+pub struct Counters {
+    base: DevPtr,
+    words: usize,
+    used: usize,
+}
+
+/// Counter words a job's block holds.
+pub const COUNTER_WORDS: usize = 1024;
+
+/// Slots of one set check: per buffer, the guard counter and the data counter.
+#[derive(Debug, Clone)]
+pub struct SetCheck {
+    guard: Vec<usize>,
+    data: Vec<Option<(usize, bool)>>,
+}
+
+/// What a set check found, by buffer name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Damage {
+    /// Guard bands with a byte changed.
+    pub guards: Vec<String>,
+    /// Inputs with an element changed.
+    pub inputs: Vec<String>,
+    /// Outputs written where nothing was meant to write them.
+    pub outputs: Vec<String>,
+}
+
+impl Damage {
+    /// True when nothing was found.
+    pub fn is_empty(&self) -> bool {
+        self.guards.is_empty() && self.inputs.is_empty() && self.outputs.is_empty()
+    }
+}
+
+/// Slots of one comparison: per output buffer, three counters.
+#[derive(Debug, Clone)]
+pub struct CompareCheck {
+    slots: Vec<Option<usize>>,
+}
+
+/// How a candidate's outputs compare with the reference's.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Compare {
+    /// Elements outside tolerance.
+    pub mismatches: u64,
+    /// Largest absolute difference over finite pairs.
+    pub max_abs_err: f64,
+    /// The first mismatch: buffer index and element index.
+    pub first: Option<(usize, u64)>,
+}
+
+/// Which regions of a set a check looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// Guards and inputs (after a launch that wrote the outputs).
+    Written,
+    /// Guards, inputs and outputs still the sentinel (a set no launch was meant to touch).
+    Untouched,
+}
+
+impl<B: Backend> Runner<'_, B> {
+    fn helper_op(&mut self, op: HelperOp) -> Result<(), Stop> {
+        // SAFETY: every op the plans build names regions of allocations made by `alloc_set` or
+        // `Counters::new` for the layout in use, which live until the job frees them.
+        unsafe { self.b.helper(&op) }.map_err(|e| self.backend_err(Party::Harness, e))
+    }
+
+    /// Allocates one buffer set for a layout.
+    pub fn alloc_set(&mut self, layout: &Layout) -> Result<BufferSet, Stop> {
+        let mut ptrs = Vec::with_capacity(layout.bufs.len());
+        for b in &layout.bufs {
+            match self.b.alloc(b.total_bytes()) {
+                Ok(p) => ptrs.push(p),
+                Err(e) => {
+                    self.free_all(&ptrs);
+                    return Err(self.backend_err(Party::Harness, e));
+                }
+            }
+        }
+        Ok(BufferSet { ptrs })
+    }
+
+    /// Fills a set for `seed`: guards, inputs and output sentinels (`outputs_only`: the
+    /// outputs alone, which scrubs a reference's result off the device).
+    pub fn fill_set(
+        &mut self,
+        layout: &Layout,
+        set: &BufferSet,
+        seed: u64,
+        outputs_only: bool,
+    ) -> Result<(), Stop> {
+        for (k, b) in layout.bufs.iter().enumerate() {
+            if outputs_only && !b.is_output() {
+                continue;
+            }
+            if !outputs_only {
+                for (dst, offset) in [
+                    (set.ptrs[k], 0),
+                    (set.data(k) + b.data_bytes as u64, GUARD_BYTES as u64),
+                ] {
+                    self.helper_op(HelperOp::FillGuard {
+                        dst,
+                        bytes: GUARD_BYTES as u64,
+                        offset,
+                    })?;
+                }
+            }
+            let fill = if outputs_only {
+                Fill::Sentinel
+            } else {
+                b.fill(k, seed)
+            };
+            self.helper_op(HelperOp::FillData {
+                dst: set.data(k),
+                len: b.len,
+                dtype: b.dtype,
+                fill,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Queues the checks of a set filled for `seed`.
+    pub fn check_set(
+        &mut self,
+        c: &mut Counters,
+        layout: &Layout,
+        set: &BufferSet,
+        seed: u64,
+        expect: Expect,
+    ) -> Result<SetCheck, Stop> {
+        let mut check = SetCheck {
+            guard: Vec::new(),
+            data: Vec::new(),
+        };
+        for (k, b) in layout.bufs.iter().enumerate() {
+            let slot = c.take(1);
+            check.guard.push(slot);
+            for (src, offset) in [
+                (set.ptrs[k], 0),
+                (set.data(k) + b.data_bytes as u64, GUARD_BYTES as u64),
+            ] {
+                self.helper_op(HelperOp::CheckGuard {
+                    src,
+                    bytes: GUARD_BYTES as u64,
+                    offset,
+                    count: c.addr(slot),
+                })?;
+            }
+            let looked = b.role == aorlta_record::kernel::Role::In || expect == Expect::Untouched;
+            if looked {
+                let slot = c.take(1);
+                self.helper_op(HelperOp::CheckData {
+                    src: set.data(k),
+                    len: b.len,
+                    dtype: b.dtype,
+                    fill: b.fill(k, seed),
+                    count: c.addr(slot),
+                })?;
+                check.data.push(Some((slot, b.is_output())));
+            } else {
+                check.data.push(None);
+            }
+        }
+        Ok(check)
+    }
+
+    /// Queues the comparison of `got`'s outputs with `expected`'s.
+    pub fn compare_sets(
+        &mut self,
+        c: &mut Counters,
+        layout: &Layout,
+        expected: &BufferSet,
+        got: &BufferSet,
+        tolerance: Option<Tolerance>,
+    ) -> Result<CompareCheck, Stop> {
+        let mut slots = Vec::with_capacity(layout.bufs.len());
+        for (k, b) in layout.bufs.iter().enumerate() {
+            if !b.is_output() {
+                slots.push(None);
+                continue;
+            }
+            let slot = c.take(3);
+            self.helper_op(HelperOp::Compare {
+                expected: expected.data(k),
+                got: got.data(k),
+                len: b.len,
+                dtype: b.dtype,
+                tol: tolerance.unwrap_or_else(|| Tolerance::default_for(b.dtype)),
+                out: c.addr(slot),
+            })?;
+            slots.push(Some(slot));
+        }
+        Ok(CompareCheck { slots })
+    }
+
+    /// The first mismatch's two values, read from the device.
+    pub fn mismatch(
+        &mut self,
+        layout: &Layout,
+        expected: &BufferSet,
+        got: &BufferSet,
+        (k, index): (usize, u64),
+    ) -> Result<Mismatch, Stop> {
+        let b = &layout.bufs[k];
+        let n = elem_size(b.dtype);
+        let at = |set: &BufferSet| set.data(k) + index * n as u64;
+        let mut e = vec![0u8; n];
+        let mut g = vec![0u8; n];
+        for (dst, src) in [(&mut e, at(expected)), (&mut g, at(got))] {
+            // SAFETY: `index` < the buffer's length, so the element lies inside its allocation.
+            unsafe { self.b.copy_d2h(dst, src) }.map_err(|err| self.backend_err(Party::Harness, err))?;
+        }
+        Ok(Mismatch {
+            buffer: b.name.clone(),
+            index,
+            expected: as_f64(b.dtype, load(&e, b.dtype, 0)).to_string(),
+            got: as_f64(b.dtype, load(&g, b.dtype, 0)).to_string(),
+        })
+    }
+
+    /// Frees a set.
+    pub fn free_set(&mut self, set: &BufferSet) {
+        self.free_all(&set.ptrs);
+    }
+}
+
+impl Counters {
+    /// Allocates a block.
+    pub fn new<B: Backend>(r: &mut Runner<'_, B>) -> Result<Self, Stop> {
+        let base =
+            r.b.alloc(COUNTER_WORDS * 8)
+                .map_err(|e| r.backend_err(Party::Harness, e))?;
+        Ok(Counters {
+            base,
+            words: COUNTER_WORDS,
+            used: 0,
+        })
+    }
+
+    /// The block's base address.
+    pub fn base(&self) -> DevPtr {
+        self.base
+    }
+
+    fn take(&mut self, n: usize) -> usize {
+        assert!(
+            self.used + n <= self.words,
+            "the counter block holds {} words; a job's checks need fewer",
+            self.words
+        );
+        let s = self.used;
+        self.used += n;
+        s
+    }
+
+    fn addr(&self, slot: usize) -> DevPtr {
+        self.base + 8 * slot as u64
+    }
+
+    /// Zeroes the block and forgets every slot: call after the launch being judged, before its
+    /// checks are queued.
+    pub fn reset<B: Backend>(&mut self, r: &mut Runner<'_, B>) -> Result<(), Stop> {
+        // SAFETY: the block is a live allocation of `words` u64 words.
+        unsafe { r.b.memset_d32(self.base, 0, self.words * 2) }
+            .map_err(|e| r.backend_err(Party::Harness, e))?;
+        self.used = 0;
+        Ok(())
+    }
+
+    /// Reads every slot taken since the last reset (waits for the queued checks).
+    pub fn read<B: Backend>(&self, r: &mut Runner<'_, B>, party: Party) -> Result<Vec<u64>, Stop> {
+        let mut bytes = vec![0u8; self.used * 8];
+        // SAFETY: the first `used` words of the block.
+        unsafe { r.b.copy_d2h(&mut bytes, self.base) }.map_err(|e| r.backend_err(party, e))?;
+        Ok(bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect())
+    }
+
+    /// Frees the block.
+    pub fn free<B: Backend>(self, r: &mut Runner<'_, B>) {
+        r.free_all(&[self.base]);
+    }
+}
+
+impl SetCheck {
+    /// What the counters say.
+    pub fn damage(&self, layout: &Layout, words: &[u64]) -> Damage {
+        let mut d = Damage::default();
+        for (k, b) in layout.bufs.iter().enumerate() {
+            if words[self.guard[k]] != 0 {
+                d.guards.push(b.name.clone());
+            }
+            if let Some((slot, is_output)) = self.data[k]
+                && words[slot] != 0
+            {
+                if is_output {
+                    d.outputs.push(b.name.clone());
+                } else {
+                    d.inputs.push(b.name.clone());
+                }
+            }
+        }
+        d
+    }
+}
+
+impl CompareCheck {
+    /// What the counters say.
+    pub fn result(&self, words: &[u64]) -> Compare {
+        let mut out = Compare::default();
+        for (k, slot) in self.slots.iter().enumerate() {
+            let Some(s) = *slot else { continue };
+            let (count, first, worst) = (words[s], words[s + 1], words[s + 2]);
+            out.mismatches += count;
+            out.max_abs_err = out.max_abs_err.max(f64::from_bits(worst));
+            if count > 0 && out.first.is_none() {
+                out.first = Some((k, !first));
+            }
+        }
+        out
+    }
+}
+
+/// Fills a probe buffer on the device with every dtype and distribution and compares it with
+/// the host's twin; `Err` names the first disagreement. A harness whose device code and host
+/// code draw differently would check launches against inputs nobody wrote.
+pub fn self_test<B: Backend>(b: &mut B) -> Result<(), String> {
+    const LEN: u64 = 4099;
+    let cases = [
+        (Dtype::F32, Init::Uniform { lo: -1.0, hi: 1.0 }),
+        (Dtype::F32, Init::Normal { mean: 0.5, std: 3.0 }),
+        (Dtype::F16, Init::Normal { mean: 0.0, std: 1.0 }),
+        (Dtype::Bf16, Init::Uniform { lo: -4.0, hi: 4.0 }),
+        (
+            Dtype::I32,
+            Init::Uniform {
+                lo: -100.0,
+                hi: 100.0,
+            },
+        ),
+        (Dtype::U32, Init::Normal { mean: 5.0, std: 10.0 }),
+        (Dtype::I64, Init::Uniform { lo: -7.5, hi: 1e12 }),
+    ];
+    let e = |e: crate::backend::BackendError| e.to_string();
+    b.load_helpers().map_err(e)?;
+    let buf = b.alloc(LEN as usize * 8 + 8).map_err(e)?;
+    let count = buf + LEN * 8;
+    let result = (|| {
+        for (i, (dtype, init)) in cases.iter().enumerate() {
+            let fill = Fill::Input {
+                init: *init,
+                key: crate::draw::buffer_key(0xA0A0 + i as u64, i),
+            };
+            let n = LEN as usize * elem_size(*dtype);
+            let mut host = vec![0u8; n];
+            // SAFETY: `buf` holds LEN elements of 8 bytes and one counter word after them.
+            unsafe {
+                b.helper(&HelperOp::FillData {
+                    dst: buf,
+                    len: LEN,
+                    dtype: *dtype,
+                    fill,
+                })
+                .map_err(e)?;
+                b.copy_d2h(&mut host, buf).map_err(e)?;
+            }
+            let unlike = count_unlike(&host, *dtype, &fill);
+            if unlike != 0 {
+                return Err(format!(
+                    "{unlike} of {LEN} {dtype:?} elements drawn by the device differ from the host's"
+                ));
+            }
+            let mut word = [0u8; 8];
+            // SAFETY: as above.
+            unsafe {
+                b.memset_d32(count, 0, 2).map_err(e)?;
+                b.helper(&HelperOp::CheckData {
+                    src: buf,
+                    len: LEN,
+                    dtype: *dtype,
+                    fill,
+                    count,
+                })
+                .map_err(e)?;
+                b.copy_d2h(&mut word, count).map_err(e)?;
+            }
+            if u64::from_le_bytes(word) != 0 {
+                return Err(format!(
+                    "the device's check of its own {dtype:?} fill counts a difference"
+                ));
+            }
+        }
+        Ok(())
+    })();
+    // SAFETY: `buf` came from `alloc` above and is freed once.
+    let _ = unsafe { b.free(buf) };
+    result
+}
