@@ -541,6 +541,7 @@ class Coalescer:
         self.max_items = max_items or client.max_batch
         self._pending: List[Tuple[Dict[str, Any], "asyncio.Future[Dict[str, Any]]"]] = []
         self._timer: Optional[asyncio.TimerHandle] = None
+        self._sending: "set[asyncio.Future[None]]" = set()
         self.requests = 0
 
     async def score_one(self, task: Any, completion: str, profile: Optional[str] = None) -> Dict[str, Any]:
@@ -563,7 +564,10 @@ class Coalescer:
         batch, self._pending = self._pending, []
         if batch:
             self.requests += 1
-            asyncio.ensure_future(self._send(batch))
+            # Held until done: the event loop keeps only weak references to tasks.
+            task = asyncio.ensure_future(self._send(batch))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
 
     async def _send(self, batch: List[Tuple[Dict[str, Any], "asyncio.Future[Dict[str, Any]]"]]) -> None:
         try:
