@@ -182,8 +182,9 @@ pub async fn accept_loop(
             Ok((tcp, _)) => tcp,
             Err(e) => {
                 // Out of file descriptors (or another transient failure): make room, then
-                // retry shortly rather than spin.
-                tracing::warn!(error = %e, open = conns.open(), "accept failed");
+                // retry shortly rather than spin. Logged at debug: a flood would fill the log;
+                // the room made is counted in `aorlta_connections_closed_at_cap_total`.
+                tracing::debug!(error = %e, open = conns.open(), "accept failed");
                 conns.evict_one();
                 tokio::time::sleep(Duration::from_millis(20)).await;
                 continue;
