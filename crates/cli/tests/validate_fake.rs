@@ -1,5 +1,6 @@
-//! `aorlta validate --fake-gpu` over the shipped suite: every case passes on the fake device,
-//! and a case's row is the same when run again on its own (the run is deterministic).
+//! `aorlta validate --fake-gpu` over the shipped suite: every case passes on the fake device, every
+//! verdict is the recorded one, and a case's row is the same when run again on its own (the run is
+//! deterministic).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -32,10 +33,54 @@ fn row<'a>(text: &'a str, case: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no row for {case} in\n{text}"))
 }
 
+/// Every case's verdicts, one line each: its legs' states and first reason codes (the timing
+/// leg's forced run after `|`), whether it was scored, and pass or FAIL. The speedups and
+/// rewards are left out: they follow the fake device's noise model, the verdicts must not.
+fn verdicts(json: &str) -> String {
+    let cases: Vec<serde_json::Value> = serde_json::from_str(json).expect("the --json output");
+    let leg = |l: &serde_json::Value| {
+        let code = l["reasons"][0]["code"]
+            .as_str()
+            .map(|c| format!(" {c}"))
+            .unwrap_or_default();
+        format!(
+            "{} {}{code}",
+            l["name"].as_str().unwrap_or("?"),
+            l["state"].as_str().unwrap_or("?")
+        )
+    };
+    let mut out = String::new();
+    for c in &cases {
+        let legs: Vec<String> = c["legs"].as_array().into_iter().flatten().map(leg).collect();
+        let forced = c
+            .get("forced_time")
+            .map(|l| format!(" | forced {}", leg(l)))
+            .unwrap_or_default();
+        let scored = if c["reward"].is_null() {
+            "unscored"
+        } else {
+            "scored"
+        };
+        let pass = if c["pass"] == true { "pass" } else { "FAIL" };
+        out.push_str(&format!(
+            "{}: {}{forced}; {scored}; {pass}\n",
+            c["id"].as_str().unwrap_or("?"),
+            legs.join(", ")
+        ));
+    }
+    out
+}
+
 #[test]
 fn the_suite_passes_on_the_fake_device_and_repeats() {
-    let (code, text) = validate(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("validate.json");
+    let (code, text) = validate(&["--json", json.to_str().unwrap()]);
     assert_eq!(code, 0, "{text}");
+    insta::assert_snapshot!(
+        "fake_gpu_verdicts",
+        verdicts(&std::fs::read_to_string(&json).unwrap())
+    );
     let summary = text
         .lines()
         .find(|l| l.contains("cases pass"))
@@ -44,7 +89,7 @@ fn the_suite_passes_on_the_fake_device_and_repeats() {
     assert_eq!(words[0], words[2], "{summary}");
     assert!(words[0].parse::<usize>().unwrap() >= 40, "{summary}");
     assert!(!text.contains("FAIL"));
-    // Every threat of SPEC §4 is a case, and each was caught.
+    // Every threat of docs/VALIDATION.md is a case, and each was caught.
     for (case, got) in [
         (
             "vector_add/stateful-counter",

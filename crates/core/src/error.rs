@@ -33,6 +33,9 @@ pub enum CoreError {
         /// What is wrong.
         message: String,
     },
+    /// The operating system gave no random bytes (for the secret that seeds are drawn from).
+    #[error("no random bytes from the operating system for the seed secret: {0}")]
+    Randomness(String),
     /// The cache failed.
     #[error("cache {path}: {message}")]
     Cache {

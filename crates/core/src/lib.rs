@@ -11,11 +11,18 @@ pub mod judge;
 pub mod profile;
 pub mod reward;
 pub mod run;
+pub mod sources;
 pub mod task;
+pub mod yaml;
 
 pub use error::{CoreError, Result};
 
-/// The AORLTA version string used in version identities: the package version and a hash of the
-/// sources that can change a result ([`aorlta_record::BUILD`]), so results of another build are
-/// never reused from a cache.
-pub const AORLTA_VERSION: &str = aorlta_record::BUILD;
+/// The AORLTA version string reward entries and the service report: the package version and a
+/// hash of the record, core and harness sources. Cache keys carry narrower identities (see
+/// [`sources`]), so an edit changes only the keys of the results it can change.
+pub const AORLTA_VERSION: &str = concat!(
+    "aorlta ",
+    env!("CARGO_PKG_VERSION"),
+    "+src.",
+    env!("AORLTA_SRC_ALL")
+);

@@ -100,7 +100,7 @@ impl LoadedProfile {
         adapters: &Registry,
         rewards: &RewardRegistry,
     ) -> Result<Self> {
-        let profile: Profile = serde_norway::from_str(text).map_err(|e| yaml_error(origin, &e))?;
+        let profile: Profile = crate::yaml::from_str(text, origin)?;
         Self::check(profile, origin, adapters, rewards).map_err(|e| with_line(e, text))
     }
 
@@ -263,14 +263,9 @@ fn with_line(e: CoreError, text: &str) -> CoreError {
     }
 }
 
-/// A YAML error as a [`CoreError::Parse`] naming the file and line.
-pub fn yaml_error(path: &Path, e: &serde_norway::Error) -> CoreError {
-    CoreError::Parse {
-        path: path.to_path_buf(),
-        line: e.location().map(|l| l.line()).unwrap_or(0),
-        message: e.to_string(),
-    }
-}
+/// The YAML error mapping, kept under its old name for callers outside this crate; new code
+/// uses [`crate::yaml::error`].
+pub use crate::yaml::error as yaml_error;
 
 #[cfg(test)]
 mod tests {

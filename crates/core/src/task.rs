@@ -2,7 +2,6 @@
 
 use crate::error::{CoreError, Result};
 use crate::hash::hash_parts;
-use crate::profile::yaml_error;
 use aorlta_record::QaTask;
 use aorlta_record::kernel::KernelTask;
 use std::collections::HashMap;
@@ -171,7 +170,7 @@ impl TaskSet {
                 }
             }
             "yaml" | "yml" => {
-                let spec: KernelTask = serde_norway::from_str(&text).map_err(|e| yaml_error(path, &e))?;
+                let spec: KernelTask = crate::yaml::from_str(&text, path)?;
                 let dir = path.parent().unwrap_or(Path::new("."));
                 self.insert(Task::kernel(spec, dir, path)?, path, 1)?;
             }

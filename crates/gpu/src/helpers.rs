@@ -58,11 +58,23 @@ fn run(cmd: &mut Command) -> Result<std::process::Output, String> {
     }
 }
 
+/// What identifies a compiler without running it: its resolved path, size and modification time
+/// (an installed toolkit changes all three when it changes).
+fn compiler_stamp(nvcc: &Path) -> Result<String, HarnessError> {
+    let real = std::fs::canonicalize(nvcc).map_err(|e| failed(format!("{}: {e}", nvcc.display())))?;
+    let meta = std::fs::metadata(&real).map_err(|e| failed(format!("{}: {e}", real.display())))?;
+    let mtime = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    Ok(format!("{}|{}|{mtime}", real.display(), meta.len()))
+}
+
 /// The code object for `arch`, from `cache_dir` when built before, else compiled by `nvcc`.
 pub fn build(nvcc: &Path, arch: &str, cache_dir: &Path) -> Result<Vec<u8>, HarnessError> {
-    let version =
-        run(Command::new(nvcc).arg("--version")).map_err(|e| failed(format!("{}: {e}", nvcc.display())))?;
-    let key = blake3::hash(&[SOURCE.as_bytes(), arch.as_bytes(), &version.stdout].concat());
+    let stamp = compiler_stamp(nvcc)?;
+    let key = blake3::hash(&[SOURCE.as_bytes(), arch.as_bytes(), stamp.as_bytes()].concat());
     let cached = cache_dir.join(format!("aorlta-helpers-{}.cubin", &key.to_hex()[..16]));
     if let Ok(bytes) = std::fs::read(&cached) {
         return Ok(bytes);

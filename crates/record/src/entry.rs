@@ -22,7 +22,7 @@ impl Parts {
     }
 }
 
-/// What a cached result is keyed by besides the task and candidate (see SPEC §6).
+/// What a cached result is keyed by besides the task and candidate (docs/ARCHITECTURE.md, "Cache identity").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct VersionIdentity {
     /// The AORLTA build (`aorlta <version>`).
@@ -85,5 +85,52 @@ impl RewardEntry {
             version: VersionIdentity::default(),
             elapsed_s: 0.0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::LegState;
+
+    /// A scored entry with a clean and a broke leg, and an unscored error entry: the reward
+    /// entry format as a trainer reads it.
+    #[test]
+    fn the_entry_format_is_stable_and_round_trips() {
+        let mut broke = LegResult::with_state(
+            "ref.normalised",
+            "normalised-match",
+            LegState::Broke,
+            Reason::new("mismatch", "42 is not 41"),
+        );
+        broke.detail = Some(serde_json::json!({"answer": "42"}));
+        broke.elapsed_s = 0.001;
+        let entry = RewardEntry {
+            format: crate::FORMAT_VERSION,
+            id: "c7".into(),
+            task: "t3".into(),
+            reward: Some(-0.5),
+            scored: true,
+            parts: Some(Parts {
+                base: -0.5,
+                broke_healthy: 0.0,
+                length: 0.0,
+            }),
+            reasons: vec![],
+            legs: vec![LegResult::clean("parse", "parse"), broke],
+            profile: "qa".into(),
+            reward_fn: "rewardfn.base".into(),
+            version: VersionIdentity {
+                aorlta: "aorlta 0.1.0+src.0123456789abcdef".into(),
+                profile: "p-hash".into(),
+                legs: [("parse".to_string(), "l-hash".to_string())].into(),
+            },
+            elapsed_s: 0.002,
+        };
+        insta::assert_json_snapshot!("scored_entry", entry);
+        let back: RewardEntry = serde_json::from_value(serde_json::to_value(&entry).unwrap()).unwrap();
+        assert_eq!(back, entry);
+        let error = RewardEntry::error("c8", "nope", "qa", Reason::new("unknown-task", "no task `nope`"));
+        insta::assert_json_snapshot!("error_entry", error);
     }
 }

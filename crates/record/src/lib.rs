@@ -27,9 +27,10 @@ pub struct FormatVersion {
     pub minor: u32,
 }
 
-/// This build's identity: the package version and a hash of the sources that can change a result
-/// (crates/record, crates/core, crates/gpu; see `build.rs`). Part of every cache key, and the
-/// harness reports it so that a harness built from other sources is never used.
+/// The harness's build identity: the package version and a hash of the sources the harness is
+/// built from (crates/record and crates/gpu; see `build.rs`). The harness reports it, so that a
+/// harness built from other sources is never used, and the kernel legs that run the harness
+/// carry it in their cache keys.
 pub const BUILD: &str = concat!(
     "aorlta ",
     env!("CARGO_PKG_VERSION"),

@@ -40,7 +40,7 @@ fn score_pool(
     let mut c = config.clone();
     c.pools = vec![pool.to_path_buf()];
     c.out = out;
-    let env = super::env::build_env(&c)?;
+    let env = c.env()?;
     let run = prepare(c, Registry::builtin(), env).with_context(|| format!("preparing the {label} pool"))?;
     for s in &run.skipped {
         eprintln!("skipped {s}");

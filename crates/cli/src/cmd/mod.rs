@@ -1,7 +1,6 @@
 //! The subcommands, one file each.
 
 pub mod bench;
-pub mod env;
 pub mod eval;
 pub mod score;
 pub mod serve;

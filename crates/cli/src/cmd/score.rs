@@ -30,7 +30,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         anyhow::ensure!(c > 0, "--concurrency must be at least 1");
         config.concurrency = c;
     }
-    let env = super::env::build_env(&config)?;
+    let env = config.env()?;
     let run = prepare(config, Registry::builtin(), env).context("preparing the run")?;
     for s in &run.skipped {
         eprintln!("skipped {s}");

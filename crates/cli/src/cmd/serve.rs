@@ -1,4 +1,4 @@
-//! `aorlta serve --config FILE [--bind ADDR] [--ready-file PATH]`: the HTTP service (SPEC §8).
+//! `aorlta serve --config FILE [--bind ADDR] [--ready-file PATH]`: the HTTP service (docs/SERVICE.md).
 //! Runs until SIGTERM or SIGINT, then drains (stops accepting, answers what it accepted) and
 //! exits 0.
 

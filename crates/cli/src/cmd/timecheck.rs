@@ -8,7 +8,7 @@
 use anyhow::{Context, bail};
 use aorlta_core::checks::Env;
 use aorlta_core::checks::kernel::direct::run_leg;
-use aorlta_core::checks::kernel::{KernelCompile, KernelConfig, KernelEnv, KernelTime};
+use aorlta_core::checks::kernel::{GpuSet, KernelCompile, KernelConfig, KernelOverrides, KernelTime};
 use aorlta_core::task::TaskSet;
 use aorlta_record::LegState;
 use serde_json::{Map, Value, json};
@@ -47,47 +47,31 @@ pub struct Args {
     pub config: Option<PathBuf>,
     /// GPUs to lease: `all` or a comma-separated list.
     #[arg(long)]
-    pub gpus: Option<String>,
+    pub gpus: Option<GpuSet>,
     /// Run on the CPU-simulated fake device.
     #[arg(long)]
     pub fake_gpu: bool,
-}
-
-/// The `kernel:` section of a run config file (other sections are not read here).
-fn kernel_section(path: &std::path::Path) -> anyhow::Result<KernelConfig> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let doc: serde_norway::Value =
-        serde_norway::from_str(&text).with_context(|| format!("{}: not YAML", path.display()))?;
-    match doc.get("kernel") {
-        Some(k) => serde_norway::from_value(k.clone())
-            .with_context(|| format!("{}: section `kernel`", path.display())),
-        None => Ok(KernelConfig::default()),
-    }
 }
 
 /// Runs `aorlta timecheck`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let candidate = std::path::absolute(&args.candidate)?;
     let tasks_path = std::path::absolute(&args.tasks)?;
-    let mut config = match &args.config {
-        Some(p) => kernel_section(&std::path::absolute(p)?)?,
+    let config = match &args.config {
+        Some(p) => KernelConfig::of_file(&std::path::absolute(p)?)?,
         None => KernelConfig::default(),
     };
-    config.fake_gpu |= args.fake_gpu;
-    if let Some(g) = &args.gpus {
-        config.gpus = g.parse().map_err(|e: String| anyhow::anyhow!("--gpus: {e}"))?;
-    }
+    let overrides = KernelOverrides {
+        fake_gpu: args.fake_gpu,
+        gpus: args.gpus.clone(),
+    };
     let source = std::fs::read_to_string(&candidate)
         .with_context(|| format!("cannot read {}", candidate.display()))?;
     let (tasks, _) = TaskSet::load(&tasks_path)?;
     let Some(task) = tasks.get(&args.task) else {
         bail!("no task `{}` in {}", args.task, tasks_path.display());
     };
-    let kernel = KernelEnv::from_config(&config)?;
-    let env = Env {
-        work_dir: kernel.work_dir().to_path_buf(),
-        kernel: Some(kernel),
-    };
+    let env = Env::with_kernel(&config.overridden(&overrides))?;
     let compiled = run_leg("compile", &KernelCompile, task, &source, &Value::Null, &env);
     if compiled.state != LegState::Clean {
         println!("compile: {}", serde_json::to_string_pretty(&compiled)?);

@@ -638,7 +638,9 @@ fn a_503_before_the_body_is_read_keeps_the_connection_usable() {
 fn a_kernel_profile_is_served_through_the_harness_on_the_fake_device() {
     let kernels = examples().join("../kernels");
     let s = client::Server::start_with(&format!(
-        "tasks: {k}/tasks\nprofiles: [{k}/profile.yaml]\ngpus: [0]\nkernel: {{fake-gpu: true}}\n",
+        // Its own lease folder (beside the config): the fake GPU 0 of other runs on this host
+        // is not this test's to wait for.
+        "tasks: {k}/tasks\nprofiles: [{k}/profile.yaml]\ngpus: [0]\nkernel: {{fake-gpu: true, lease-dir: leases}}\n",
         k = kernels.display()
     ));
     let reference = std::fs::read_to_string(kernels.join("reference/vector_add.cu")).unwrap();

@@ -9,13 +9,10 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// The `q` quantile (nearest rank) of `xs`, NaN when empty.
+/// The `q` quantile of `xs` ([`super::percentile`], nearest rank, after sorting), NaN when empty.
 fn percentile(xs: &mut [f64], q: f64) -> f64 {
-    if xs.is_empty() {
-        return f64::NAN;
-    }
-    xs.sort_by(|a, b| a.total_cmp(b));
-    xs[((xs.len() - 1) as f64 * q).round() as usize]
+    xs.sort_by(f64::total_cmp);
+    super::percentile(xs, q * 100.0).unwrap_or(f64::NAN)
 }
 
 /// Totals of one stage over a run.

@@ -7,6 +7,8 @@
 //! is the median of [`RUNS`] runs; the slowest run is printed beside it, since on a shared
 //! machine it also measures whatever else was scheduled.
 
+pub mod corpus;
+
 use crate::checks::answer::{AnswerForm, extract_answer};
 use crate::checks::normalise::{Comparison, compare};
 use crate::error::CoreError;
@@ -353,6 +355,45 @@ pub fn pathological_cases() -> Vec<Case> {
             format!("\\boxed{{\\{{{}\\}}}}", rev.join(",")),
         ),
         case(
+            "1 MiB of \\end{align*} without \\begin",
+            "1",
+            fill("\\end{align*} ", MIB),
+        ),
+        case(
+            "boxes joined by \\quad × 60k",
+            "1",
+            fill("\\boxed{1} \\quad ", MIB),
+        ),
+        case(
+            "4 KiB chain of inequalities",
+            "1",
+            format!("\\boxed{{{}1}}", "0 < x \\le ".repeat(330)),
+        ),
+        case(
+            "4 KiB named solutions p=…,q=…;",
+            &(0..150)
+                .map(|i| format!("({i},{})", i + 1))
+                .collect::<Vec<_>>()
+                .join(","),
+            format!(
+                "\\boxed{{{}}}",
+                (0..150)
+                    .map(|i| format!("p={i},q={};", i + 1))
+                    .collect::<String>()
+            ),
+        ),
+        case(
+            "4 KiB ratio 1:2:3:…",
+            &(1..700).map(|i| i.to_string()).collect::<Vec<_>>().join(":"),
+            format!(
+                "\\boxed{{{}}}",
+                (1..700)
+                    .map(|i| (2 * i).to_string())
+                    .collect::<Vec<_>>()
+                    .join(":")
+            ),
+        ),
+        case(
             "16-variable formula, reordered",
             &vars.join("+"),
             format!("\\boxed{{{}}}", vars_rev.join("+")),
@@ -477,7 +518,7 @@ mod tests {
         let pairs = builtin_pairs();
         let report = run_qa_for(&pairs[..4], Duration::from_millis(5));
         assert_eq!(report.pairs, 4);
-        assert!(report.comparisons >= 4 && report.comparisons % 4 == 0);
+        assert!(report.comparisons >= 4 && report.comparisons.is_multiple_of(4));
         assert_eq!(report.outcomes.equal + report.outcomes.not_equal, 4);
         assert_eq!(report.cases.len(), pathological_cases().len());
         let text = report.to_string();

@@ -1,4 +1,4 @@
-//! The result cache (SPEC §6): leg results keyed by task, candidate, parameters and the leg's
+//! The result cache (docs/ARCHITECTURE.md, "Cache identity"): leg results keyed by task, candidate, parameters and the leg's
 //! version identity; reward entries keyed by the profile's hash and their legs' keys. Unsettled
 //! results are never stored, so a resumed run retries them.
 //!

@@ -119,6 +119,13 @@ pub trait Adapter: Send + Sync {
     fn identity(&self, _task: &Task, _params: &serde_json::Value, _env: &Env) -> String {
         String::new()
     }
+    /// The identity of the sources this adapter's results depend on; part of the cache key, so
+    /// a result is never served after those sources changed. The default is the built-in
+    /// adapter's of the same name ([`crate::sources::of_adapter`]), or every source for any
+    /// other name.
+    fn sources(&self) -> String {
+        crate::sources::of_adapter(self.name())
+    }
     /// Whether this adapter's results are worth caching (expensive legs).
     fn cacheable(&self) -> bool {
         false
@@ -137,9 +144,7 @@ impl Registry {
     /// Every adapter AORLTA ships.
     pub fn builtin() -> Self {
         let mut r = Registry::default();
-        r.add(Arc::new(qa::ParseAdapter));
-        r.add(Arc::new(qa::ReferenceMatch));
-        r.add(Arc::new(qa::NormalisedMatch));
+        qa::register(&mut r);
         kernel::register(&mut r);
         r
     }

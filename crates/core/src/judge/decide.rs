@@ -1,12 +1,12 @@
-//! The judge's rules (SPEC §3), applied in order to one run's pairs:
+//! The judge's rules (docs/JUDGE.md), applied in order to one run's pairs:
 //! parameters usable, then too slow to measure, too few, invalid, noisy, candidate noisy, and
 //! finally faster / not faster / within noise, each of the last two needing both the noise floor
 //! and the bootstrap interval. The bootstrap runs only when the floor test already passed: it is
 //! nearly all of the judge's cost.
 //!
-//! `faster` asks more than SPEC §3's letter: the interval's lower end must clear the whole floor
+//! `faster` asks more than the rules' letter: the interval's lower end must clear the whole floor
 //! band, `low > ratio * (1 + floor)`, not only `low >= ratio`. On simulated A/A runs at ratio 1
-//! the letter still calls 2.5 to 2.7 in 10,000 faster (6.4 on a coarse timer, where resampled
+//! the letter still calls 2.3 to 2.8 in 10,000 faster (7.1 on a coarse timer, where resampled
 //! medians tie at exactly the ratio); this rule called none in 3,000,000 (docs/JUDGE.md has the
 //! figures). `not-faster` follows the letter: `s <= ratio / (1 + floor)` and `high <= ratio`.
 
@@ -265,18 +265,12 @@ pub fn judge(pairs: &[Pair], facts: &RunFacts, params: &JudgeParams) -> Measurem
         rel_mad_reference: d.map(|d| d.refr.rel_mad),
         floor: d.map(|d| d.floor),
         s: d.map(|d| d.s),
-        ratio: params.ratio,
         ci_low: decision.ci.map(|c| c.0),
         ci_high: decision.ci.map(|c| c.1),
         s_upper_bound: decision.s_upper_bound,
-        min_floor: params.min_floor,
-        max_noise: params.max_noise,
-        min_samples: params.min_samples,
-        confidence: params.confidence,
-        resamples: params.resamples,
-        seed: params.seed,
         throttled: facts.throttled,
         too_slow: facts.too_slow,
         samples: params.keep_samples.then(|| pairs.to_vec()),
+        params: params.clone(),
     }
 }

@@ -1,4 +1,4 @@
-//! The measurement record a timing verdict carries (SPEC §3): what was measured, what was decided
+//! The measurement record a timing verdict carries (docs/JUDGE.md): what was measured, what was decided
 //! and with which parameters, so that a verdict can be checked and reproduced from its record.
 //!
 //! The speedup reward reads the top-level numbers `s` and `ratio` from this record; the verdict is
@@ -7,6 +7,7 @@
 //! the leg's detail, not inside it.
 
 use super::input::{Pair, TooSlow};
+use super::params::JudgeParams;
 use super::verdict::Verdict;
 use aorlta_record::LegState;
 use serde::{Deserialize, Serialize};
@@ -42,8 +43,6 @@ pub struct Measurement {
     pub floor: Option<f64>,
     /// The speedup `median_reference / median_candidate` (above 1: the candidate is faster).
     pub s: Option<f64>,
-    /// The required speedup.
-    pub ratio: f64,
     /// Lower end of the bootstrap interval of `s`; computed only when `s` passed a floor test.
     pub ci_low: Option<f64>,
     /// Upper end of the bootstrap interval of `s`; computed only when `s` passed a floor test.
@@ -51,18 +50,11 @@ pub struct Measurement {
     /// For `too-slow-to-measure`: `reference_median_s / candidate_lower_bound_s`, a bound `s`
     /// cannot exceed.
     pub s_upper_bound: Option<f64>,
-    /// The smallest floor used.
-    pub min_floor: f64,
-    /// The largest relative MAD accepted.
-    pub max_noise: f64,
-    /// The fewest valid pairs decided on.
-    pub min_samples: usize,
-    /// The bootstrap interval's two-sided confidence.
-    pub confidence: f64,
-    /// The bootstrap's resamples.
-    pub resamples: usize,
-    /// The bootstrap's seed.
-    pub seed: u64,
+    /// The parameters the verdict was decided with, under the keys a profile gives them
+    /// (`ratio`, `min-floor`, `max-noise`, `min-samples`, `confidence`, `resamples`, `seed`,
+    /// `keep-samples`), beside the other fields of the record.
+    #[serde(flatten)]
+    pub params: JudgeParams,
     /// A clock throttle was seen during the run.
     pub throttled: bool,
     /// The harness's too-slow evidence, when it gave any.

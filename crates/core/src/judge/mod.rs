@@ -1,4 +1,4 @@
-//! The timing judge (SPEC §3): pure statistics over interleaved per-launch times that decide
+//! The timing judge (docs/JUDGE.md): pure statistics over interleaved per-launch times that decide
 //! whether a candidate kernel is faster than its reference by a required ratio, and says so only
 //! when neither noise nor chance can explain the difference.
 //!
@@ -34,7 +34,7 @@ pub use decide::judge;
 pub use input::{Pair, RunFacts, TooSlow, is_valid_time};
 pub use measurement::Measurement;
 pub use params::{DEFAULT_SEED, JudgeParams, MIN_RESAMPLES, ParamsError};
-pub use rng::SplitMix64;
+pub use rng::{SeededRng, seeded};
 pub use sample::{PairedSample, Sample, SampleError};
 pub use sequential::{DEFAULT_LOOKS, Looked, judge_looks, looks_for, per_look, settled};
 pub use stats::{Summary, mad, median, median_in_place, summarize};

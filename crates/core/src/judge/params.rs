@@ -1,9 +1,9 @@
-//! The judge's parameters (SPEC §3), as a timing leg's profile sets them: kebab-case keys, every key
-//! optional with the SPEC's default, unknown keys an error.
+//! The judge's parameters (docs/JUDGE.md), as a timing leg's profile sets them: kebab-case keys, every key
+//! optional with the documented default, unknown keys an error.
 
 use serde::{Deserialize, Serialize};
 
-/// The fewest bootstrap resamples the judge accepts (SPEC §3).
+/// The fewest bootstrap resamples the judge accepts (docs/JUDGE.md).
 pub const MIN_RESAMPLES: usize = 2000;
 
 /// The bootstrap seed used when a profile sets none.

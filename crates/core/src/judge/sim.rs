@@ -10,8 +10,12 @@
 //! - `resolution_s`: GPU event timers tick in steps (about 0.5 µs on current NVIDIA parts), so a
 //!   short kernel's times tie often and its MAD can be 0.
 
-use super::input::Pair;
-use super::rng::SplitMix64;
+use super::decide::judge;
+use super::input::{Pair, RunFacts};
+use super::params::JudgeParams;
+use super::rng::SeededRng;
+use super::verdict::Verdict;
+use rand::Rng;
 
 /// The noise of one kernel's launch times.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,10 +62,10 @@ impl Noise {
         }
     }
 
-    fn draw(&self, drift: f64, rng: &mut SplitMix64) -> f64 {
+    fn draw(&self, drift: f64, rng: &mut SeededRng) -> f64 {
         let mut t = self.median_s * drift * (self.sigma * standard_normal(rng)).exp();
-        if rng.next_f64() < self.outlier_rate {
-            t *= 1.0 + self.outlier_min + (self.outlier_max - self.outlier_min) * rng.next_f64();
+        if rng.random::<f64>() < self.outlier_rate {
+            t *= 1.0 + self.outlier_min + (self.outlier_max - self.outlier_min) * rng.random::<f64>();
         }
         t
     }
@@ -83,7 +87,7 @@ pub struct Scenario {
 
 impl Scenario {
     /// `n` interleaved pairs drawn from this scenario.
-    pub fn pairs(&self, n: usize, rng: &mut SplitMix64) -> Vec<Pair> {
+    pub fn pairs(&self, n: usize, rng: &mut SeededRng) -> Vec<Pair> {
         (0..n)
             .map(|_| {
                 let drift = (self.drift_sigma * standard_normal(rng)).exp();
@@ -103,11 +107,96 @@ impl Scenario {
     }
 }
 
+/// The A/A scenarios the judge's false-`faster` rate is measured on: the same noise on both
+/// sides, from a quiet 100 µs kernel to a 7 µs one on a coarse timer and a drifting 2 ms one.
+pub fn aa_scenarios() -> Vec<(&'static str, Scenario)> {
+    let same = |noise: Noise, drift_sigma, resolution_s| Scenario {
+        candidate: noise,
+        reference: noise,
+        drift_sigma,
+        resolution_s,
+    };
+    vec![
+        (
+            "100 µs, 3% lognormal, 2% outliers up to 5x",
+            same(
+                Noise::quiet(100e-6, 0.03).with_outliers(0.02, 0.5, 4.0),
+                0.01,
+                0.0,
+            ),
+        ),
+        (
+            "7 µs on a 0.5 µs timer, 4% lognormal, 3% outliers up to 3x",
+            same(
+                Noise::quiet(7e-6, 0.04).with_outliers(0.03, 0.2, 2.0),
+                0.02,
+                0.5e-6,
+            ),
+        ),
+        (
+            "2 ms, 6% lognormal, 5% outliers up to 11x, 3% drift",
+            same(Noise::quiet(2e-3, 0.06).with_outliers(0.05, 1.0, 10.0), 0.03, 0.0),
+        ),
+    ]
+}
+
+/// How many runs of a simulation came out as each verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct VerdictCounts([usize; Verdict::ALL.len()]);
+
+impl VerdictCounts {
+    /// Runs that came out as `v`.
+    pub fn get(&self, v: Verdict) -> usize {
+        Verdict::ALL.iter().position(|x| *x == v).map_or(0, |i| self.0[i])
+    }
+
+    fn add(&mut self, v: Verdict) {
+        if let Some(i) = Verdict::ALL.iter().position(|x| *x == v) {
+            self.0[i] += 1;
+        }
+    }
+}
+
+impl std::fmt::Display for VerdictCounts {
+    /// The verdicts that occurred with their counts (`not-faster 9990, within-noise 10`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<String> = Verdict::ALL
+            .iter()
+            .zip(self.0)
+            .filter(|(_, c)| *c > 0)
+            .map(|(v, c)| format!("{v} {c}"))
+            .collect();
+        f.write_str(&parts.join(", "))
+    }
+}
+
+/// Judges `trials` runs of `n` pairs drawn from `scenario` (the pairs from a generator seeded
+/// with `seed`, the bootstrap seed moving on by one per trial) and counts the verdicts.
+pub fn verdict_counts(
+    scenario: &Scenario,
+    n: usize,
+    trials: usize,
+    params: &JudgeParams,
+    seed: u64,
+) -> VerdictCounts {
+    let mut rng = super::rng::seeded(seed);
+    let mut counts = VerdictCounts::default();
+    for t in 0..trials {
+        let pairs = scenario.pairs(n, &mut rng);
+        let p = JudgeParams {
+            seed: params.seed.wrapping_add(t as u64),
+            ..params.clone()
+        };
+        counts.add(judge(&pairs, &RunFacts::default(), &p).verdict);
+    }
+    counts
+}
+
 /// A standard normal draw (Box–Muller, one of the pair).
-pub fn standard_normal(rng: &mut SplitMix64) -> f64 {
+pub fn standard_normal(rng: &mut SeededRng) -> f64 {
     // 1 - u lies in (0, 1], so the logarithm is finite.
-    let u1 = 1.0 - rng.next_f64();
-    let u2 = rng.next_f64();
+    let u1 = 1.0 - rng.random::<f64>();
+    let u2 = rng.random::<f64>();
     (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
 }
 
@@ -118,7 +207,7 @@ mod tests {
 
     #[test]
     fn standard_normal_has_mean_zero_and_unit_variance() {
-        let mut r = SplitMix64::new(1);
+        let mut r = super::super::rng::seeded(1);
         let n = 200_000;
         let xs: Vec<f64> = (0..n).map(|_| standard_normal(&mut r)).collect();
         let mean = xs.iter().sum::<f64>() / n as f64;
@@ -135,7 +224,7 @@ mod tests {
             drift_sigma: 0.01,
             resolution_s: 0.0,
         };
-        let mut r = SplitMix64::new(2);
+        let mut r = super::super::rng::seeded(2);
         let pairs = sc.pairs(2001, &mut r);
         let mut s = Vec::new();
         let mc = median(&pairs.iter().map(|p| p.candidate).collect::<Vec<_>>(), &mut s).expect("n>0");
@@ -157,7 +246,7 @@ mod tests {
     #[test]
     fn outliers_appear_at_their_rate() {
         let noise = Noise::quiet(1.0, 0.0).with_outliers(0.1, 1.0, 2.0);
-        let mut r = SplitMix64::new(3);
+        let mut r = super::super::rng::seeded(3);
         let n = 20_000;
         let slow = (0..n).filter(|_| noise.draw(1.0, &mut r) > 1.5).count();
         assert!((1_800..=2_200).contains(&slow), "{slow} outliers of {n}");

@@ -84,10 +84,13 @@ mod tests {
 
     #[test]
     fn median_matches_sorting_on_many_inputs() {
-        let mut r = super::super::rng::SplitMix64::new(11);
+        use rand::Rng;
+        let mut r = super::super::rng::seeded(11);
         let mut s = Vec::new();
         for n in 1..40 {
-            let v: Vec<f64> = (0..n).map(|_| (r.below(10) as f64) + r.next_f64()).collect();
+            let v: Vec<f64> = (0..n)
+                .map(|_| (r.random_range(0..10usize) as f64) + r.random::<f64>())
+                .collect();
             let mut sorted = v.clone();
             sorted.sort_by(f64::total_cmp);
             let want = if n % 2 == 1 {

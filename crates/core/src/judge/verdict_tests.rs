@@ -1,9 +1,9 @@
-//! Every verdict on synthetic samples, including the seed's figures (SPEC §3): a reference against
-//! itself, a 1.07x kernel at two ratios, a deliberately slow kernel, and the noisy, too-few and
-//! invalid cases.
+//! Every verdict on synthetic samples, including the figures the original design asked for
+//! (docs/JUDGE.md): a reference against itself, a 1.07x kernel at two ratios, a deliberately slow
+//! kernel, and the noisy, too-few and invalid cases.
 
 use super::sim::{Noise, Scenario};
-use super::{JudgeParams, Measurement, Pair, RunFacts, SplitMix64, TooSlow, Verdict, judge};
+use super::{JudgeParams, Measurement, Pair, RunFacts, TooSlow, Verdict, judge, seeded};
 use aorlta_record::LegState;
 
 fn at_ratio(ratio: f64) -> JudgeParams {
@@ -21,7 +21,7 @@ fn quiet_run(speedup: f64, sigma: f64, n: usize, seed: u64) -> Vec<Pair> {
         drift_sigma: 0.005,
         resolution_s: 0.0,
     }
-    .pairs(n, &mut SplitMix64::new(seed))
+    .pairs(n, &mut seeded(seed))
 }
 
 fn run(pairs: &[Pair], params: &JudgeParams) -> Measurement {
@@ -113,7 +113,7 @@ fn a_candidate_noisy_alone_is_broke() {
         drift_sigma: 0.0,
         resolution_s: 0.0,
     }
-    .pairs(40, &mut SplitMix64::new(4));
+    .pairs(40, &mut seeded(4));
     let m = run(&pairs, &JudgeParams::default());
     assert_eq!(m.verdict, Verdict::CandidateNoisy, "{}", m.detail);
     assert_eq!(m.state, LegState::Broke);
@@ -131,7 +131,7 @@ fn a_noisy_reference_is_unsettled_even_when_the_candidate_is_noisy_too() {
             drift_sigma: 0.0,
             resolution_s: 0.0,
         }
-        .pairs(40, &mut SplitMix64::new(5));
+        .pairs(40, &mut seeded(5));
         let m = run(&pairs, &JudgeParams::default());
         assert_eq!(m.verdict, Verdict::Noisy, "{}", m.detail);
         assert_eq!(m.state, LegState::Unsettled);

@@ -1,4 +1,4 @@
-//! Reward functions and the contract every one of them keeps (SPEC §2):
+//! Reward functions and the contract every one of them keeps (docs/REWARDS.md):
 //! - a scored reward is `base + broke_healthy + length`, with `base` in [-1, 1],
 //!   `broke_healthy` in [-0.5, 0], `length` in [-0.05, 0], so the sum is in [-1.55, 1.0];
 //! - an unsettled leg the reward depends on makes the entry unscored (`reward: null`), never 0.

@@ -1,4 +1,4 @@
-//! `rewardfn.speedup` (SPEC §2): a candidate whose correctness legs are all clean is graded by
+//! `rewardfn.speedup` (docs/REWARDS.md): a candidate whose correctness legs are all clean is graded by
 //! its timing leg, whose `detail` carries the judge's `s` (speedup) and `ratio`:
 //! - `faster` (clean): `0.75 + 0.25 * min(1, log2(s / ratio))`;
 //! - `not-faster` (broke): `0.49 * min(1, s / ratio)`, always below 0.5;

@@ -2,8 +2,9 @@
 //! goes, how many at once, which cache, and the kernel tools. Paths are relative to the config
 //! file; unknown keys are an error naming the file, line and key.
 
+use crate::checks::Env;
+use crate::checks::kernel::{KernelEnv, KernelOverrides};
 use crate::error::{CoreError, Result};
-use crate::profile::yaml_error;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -67,10 +68,23 @@ pub struct RunConfig {
 }
 
 impl RunConfig {
+    /// The environment a scoring run of this config runs in: scratch under `<out>/work`, and
+    /// kernel tools (work folder `<out>/work/kernel`) when the config has a `kernel:` section.
+    pub fn env(&self) -> Result<Env> {
+        self.env_with(&KernelOverrides::default())
+    }
+
+    /// [`RunConfig::env`] with a command line's overrides of the `kernel:` section.
+    pub fn env_with(&self, overrides: &KernelOverrides) -> Result<Env> {
+        let work_dir = self.out.join("work");
+        std::fs::create_dir_all(&work_dir).map_err(|e| CoreError::io(&work_dir, e))?;
+        let kernel = KernelEnv::from_section_with(self.kernel.as_ref(), &self.path, &work_dir, overrides)?;
+        Ok(Env { work_dir, kernel })
+    }
+
     /// Reads a config file.
     pub fn load(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| CoreError::io(path, e))?;
-        let raw: RawConfig = serde_norway::from_str(&text).map_err(|e| yaml_error(path, &e))?;
+        let raw: RawConfig = crate::yaml::load(path)?;
         let base = path.parent().unwrap_or(Path::new("."));
         let at = |p: PathBuf| {
             if p.is_absolute() {

@@ -1,9 +1,11 @@
 //! The engine: runs a profile's legs over one candidate, with gating, caching and the reward.
 //!
-//! Keys (SPEC §6): a leg's key hashes the task's content hash, the completion's hash, the
-//! adapter's name and version, the leg's parameters and the adapter's world identity (compiler,
-//! reference, judge, host). An entry's key hashes the profile's hash, the task, the completion
-//! and every leg's identity, so any change that can change a result changes the key.
+//! Keys (docs/ARCHITECTURE.md, "Cache identity"): a leg's key hashes the task's content hash,
+//! the completion's hash, the identity of the sources its adapter's results depend on
+//! ([`crate::sources`]), the adapter's name and version, the leg's parameters and the adapter's
+//! world identity (compiler, reference, judge, host). An entry's key hashes the sources of the
+//! reward functions and profiles, the profile's hash, the task, the completion and every leg's
+//! identity, so any change that can change a result changes the key.
 
 use crate::cache::{Cache, CachedLeg};
 use crate::checks::{Adapter, Env, LegInput, LegOutput, Registry};
@@ -124,8 +126,9 @@ impl Engine {
         let adapter = &self.legs[i];
         let params = serde_json::to_string(&spec.params).unwrap_or_default();
         let world = adapter.identity(task, &spec.params, &self.parts.env);
+        let sources = adapter.sources();
         let id = hash_parts([
-            crate::AORLTA_VERSION.as_bytes(),
+            sources.as_bytes(),
             adapter.name().as_bytes(),
             adapter.version().as_bytes(),
             params.as_bytes(),
@@ -147,9 +150,10 @@ impl Engine {
 
     fn entry_key_of(&self, task: &Task, completion_hash: &str) -> String {
         let ids: Vec<String> = (0..self.legs.len()).map(|i| self.identity(task, i)).collect();
+        let sources = crate::sources::entry();
         let mut parts: Vec<&[u8]> = vec![
             b"entry",
-            crate::AORLTA_VERSION.as_bytes(),
+            sources.as_bytes(),
             self.profile.hash.as_bytes(),
             task.hash.as_bytes(),
             completion_hash.as_bytes(),

@@ -1,4 +1,4 @@
-//! GPU leases (SPEC §5): a GPU is used by one timing or correctness job at a time, across every
+//! GPU leases (docs/ARCHITECTURE.md, "GPU leases"): a GPU is used by one timing or correctness job at a time, across every
 //! process of the host. Each GPU of the configured set has a lock file under the lease folder
 //! (`gpu-<index>.lock`); a lease is an exclusive `flock` on it, held while the job runs and
 //! released when the lease is dropped or the process dies (the kernel drops the lock with the

@@ -1,5 +1,5 @@
 //! Running a profile over candidates: the engine (one candidate), scoring runs (a pool, in
-//! parallel, resumable), summaries, and GPU leases.
+//! parallel, resumable), summaries, GPU leases, and the harness validation suite.
 
 pub mod config;
 pub mod engine;
@@ -9,6 +9,7 @@ pub mod plot;
 pub mod pool;
 pub mod score;
 pub mod summary;
+pub mod validation;
 
 pub use config::RunConfig;
 pub use engine::{Engine, EngineParts};

@@ -1,5 +1,8 @@
 //! Small SVG plots for run reports (no plotting dependency): overlaid histograms of rewards or
 //! speedups, one colour per series, with axes, ticks and a legend.
+//!
+//! Written here because a plotting crate (plotters and the like) brings a font and drawing stack
+//! for what a few hundred bytes of SVG text show.
 
 use std::fmt::Write as _;
 

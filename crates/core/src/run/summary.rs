@@ -201,3 +201,96 @@ impl Summary {
         t
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aorlta_record::{FORMAT_VERSION, LegResult, Parts, Reason, VersionIdentity};
+
+    /// An entry with a parse leg and a match leg in the given states (reward from the ladder).
+    fn entry(parse: LegState, matched: LegState, cached: bool) -> RewardEntry {
+        let leg = |name: &str, adapter: &str, state: LegState, broke_code: &str| {
+            let code = match state {
+                LegState::Unsettled => "internal-error",
+                LegState::Skipped => "needs-not-clean",
+                _ => broke_code,
+            };
+            let mut l = match state {
+                LegState::Clean => LegResult::clean(name, adapter),
+                s => LegResult::with_state(name, adapter, s, Reason::new(code, "d")),
+            };
+            l.cached = cached;
+            l
+        };
+        let matched = if parse == LegState::Clean {
+            matched
+        } else {
+            LegState::Skipped
+        };
+        let legs = vec![
+            leg("parse", "parse", parse, "no-answer"),
+            leg("ref.normalised", "normalised-match", matched, "mismatch"),
+        ];
+        let unsettled = legs.iter().any(|l| l.state == LegState::Unsettled);
+        let reward = (!unsettled).then(|| match (parse, matched) {
+            (LegState::Clean, LegState::Clean) => 1.0,
+            (LegState::Clean, _) => -0.5,
+            _ => -1.0,
+        });
+        RewardEntry {
+            format: FORMAT_VERSION,
+            id: "c".into(),
+            task: "t".into(),
+            reward,
+            scored: reward.is_some(),
+            parts: reward.map(|base| Parts {
+                base,
+                broke_healthy: 0.0,
+                length: 0.0,
+            }),
+            reasons: if unsettled {
+                vec![Reason::new("leg-unsettled", "ref.normalised")]
+            } else {
+                vec![]
+            },
+            legs,
+            profile: "qa".into(),
+            reward_fn: "rewardfn.base".into(),
+            version: VersionIdentity::default(),
+            elapsed_s: 0.0,
+        }
+    }
+
+    fn summary() -> Summary {
+        use LegState::{Broke, Clean, Unsettled};
+        let mut entries = Vec::new();
+        for _ in 0..5 {
+            entries.push(entry(Clean, Clean, false));
+        }
+        entries.push(entry(Clean, Clean, true));
+        entries.push(entry(Clean, Broke, false));
+        entries.push(entry(Clean, Broke, false));
+        entries.push(entry(Broke, Clean, false));
+        entries.push(entry(Clean, Unsettled, false));
+        Summary {
+            skipped_lines: 1,
+            elapsed_s: 1.5,
+            ..Summary::of(&entries)
+        }
+    }
+
+    #[test]
+    fn the_summary_counts_states_reasons_and_the_pass_rate() {
+        let s = summary();
+        assert_eq!((s.count, s.scored, s.cached), (10, 9, 1));
+        assert!((s.pass_rate - 0.6).abs() < 1e-12);
+        insta::assert_json_snapshot!("summary_json", s);
+    }
+
+    #[test]
+    fn the_terminal_table_and_the_markdown_are_stable() {
+        let s = summary();
+        insta::assert_snapshot!("summary_terminal", s.to_terminal());
+        insta::assert_snapshot!("summary_markdown", s.to_markdown("qa-score"));
+    }
+}

@@ -193,3 +193,77 @@ fn unknown_tasks_get_an_error_entry() {
     assert_eq!(entry.reasons[0].code, "unknown-task");
     assert!(entry.legs.is_empty());
 }
+
+/// Clean always; says which sources it was built from; counts its runs; cacheable.
+struct Sourced(&'static str, Arc<AtomicUsize>);
+
+impl Adapter for Sourced {
+    fn name(&self) -> &'static str {
+        "sourced"
+    }
+    fn version(&self) -> &'static str {
+        "1"
+    }
+    fn check_params(&self, _: &serde_json::Value) -> Result<(), String> {
+        Ok(())
+    }
+    fn sources(&self) -> String {
+        self.0.to_string()
+    }
+    fn cacheable(&self) -> bool {
+        true
+    }
+    fn run(&self, _: &LegInput<'_>) -> LegOutput {
+        self.1.fetch_add(1, Ordering::SeqCst);
+        LegOutput::clean()
+    }
+}
+
+#[test]
+fn a_leg_whose_sources_changed_is_recomputed_and_the_others_are_served() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::new(AtomicUsize::new(0));
+    let cache: Arc<dyn Cache> = Arc::new(MemoryCache::new(100));
+    let build = |sources: &'static str| {
+        let mut reg = registry(counted.clone());
+        reg.add(Arc::new(Sourced(sources, runs.clone())));
+        let profile =
+            "name: t\nlegs:\n  - {name: first, adapter: counting}\n  - {name: s, adapter: sourced}\n";
+        let p =
+            LoadedProfile::from_yaml(profile, Path::new("t.yaml"), &reg, &RewardRegistry::builtin()).unwrap();
+        let mut tasks = TaskSet::default();
+        tasks.add(Task::qa(QaTask {
+            id: "t1".into(),
+            prompt: "p".into(),
+            answer: "1".into(),
+        }));
+        let parts = EngineParts {
+            adapters: reg,
+            cache: Some(cache.clone()),
+            ..EngineParts::default()
+        };
+        Engine::new(p, Arc::new(tasks), parts)
+    };
+    let old = build("rules-v1").score(&cand("a", "ok"));
+    let same = build("rules-v1").score(&cand("a", "ok"));
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        1,
+        "unchanged sources: served from the cache"
+    );
+    assert!(same.legs.iter().all(|l| l.cached));
+    let new = build("rules-v2").score(&cand("a", "ok"));
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        2,
+        "changed sources: never served the old result"
+    );
+    assert_ne!(old.version.legs["s"], new.version.legs["s"]);
+    assert_eq!(old.version.legs["first"], new.version.legs["first"]);
+    assert!(new.legs[0].cached && !new.legs[1].cached);
+    assert_eq!(
+        counted.load(Ordering::SeqCst),
+        1,
+        "the other leg was served from the leg cache"
+    );
+}

@@ -94,6 +94,10 @@ pub struct FakeBackend {
     pub log: Vec<Call>,
     /// Longest a hang is simulated before `wait_stop` reports it (seconds).
     pub hang_cap_s: f64,
+    /// Seconds every launch keeps the fake device busy in real time (`AORLTA_FAKE_LAUNCH_S`;
+    /// 0 by default), so that a benchmark on the fake device is bound by its "GPUs" and shows
+    /// how the scheduling scales with their number.
+    pub busy_s: f64,
 }
 
 impl Default for FakeBackend {
@@ -138,6 +142,11 @@ impl FakeBackend {
             seen_compare: BTreeSet::new(),
             log: Vec::new(),
             hang_cap_s: 10.0,
+            busy_s: std::env::var("AORLTA_FAKE_LAUNCH_S")
+                .ok()
+                .and_then(|v| v.parse::<f64>().ok())
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .unwrap_or(0.0),
         }
     }
 
@@ -356,7 +365,12 @@ impl Backend for FakeBackend {
                 ));
                 Ok(Wait::TimedOut)
             }
-            _ => Ok(Wait::Done),
+            _ => {
+                if self.busy_s > 0.0 {
+                    std::thread::sleep(std::time::Duration::from_secs_f64(self.busy_s));
+                }
+                Ok(Wait::Done)
+            }
         }
     }
 

@@ -83,7 +83,7 @@ pub struct CheckWork {
     pub seeds: Vec<u64>,
 }
 
-/// A timing job: pairs of launches on one size, by the per-launch protocol of SPEC §4.
+/// A timing job: pairs of launches on one size, by the per-launch protocol of docs/VALIDATION.md.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TimeWork {
@@ -468,6 +468,7 @@ mod tests {
             time: None,
             elapsed_s: 0.25,
         };
+        insta::assert_json_snapshot!("harness_record", rec);
         let text = serde_json::to_string(&rec).unwrap();
         let back: HarnessRecord = serde_json::from_str(&text).unwrap();
         assert_eq!(back, rec);

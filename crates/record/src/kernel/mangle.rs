@@ -8,6 +8,9 @@
 //! references and arrays (which decay to pointers), with `const`, `volatile` and `__restrict__`
 //! qualifiers. Top-level qualifiers of a parameter are dropped, as the ABI says, and repeated
 //! compound types are written as substitutions (`S_`, `S0_` …).
+//!
+//! Written here because no crate mangles: the Itanium crates (`cpp_demangle` and the like) only
+//! demangle, and compilers mangle from their own syntax trees, not from a declared signature.
 
 /// Why a signature could not be mangled.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,6 +1,6 @@
 // vector_add/self: the reference kernel, its code unchanged (only this comment differs).
 // Verdict: correct (ref.native clean); ref.speedup not-faster with s about 1.00 at ratio 1.1
-// (the seed's "reference against itself" figure). Never `faster`.
+// (the "reference against itself" figure of docs/JUDGE.md). Never `faster`.
 __global__ void vector_add(const float* a, const float* b, float* c, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -4,7 +4,7 @@
 // the output is exact). Estimated ~1000x the reference at n = 2^24 (100000 FMAs per element at
 // the H200's peak fp32 rate is about 50 ms, against about 50 us; not measured here).
 // Verdict: correct; ref.speedup too-slow-to-measure in the default budget (broke, reward 0.0),
-// not-faster at about 0.001 with a larger budget (the seed's figure).
+// not-faster at about 0.001 with a larger budget (a figure docs/JUDGE.md names).
 __global__ void vector_add(const float* a, const float* b, float* c, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

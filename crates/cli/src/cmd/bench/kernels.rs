@@ -8,12 +8,14 @@
 //! and kernel tools with a fresh cache, end-to-end candidates per second, the time split and
 //! the GPUs' busy fraction ([`aorlta_core::bench::PoolReport`]).
 
-use crate::cmd::validate::{EXIT_NO_GPU, load_suite};
+use crate::cmd::validate::EXIT_NO_GPU;
 use anyhow::{Context, bail};
+use aorlta_core::bench::percentile;
 use aorlta_core::checks::Env;
 use aorlta_core::checks::kernel::direct::run_leg;
 use aorlta_core::checks::kernel::nvcc::{Who, compile};
-use aorlta_core::checks::kernel::{KernelConfig, KernelEnv, KernelRun, KernelTime};
+use aorlta_core::checks::kernel::{KernelConfig, KernelEnv, KernelOverrides, KernelRun, KernelTime};
+use aorlta_core::run::validation::Suite;
 use aorlta_core::task::{KernelTaskDef, Task, TaskKind, TaskSet};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -52,6 +54,9 @@ pub struct Args {
     /// Candidates scored at once with `--pool` (overrides the config).
     #[arg(long)]
     pub concurrency: Option<usize>,
+    /// GPUs `--pool` may lease (overrides the config): `all` or ordinals such as `0,1`.
+    #[arg(long)]
+    pub gpus: Option<aorlta_core::checks::kernel::GpuSet>,
 }
 
 /// `--pool`: one scoring run of the pool, measured.
@@ -67,17 +72,10 @@ fn run_pool(args: &Args, pool: &Path) -> anyhow::Result<ExitCode> {
     if let Some(c) = args.concurrency {
         config.concurrency = c.max(1);
     }
-    if args.fake_gpu {
-        let mut k = config
-            .kernel
-            .clone()
-            .unwrap_or(serde_norway::Value::Mapping(Default::default()));
-        if let serde_norway::Value::Mapping(m) = &mut k {
-            m.insert("fake-gpu".into(), true.into());
-        }
-        config.kernel = Some(k);
-    }
-    let env = crate::cmd::env::build_env(&config)?;
+    let env = config.env_with(&KernelOverrides {
+        fake_gpu: args.fake_gpu,
+        gpus: args.gpus.clone(),
+    })?;
     let gpus = match env.kernel.as_ref().map(|k| k.gpu_set()) {
         Some(Ok(g)) => g.len(),
         Some(Err(e)) => {
@@ -117,18 +115,24 @@ fn run_pool(args: &Args, pool: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn percentile(xs: &mut [f64], q: f64) -> f64 {
-    if xs.is_empty() {
-        return f64::NAN;
-    }
-    xs.sort_by(|a, b| a.total_cmp(b));
-    xs[((xs.len() - 1) as f64 * q).round() as usize]
+/// The smallest, median, 90th percentile and largest of `xs` (NaN when empty).
+fn spread(xs: &mut [f64]) -> [f64; 4] {
+    xs.sort_by(f64::total_cmp);
+    [0.0, 50.0, 90.0, 100.0].map(|p| percentile(xs, p).unwrap_or(f64::NAN))
 }
 
-fn fresh_env(config: &KernelConfig, dir: &Path) -> anyhow::Result<KernelEnv> {
-    let mut c = config.clone();
-    c.work_dir = Some(dir.to_path_buf());
-    Ok(KernelEnv::from_config(&c)?)
+/// Kernel tools on the suite's settings with a fresh work folder (and so a fresh compile cache).
+fn fresh_env(config: &KernelConfig, dir: &Path) -> anyhow::Result<Env> {
+    let config = KernelConfig {
+        work_dir: Some(dir.to_path_buf()),
+        ..config.clone()
+    };
+    Ok(Env::with_kernel(&config)?)
+}
+
+/// The kernel tools of an environment built by [`fresh_env`].
+fn tools(env: &Env) -> &KernelEnv {
+    env.kernel.as_ref().expect("built with kernel tools")
 }
 
 /// Runs `aorlta bench kernels`.
@@ -137,10 +141,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return run_pool(&args, pool);
     }
     let suite_path = std::path::absolute(&args.suite)?;
-    let suite = load_suite(&suite_path)?;
+    let suite: Suite = aorlta_core::yaml::load(&suite_path)?;
     let base = suite_path.parent().unwrap_or(Path::new("."));
-    let mut config = suite.kernel.clone();
-    config.fake_gpu = args.fake_gpu;
+    let config = suite.kernel.clone().overridden(&KernelOverrides {
+        fake_gpu: args.fake_gpu,
+        gpus: None,
+    });
     let (tasks, _) = TaskSet::load(&base.join(&suite.tasks))?;
     let mut report = serde_json::Map::new();
 
@@ -181,7 +187,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     // 1. Compile: one at a time, then all at once, each in a fresh cache.
     let scratch = tempfile::tempdir()?;
-    let seq_env = fresh_env(&config, &scratch.path().join("seq"))?;
+    let seq = fresh_env(&config, &scratch.path().join("seq"))?;
+    let seq_env = tools(&seq);
     seq_env
         .compiler_version()
         .map_err(|e| anyhow::anyhow!("no compiler: {e}"))?;
@@ -191,7 +198,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for (t, _, src) in &pool {
         if let Some(k) = kdef(t) {
             let s = Instant::now();
-            let out = compile(&seq_env, &k, src, Who::Candidate);
+            let out = compile(seq_env, &k, src, Who::Candidate);
             per.push(s.elapsed().as_secs_f64());
             let key = match out {
                 Ok(_) => "compiled".to_string(),
@@ -201,7 +208,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let seq_total = t0.elapsed().as_secs_f64();
-    let par_env = fresh_env(&config, &scratch.path().join("par"))?;
+    let par = fresh_env(&config, &scratch.path().join("par"))?;
+    let par_env = tools(&par);
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2)
@@ -215,7 +223,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some((t, _, src)) = pool.get(i) else { break };
                     if let Some(k) = kdef(t) {
-                        let _ = compile(&par_env, &k, src, Who::Candidate);
+                        let _ = compile(par_env, &k, src, Who::Candidate);
                     }
                 }
             });
@@ -223,11 +231,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     });
     let par_total = t0.elapsed().as_secs_f64();
     let n = per.len();
-    let (med, p90, max) = (
-        percentile(&mut per.clone(), 0.5),
-        percentile(&mut per.clone(), 0.9),
-        percentile(&mut per, 1.0),
-    );
+    let [_, med, p90, max] = spread(&mut per);
     println!(
         "compile: {n} candidates {outcomes:?}; per candidate median {med:.3} s, p90 {p90:.3} s, max {max:.3} s"
     );
@@ -241,18 +245,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
 
     // 2-4. Harness start, correctness and timing, per task, with the `self` candidate.
-    let kernel = fresh_env(&config, &scratch.path().join("legs"))?;
+    let env = fresh_env(&config, &scratch.path().join("legs"))?;
+    let kernel = tools(&env);
     if let Err(e) = kernel.devices() {
         println!("no GPU: {e}");
         return Ok(ExitCode::from(EXIT_NO_GPU));
     }
-    let env = Env {
-        work_dir: kernel.work_dir().to_path_buf(),
-        kernel: Some(kernel),
-    };
-    let Some(kernel) = env.kernel.as_ref() else {
-        unreachable!("set above")
-    };
     println!(
         "{:<12} {:>10} {:>10} {:>8} {:>12} {:>12} {:>14} {:>14}",
         "task", "run s", "time s", "pairs", "ref kernel", "cand kernel", "step - kernel", "launch wall-k"
@@ -345,11 +343,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let aa_s = t0.elapsed().as_secs_f64();
     let faster = verdicts.get("faster").copied().unwrap_or(0);
-    let (lo, mid, hi) = (
-        percentile(&mut s_values.clone(), 0.0),
-        percentile(&mut s_values.clone(), 0.5),
-        percentile(&mut s_values, 1.0),
-    );
+    let [lo, mid, _, hi] = spread(&mut s_values);
     println!(
         "A/A: {} self-timings of {} at {:?} (ratio 1.0), {aa_s:.1} s: {faster} faster; verdicts {verdicts:?}; s min {lo:.4}, median {mid:.4}, max {hi:.4}",
         args.aa, args.aa_task, k.spec.sizes[0]

@@ -20,6 +20,8 @@ pub enum AnswerForm {
     Statement,
     /// The last LaTeX math span (`$…$`, `\(…\)`, `\[…\]`).
     Latex,
+    /// The whole completion, when it is only a number (`1 000`, `-3.0`, `12.5%`).
+    Bare,
     /// The last number in the text.
     Number,
 }
@@ -31,6 +33,7 @@ impl AnswerForm {
             AnswerForm::Boxed => "boxed",
             AnswerForm::Statement => "statement",
             AnswerForm::Latex => "latex",
+            AnswerForm::Bare => "bare",
             AnswerForm::Number => "number",
         }
     }
@@ -46,23 +49,28 @@ pub struct Answer {
 }
 
 /// The final answer of a completion, trying `forms` in the fixed order boxed, statement, latex,
-/// number (only those listed). Reasons: `no-answer`, `answer-too-long` (longer than `max_len`
+/// bare, number (only those listed). Reasons: `no-answer`, `answer-too-long` (longer than `max_len`
 /// bytes).
 ///
 /// - boxed: the last `\boxed{…}` or `\fbox{…}` whose braces balance (an unbalanced one is
-///   skipped; nested boxes give the innermost, which starts last);
+///   skipped; nested boxes give the innermost, which starts last); boxes joined to it only by
+///   connectors (spaces, `,`, `\quad`, "and", `\text{ or }`) come with it, as one run of text
+///   from the first box to the last (several answers);
 /// - statement: the last "answer is …", "answer: …" or "final answer: …" (any case), up to the
 ///   end of its line or sentence, without a trailing period or markdown bold; a display span
 ///   (`$$…$$`, `\[…\]`) right after it is the answer, across lines;
 /// - latex: the last non-empty `$…$`, `$$…$$`, `\(…\)` or `\[…\]` (an inline `$` opens only
 ///   before a non-space and closes only after a non-space and before a non-digit, so prices
 ///   such as `$5` do not pair up);
+/// - bare: the whole completion when it is only a number (at most 64 bytes: digits, signs,
+///   `.`, `,`, `/`, `%`, an exponent, spaces between digit groups), without a final period;
 /// - number: the last number (sign, thousands commas, decimals, exponent, `a/b`).
 pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) -> Result<Answer, Reason> {
-    const ORDER: [AnswerForm; 4] = [
+    const ORDER: [AnswerForm; 5] = [
         AnswerForm::Boxed,
         AnswerForm::Statement,
         AnswerForm::Latex,
+        AnswerForm::Bare,
         AnswerForm::Number,
     ];
     for form in ORDER {
@@ -73,6 +81,7 @@ pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) ->
             AnswerForm::Boxed => spans::last_boxed(completion),
             AnswerForm::Statement => spans::last_statement(completion),
             AnswerForm::Latex => spans::last_math(completion),
+            AnswerForm::Bare => spans::bare_number(completion),
             AnswerForm::Number => spans::last_number(completion),
         };
         if let Some(text) = found {

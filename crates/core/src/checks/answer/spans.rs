@@ -6,7 +6,11 @@
 use super::scan::{closing_brace, escaped, next, prev, prev_folded};
 
 /// The content of the last `\boxed{…}` or `\fbox{…}` whose braces balance (the one that
-/// starts last; an empty one is skipped).
+/// starts last; an empty one is skipped). When boxes before it are joined to it only by
+/// connectors (`\boxed{1} \quad \text{and} \quad \boxed{2}`, see [`connectors_only`]), the
+/// answer is the whole run from the first such box to the last box's closing brace, boxes and
+/// connectors included: several answers, which the comparison reads as a list. The walk back
+/// stops once the run is over 8 KiB, longer than any answer the comparison reads.
 ///
 /// Boxes are tried from the last back. A box closes at the first `}` that brings its depth to
 /// zero. When a later box never closes, no earlier box can close after that later box starts
@@ -47,11 +51,86 @@ pub(super) fn last_boxed(s: &str) -> Option<&str> {
         if let Some(c) = close {
             let text = s[content..c].trim();
             if !text.is_empty() {
-                return Some(text);
+                let first = siblings(s, &boxes, k);
+                if first == k {
+                    return Some(text);
+                }
+                return Some(&s[boxes[first].0..=c]);
             }
         }
     }
     None
+}
+
+/// The first of the boxes that end the answer together with box `k`: a box before it counts
+/// when it closes before the next one starts, is not empty, and only connectors
+/// ([`connectors_only`]) stand between them. Each earlier box is scanned only up to the next
+/// box, so each byte is still scanned about once.
+fn siblings(s: &str, boxes: &[(usize, usize)], k: usize) -> usize {
+    // A run this long is longer than any answer the comparison reads (4 KiB): it is too long
+    // however far back it goes, so the walk stops there.
+    const MAX_RUN: usize = 8192;
+    let b = s.as_bytes();
+    let mut first = k;
+    while first > 0 && boxes[k].1 - boxes[first].0 <= MAX_RUN {
+        let j = first - 1;
+        let mut depth = 1i64;
+        let Some(c) = closing_brace(b, boxes[j].1, boxes[first].0, &mut depth) else {
+            break;
+        };
+        if s[boxes[j].1..c].trim().is_empty() || !connectors_only(&s[c + 1..boxes[first].0]) {
+            break;
+        }
+        first = j;
+    }
+    first
+}
+
+/// Whether `gap` (between two boxes) holds only what joins answers: spaces, `,`, `;`, `$`, `~`,
+/// LaTeX spacing (`\quad`, `\,`), math delimiters (`\(`, `\]`), and the words "and" or "or",
+/// plain or in `\text{}`, `\textrm{}`, `\mathrm{}` or `\mbox{}`. At most 64 bytes are looked at.
+pub(super) fn connectors_only(gap: &str) -> bool {
+    const SPACING: [&str; 10] = [
+        "\\qquad", "\\quad", "\\,", "\\;", "\\:", "\\ ", "\\(", "\\)", "\\[", "\\]",
+    ];
+    const WRAPPERS: [&str; 4] = ["\\text{", "\\textrm{", "\\mathrm{", "\\mbox{"];
+    if gap.len() > 64 {
+        return false;
+    }
+    let skip = |r: &str| {
+        r.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '$' | '~'))
+            .len()
+    };
+    let word = |r: &str| {
+        ["and", "or"]
+            .into_iter()
+            .find(|w| starts_with_ci(r.as_bytes(), 0, w.as_bytes()))
+            .filter(|w| !r.as_bytes().get(w.len()).is_some_and(u8::is_ascii_alphanumeric))
+            .map(str::len)
+    };
+    let mut rest = gap;
+    loop {
+        rest = &rest[rest.len() - skip(rest)..];
+        if rest.is_empty() {
+            return true;
+        }
+        if let Some(n) = word(rest) {
+            rest = &rest[n..];
+        } else if let Some(sp) = SPACING.iter().find(|sp| rest.starts_with(*sp)) {
+            rest = &rest[sp.len()..];
+        } else if let Some(w) = WRAPPERS.iter().find(|w| rest.starts_with(*w)) {
+            let Some(close) = rest.find('}') else {
+                return false;
+            };
+            let inner = rest[w.len()..close].trim();
+            if !(inner.is_empty() || word(inner) == Some(inner.len())) {
+                return false;
+            }
+            rest = &rest[close + 1..];
+        } else {
+            return false;
+        }
+    }
 }
 
 /// When a box opens at `i` (a backslash): where its content starts.
@@ -199,8 +278,85 @@ fn statement_text(s: &str, start: usize) -> &str {
     }
 }
 
-/// The content of the last non-empty LaTeX math span.
+/// Display environments whose body is mathematics (a final answer may stand in one).
+const MATH_ENVS: &[&str] = &[
+    "align",
+    "align*",
+    "aligned",
+    "equation",
+    "equation*",
+    "gather",
+    "gather*",
+    "gathered",
+    "split",
+    "eqnarray",
+    "eqnarray*",
+    "multline",
+    "multline*",
+    "displaymath",
+    "math",
+];
+
+/// The last non-empty LaTeX math span, or display environment (`\begin{align*}…\end{align*}`,
+/// returned whole), whichever ends last.
 pub(super) fn last_math(s: &str) -> Option<&str> {
+    let span = last_math_span(s);
+    let env = last_math_env(s);
+    match (span, env) {
+        (Some(a), Some(b)) => {
+            let end = |x: &str| x.as_ptr() as usize + x.len();
+            Some(if end(b) > end(a) { b } else { a })
+        }
+        (a, b) => a.or(b),
+    }
+}
+
+/// The last `\begin{env}…\end{env}` of a math environment with something inside, whole.
+/// Only the last few (`MAX_ENV_ENDS`) math-environment ends are tried, each with one search back
+/// of at most 8 KiB for its `\begin`, so the work stays linear in the completion.
+fn last_math_env(s: &str) -> Option<&str> {
+    const MAX_ENV_ENDS: usize = 4;
+    let b = s.as_bytes();
+    let mut until = b.len();
+    let mut tries = 0;
+    // `end` found from the end, 32 bytes at a time ([`prev_folded`]), then `\end{` checked.
+    while let Some(i) = prev_folded(b, until, *b"end") {
+        until = i;
+        let Some(e) = i.checked_sub(1) else { break };
+        if !b[e..].starts_with(b"\\end{") {
+            continue;
+        }
+        if tries == MAX_ENV_ENDS {
+            return None;
+        }
+        let rest = &s[e + 5..];
+        let Some(close) = rest.find('}') else { continue };
+        let env = &rest[..close];
+        if !MATH_ENVS.contains(&env) {
+            continue;
+        }
+        tries += 1;
+        // An environment longer than this is too long to be an answer (the comparison reads
+        // at most 4 KiB), so its `\begin` is looked for only this far back.
+        const MAX_ENV_BYTES: usize = 8192;
+        let mut from = e.saturating_sub(MAX_ENV_BYTES);
+        while !s.is_char_boundary(from) {
+            from -= 1;
+        }
+        let begin = format!("\\begin{{{env}}}");
+        let Some(b) = s[from..e].rfind(&begin).map(|k| from + k) else {
+            continue;
+        };
+        if s[b + begin.len()..e].trim().is_empty() {
+            continue;
+        }
+        return Some(&s[b..e + 5 + close + 1]);
+    }
+    None
+}
+
+/// The content of the last non-empty LaTeX math span.
+fn last_math_span(s: &str) -> Option<&str> {
     let b = s.as_bytes();
     let n = b.len();
     let mut last: Option<(usize, usize)> = None;
@@ -389,4 +545,42 @@ pub(super) fn last_number(s: &str) -> Option<&str> {
         i = j;
     }
     last.map(|(a, z)| &s[a..z])
+}
+
+/// The whole text when it is only a number: trimmed, without a final period, at most 64 bytes,
+/// starting with a digit, a sign or a point, holding a digit, and made only of digits, signs
+/// (`+`, `-`, `−`), `.`, `,`, `/`, `%`, an exponent `e`, and spaces (plain, thin, no-break,
+/// `\,`) or `{,}` between digit groups. A completion such as `1 000`, `647\,937`, `-3.0` or
+/// `12.5%`.
+pub(super) fn bare_number(s: &str) -> Option<&str> {
+    const MAX: usize = 64;
+    let t = s.trim();
+    if t.len() > MAX + 1 {
+        return None;
+    }
+    let t = t.strip_suffix('.').unwrap_or(t).trim_end();
+    let ok_char = |c: char| {
+        c.is_ascii_digit()
+            || matches!(
+                c,
+                '+' | '-'
+                    | '\u{2212}'
+                    | '.'
+                    | ','
+                    | '/'
+                    | '%'
+                    | 'e'
+                    | 'E'
+                    | ' '
+                    | '\u{2009}'
+                    | '\u{202F}'
+                    | '\u{00A0}'
+            )
+    };
+    let first = t.chars().next()?;
+    let starts = first.is_ascii_digit() || matches!(first, '+' | '-' | '\u{2212}' | '.');
+    // LaTeX digit-group separators (`\,`, `{,}`) count as spaces and commas.
+    let plain = t.replace("\\,", " ").replace("{,}", ",");
+    (starts && t.len() <= MAX && t.bytes().any(|c| c.is_ascii_digit()) && plain.chars().all(ok_char))
+        .then_some(t)
 }

@@ -8,6 +8,7 @@ const ALL: &[AnswerForm] = &[
     AnswerForm::Boxed,
     AnswerForm::Statement,
     AnswerForm::Latex,
+    AnswerForm::Bare,
     AnswerForm::Number,
 ];
 
@@ -49,6 +50,72 @@ fn boxed_answers() {
     );
     assert_eq!(text("\\boxedx{5}", b), None);
     assert_eq!(text("} } \\boxed{é}", b).as_deref(), Some("é"));
+}
+
+#[test]
+fn boxes_joined_by_connectors_are_one_answer() {
+    let b = &[AnswerForm::Boxed];
+    assert_eq!(
+        text("so \\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 2)}.", b).as_deref(),
+        Some("\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 2)}")
+    );
+    assert_eq!(
+        text("$\\boxed{1}$, $\\boxed{2}$ or \\boxed{3}", b).as_deref(),
+        Some("\\boxed{1}$, $\\boxed{2}$ or \\boxed{3}")
+    );
+    assert_eq!(
+        text("\\boxed{1}. Wait, that is wrong: \\boxed{2}", b).as_deref(),
+        Some("2"),
+        "prose between boxes: the last counts"
+    );
+    assert_eq!(
+        text("\\boxed{} and \\boxed{2}", b).as_deref(),
+        Some("2"),
+        "an empty box is not an answer"
+    );
+    assert_eq!(
+        text("\\boxed{x = \\boxed{5}}", b).as_deref(),
+        Some("5"),
+        "a box around the last is not beside it"
+    );
+    assert_eq!(text("\\boxed{1} and orange \\boxed{2}", b).as_deref(), Some("2"));
+    let many = "\\boxed{1} \\quad ".repeat(2000);
+    let run = text(&many, b).unwrap();
+    assert!(
+        run.len() > 8000 && run.len() < many.len(),
+        "a long run is cut past 8 KiB: {}",
+        run.len()
+    );
+}
+
+#[test]
+fn bare_numbers() {
+    let f = &[AnswerForm::Bare];
+    for (s, want) in [
+        ("42", "42"),
+        ("  1 000 \n", "1 000"),
+        ("-3.0.", "-3.0"),
+        ("12.5%", "12.5%"),
+        ("\u{2212}7", "\u{2212}7"),
+        ("1\u{2009}234", "1\u{2009}234"),
+        ("3/4", "3/4"),
+        ("647\\,937", "647\\,937"),
+        ("3{,}995{,}094", "3{,}995{,}094"),
+    ] {
+        assert_eq!(text(s, f).as_deref(), Some(want), "{s:?}");
+    }
+    for s in [
+        "x = 4",
+        "42 apples",
+        "about 5",
+        "",
+        "...",
+        "\\frac12",
+        &"1".repeat(65),
+    ] {
+        assert_eq!(text(s, f), None, "{s:?}");
+    }
+    assert_eq!(answer("17"), Some(("17".into(), AnswerForm::Bare)));
 }
 
 #[test]
@@ -102,6 +169,16 @@ fn math_spans() {
     assert_eq!(text("$5 and \\(z\\)", l).as_deref(), Some("z"));
     assert_eq!(text("$$ $$", l), None);
     assert_eq!(text("\\( \\( x \\)", l).as_deref(), Some("\\( x"));
+    assert_eq!(
+        text("$y$ so \\begin{align*} x &= 5 \\end{align*} done", l).as_deref(),
+        Some("\\begin{align*} x &= 5 \\end{align*}")
+    );
+    assert_eq!(
+        text("\\begin{align*} x &= 5 \\end{align*} then $y$", l).as_deref(),
+        Some("y")
+    );
+    assert_eq!(text("\\begin{align*}  \\end{align*}", l), None);
+    assert_eq!(text("\\begin{tabular} 5 \\end{tabular}", l), None);
 }
 
 #[test]
@@ -146,7 +223,7 @@ fn reasons() {
     let r = extract_answer("nothing here", ALL, 200).unwrap_err();
     assert_eq!(r.code, "no-answer");
     assert!(
-        r.detail.contains("boxed, statement, latex, number"),
+        r.detail.contains("boxed, statement, latex, bare, number"),
         "{}",
         r.detail
     );

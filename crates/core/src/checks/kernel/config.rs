@@ -14,7 +14,7 @@
 //!   max-source-bytes: 65536
 //! ```
 
-use crate::error::{CoreError, Result};
+use crate::error::Result;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -157,6 +157,16 @@ impl Default for KernelConfig {
 }
 
 impl KernelConfig {
+    /// The `kernel:` section of a run config file (the defaults when it has none); no other
+    /// section is read. Paths resolve as in [`KernelConfig::from_section`].
+    pub fn of_file(config_file: &Path) -> Result<Self> {
+        let doc: serde_norway::Value = crate::yaml::load(config_file)?;
+        match doc.get("kernel") {
+            Some(section) => Self::from_section(section, config_file),
+            None => Ok(KernelConfig::default()),
+        }
+    }
+
     /// Compilers run at once: `compile-jobs`, else the machine's cores.
     pub fn compile_jobs(&self) -> usize {
         self.compile_jobs
@@ -168,11 +178,7 @@ impl KernelConfig {
     /// its relative paths (`nvcc`, `harness`, `lease-dir`, `work-dir`) against the folder of
     /// `config_file`. Errors name the file and the key.
     pub fn from_section(value: &serde_norway::Value, config_file: &Path) -> Result<Self> {
-        let mut c: KernelConfig = serde_norway::from_value(value.clone()).map_err(|e| CoreError::Parse {
-            path: config_file.to_path_buf(),
-            line: e.location().map(|l| l.line()).unwrap_or(0),
-            message: format!("section `kernel`: {e}"),
-        })?;
+        let mut c: KernelConfig = crate::yaml::section(value, config_file, "kernel")?;
         let base = config_file.parent().unwrap_or(Path::new("."));
         let at = |p: &mut Option<PathBuf>| {
             if let Some(x) = p.as_mut()

@@ -10,6 +10,7 @@ use super::fake::FakeSpec;
 use super::generations::Generations;
 use super::nvcc::nvcc_version;
 use super::pool::HarnessPool;
+use crate::checks::Env;
 use crate::error::{CoreError, Result};
 use crate::run::lease::LeaseSet;
 use aorlta_record::kernel::harness::DeviceList;
@@ -108,26 +109,10 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
     })
 }
 
-fn random_secret() -> u64 {
-    let mut b = [0u8; 8];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        use std::io::Read;
-        if f.read_exact(&mut b).is_ok() {
-            return u64::from_le_bytes(b);
-        }
-    }
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    t ^ (u64::from(std::process::id()) << 32)
-}
-
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+/// A fresh secret from the operating system's generator. There is no fallback: seeds a model
+/// could predict would let it tune a kernel to them, so without OS randomness nothing runs.
+fn random_secret() -> Result<u64> {
+    getrandom::u64().map_err(|e| CoreError::Randomness(e.to_string()))
 }
 
 /// The host's name.
@@ -142,6 +127,39 @@ pub fn hostname() -> String {
     String::from_utf8_lossy(&buf[..end]).into_owned()
 }
 
+/// What a command line may set over a `kernel:` section (`--fake-gpu`, `--gpus`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KernelOverrides {
+    /// Run on the fake device, whatever the section says.
+    pub fake_gpu: bool,
+    /// The GPUs to lease instead of the section's.
+    pub gpus: Option<GpuSet>,
+}
+
+impl KernelConfig {
+    /// The config with a command line's overrides applied.
+    pub fn overridden(mut self, o: &KernelOverrides) -> Self {
+        self.fake_gpu |= o.fake_gpu;
+        if let Some(g) = &o.gpus {
+            self.gpus = g.clone();
+        }
+        self
+    }
+}
+
+impl Env {
+    /// The environment of the kernel commands (`validate`, `timecheck`, `bench kernels`): kernel
+    /// tools built from `config`, scratch in their work folder. The one way those commands set
+    /// up their tools, so they all run the legs alike.
+    pub fn with_kernel(config: &KernelConfig) -> Result<Env> {
+        let kernel = KernelEnv::from_config(config)?;
+        Ok(Env {
+            work_dir: kernel.work_dir().to_path_buf(),
+            kernel: Some(kernel),
+        })
+    }
+}
+
 impl KernelEnv {
     /// The kernel tools of a run or service config's `kernel:` section (`None` without one):
     /// paths in it resolve against `config_file`, its work folder defaults to
@@ -152,15 +170,26 @@ impl KernelEnv {
         work_dir: &Path,
         gpus: Option<super::GpuSet>,
     ) -> Result<Option<Self>> {
+        let overrides = KernelOverrides {
+            fake_gpu: false,
+            gpus,
+        };
+        Self::from_section_with(section, config_file, work_dir, &overrides)
+    }
+
+    /// [`KernelEnv::from_section`] with a command line's overrides.
+    pub fn from_section_with(
+        section: Option<&serde_norway::Value>,
+        config_file: &Path,
+        work_dir: &Path,
+        overrides: &KernelOverrides,
+    ) -> Result<Option<Self>> {
         let Some(section) = section else { return Ok(None) };
         let mut config = KernelConfig::from_section(section, config_file)?;
         if config.work_dir.is_none() {
             config.work_dir = Some(work_dir.join("kernel"));
         }
-        if let Some(g) = gpus {
-            config.gpus = g;
-        }
-        Self::from_config(&config).map(Some)
+        Self::from_config(&config.overridden(overrides)).map(Some)
     }
 
     /// Builds the environment from a config. Nothing is started: the compiler's version, the
@@ -200,13 +229,11 @@ impl KernelEnv {
             .or_else(|| std::env::var_os("AORLTA_NVCC").map(PathBuf::from))
             .or_else(|| find_on_path("nvcc"))
             .or_else(|| Some(PathBuf::from("/usr/local/cuda/bin/nvcc")).filter(|p| p.is_file()));
-        let secret = config.secret.unwrap_or_else(|| {
-            if config.fake_gpu {
-                0x5EED_F00D
-            } else {
-                random_secret()
-            }
-        });
+        let secret = match config.secret {
+            Some(s) => s,
+            None if config.fake_gpu => 0x5EED_F00D,
+            None => random_secret()?,
+        };
         Ok(KernelEnv {
             harness: HarnessCommand::resolve(config.harness.as_deref()),
             config: config.clone(),
@@ -361,8 +388,9 @@ impl KernelEnv {
     }
 
     /// A fresh seed drawn from the secret for a purpose (`<task>/<source hash>/<use>`): the
-    /// k-th draw for one purpose is a function of the secret, the purpose and k alone, so a run
-    /// with a fixed secret repeats case by case, and without the secret no seed can be known.
+    /// k-th draw for one purpose is the first 64 bits of blake3 over the purpose, k and the
+    /// secret, so a run with a fixed secret repeats case by case, and without the secret no
+    /// seed can be known.
     pub fn next_seed(&self, purpose: &str) -> u64 {
         // The counters are bounded by generations; a purpose whose counter was dropped starts
         // again at a later epoch (the number of generations dropped so far), so it never
@@ -385,18 +413,17 @@ impl KernelEnv {
             }
             Err(_) => (0, 0),
         };
+        let mut h = blake3::Hasher::new();
+        h.update(purpose.as_bytes())
+            .update(&k.to_le_bytes())
+            .update(&self.secret.to_le_bytes());
         // Epoch 0 (no counter dropped yet) draws the seeds it always did.
-        let h = if epoch == 0 {
-            crate::hash::hash_parts([purpose.as_bytes(), &k.to_le_bytes(), &self.secret.to_le_bytes()])
-        } else {
-            crate::hash::hash_parts([
-                purpose.as_bytes(),
-                &k.to_le_bytes(),
-                &self.secret.to_le_bytes(),
-                &epoch.to_le_bytes(),
-            ])
-        };
-        u64::from_str_radix(&h[..16], 16).unwrap_or(k) ^ mix(self.secret)
+        if epoch > 0 {
+            h.update(&epoch.to_le_bytes());
+        }
+        let mut first = [0u8; 8];
+        h.finalize_xof().fill(&mut first);
+        u64::from_le_bytes(first)
     }
 
     /// A fresh job number.

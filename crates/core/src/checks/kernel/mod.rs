@@ -22,7 +22,7 @@ pub mod time;
 
 pub use compile::KernelCompile;
 pub use config::{GpuSet, KernelConfig};
-pub use env::KernelEnv;
+pub use env::{KernelEnv, KernelOverrides};
 pub use run::KernelRun;
 pub use time::KernelTime;
 

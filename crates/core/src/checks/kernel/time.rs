@@ -1,6 +1,6 @@
 //! `kernel-time` (leg `ref.speedup`): the candidate timed against the reference on one leased
-//! GPU by the per-launch protocol of SPEC §4 (the harness's timing plan), then judged by the
-//! timing judge (SPEC §3). The state and the reason code are the verdict's; a mismatch in any
+//! GPU by the per-launch protocol of docs/VALIDATION.md (the harness's timing plan), then judged
+//! by the timing judge (docs/JUDGE.md). The state and the reason code are the verdict's; a mismatch in any
 //! timed launch is broke `timed-launch-mismatch`, never a speedup.
 //!
 //! The leg's detail is the judge's measurement record (top-level `s` and `ratio`, which the

@@ -1,15 +1,20 @@
 //! Whether two read answers mean the same, class by class. Work is bounded by a budget so that
 //! large unordered collections (compared element against element) cannot take long.
 //!
-//! Formulas with variables are compared at eight fixed points: each variable takes a value that
-//! depends only on its name and the point (positive at the first four points, either sign at
-//! the last four). They are equal when every point where either side is defined agrees to a
-//! relative 1e-6 and at least three points were defined on both sides; a point where only one
-//! side is defined makes them differ.
+//! Formulas with variables are compared at eight points drawn from a fixed seed: each variable
+//! takes a rational value (a fraction with a prime denominator from 7 to 31, so that
+//! coincidences such as `x^2 = 2x` at `x = 2` do not happen) that depends only on the seed, its
+//! name and the point; positive at the first four points, either sign at the last four.
+//! Evaluation is exact rational arithmetic where it stays rational and small, floating point
+//! otherwise. They are equal when every point where either side is defined agrees (exactly when
+//! both values are exact, to a relative 1e-6 otherwise) and at least three points were defined
+//! on both sides (four when some point is in one side's domain only, as `\ln(x^2)` and
+//! `2\ln x` at a negative `x`: such a point is passed over). The work is bounded
+//! by the comparison's budget (formula nodes × points), so it never hangs.
 
 use super::expr::Ast;
-use super::number::{REL_TOL, Real, close};
-use super::value::Value;
+use super::number::{Q, REL_TOL, Real, close};
+use super::value::{Bracket, Rel, Value};
 
 /// Comparison work allowed for one pair (element comparisons plus formula nodes evaluated).
 pub(super) const BUDGET: u64 = 200_000;
@@ -20,17 +25,22 @@ const POINTS: u32 = 8;
 #[derive(Debug)]
 pub(super) struct Exhausted;
 
-/// The remaining budget of one comparison.
-pub(super) struct Budget(u64);
+/// One comparison's state: its remaining work budget and how strict it is.
+pub(super) struct Budget {
+    left: u64,
+    /// Strict comparison: a unit, percentage, degree sign or base on one side only is a
+    /// difference, and a rounded decimal never equals a closed form.
+    pub strict: bool,
+}
 
 impl Budget {
     /// A fresh budget of `n` units.
-    pub fn new(n: u64) -> Budget {
-        Budget(n)
+    pub fn new(n: u64, strict: bool) -> Budget {
+        Budget { left: n, strict }
     }
 
     fn spend(&mut self, n: u64) -> Result<(), Exhausted> {
-        self.0 = self.0.checked_sub(n).ok_or(Exhausted)?;
+        self.left = self.left.checked_sub(n).ok_or(Exhausted)?;
         Ok(())
     }
 }
@@ -42,11 +52,60 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
         (Value::Named(n, x), Value::Named(m, y)) => n == m && same(x, y, budget)?,
         (Value::Named(_, x), y) | (y, Value::Named(_, x)) => same(x, y, budget)?,
         (Value::Num { x, unit: u }, Value::Num { x: y, unit: v }) => {
-            numbers(x, u.as_deref(), y, v.as_deref())
+            numbers(x, u.as_deref(), y, v.as_deref(), budget.strict)
         }
-        (Value::Num { .. } | Value::Formula(_), Value::Num { .. } | Value::Formula(_)) => {
+        (Value::Num { .. } | Value::Formula(..), Value::Num { .. } | Value::Formula(..)) => {
             pointwise(a, b, budget)?
         }
+        (Value::Ratio(x), Value::Ratio(y)) => x.len() == y.len() && proportional(x, y, budget)?,
+        // A ratio of two is also the quotient it stands for (`11:21` = `\frac{11}{21}`).
+        (Value::Ratio(x), n @ Value::Num { .. }) | (n @ Value::Num { .. }, Value::Ratio(x))
+            if x.len() == 2 && !budget.strict =>
+        {
+            match (&x[0], &x[1]) {
+                (Value::Num { x: p, .. }, Value::Num { x: q, .. }) => match p.div(q) {
+                    Ok(r) => same(&Value::Num { x: r, unit: None }, n, budget)?,
+                    Err(_) => false,
+                },
+                _ => false,
+            }
+        }
+        // Named values `y = 2, x = 1` are the tuple of their values in the names' order.
+        (Value::Set(x), t @ Value::Seq { items, .. }) | (t @ Value::Seq { items, .. }, Value::Set(x))
+            if x.len() == items.len() && x.iter().all(|v| matches!(v, Value::Named(..))) =>
+        {
+            let mut named: Vec<&Value> = x.iter().collect();
+            named.sort_by(|a, b| match (a, b) {
+                (Value::Named(m, _), Value::Named(n, _)) => m.cmp(n),
+                _ => std::cmp::Ordering::Equal,
+            });
+            let values: Vec<Value> = named
+                .into_iter()
+                .map(|v| match v {
+                    Value::Named(_, v) => (**v).clone(),
+                    other => other.clone(),
+                })
+                .collect();
+            let Value::Seq { open, close, .. } = t else {
+                return Ok(false);
+            };
+            *open == Bracket::Paren && *close == Bracket::Paren && in_order(&values, items, budget)?
+        }
+        // A union of finite sets is their union (`\{1, 2\} \cup \{3\}` = `\{1, 2, 3\}`).
+        (Value::Union(parts), Value::Set(y)) | (Value::Set(y), Value::Union(parts))
+            if parts.iter().all(|p| matches!(p, Value::Set(_))) =>
+        {
+            let flat: Vec<Value> = parts
+                .iter()
+                .flat_map(|p| match p {
+                    Value::Set(items) => items.clone(),
+                    _ => Vec::new(),
+                })
+                .collect();
+            unordered(&flat, y, budget)?
+        }
+        // Solutions listed with "or" are the union of intervals they describe.
+        (Value::Set(x), Value::Union(y)) | (Value::Union(y), Value::Set(x)) => unordered(x, y, budget)?,
         (Value::Choice(x), Value::Choice(y)) => x == y,
         (Value::Text(x), Value::Text(y)) => x == y,
         (
@@ -93,7 +152,7 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
                         }
                     }
                 }
-                all
+                all || (p[..] == [Rel::Eq] && q[..] == [Rel::Eq] && equations(x, y, budget)?)
             }
         }
         _ => false,
@@ -102,8 +161,11 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
 
 /// Two numbers with their units: a unit on one side only is ignored; a percentage on one side
 /// only may also be read as a fraction (`50%` equals both `50` and `0.5`); different units
-/// differ.
-fn numbers(x: &Real, u: Option<&str>, y: &Real, v: Option<&str>) -> bool {
+/// differ. Strict: units must be the same on both sides, and rounding is not equality.
+fn numbers(x: &Real, u: Option<&str>, y: &Real, v: Option<&str>, strict: bool) -> bool {
+    if strict {
+        return u == v && x.same_as(y, false);
+    }
     match (u, v) {
         (Some(a), Some(b)) if a != b => false,
         (Some("%"), None) => x.same(y) || x.scale10(-2).same(y),
@@ -147,16 +209,87 @@ fn unordered(x: &[Value], y: &[Value], budget: &mut Budget) -> Result<bool, Exha
     Ok(true)
 }
 
-/// A number or a formula, for evaluation at points.
+/// Whether two ratios are proportional: `x[i] · y[0] = y[i] · x[0]` for every term (so
+/// `2:4` = `1:2`); terms that are not numbers must be equal one by one.
+fn proportional(x: &[Value], y: &[Value], budget: &mut Budget) -> Result<bool, Exhausted> {
+    let nums = |v: &[Value]| -> Option<Vec<Real>> {
+        v.iter()
+            .map(|t| match t {
+                Value::Num { x, .. } => Some(x.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let (Some(p), Some(q)) = (nums(x), nums(y)) else {
+        return in_order(x, y, budget);
+    };
+    budget.spend(p.len() as u64)?;
+    for i in 0..p.len() {
+        let (Ok(l), Ok(r)) = (p[i].mul(&q[0]), q[i].mul(&p[0])) else {
+            return Ok(false);
+        };
+        if !l.same_as(&r, false) {
+            return Ok(false);
+        }
+    }
+    Ok(p.iter().any(|t| t.f != 0.0))
+}
+
+/// Two equations `l = r` and `l' = r'` are the same equation when `l - r` and `l' - r'` are
+/// proportional with a nonzero factor at every point (`x^2 + y^2 = 25` and `y^2 + x^2 - 25 = 0`;
+/// `2x + 4 = 0` and `x = -2`): checked at the formula points, exactly where the values are.
+fn equations(x: &[Value], y: &[Value], budget: &mut Budget) -> Result<bool, Exhausted> {
+    let (Some(a), Some(b), Some(c), Some(d)) = (side(&x[0]), side(&x[1]), side(&y[0]), side(&y[1])) else {
+        return Ok(false);
+    };
+    if [&a, &b, &c, &d].iter().all(|s| matches!(s, Side::Const(_))) {
+        return Ok(false);
+    }
+    let size = |s: &Side<'_>| match s {
+        Side::Const(_) => 1,
+        Side::Formula(f, _) => f.size() as u64,
+    };
+    budget.spend(u64::from(POINTS) * (size(&a) + size(&b) + size(&c) + size(&d)))?;
+    let diff = |l: &Side<'_>, r: &Side<'_>, k: u32| -> Option<Real> {
+        let (l, r) = (eval(l, k)?, eval(r, k)?);
+        l.add(&r.neg()).ok()
+    };
+    let mut ratio: Option<(Real, Real)> = None;
+    let mut agree = 0;
+    for k in 0..POINTS {
+        let (Some(f), Some(g)) = (diff(&a, &b, k), diff(&c, &d, k)) else {
+            continue;
+        };
+        let zero = |v: &Real| v.exact().map_or(v.f.abs() < 1e-12, |q| q == Q::int(0));
+        match (zero(&f), zero(&g)) {
+            (true, true) => agree += 1,
+            (false, false) => match &ratio {
+                None => {
+                    ratio = Some((f, g));
+                    agree += 1;
+                }
+                // f / g = f0 / g0, written as f · g0 = g · f0.
+                Some((f0, g0)) => match (f.mul(g0), g.mul(f0)) {
+                    (Ok(l), Ok(r)) if agrees(&l, &r) => agree += 1,
+                    _ => return Ok(false),
+                },
+            },
+            _ => return Ok(false),
+        }
+    }
+    Ok(agree >= 3 && ratio.is_some())
+}
+
+/// A number or a formula (with the sign its `±` takes), for evaluation at points.
 enum Side<'a> {
-    Const(f64),
-    Formula(&'a Ast),
+    Const(&'a Real),
+    Formula(&'a Ast, i8),
 }
 
 fn side(v: &Value) -> Option<Side<'_>> {
     match v {
-        Value::Num { x, .. } => Some(Side::Const(x.f)),
-        Value::Formula(a) => Some(Side::Formula(a)),
+        Value::Num { x, .. } => Some(Side::Const(x)),
+        Value::Formula(a, pm) => Some(Side::Formula(a, *pm)),
         _ => None,
     }
 }
@@ -167,37 +300,54 @@ fn pointwise(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Exhauste
     };
     let size = |s: &Side<'_>| match s {
         Side::Const(_) => 1,
-        Side::Formula(f) => f.size() as u64,
+        Side::Formula(f, _) => f.size() as u64,
     };
     budget.spend(u64::from(POINTS) * (size(&sa) + size(&sb)))?;
     let mut agree = 0;
+    let mut one_sided = 0;
     for k in 0..POINTS {
         match (eval(&sa, k), eval(&sb, k)) {
             (None, None) => {}
-            (Some(x), Some(y)) if close(x, y, REL_TOL, 1e-9) => agree += 1,
-            _ => return Ok(false),
+            (Some(x), Some(y)) if agrees(&x, &y) => agree += 1,
+            (Some(_), Some(_)) => return Ok(false),
+            _ => one_sided += 1,
         }
     }
-    Ok(agree >= 3)
+    // A point where only one side is defined is outside the other's domain (`\ln(x^2)` and
+    // `2\ln x` at a negative x): it proves nothing, but the sides must then agree at more
+    // points.
+    Ok(agree >= 3 + one_sided.min(1))
 }
 
-fn eval(s: &Side<'_>, k: u32) -> Option<f64> {
+/// Two values at one point agree: exactly when both are exact rationals, to a relative 1e-6
+/// otherwise.
+fn agrees(x: &Real, y: &Real) -> bool {
+    match (x.exact(), y.exact()) {
+        (Some(p), Some(q)) => p == q,
+        _ => close(x.f, y.f, REL_TOL, 1e-9),
+    }
+}
+
+fn eval(s: &Side<'_>, k: u32) -> Option<Real> {
     match s {
-        Side::Const(x) => x.is_finite().then_some(*x),
-        Side::Formula(ast) => {
-            let mut vals = [0f64; 16];
-            for (slot, name) in vals.iter_mut().zip(ast.vars()) {
-                *slot = point(name, k);
-            }
-            ast.at(&vals[..ast.vars().len().min(16)])
+        Side::Const(x) => x.f.is_finite().then(|| (*x).clone()),
+        Side::Formula(ast, pm) => {
+            let vals: Vec<Real> = ast.vars().iter().map(|name| point(name, k)).collect();
+            ast.at(&vals, *pm)
         }
     }
 }
 
-/// The value of variable `name` at point `k`: in [0.25, 2.75), negated at half of the last
-/// four points.
-fn point(name: &str, k: u32) -> f64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+/// The seed of the evaluation points.
+const SEED: u64 = 0x5eed_0012_2026_0001;
+/// Prime denominators of the points' values, one per point.
+const DENOMINATORS: [i128; POINTS as usize] = [7, 11, 13, 17, 19, 23, 29, 31];
+
+/// The value of variable `name` at point `k`: `n / d` with `d` the point's prime denominator
+/// and `n` drawn from the seed and the name, so that the value lies in about [0.25, 2.75) and is
+/// never a whole number; negated at about half of the last four points.
+fn point(name: &str, k: u32) -> Real {
+    let mut h: u64 = SEED ^ 0xcbf2_9ce4_8422_2325;
     for b in name.bytes().chain(k.to_le_bytes()) {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
@@ -205,9 +355,16 @@ fn point(name: &str, k: u32) -> f64 {
     h ^= h >> 29;
     h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
     h ^= h >> 32;
-    let u = (h >> 11) as f64 / (1u64 << 53) as f64;
-    let v = 0.25 + 2.5 * u;
-    if k >= POINTS / 2 && h & 1 == 1 { -v } else { v }
+    let d = DENOMINATORS[k as usize % DENOMINATORS.len()];
+    let span = (5 * d / 2) as u64;
+    let mut n = d / 4 + 1 + ((h >> 8) % span) as i128;
+    if n % d == 0 {
+        n += 1;
+    }
+    if k >= POINTS / 2 && h & 1 == 1 {
+        n = -n;
+    }
+    Q::new(n, d).map_or_else(|| Real::float(n as f64 / d as f64), Real::rational)
 }
 
 /// What any value equal to an element must share: for a number, an interval that overlaps the

@@ -60,13 +60,13 @@ pub(super) struct Ast {
     kids: Vec<(Op, u32)>,
     vars: Vec<Box<str>>,
     root: u32,
-    /// Whether the top-level sum has a `±` term.
+    /// Whether the formula has a `±` term (once, anywhere).
     has_pm: bool,
 }
 
 /// Where evaluation reads variables and the sign of `±`.
 struct Env<'a> {
-    vars: &'a [f64],
+    vars: &'a [Real],
     pm: i8,
 }
 
@@ -81,7 +81,7 @@ impl Ast {
         self.nodes.len()
     }
 
-    /// Whether the formula is `a ± b`.
+    /// Whether the formula has a `±` (so two values).
     pub fn has_pm(&self) -> bool {
         self.has_pm
     }
@@ -93,17 +93,21 @@ impl Ast {
         Ok(r)
     }
 
-    /// The value at a point (`vars` in the order of [`Ast::vars`]); `None` where the formula is
-    /// undefined there.
-    pub fn at(&self, vars: &[f64]) -> Option<f64> {
-        let r = self.eval(self.root, &Env { vars, pm: 1 }).ok()?;
-        r.f.is_finite().then_some(r.f)
+    /// The value at a point (`vars` in the order of [`Ast::vars`]; `pm` the sign of `±`),
+    /// exact where the arithmetic stays rational; `None` where the formula is undefined there.
+    pub fn at(&self, vars: &[Real], pm: i8) -> Option<Real> {
+        let r = self.eval(self.root, &Env { vars, pm }).ok()?;
+        r.f.is_finite().then_some(r)
     }
 
     fn eval(&self, id: u32, env: &Env<'_>) -> Result<Real, String> {
         let r = match &self.nodes[id as usize] {
             Node::Lit(r) => r.clone(),
-            Node::Var(v) => Real::float(env.vars.get(*v as usize).copied().unwrap_or(f64::NAN)),
+            Node::Var(v) => env
+                .vars
+                .get(*v as usize)
+                .cloned()
+                .unwrap_or_else(|| Real::float(f64::NAN)),
             Node::Neg(a) => self.eval(*a, env)?.neg(),
             Node::Sum(start, len) => {
                 let mut acc: Option<Real> = None;
@@ -180,8 +184,19 @@ fn factorial(x: &Real) -> Result<Real, String> {
 }
 
 fn binomial(n: &Real, k: &Real) -> Result<Real, String> {
-    let (Some(n), Some(k)) = (n.as_int(), k.as_int()) else {
-        return Err("a binomial coefficient of something other than whole numbers".into());
+    let Some(k) = k.as_int() else {
+        return Err("a binomial coefficient whose lower index is not a whole number".into());
+    };
+    let Some(n) = n.as_int() else {
+        // `\binom{x}{k}` = x(x-1)…(x-k+1)/k! for any x (formulas at points).
+        if !(0..=64).contains(&k) {
+            return Err("a binomial coefficient too large to evaluate".into());
+        }
+        let mut acc = Real::int(1);
+        for i in 0..k {
+            acc = acc.mul(&n.add(&Real::int(-i))?)?.div(&Real::int(i + 1))?;
+        }
+        return Ok(acc);
     };
     if n < 0 || k < 0 || k > n {
         return Ok(Real::int(0));
@@ -264,7 +279,7 @@ pub(super) fn parse(toks: &[Token]) -> Result<Ast, String> {
         },
         scratch: Vec::new(),
     };
-    let root = p.sum(true)?;
+    let root = p.sum()?;
     if p.pos < toks.len() {
         return Err(format!("unexpected {} in a formula", describe(&toks[p.pos].tk)));
     }
@@ -282,6 +297,7 @@ pub(super) fn describe(tk: &Tk) -> String {
             s
         }
         Tk::Letter(c) => format!("`{c}`"),
+        Tk::Rational(n, d) => format!("number `{n}/{d}`"),
         Tk::Word(w) => format!("word `{w}`"),
         Tk::Sym(c) => format!("`{c}`"),
         other => format!("`{}`", symbol(other)),
@@ -331,6 +347,7 @@ pub(super) fn symbol(tk: &Tk) -> &'static str {
         Tk::Amp => "&",
         Tk::RowSep => "\\\\",
         Tk::Ellipsis => "…",
+        Tk::Quad => "\\quad",
         Tk::Infty => "∞",
         Tk::Pi => "π",
         Tk::Frac => "\\frac",
@@ -339,7 +356,13 @@ pub(super) fn symbol(tk: &Tk) -> &'static str {
         Tk::Fn(_) => "function",
         Tk::MatBegin => "\\begin",
         Tk::MatEnd => "\\end",
-        Tk::Num(_) | Tk::Letter(_) | Tk::Word(_) | Tk::Sym(_) | Tk::Greek(_) | Tk::Currency(_) => "",
+        Tk::Num(_)
+        | Tk::Rational(..)
+        | Tk::Letter(_)
+        | Tk::Word(_)
+        | Tk::Sym(_)
+        | Tk::Greek(_)
+        | Tk::Currency(_) => "",
     }
 }
 
@@ -402,8 +425,9 @@ impl<'t> Parser<'t> {
         self.node(make(start, len))
     }
 
-    /// A sum of terms; `±` only where `top` (the whole formula).
-    fn sum(&mut self, top: bool) -> Result<u32, String> {
+    /// A sum of terms; `±` (or `∓`) may join one term of one sum in the whole formula
+    /// (`\frac{-1 \pm \sqrt5}{2}`), which then has two values.
+    fn sum(&mut self) -> Result<u32, String> {
         self.enter()?;
         let sign = |tk: Option<&Tk>| match tk {
             Some(Tk::Plus) => Some(Op::Add),
@@ -423,8 +447,8 @@ impl<'t> Parser<'t> {
         let mut mark = None;
         loop {
             if matches!(op, Op::Pm | Op::Mp) {
-                if !top || self.ast.has_pm {
-                    return Err("`±` is read only once, at the top of an answer".into());
+                if self.ast.has_pm {
+                    return Err("`±` is read only once in an answer".into());
                 }
                 self.ast.has_pm = true;
             }
@@ -496,6 +520,7 @@ impl<'t> Parser<'t> {
     fn starts_factor(&self, tk: &Tk) -> bool {
         match tk {
             Tk::Num(_)
+            | Tk::Rational(..)
             | Tk::Letter(_)
             | Tk::Greek(_)
             | Tk::Word(_)
@@ -645,7 +670,7 @@ impl<'t> Parser<'t> {
         self.expect(&open)?;
         let saved_abs = self.abs;
         self.abs = 0;
-        let inner = self.sum(false)?;
+        let inner = self.sum()?;
         self.abs = saved_abs;
         self.expect(&close)?;
         Ok(inner)
@@ -670,6 +695,11 @@ impl<'t> Parser<'t> {
                     return Ok(mixed);
                 }
                 Ok(self.number_rest())
+            }
+            Tk::Rational(n, d) => {
+                let q = Q::new(*n, *d).ok_or("a repeating decimal too long to read")?;
+                self.bump();
+                Ok(self.node(Node::Lit(Real::rational(q))))
             }
             Tk::Letter('e') if self.peek_at(1) != Some(&Tk::Under) => {
                 self.bump();
@@ -702,7 +732,7 @@ impl<'t> Parser<'t> {
             Tk::Bar => {
                 self.bump();
                 self.abs += 1;
-                let inner = self.sum(false);
+                let inner = self.sum();
                 self.abs -= 1;
                 let inner = inner?;
                 self.expect(&Tk::Bar)?;
@@ -864,6 +894,15 @@ impl<'t> Parser<'t> {
                 };
                 factors.push((Op::Mul, n));
             }
+            // `ab^2` is a·b², not (ab)²: a power after the word binds its last letter.
+            if self.peek() == Some(&Tk::Caret)
+                && !matches!(self.peek_at(1), Some(Tk::Degree))
+                && let Some(last) = factors.pop()
+            {
+                self.bump();
+                let e = self.exponent()?;
+                factors.push((Op::Mul, self.node(Node::Pow(last.1, e))));
+            }
             self.ast.kids.extend(factors);
             return Ok(self.node(Node::Prod(start as u32, w.len() as u32)));
         }
@@ -1021,6 +1060,15 @@ mod tests {
         let ast = parse(&t).unwrap();
         let names: Vec<&str> = ast.vars().iter().map(|v| &**v).collect();
         assert_eq!(names, ["x_1", "x", "y", "alpha"]);
-        assert_eq!(ast.at(&[1.0, 2.0, 3.0, 4.0]), Some(1.0 + 12.0 - 4.0));
+        let at = [1, 2, 3, 4].map(Real::int);
+        assert_eq!(ast.at(&at, 1).and_then(|r| r.as_int()), Some(1 + 12 - 4));
+        let t = lex("ab^2").unwrap();
+        let ast = parse(&t).unwrap();
+        let at = [2, 3].map(Real::int);
+        assert_eq!(
+            ast.at(&at, 1).and_then(|r| r.as_int()),
+            Some(18),
+            "a·b², not (ab)²"
+        );
     }
 }

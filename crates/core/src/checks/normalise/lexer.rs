@@ -97,6 +97,8 @@ impl Func {
 pub(super) enum Tk {
     /// A number literal.
     Num(NumLit),
+    /// A repeating decimal (`0.\overline{3}`, `1.2\overline{45}`): its exact value `n / d`.
+    Rational(i128, i128),
     /// A single ASCII letter (a variable, or a multiple-choice letter).
     Letter(char),
     /// A Greek letter, by its LaTeX name (`alpha`); a variable.
@@ -162,6 +164,8 @@ pub(super) enum Tk {
     RowSep,
     /// `\ldots`, `\cdots`, `…`.
     Ellipsis,
+    /// `\quad`, `\qquad`: wide space between answers, read as a list separator.
+    Quad,
     Infty,
     Pi,
     Frac,
@@ -206,6 +210,7 @@ enum Cmd {
     Begin,
     End,
     EmptySet,
+    Reals,
     Unknown,
 }
 
@@ -222,6 +227,7 @@ pub(super) fn lex(src: &str) -> Result<Vec<Token>, String> {
         brackets: 0,
         space: false,
         dollars_delimit: dollars_are_delimiters(src.as_bytes()),
+        envs: Vec::new(),
     }
     .run()
 }
@@ -239,7 +245,7 @@ fn dollars_are_delimiters(b: &[u8]) -> bool {
         }
         i += 1;
     }
-    n >= 2 && n % 2 == 0
+    n >= 2 && n.is_multiple_of(2)
 }
 
 struct Lexer<'s> {
@@ -253,9 +259,35 @@ struct Lexer<'s> {
     brackets: i32,
     space: bool,
     dollars_delimit: bool,
+    /// Open environments, innermost last: `true` for a display environment (`align*`,
+    /// `cases`…) whose `&` vanish and whose `\\` separate answers, `false` for a matrix.
+    envs: Vec<bool>,
 }
 
+/// Display environments whose lines are answers (`&` alignment marks vanish, `\\` separates).
+const DISPLAY_ENVS: &[&str] = &[
+    "align",
+    "aligned",
+    "alignat",
+    "alignedat",
+    "equation",
+    "gather",
+    "gathered",
+    "split",
+    "eqnarray",
+    "multline",
+    "cases",
+    "dcases",
+    "displaymath",
+    "math",
+];
+
 impl Lexer<'_> {
+    /// Whether the innermost open environment is a display environment.
+    fn in_display(&self) -> bool {
+        self.envs.last() == Some(&true)
+    }
+
     fn push(&mut self, tk: Tk) {
         match tk {
             Tk::LParen | Tk::LBrack | Tk::LSet | Tk::LAngle => self.brackets += 1,
@@ -293,6 +325,10 @@ impl Lexer<'_> {
                 b'{' => {
                     self.groups.push(Group::Plain);
                     self.push(Tk::LBrace);
+                    self.i += 1;
+                }
+                b'&' if self.in_display() => {
+                    self.space = true;
                     self.i += 1;
                 }
                 b'}' => {
@@ -367,6 +403,9 @@ impl Lexer<'_> {
         if !self.groups.is_empty() {
             return Err("unbalanced braces: a `{` is never closed".into());
         }
+        if self.envs.contains(&true) {
+            return Err("an environment is never closed".into());
+        }
         Ok(self.out)
     }
 
@@ -404,6 +443,22 @@ impl Lexer<'_> {
                 frac += 1;
                 i += 1;
             }
+        }
+        // A repeating decimal: `0.\overline{3}` or `0.1\overline{6}`.
+        let over = "\\overline{";
+        let rep_at = if point && self.src[i..].starts_with(over) {
+            Some(i + over.len())
+        } else if !point && self.src[i..].starts_with('.') && self.src[i + 1..].starts_with(over) {
+            Some(i + 1 + over.len())
+        } else {
+            None
+        };
+        if let Some(j) = rep_at
+            && let Some((value, end)) = repeating(b, j, &digits, frac)
+        {
+            self.i = end;
+            self.push(Tk::Rational(value.0, value.1));
+            return;
         }
         let mut exp = 0i32;
         if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
@@ -499,6 +554,22 @@ impl Lexer<'_> {
                 self.push(Tk::RSet);
                 return;
             }
+            '½' | '⅓' | '⅔' | '¼' | '¾' | '⅕' | '⅙' | '⅛' | '⅜' | '⅝' | '⅞' => {
+                let (n, d) = match c {
+                    '½' => (1, 2),
+                    '⅓' => (1, 3),
+                    '⅔' => (2, 3),
+                    '¼' => (1, 4),
+                    '¾' => (3, 4),
+                    '⅕' => (1, 5),
+                    '⅙' => (1, 6),
+                    '⅛' => (1, 8),
+                    '⅜' => (3, 8),
+                    '⅝' => (5, 8),
+                    _ => (7, 8),
+                };
+                Tk::Rational(n, d)
+            }
             '⟨' => Tk::LAngle,
             '⟩' => Tk::RAngle,
             '¹' | '²' | '³' => {
@@ -547,6 +618,7 @@ impl Lexer<'_> {
                 b'}' => Tk::RSet,
                 b'$' => Tk::Dollar,
                 b'%' => Tk::Percent,
+                b'\\' if self.in_display() => Tk::Semi,
                 b'\\' => Tk::RowSep,
                 b'|' => Tk::Bar,
                 b'&' | b'#' | b'_' => Tk::Sym(first as char),
@@ -607,10 +679,24 @@ impl Lexer<'_> {
                 let close = skip_group(b, j).ok_or("unbalanced braces: a `{` is never closed")?;
                 let env = &self.src[j + 1..close - 1];
                 let env = env.trim_end_matches('*');
+                self.i = close;
+                if DISPLAY_ENVS.contains(&env) {
+                    if name == "begin" {
+                        self.envs.push(true);
+                    } else if self.envs.pop() != Some(true) {
+                        return Err(format!("`\\end{{{env}}}` closes nothing"));
+                    }
+                    self.space = true;
+                    return Ok(());
+                }
                 if !(env.ends_with("matrix") || env == "array") {
                     return Err(format!("unsupported environment `{env}`"));
                 }
-                self.i = close;
+                if name == "begin" {
+                    self.envs.push(false);
+                } else {
+                    self.envs.pop();
+                }
                 if name == "begin" {
                     if env == "array" {
                         // The column specification `{cc}` says nothing about the values.
@@ -628,6 +714,17 @@ impl Lexer<'_> {
                 self.push(Tk::LSet);
                 self.push(Tk::RSet);
             }
+            Cmd::Reals => {
+                // `\mathbb{R}` is the interval `(-\infty, \infty)`; other sets are not read.
+                let j = self.skip_spaces_from(end);
+                if !self.src[j..].starts_with("{R}") {
+                    return Err(format!("unknown command `\\{name}`"));
+                }
+                self.i = j + 3;
+                for tk in [Tk::LParen, Tk::Minus, Tk::Infty, Tk::Comma, Tk::Infty, Tk::RParen] {
+                    self.push(tk);
+                }
+            }
             Cmd::Unknown => return Err(format!("unknown command `\\{name}`")),
         }
         Ok(())
@@ -643,6 +740,28 @@ impl Lexer<'_> {
         }
         j
     }
+}
+
+/// The exact value of a repeating decimal whose written digits are `digits` (`frac` of them
+/// after the point) and whose repeating digits start at `j` (inside `\overline{…}`), and the
+/// index past the closing brace; `None` when the group is not digits then `}` or the value
+/// does not fit. `x = A / 10^k + R / (10^k (10^m - 1))` for written digits `A` (`k` after the
+/// point) and `m` repeating digits `R`.
+fn repeating(b: &[u8], j: usize, digits: &str, frac: u32) -> Option<((i128, i128), usize)> {
+    let mut end = j;
+    while end < b.len() && b[end].is_ascii_digit() {
+        end += 1;
+    }
+    let m = end - j;
+    if m == 0 || b.get(end) != Some(&b'}') || digits.len() + m > 30 {
+        return None;
+    }
+    let a: i128 = digits.parse().ok()?;
+    let r: i128 = std::str::from_utf8(&b[j..end]).ok()?.parse().ok()?;
+    let nines = 10i128.checked_pow(m as u32)? - 1;
+    let n = a.checked_mul(nines)?.checked_add(r)?;
+    let d = 10i128.checked_pow(frac)?.checked_mul(nines)?;
+    Some(((n, d), end + 1))
 }
 
 /// The index just past the group that opens at `open` (a `{`), skipping escapes; `None` when it
@@ -718,7 +837,7 @@ fn greek_char(c: char) -> Option<&'static str> {
 
 /// What the lexer does with the command `\name`.
 fn command(name: &str) -> Cmd {
-    use Cmd::{Begin, Delimiter, Discard, EmptySet, End, Space, Tok, Unknown, Wrapper};
+    use Cmd::{Begin, Delimiter, Discard, EmptySet, End, Reals, Space, Tok, Unknown, Wrapper};
     if let Some(f) = Func::from_name(name) {
         return Tok(Tk::Fn(f));
     }
@@ -756,18 +875,17 @@ fn command(name: &str) -> Cmd {
         "pounds" => Tok(Tk::Currency('£')),
         "text" | "textrm" | "textnormal" | "textup" | "textbf" | "textit" | "textsf" | "texttt"
         | "textmd" | "emph" | "mathrm" | "mbox" | "hbox" | "operatorname" => Wrapper { text: true },
-        "boxed" | "fbox" | "mathbf" | "mathit" | "mathsf" | "mathtt" | "mathnormal" | "bm" | "boldsymbol" => {
-            Wrapper { text: false }
-        }
-        "displaystyle" | "textstyle" | "scriptstyle" | "limits" | "nolimits" | "quad" | "qquad"
-        | "enspace" | "thinspace" | "medspace" | "thickspace" | "negthinspace" | "negmedspace"
-        | "negthickspace" | "space" | "nobreak" | "allowbreak" | "angle" | "measuredangle" | "triangle" => {
-            Space
-        }
+        "boxed" | "fbox" | "mathbf" | "mathit" | "mathsf" | "mathtt" | "mathnormal" | "bm" | "boldsymbol"
+        | "overline" => Wrapper { text: false },
+        "quad" | "qquad" => Tok(Tk::Quad),
+        "displaystyle" | "textstyle" | "scriptstyle" | "limits" | "nolimits" | "enspace" | "thinspace"
+        | "medspace" | "thickspace" | "negthinspace" | "negmedspace" | "negthickspace" | "space"
+        | "nobreak" | "allowbreak" | "angle" | "measuredangle" | "triangle" => Space,
         "hspace" | "vspace" | "phantom" | "hphantom" | "vphantom" | "label" => Discard,
         "left" | "right" | "middle" | "big" | "Big" | "bigg" | "Bigg" | "bigl" | "bigr" | "Bigl" | "Bigr"
         | "biggl" | "biggr" | "Biggl" | "Biggr" => Delimiter,
         "emptyset" | "varnothing" => EmptySet,
+        "mathbb" => Reals,
         "begin" => Begin,
         "end" => End,
         _ => Unknown,
@@ -876,10 +994,20 @@ mod tests {
         assert!(lex("}").unwrap_err().contains("unbalanced"));
         assert!(lex("\\foo").unwrap_err().contains("\\foo"));
         assert!(
-            lex("\\begin{cases} x \\end{cases}")
+            lex("\\begin{tabular} x \\end{tabular}")
                 .unwrap_err()
-                .contains("cases")
+                .contains("tabular")
         );
+        assert!(lex("\\begin{align*} x").unwrap_err().contains("never closed"));
+    }
+
+    #[test]
+    fn repeating_decimals_and_reals() {
+        assert_eq!(kinds("0.\\overline{3}"), vec![Tk::Rational(3, 9)]);
+        assert_eq!(kinds("1.2\\overline{45}"), vec![Tk::Rational(12 * 99 + 45, 990)]);
+        assert_eq!(kinds("\\overline{AB}"), vec![Tk::Word("AB".into())]);
+        assert_eq!(kinds("\\mathbb{R}").len(), 6);
+        assert!(lex("\\mathbb{Z}").is_err());
     }
 
     #[test]

@@ -14,19 +14,41 @@
 //! - Plain decimals compare exactly (`0.5` = `.50` = `5e-1`, `1000000` ≠ `1000001`); closed
 //!   forms compare at relative 1e-6; a decimal with a point and three or more significant
 //!   digits also equals a closed form it is a rounding of (`6.2832` = `2\pi`, `0.333` =
-//!   `\frac13`; `0.3` ≠ `\frac13`).
-//! - A unit, currency, percentage or degree sign on one side only is ignored; different units
-//!   differ and are never converted. `50\%` equals `50%`, `50` and `0.5`.
-//! - `x = 5` is `5`; sets and bare lists are order-insensitive; tuples, lists and intervals are
-//!   ordered and two-element ones keep their bracket kinds (`[0, 1)` ≠ `(0, 1)`).
+//!   `\frac13`; `0.3` ≠ `\frac13`). [`Strictness::Strict`] turns that rounding rule off.
+//! - A unit, currency, percentage, degree sign or base subscript on one side only is ignored
+//!   (leniently); different ones differ and are never converted. `50\%` equals `50%`, `50`,
+//!   `28 percentage` style words and `0.5`; `204_5` equals `204_{5}` and `204`, never `54`.
+//! - `x = 5`, `x \in [0, 1)`, `\frac{NO}{BO} = \frac{1}{\sqrt6}`, `V_1:V_2 = 11:21`: a left side
+//!   that only names the quantity (variables, point and segment names, joined by `\frac`, `/`
+//!   or `:`) is dropped; one that constrains (`x^2 + y^2 = 1`) keeps the relation. `x = \sqrt2
+//!   \approx 1.414` is `\sqrt2` (the value before `≈`), `\approx 1.414` is `1.414`.
+//! - An inequality in one variable is the interval it describes (`-793 < a < 10` = `(-793, 10)`,
+//!   `x \ge 2` = `[2, \infty)`, `1 \le |z| \le 2` = `[-2, -1] \cup [1, 2]`); direction and
+//!   strictness matter. Solutions joined by "or" equal the union of their intervals.
+//! - Sets and bare lists are order-insensitive; tuples, lists and intervals are ordered and
+//!   two-element ones keep their bracket kinds (`[0, 1)` ≠ `(0, 1)`). Lists of named values are
+//!   solutions: `p=5,q=2;p=7,q=2` = `(5,2),(7,2)` (a solution per repeat of a name, its values in
+//!   the names' alphabetical order). `\quad`, "and", "or" and the lines of `align*`/`cases`
+//!   separate answers.
+//! - Equations are the same when `lhs - rhs` of one is a nonzero constant times the other's at
+//!   every formula point (`2x + 4 = 0` = `x + 2 = 0`).
+//! - Ratios (`11:21`) are equal when proportional (`22:42`), and a ratio of two equals its
+//!   quotient (`\frac{11}{21}`) leniently.
 //! - Choice letters compare case-insensitively (`(b)` = `B.` = `option B`); words compare
-//!   case- and space-insensitively; a number never equals a word.
+//!   case- and space-insensitively; a number never equals a word; a text of more than a few
+//!   words, or with operators, is not an answer (a worked solution is unreadable).
 //! - A comma followed by exactly three digits outside brackets is a thousands separator
 //!   (`12,345`); inside brackets it separates (`(1,234)` is a pair). Decimal commas are not read.
-//! - Formulas with variables (`2x+1`, `(x-1)(x+1)`) are equal when they agree at fixed points.
-//! - Not read (unreadable, never guessed): ratios (`3:2`), set-builder notation, repeating
-//!   decimals (`0.\overline{3}`), `\approx`, unknown commands. Not converted: units, degrees
-//!   and radians (`30^\circ` ≠ `\frac{\pi}{6}`). No complex arithmetic (`i` is a variable).
+//! - Formulas with variables (`2x+1`, `(x-1)(x+1)`, `\ln(x^2)` and `2\ln x`) are equal when they
+//!   agree at eight seeded rational points, exactly where the arithmetic stays rational (see
+//!   `equal`); `x \pm y` is the two formulas.
+//! - Repeating decimals are exact (`0.\overline{3}` = `\frac13`); `\mathbb{R}` is
+//!   `(-\infty, \infty)`; set-builder notation for one variable is the range its condition
+//!   describes (`\{x \mid x > 2\}` = `(2, \infty)`); `±` may stand once anywhere
+//!   (`\frac{-1 \pm \sqrt5}{2}` is two values).
+//! - Not read (unreadable, never guessed): other set-builder conditions, other number sets
+//!   (`\mathbb{Z}`), unknown commands and environments. Not converted: units, degrees and
+//!   radians (`30^\circ` ≠ `\frac{\pi}{6}`), bases. No complex arithmetic (`i` is a variable).
 
 mod equal;
 mod expr;
@@ -54,8 +76,34 @@ pub enum Comparison {
     CandidateUnreadable(String),
 }
 
-/// Compares two answers after normalisation. Linear in the input, bounded, never panics.
+/// How strictly [`compare_with`] compares.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strictness {
+    /// A unit, currency, percentage, degree sign or base written on one side only is ignored
+    /// (`5 cm` = `5`; `50%` = `0.5`), and a decimal with three or more significant digits equals
+    /// a closed form it rounds (`3.14` = `\pi`).
+    #[default]
+    Lenient,
+    /// Those marks must agree (`5 cm` ≠ `5`, `50%` ≠ `0.5`, `30^\circ` ≠ `30`), and a rounded
+    /// decimal never equals a closed form.
+    Strict,
+}
+
+/// Whether `answer` reads as an answer of some class (cheap: no comparison).
+pub fn readable(answer: &str) -> bool {
+    value::read(answer).is_ok()
+}
+
+/// Compares two answers after normalisation, leniently. Linear in the input, bounded, never
+/// panics.
 pub fn compare(reference: &str, candidate: &str) -> Comparison {
+    compare_with(reference, candidate, Strictness::Lenient)
+}
+
+/// Compares two answers after normalisation with the given strictness. Linear in the input,
+/// bounded, never panics.
+pub fn compare_with(reference: &str, candidate: &str, strictness: Strictness) -> Comparison {
     let r = match value::read(reference) {
         Ok(v) => v,
         Err(why) => return Comparison::ReferenceUnreadable(why),
@@ -64,7 +112,7 @@ pub fn compare(reference: &str, candidate: &str) -> Comparison {
         Ok(v) => v,
         Err(why) => return Comparison::CandidateUnreadable(why),
     };
-    let mut budget = equal::Budget::new(equal::BUDGET);
+    let mut budget = equal::Budget::new(equal::BUDGET, strictness == Strictness::Strict);
     match equal::same(&r, &c, &mut budget) {
         Ok(true) => Comparison::Equal,
         Ok(false) => Comparison::NotEqual,

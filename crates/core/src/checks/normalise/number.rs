@@ -158,7 +158,7 @@ impl Q {
 
     /// The exact `k`-th root, when numerator and denominator are perfect powers.
     fn root(self, k: u32) -> Option<Q> {
-        if k == 0 || (self.n < 0 && k % 2 == 0) {
+        if k == 0 || (self.n < 0 && k.is_multiple_of(2)) {
             return None;
         }
         let n = int_root(self.n.unsigned_abs(), k)?;
@@ -366,6 +366,11 @@ impl Real {
         }
     }
 
+    /// The exact rational value, when the arithmetic kept one.
+    pub fn exact(&self) -> Option<Q> {
+        if self.inf { None } else { self.q }
+    }
+
     /// The value as a whole number, when it is exactly one.
     pub fn as_int(&self) -> Option<i128> {
         self.q.and_then(Q::as_int)
@@ -568,13 +573,19 @@ impl Real {
 
     /// Whether the two values are the same number, by the rules in the module doc.
     pub fn same(&self, o: &Real) -> bool {
+        self.same_as(o, true)
+    }
+
+    /// [`Real::same`], with rule 5 (a rounded decimal equals what it rounds) only when
+    /// `rounding`.
+    pub fn same_as(&self, o: &Real, rounding: bool) -> bool {
         if self.inf || o.inf {
             return self.inf && o.inf && (self.f > 0.0) == (o.f > 0.0);
         }
         if let (Some(a), Some(b)) = (&self.dec, &o.dec) {
             return a.same(b);
         }
-        let approx = self.approximation().is_some() || o.approximation().is_some();
+        let approx = rounding && (self.approximation().is_some() || o.approximation().is_some());
         if let (Some(a), Some(b)) = (self.q, o.q) {
             if a == b {
                 return true;
@@ -588,6 +599,9 @@ impl Real {
         }
         if close(self.f, o.f, REL_TOL, ABS_TOL) {
             return true;
+        }
+        if !rounding {
+            return false;
         }
         // Rule 5: one side is a decimal approximation of the other (which is not a literal).
         let stated = match (self.approximation(), o.approximation()) {

@@ -52,6 +52,9 @@ pub(super) fn suffix(t: &[Token]) -> Option<String> {
     if let Some(u) = percent_or_degrees(t) {
         return Some(u.to_string());
     }
+    if let Some(b) = base(t) {
+        return Some(format!("base{b}"));
+    }
     if let [
         Token {
             tk: Tk::Currency(c), ..
@@ -101,7 +104,8 @@ fn percent_or_degrees(t: &[Token]) -> Option<&'static str> {
     };
     match tks.as_slice() {
         [Tk::Percent] => return Some("%"),
-        [w] if word(w, &["percent", "pct"]) => return Some("%"),
+        [w] if word(w, &["percent", "pct", "percentage", "percentages"]) => return Some("%"),
+        [w, p] if word(w, &["percentage"]) && word(p, &["points"]) => return Some("%"),
         _ => {}
     }
     let rest: &[&Tk] = match tks.as_slice() {
@@ -119,6 +123,18 @@ fn percent_or_degrees(t: &[Token]) -> Option<&'static str> {
         [w] if word(w, &["fahrenheit"]) => Some("degF"),
         _ => None,
     }
+}
+
+/// The base of a numeral written with a base subscript (`204_5`, `1011_{2}`, `7A_{16}`): a
+/// whole number from 2 to 36 after `_`.
+fn base(t: &[Token]) -> Option<u32> {
+    let tks: Vec<&Tk> = t.iter().map(|x| &x.tk).collect();
+    let n = match tks.as_slice() {
+        [Tk::Under, Tk::Num(n)] | [Tk::Under, Tk::LBrace, Tk::Num(n), Tk::RBrace] => n,
+        _ => return None,
+    };
+    let b: u32 = n.digits.parse().ok().filter(|_| n.is_plain_int())?;
+    (2..=36).contains(&b).then_some(b)
 }
 
 /// A product or quotient of known units: `cm`, `m/s`, `km per hour`, `square feet`, `cm^2`.
@@ -288,6 +304,10 @@ mod tests {
         assert_eq!(unit("°C").as_deref(), Some("degC"));
         assert_eq!(unit(" degrees").as_deref(), Some("deg"));
         assert_eq!(unit(" apples").as_deref(), Some("apple"));
+        assert_eq!(unit(" percentage").as_deref(), Some("%"));
+        assert_eq!(unit("_5").as_deref(), Some("base5"));
+        assert_eq!(unit("_{16}").as_deref(), Some("base16"));
+        assert_eq!(unit("_{1}"), None);
     }
 
     #[test]

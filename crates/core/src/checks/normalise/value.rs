@@ -10,27 +10,39 @@
 //! 4. A bracketed collection: a set `\{1, 2\}` (order-insensitive), a tuple `(1, 2)` or a list
 //!    `[1, 2, 3]` (ordered), an interval `[0, 1)` (two ends of mixed brackets; bracket kinds
 //!    matter for every two-element collection), a matrix (`\begin{pmatrix}…\end{pmatrix}`).
-//! 5. A bare list `1, 2`, `1; 2`, `1 and 2`, `x = 2 or x = 3`: order-insensitive, like a set
-//!    (answers that list solutions).
-//! 6. `x = 5`, `AB = 5`, `\angle A = 30^\circ`, `x \in [0,1)`, `(x, y) = (1, 2)`, `f(x) = 2x`:
-//!    the value on the right. Inside a list the name is kept (`x = 1, y = 2` is not
-//!    `x = 2, y = 1`). Any other relation (`x^2 + y^2 = 1`, `0 < x \le 1`) is compared side by
-//!    side (also read right to left). `\approx` is not an answer and is unreadable.
-//! 7. A number or formula, with a currency before it or a unit, percentage or degrees after it
-//!    ([`super::units`]); a formula with variables is compared at points.
-//! 8. If none of that reads but the answer contains a word that is neither a unit nor a math
-//!    name (`about 12`, `12 at most`), it is compared as words. Otherwise it is unreadable.
+//! 5. A bare list `1, 2`, `1; 2`, `1 and 2`, `1 \quad 2`, `x = 2 or x = 3`: order-insensitive,
+//!    like a set (answers that list solutions). A list whose items all name their values
+//!    (`x = 1, y = 2`, `p=5,q=2;p=7,q=2`) is the solutions it lists, each a tuple of its values
+//!    in the names' alphabetical order.
+//! 6. `x = 5`, `AB = 5`, `\angle A = 30^\circ`, `x \in [0,1)`, `(x, y) = (1, 2)`, `f(x) = 2x`,
+//!    `\frac{NO}{BO} = \frac{1}{\sqrt6}`, `V_1:V_2 = 11:21`: the value on the right (a left side
+//!    that only names). Inside a list the name is kept. `v \approx w` is `v` (`\approx w` and
+//!    `x \approx w` are `w`); a chain of closed values `\frac12 = 0.5` is its last value. An
+//!    inequality in one variable (`a < x \le b`, `x \ge a`, `a \le |x| < b`) is the interval
+//!    or union it describes. Any other relation (`x^2 + y^2 = 1`, `x < y`) is compared side by
+//!    side (also read right to left).
+//! 7. A ratio `a : b (: c…)` of numbers or formulas.
+//! 8. A number or formula, with a currency before it or a unit, percentage, degrees or base
+//!    subscript (`204_5`) after it ([`super::units`]); a formula with variables is compared at
+//!    points; `x \pm y` is the set of its two formulas.
+//! 9. If none of that reads but the answer is a short phrase (at most six words, no operator)
+//!    with a word that is neither a unit nor a math name (`about 12`, `12 at most`), it is
+//!    compared as words. Otherwise it is unreadable.
 
-use super::expr::{self, Ast, describe, is_math_name, is_reserved, symbol};
+use super::expr::{self, Ast, describe, is_math_name, symbol};
 use super::lexer::{self, Tk, Token};
 use super::number::Real;
 use super::units;
+
+mod relation;
 
 /// Answers longer than this are unreadable without being scanned.
 pub(super) const MAX_BYTES: usize = 4096;
 /// The deepest nesting of collections.
 const MAX_NEST: u32 = 24;
 const NONE: u32 = u32::MAX;
+/// The most words a phrase compared as words may have when it does not read otherwise.
+const MAX_PROSE_WORDS: usize = 6;
 
 /// The kind of bracket at one end of a collection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,8 +82,10 @@ impl Rel {
 pub(super) enum Value {
     /// A real number, with its unit if one was written.
     Num { x: Real, unit: Option<Box<str>> },
-    /// A formula with variables.
-    Formula(Ast),
+    /// A formula with variables, and the sign its `±` takes (1 when it has none).
+    Formula(Ast, i8),
+    /// A ratio `a : b : …` of two or more numbers or formulas.
+    Ratio(Vec<Value>),
     /// A multiple-choice letter, upper case.
     Choice(char),
     /// Words, normalised.
@@ -157,7 +171,7 @@ fn match_brackets(t: &[Token]) -> Vec<u32> {
 
 /// `,`, `;`, and the words "and" and "or" between the items of a bare list.
 fn is_list_separator(tk: &Tk) -> bool {
-    matches!(tk, Tk::Comma | Tk::Semi) || is_word_separator(tk)
+    matches!(tk, Tk::Comma | Tk::Semi | Tk::Quad) || is_word_separator(tk)
 }
 
 fn is_word_separator(tk: &Tk) -> bool {
@@ -235,16 +249,51 @@ impl<'t> Reader<'t> {
         }
         let parts = self.split(lo, hi, is_list_separator)?;
         if parts.len() > 1 {
-            // `1, 2, and 3`: the comma before a word separator leaves nothing between them.
-            let worded = self.t[lo..hi].iter().any(|t| is_word_separator(&t.tk));
-            let parts: Vec<(usize, usize)> =
-                parts.into_iter().filter(|&(a, b)| !(worded && a == b)).collect();
-            return Ok(Value::Set(self.elements(&parts)?));
+            // `1, 2, and 3`, `1 \quad 2 \quad`: a comma before a word separator, or a wide
+            // space beside another separator, leaves nothing between them.
+            let loose = self.t[lo..hi]
+                .iter()
+                .any(|t| is_word_separator(&t.tk) || t.tk == Tk::Quad);
+            // A separator at the very end (`p=5,q=2;`) leaves nothing after it either.
+            let last = parts.len() - 1;
+            let parts: Vec<(usize, usize)> = parts
+                .into_iter()
+                .enumerate()
+                .filter(|&(k, (a, b))| !((loose || k == last) && a == b))
+                .map(|(_, p)| p)
+                .collect();
+            if let [(a, b)] = parts[..] {
+                return self.element(a, b, in_list);
+            }
+            return Ok(named_groups(self.elements(&parts)?));
         }
         if let Some(v) = self.relation(lo, hi, in_list)? {
             return Ok(v);
         }
+        if let Some(v) = self.ratio(lo, hi)? {
+            return Ok(v);
+        }
         self.scalar(lo, hi)
+    }
+
+    /// `a : b (: c…)`, each term a number or formula.
+    fn ratio(&mut self, lo: usize, hi: usize) -> Result<Option<Value>, String> {
+        let parts = self.split(lo, hi, |tk| *tk == Tk::Colon)?;
+        if parts.len() < 2 {
+            return Ok(None);
+        }
+        let mut items = Vec::with_capacity(parts.len());
+        for (a, b) in parts {
+            if a == b {
+                return Err("an empty term in a ratio".into());
+            }
+            let v = self.scalar(a, b)?;
+            if !matches!(v, Value::Num { .. } | Value::Formula(..)) {
+                return Err("a ratio of something other than numbers".into());
+            }
+            items.push(v);
+        }
+        Ok(Some(Value::Ratio(items)))
     }
 
     fn elements(&mut self, parts: &[(usize, usize)]) -> Result<Vec<Value>, String> {
@@ -291,6 +340,17 @@ impl<'t> Reader<'t> {
             Tk::LSet => {
                 if a == b {
                     return Ok(Some(Value::Set(Vec::new())));
+                }
+                // Set-builder notation for one variable: `\{x \mid 1 < x \le 2\}`, `\{x : x > 2\}`
+                // is the interval (or union) its condition describes, when it describes one.
+                if let Some(end) = self.variable(a, b)
+                    && end + 1 < b
+                    && matches!(self.tk(end), Tk::Bar | Tk::Colon)
+                {
+                    return match self.relation(end + 1, b, false)? {
+                        Some(v @ (Value::Seq { .. } | Value::Union(_))) => Ok(Some(v)),
+                        _ => Err("set-builder notation with a condition that is not a range".into()),
+                    };
                 }
                 let parts = self.split(a, b, |tk| matches!(tk, Tk::Comma | Tk::Semi))?;
                 Ok(Some(Value::Set(self.elements(&parts)?)))
@@ -340,87 +400,6 @@ impl<'t> Reader<'t> {
             return Err("an empty matrix".into());
         }
         Ok(Value::Matrix(rows))
-    }
-
-    /// `x = …` (an assignment) or another relation.
-    fn relation(&mut self, lo: usize, hi: usize, in_list: bool) -> Result<Option<Value>, String> {
-        let rel = |tk: &Tk| {
-            matches!(
-                tk,
-                Tk::Eq | Tk::Ne | Tk::Lt | Tk::Gt | Tk::Le | Tk::Ge | Tk::In | Tk::Approx
-            )
-        };
-        let parts = self.split(lo, hi, rel)?;
-        if parts.len() == 1 {
-            return Ok(None);
-        }
-        let ops: Vec<&Tk> = parts[1..].iter().map(|&(a, _)| self.tk(a - 1)).collect();
-        if ops.contains(&&Tk::Approx) {
-            return Err("`≈` gives an approximation, not an answer".into());
-        }
-        let (first_lo, first_hi) = parts[0];
-        if matches!(ops[0], Tk::Eq | Tk::In)
-            && let Some(name) = self.names(first_lo, first_hi)
-        {
-            let rhs = self.element(parts[1].0, hi, false)?;
-            return Ok(Some(if in_list {
-                Value::Named(name.into(), Box::new(rhs))
-            } else {
-                rhs
-            }));
-        }
-        let items = parts
-            .iter()
-            .map(|&(a, b)| self.element(a, b, false))
-            .collect::<Result<_, _>>()?;
-        let ops = ops
-            .into_iter()
-            .map(|tk| match tk {
-                Tk::Ne => Rel::Ne,
-                Tk::Lt => Rel::Lt,
-                Tk::Gt => Rel::Gt,
-                Tk::Le => Rel::Le,
-                Tk::Ge => Rel::Ge,
-                Tk::In => Rel::In,
-                _ => Rel::Eq,
-            })
-            .collect();
-        Ok(Some(Value::Relation { items, ops }))
-    }
-
-    /// The name when `lo..hi` is a variable (`x`, `x_1`, `\theta`), a short name of letters
-    /// (`AB`), a function of one variable (`f(x)`) or a tuple of variables (`(x, y)`).
-    fn names(&self, lo: usize, hi: usize) -> Option<String> {
-        if let Some(end) = self.variable(lo, hi)
-            && end == hi
-        {
-            return Some(self.render(lo, hi));
-        }
-        match (self.t.get(lo).map(|t| &t.tk), hi.checked_sub(lo)?) {
-            // A short name of letters: a segment or an angle (`AB = 5`, `\angle ABC = 30^\circ`).
-            (Some(Tk::Word(w)), 1)
-                if w.len() <= 4 && w.bytes().all(|c| c.is_ascii_alphabetic()) && !is_reserved(w) =>
-            {
-                Some(w.clone())
-            }
-            (Some(Tk::Letter(_)), 4)
-                if *self.tk(lo + 1) == Tk::LParen
-                    && matches!(self.tk(lo + 2), Tk::Letter(_))
-                    && *self.tk(lo + 3) == Tk::RParen =>
-            {
-                Some(self.render(lo, hi))
-            }
-            (Some(Tk::LParen), n) if n >= 3 && self.mate[lo] as usize == hi - 1 => {
-                let parts = self.split(lo + 1, hi - 1, |tk| *tk == Tk::Comma).ok()?;
-                for (a, b) in parts {
-                    if self.variable(a, b) != Some(b) {
-                        return None;
-                    }
-                }
-                Some(self.render(lo, hi))
-            }
-            _ => None,
-        }
     }
 
     /// The end of a variable with an optional subscript starting at `lo`.
@@ -480,11 +459,24 @@ impl<'t> Reader<'t> {
                 return number(&ast, negative, Some(unit.into()));
             }
         }
+        // Two words in a row (`We have`) are a sentence, never a product of variables.
+        if self.t[lo..hi]
+            .windows(2)
+            .any(|w| matches!((&w[0].tk, &w[1].tk), (Tk::Word(_), Tk::Word(_))) && w[1].space && !w[1].text)
+        {
+            return Err("a sentence, not an answer".into());
+        }
         let ast = whole?;
         if prefix.is_some() {
             return Err("a currency before a formula with variables".into());
         }
-        Ok(Value::Formula(ast))
+        if ast.has_pm() {
+            return Ok(Value::Set(vec![
+                Value::Formula(ast.clone(), 1),
+                Value::Formula(ast, -1),
+            ]));
+        }
+        Ok(Value::Formula(ast, 1))
     }
 
     /// A multiple-choice letter.
@@ -545,12 +537,24 @@ impl<'t> Reader<'t> {
         long_word
     }
 
-    /// Whether `lo..hi` has a word that is neither a unit nor a math name (so it is prose).
+    /// Whether `lo..hi` is a short phrase (at most [`MAX_PROSE_WORDS`] words, numbers and
+    /// signs, no operator, relation or sentence break) with a word that is neither a unit nor a math name. A longer text, such as a worked
+    /// solution, is not an answer.
     fn prose(&self, lo: usize, hi: usize) -> bool {
-        self.t[lo..hi].iter().any(|t| match &t.tk {
-            Tk::Word(w) => !units::is_unit_word(w) && !is_math_name(w),
+        let t = &self.t[lo..hi];
+        let words = t.iter().filter(|t| matches!(t.tk, Tk::Word(_))).count();
+        let plain = t.iter().enumerate().all(|(k, t)| match t.tk {
+            Tk::Word(_) | Tk::Letter(_) | Tk::Num(_) | Tk::Percent | Tk::Dollar | Tk::Currency(_) => true,
+            Tk::Degree | Tk::Sym(_) | Tk::Prime => true,
+            Tk::Minus | Tk::Plus => k == 0,
             _ => false,
-        })
+        });
+        words <= MAX_PROSE_WORDS
+            && plain
+            && t.iter().any(|t| match &t.tk {
+                Tk::Word(w) => !units::is_unit_word(w) && !is_math_name(w),
+                _ => false,
+            })
     }
 
     /// `lo..hi` as normalised text: lower case, one space between words where any was written,
@@ -580,6 +584,7 @@ impl<'t> Reader<'t> {
                 Tk::Letter(c) => s.push(c.to_ascii_lowercase()),
                 Tk::Greek(g) => s.push_str(g),
                 Tk::Num(n) => n.render(&mut s),
+                Tk::Rational(n, d) => s.push_str(&format!("{n}/{d}")),
                 Tk::Sym(c) | Tk::Currency(c) => s.push(*c),
                 Tk::Fn(_) => s.push_str("\\fn"),
                 other => s.push_str(symbol(other)),
@@ -587,6 +592,57 @@ impl<'t> Reader<'t> {
             prev_wordy = wordy;
         }
         s
+    }
+}
+
+/// A list whose items all name their values, with a name repeated (`x = 1, x = 2`;
+/// `p=5,q=2;p=7,q=2`), as the solutions it lists: a new solution starts where a name repeats;
+/// each solution of several names is the tuple of its values in the names' alphabetical order
+/// (`(p, q)`, `(x, y)`), a solution of one name is its value. Any other list is a set of its
+/// items (`x = 1, y = 2` stays named values).
+fn named_groups(items: Vec<Value>) -> Value {
+    if items.len() < 2 || !items.iter().all(|v| matches!(v, Value::Named(..))) {
+        return Value::Set(items);
+    }
+    let name = |v: &Value| match v {
+        Value::Named(n, _) => Some(n.clone()),
+        _ => None,
+    };
+    let mut seen = std::collections::HashSet::with_capacity(items.len());
+    if items.iter().filter_map(name).all(|n| seen.insert(n)) {
+        // One solution: kept as named values (it also equals the tuple of its values in the
+        // names' order, see `equal`).
+        return Value::Set(items);
+    }
+    let mut groups: Vec<Vec<(Box<str>, Value)>> = vec![Vec::new()];
+    seen.clear();
+    for v in items {
+        let Value::Named(n, v) = v else { continue };
+        if !seen.insert(n.clone()) {
+            groups.push(Vec::new());
+            seen.clear();
+            seen.insert(n.clone());
+        }
+        if let Some(g) = groups.last_mut() {
+            g.push((n, *v));
+        }
+    }
+    let mut solutions = Vec::with_capacity(groups.len());
+    for mut g in groups {
+        g.sort_by(|a, b| a.0.cmp(&b.0));
+        if g.len() == 1 {
+            solutions.extend(g.into_iter().map(|(_, v)| v));
+        } else {
+            solutions.push(Value::Seq {
+                open: Bracket::Paren,
+                close: Bracket::Paren,
+                items: g.into_iter().map(|(_, v)| v).collect(),
+            });
+        }
+    }
+    match solutions.len() {
+        1 => solutions.pop().unwrap_or(Value::Set(Vec::new())),
+        _ => Value::Set(solutions),
     }
 }
 
@@ -612,7 +668,8 @@ mod tests {
     fn kind(s: &str) -> &'static str {
         match read(s) {
             Ok(Value::Num { .. }) => "num",
-            Ok(Value::Formula(_)) => "formula",
+            Ok(Value::Formula(..)) => "formula",
+            Ok(Value::Ratio(_)) => "ratio",
             Ok(Value::Choice(_)) => "choice",
             Ok(Value::Text(_)) => "text",
             Ok(Value::Seq { .. }) => "seq",
@@ -642,7 +699,10 @@ mod tests {
             ("2 \\pm \\sqrt{3}", "set"),
             ("[0,1) \\cup (2,3]", "union"),
             ("\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "matrix"),
-            ("0 < x \\le 1", "relation"),
+            ("0 < x \\le 1", "seq"),
+            ("x^2 + y^2 = 1", "relation"),
+            ("11:21", "ratio"),
+            ("V_1:V_2 = 11:21", "ratio"),
             ("x = 5", "num"),
             ("5 or 7", "set"),
             ("about 12", "text"),
@@ -650,7 +710,8 @@ mod tests {
             ("1 + * 2", "unreadable"),
             ("[1, 2, 3)", "unreadable"),
             ("(1, 2", "unreadable"),
-            ("x \\approx 3", "unreadable"),
+            ("x \\approx 3", "num"),
+            ("x < 1 \\approx 3", "unreadable"),
         ];
         for (s, want) in cases {
             assert_eq!(kind(s), want, "{s:?}");
@@ -658,8 +719,19 @@ mod tests {
     }
 
     #[test]
-    fn names_are_kept_in_lists() {
+    fn named_lists_are_solutions() {
         match read("x = 1, y = 2") {
+            Ok(Value::Set(items)) => assert!(matches!(&items[1], Value::Named(n, _) if &**n == "y")),
+            other => panic!("{other:?}"),
+        }
+        match read("p=5,q=2;p=7,q=2") {
+            Ok(Value::Set(items)) => {
+                assert_eq!(items.len(), 2);
+                assert!(items.iter().all(|v| matches!(v, Value::Seq { .. })));
+            }
+            other => panic!("{other:?}"),
+        }
+        match read("x = 1, 2") {
             Ok(Value::Set(items)) => assert!(matches!(&items[0], Value::Named(n, _) if &**n == "x")),
             other => panic!("{other:?}"),
         }

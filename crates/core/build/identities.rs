@@ -1,0 +1,91 @@
+//! Which sources each kind of result depends on: one list of source prefixes (relative to the
+//! workspace's `crates/` folder, see `record/build/sources.rs`) per built-in adapter, one for
+//! reward entries, and one for everything. aorlta-core's build script hashes each list into an
+//! `AORLTA_SRC_<NAME>` variable that `crate::sources` puts into cache keys, so an edit changes
+//! the identity of exactly the results it can change. Included with `#[path]` by the build
+//! script and by the tests of `crate::sources`.
+
+/// What every leg and entry depends on: the record types of tasks, legs and entries, task
+/// loading, hashing, the adapter interface and the engine that runs the legs.
+const COMMON: &[&str] = &[
+    "record/src/lib",
+    "record/src/leg",
+    "record/src/task",
+    "record/src/entry",
+    "core/src/lib",
+    "core/src/error",
+    "core/src/hash",
+    "core/src/task",
+    "core/src/yaml",
+    "core/src/checks/mod",
+    "core/src/run/engine",
+];
+
+/// The Q&A adapters and answer extraction.
+const QA: &[&str] = &["core/src/checks/qa", "core/src/checks/answer"];
+
+/// The normaliser behind `normalised-match`.
+const NORMALISE: &[&str] = &["core/src/checks/normalise"];
+
+/// What compiling a kernel depends on: the kernel task spec and mangler, the kernel tools'
+/// set-up, the compiler driver, the source policy, the cubin reader, the fake compiler.
+const KERNEL_COMPILE: &[&str] = &[
+    "record/src/kernel",
+    "core/src/checks/kernel/mod",
+    "core/src/checks/kernel/config",
+    "core/src/checks/kernel/env",
+    "core/src/checks/kernel/compile",
+    "core/src/checks/kernel/compile_cache",
+    "core/src/checks/kernel/nvcc",
+    "core/src/checks/kernel/policy",
+    "core/src/checks/kernel/elf",
+    "core/src/checks/kernel/fake",
+    "core/src/run/lease",
+];
+
+/// What running the harness depends on besides compiling (the harness's own sources are in
+/// `aorlta_record::BUILD`, which the kernel-run and kernel-time identities carry).
+const KERNEL_RUN: &[&str] = &[
+    "core/src/checks/kernel/exec",
+    "core/src/checks/kernel/pool",
+    "core/src/checks/kernel/run",
+];
+
+/// What timing depends on besides running: the timing leg and the judge.
+const KERNEL_TIME: &[&str] = &["core/src/checks/kernel/time", "core/src/judge"];
+
+/// What an entry depends on besides its legs: the reward functions and profiles.
+const ENTRY: &[&str] = &["core/src/reward", "core/src/profile"];
+
+/// Files of the rule folders that no result depends on (checked by a test, so that a new file
+/// there is assigned to a list or named here on purpose).
+pub const NEUTRAL: &[&str] = &["core/src/checks/kernel/direct.rs"];
+
+/// The folders whose every file must be in a list or in [`NEUTRAL`].
+pub const RULE_FOLDERS: &[&str] = &[
+    "record/src",
+    "core/src/checks",
+    "core/src/judge",
+    "core/src/reward",
+];
+
+/// The folders the build script watches.
+pub const WATCHED: &[&str] = &["record/src", "core/src", "gpu/src"];
+
+/// Each identity's name (the suffix of its `AORLTA_SRC_` variable) and its prefixes.
+pub fn sets() -> Vec<(&'static str, Vec<&'static str>)> {
+    let join = |parts: &[&[&'static str]]| -> Vec<&'static str> { parts.concat() };
+    vec![
+        ("PARSE", join(&[COMMON, QA])),
+        ("REFERENCE_MATCH", join(&[COMMON, QA])),
+        ("NORMALISED_MATCH", join(&[COMMON, QA, NORMALISE])),
+        ("KERNEL_COMPILE", join(&[COMMON, KERNEL_COMPILE])),
+        ("KERNEL_RUN", join(&[COMMON, KERNEL_COMPILE, KERNEL_RUN])),
+        (
+            "KERNEL_TIME",
+            join(&[COMMON, KERNEL_COMPILE, KERNEL_RUN, KERNEL_TIME]),
+        ),
+        ("ENTRY", join(&[COMMON, ENTRY])),
+        ("ALL", WATCHED.to_vec()),
+    ]
+}
