@@ -1,10 +1,22 @@
 """Synchronous and asyncio clients for the AORLTA reward service.
 
 Both speak HTTP/1.1 with keep-alive using the standard library only (``http.client`` for the
-sync client, ``asyncio`` streams for the async one). Both split batches larger than
-``max_batch`` into several requests (answers keep item order), retry a ``503`` after its
-``Retry-After`` and a dropped connection a few times, and raise :class:`AorltaError` with the
-service's error code on any other refusal.
+sync client, ``asyncio`` streams for the async one). Both
+
+- split batches larger than ``max_batch`` into several requests (answers keep item order), and
+  split a request again when the service says it is larger than its queue (``413
+  batch-exceeds-queue``) or its item limit (``413 too-many-items``);
+- retry a ``503`` after its ``Retry-After``, and a dropped connection or a time-out after a
+  short back-off, for as long as ``retry_budget`` seconds allow;
+- wait ``timeout`` seconds for an answer, raised on first use above the service's longest item
+  time limit (from ``/healthz``), so a slow item is answered ``timed-out`` by the service rather
+  than abandoned by the client;
+- raise :class:`AorltaError` with the service's error code on any other refusal, or, with
+  ``on_unreachable="unscored"``, answer every item of a request that could not be delivered
+  within the budget as unscored (reason ``unreachable``) instead of raising.
+
+:class:`Coalescer` gathers concurrent single-item calls on one event loop into batched
+requests (verl awaits one ``compute_score`` per sample).
 """
 
 from __future__ import annotations
@@ -15,10 +27,13 @@ import json
 import os
 import threading
 import time
+import logging
 import urllib.parse
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 DEFAULT_URL = "http://127.0.0.1:8787"
+
+log = logging.getLogger("aorlta_client")
 
 #: An item: a mapping with ``task`` (an id or an inline task) and ``completion`` (and
 #: optionally ``id``), or a ``(task, completion)`` pair.
@@ -79,6 +94,25 @@ def _chunks(items: List[Dict[str, Any]], n: int) -> List[List[Dict[str, Any]]]:
     return [items[i : i + n] for i in range(0, len(items), n)] or [[]]
 
 
+#: The codes of a ``413`` that a smaller request avoids.
+SPLITTABLE = ("batch-exceeds-queue", "too-many-items")
+
+
+def unreachable_entry(item: Mapping[str, Any], reason: str) -> Dict[str, Any]:
+    """The unscored entry given to an item the service could not be asked about."""
+    task = item.get("task")
+    name = task if isinstance(task, str) else str((task or {}).get("id", "inline"))
+    return {
+        "id": item.get("id"),
+        "task": name,
+        "reward": None,
+        "scored": False,
+        "parts": None,
+        "reasons": [{"code": "unreachable", "detail": reason}],
+        "legs": [],
+    }
+
+
 class _Settings:
     """What both clients are configured with: where the service is and how to call it."""
 
@@ -88,12 +122,16 @@ class _Settings:
         *,
         profile: Optional[str],
         timeout: float,
-        retries: int,
+        retries: Optional[int],
         max_batch: int,
+        retry_budget: float,
+        on_unreachable: str,
     ):
         parsed = urllib.parse.urlsplit(url or default_url())
         if parsed.scheme != "http" or not parsed.hostname:
             raise ValueError(f"expected an http://HOST:PORT url, not {url!r}")
+        if on_unreachable not in ("raise", "unscored"):
+            raise ValueError(f"on_unreachable is 'raise' or 'unscored', not {on_unreachable!r}")
         self.host = parsed.hostname
         self.port = parsed.port or 80
         self.base = parsed.path.rstrip("/")
@@ -101,7 +139,39 @@ class _Settings:
         self.timeout = timeout
         self.retries = retries
         self.max_batch = max_batch
+        self.retry_budget = retry_budget
+        self.on_unreachable = on_unreachable
+        self._checked_timeout = False
 
+    def _retry_wait(self, attempt: int, status: int, headers: Mapping[str, str], start: float) -> Optional[float]:
+        """How long to wait before retry ``attempt`` (1-based), or None when the retry budget
+        (or the ``retries`` count) is spent. A 503 waits its ``Retry-After``; a transport
+        failure backs off from 0.1 s to 2 s."""
+        if self.retries is not None and attempt > self.retries:
+            return None
+        wait = _retry_after(headers, 1.0) if status == 503 else min(0.1 * 2**attempt, 2.0)
+        if time.monotonic() - start + wait > self.retry_budget:
+            return None
+        return wait
+
+    def _fit_timeout(self, health: Mapping[str, Any]) -> None:
+        """Raises ``timeout`` above the service's longest item time limit plus its queue wait."""
+        self._checked_timeout = True
+        limits = health.get("item_timeout_s") or {}
+        longest = max([float(v) for v in limits.values()] or [0.0])
+        need = longest + float(health.get("queue_wait_s", 0.0)) + 30.0
+        if longest and self.timeout < need:
+            log.warning(
+                "timeout %.0f s is below the service's item time limit of %.0f s; using %.0f s",
+                self.timeout, longest, need,
+            )
+            self.timeout = need
+
+    def _score_body(self, chunk: List[Dict[str, Any]], profile: Optional[str]) -> Dict[str, Any]:
+        body: Dict[str, Any] = {"items": chunk}
+        if profile or self.profile:
+            body["profile"] = profile or self.profile
+        return body
 
     def _get_reward_request(
         self,
@@ -132,8 +202,11 @@ class Client(_Settings):
     """A synchronous client; safe to share between threads (one connection per thread).
 
     ``url`` is the service's base URL; ``profile`` the default profile for requests (the
-    service's default when ``None``); ``timeout`` seconds per request; ``retries`` how often a
-    503 or a dropped connection is retried; ``max_batch`` the most items sent in one request.
+    service's default when ``None``); ``timeout`` seconds to wait for one answer (raised above
+    the service's item time limit on first use); ``retry_budget`` seconds within which 503s,
+    dropped connections and time-outs are retried (``retries`` caps the count too when given);
+    ``max_batch`` the most items sent in one request; ``on_unreachable`` ``"raise"`` (default)
+    or ``"unscored"``.
     """
 
     def __init__(
@@ -142,10 +215,15 @@ class Client(_Settings):
         *,
         profile: Optional[str] = None,
         timeout: float = 300.0,
-        retries: int = 5,
+        retries: Optional[int] = None,
         max_batch: int = 1024,
+        retry_budget: float = 600.0,
+        on_unreachable: str = "raise",
     ):
-        super().__init__(url, profile=profile, timeout=timeout, retries=retries, max_batch=max_batch)
+        super().__init__(
+            url, profile=profile, timeout=timeout, retries=retries, max_batch=max_batch,
+            retry_budget=retry_budget, on_unreachable=on_unreachable,
+        )
         self._local = threading.local()
 
     # -- transport -----------------------------------------------------------------------
@@ -165,13 +243,15 @@ class Client(_Settings):
 
     def request(self, method: str, path: str, body: Any = None) -> Tuple[int, Dict[str, str], bytes]:
         """Sends one request (JSON body when ``body`` is not None); returns status, headers and
-        body. Retries 503s and dropped connections; never raises for other statuses."""
+        body. Retries 503s, dropped connections and time-outs within the retry budget; never
+        raises for other statuses."""
         data = None if body is None else json.dumps(body).encode()
         headers = {"Content-Type": "application/json"} if data is not None else {}
-        attempt = 0
+        attempt, start = 0, time.monotonic()
         while True:
             try:
                 conn = self._conn()
+                conn.timeout = self.timeout
                 conn.request(method, self.base + path, body=data, headers=headers)
                 resp = conn.getresponse()
                 payload = resp.read()
@@ -180,15 +260,18 @@ class Client(_Settings):
                     self._drop()
             except (ConnectionError, http.client.HTTPException, OSError) as e:
                 self._drop()
-                if attempt >= self.retries:
-                    raise AorltaError(0, "unreachable", f"{self.host}:{self.port}: {e}") from e
                 attempt += 1
-                time.sleep(min(0.1 * 2**attempt, 2.0))
+                wait = self._retry_wait(attempt, 0, {}, start)
+                if wait is None:
+                    raise AorltaError(0, "unreachable", f"{self.host}:{self.port}: {e!r}") from e
+                time.sleep(wait)
                 continue
-            if resp.status == 503 and attempt < self.retries:
+            if resp.status == 503:
                 attempt += 1
-                time.sleep(_retry_after(hdrs, 1.0))
-                continue
+                wait = self._retry_wait(attempt, 503, hdrs, start)
+                if wait is not None:
+                    time.sleep(wait)
+                    continue
             return resp.status, hdrs, payload
 
     def _json(self, method: str, path: str, body: Any = None) -> Any:
@@ -211,14 +294,34 @@ class Client(_Settings):
 
     def score(self, items: Iterable[Item], profile: Optional[str] = None) -> List[Dict[str, Any]]:
         """Reward entries for ``items``, in order (``POST /v1/score``)."""
+        if not self._checked_timeout:
+            try:
+                self._fit_timeout(self.health())
+            except AorltaError:
+                self._checked_timeout = True
         batch = _items(items)
         out: List[Dict[str, Any]] = []
         for chunk in _chunks(batch, self.max_batch):
-            body: Dict[str, Any] = {"items": chunk}
-            if profile or self.profile:
-                body["profile"] = profile or self.profile
-            out.extend(self._json("POST", "/v1/score", body)["results"])
+            out.extend(self._score_chunk(chunk, profile))
         return out
+
+    def _score_chunk(self, chunk: List[Dict[str, Any]], profile: Optional[str]) -> List[Dict[str, Any]]:
+        try:
+            status, _, payload = self.request("POST", "/v1/score", self._score_body(chunk, profile))
+        except AorltaError as e:
+            if self.on_unreachable == "unscored":
+                return [unreachable_entry(it, e.message) for it in chunk]
+            raise
+        if status == 200:
+            return json.loads(payload)["results"]
+        err = _error(status, payload)
+        if status == 413 and err.code in SPLITTABLE and len(chunk) > 1:
+            half = (len(chunk) + 1) // 2
+            self.max_batch = min(self.max_batch, half)
+            return self._score_chunk(chunk[:half], profile) + self._score_chunk(chunk[half:], profile)
+        if status == 503 and self.on_unreachable == "unscored":
+            return [unreachable_entry(it, err.message) for it in chunk]
+        raise err
 
     def score_one(self, task: Any, completion: str, id: Optional[str] = None, profile: Optional[str] = None) -> Dict[str, Any]:
         """The reward entry of one completion."""
@@ -259,7 +362,7 @@ class AsyncClient(_Settings):
 
     Same arguments as :class:`Client`, plus ``connections``: the most requests in flight at
     once (more wait for a free connection). Use ``async with AsyncClient(...) as c``, or call
-    :meth:`aclose`.
+    :meth:`aclose`. One client belongs to one event loop.
     """
 
     def __init__(
@@ -268,11 +371,16 @@ class AsyncClient(_Settings):
         *,
         profile: Optional[str] = None,
         timeout: float = 300.0,
-        retries: int = 5,
+        retries: Optional[int] = None,
         max_batch: int = 1024,
+        retry_budget: float = 600.0,
+        on_unreachable: str = "raise",
         connections: int = 8,
     ):
-        super().__init__(url, profile=profile, timeout=timeout, retries=retries, max_batch=max_batch)
+        super().__init__(
+            url, profile=profile, timeout=timeout, retries=retries, max_batch=max_batch,
+            retry_budget=retry_budget, on_unreachable=on_unreachable,
+        )
         self._idle: List[Tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
         self._slots = asyncio.Semaphore(connections)
 
@@ -338,21 +446,24 @@ class AsyncClient(_Settings):
     async def request(self, method: str, path: str, body: Any = None) -> Tuple[int, Dict[str, str], bytes]:
         """As :meth:`Client.request`."""
         data = None if body is None else json.dumps(body).encode()
-        attempt = 0
+        attempt, start = 0, time.monotonic()
         async with self._slots:
             while True:
                 try:
                     status, headers, payload = await asyncio.wait_for(self._once(method, path, data), self.timeout)
                 except (ConnectionError, OSError, asyncio.IncompleteReadError, asyncio.TimeoutError, ValueError, IndexError) as e:
-                    if attempt >= self.retries:
+                    attempt += 1
+                    wait = self._retry_wait(attempt, 0, {}, start)
+                    if wait is None:
                         raise AorltaError(0, "unreachable", f"{self.host}:{self.port}: {e!r}") from e
-                    attempt += 1
-                    await asyncio.sleep(min(0.1 * 2**attempt, 2.0))
+                    await asyncio.sleep(wait)
                     continue
-                if status == 503 and attempt < self.retries:
+                if status == 503:
                     attempt += 1
-                    await asyncio.sleep(_retry_after(headers, 1.0))
-                    continue
+                    wait = self._retry_wait(attempt, 503, headers, start)
+                    if wait is not None:
+                        await asyncio.sleep(wait)
+                        continue
                 return status, headers, payload
 
     async def _json(self, method: str, path: str, body: Any = None) -> Any:
@@ -363,15 +474,33 @@ class AsyncClient(_Settings):
 
     async def score(self, items: Iterable[Item], profile: Optional[str] = None) -> List[Dict[str, Any]]:
         """As :meth:`Client.score`; chunks of a large batch are sent concurrently."""
+        if not self._checked_timeout:
+            try:
+                self._fit_timeout(await self.health())
+            except AorltaError:
+                self._checked_timeout = True
         batch = _items(items)
-        bodies = []
-        for chunk in _chunks(batch, self.max_batch):
-            body: Dict[str, Any] = {"items": chunk}
-            if profile or self.profile:
-                body["profile"] = profile or self.profile
-            bodies.append(body)
-        answers = await asyncio.gather(*(self._json("POST", "/v1/score", b) for b in bodies))
-        return [e for a in answers for e in a["results"]]
+        answers = await asyncio.gather(*(self._score_chunk(c, profile) for c in _chunks(batch, self.max_batch)))
+        return [e for a in answers for e in a]
+
+    async def _score_chunk(self, chunk: List[Dict[str, Any]], profile: Optional[str]) -> List[Dict[str, Any]]:
+        try:
+            status, _, payload = await self.request("POST", "/v1/score", self._score_body(chunk, profile))
+        except AorltaError as e:
+            if self.on_unreachable == "unscored":
+                return [unreachable_entry(it, e.message) for it in chunk]
+            raise
+        if status == 200:
+            return json.loads(payload)["results"]
+        err = _error(status, payload)
+        if status == 413 and err.code in SPLITTABLE and len(chunk) > 1:
+            half = (len(chunk) + 1) // 2
+            self.max_batch = min(self.max_batch, half)
+            a, b = await asyncio.gather(self._score_chunk(chunk[:half], profile), self._score_chunk(chunk[half:], profile))
+            return a + b
+        if status == 503 and self.on_unreachable == "unscored":
+            return [unreachable_entry(it, err.message) for it in chunk]
+        raise err
 
     async def score_one(self, task: Any, completion: str, id: Optional[str] = None, profile: Optional[str] = None) -> Dict[str, Any]:
         """The reward entry of one completion."""
@@ -394,3 +523,60 @@ class AsyncClient(_Settings):
     async def health(self) -> Dict[str, Any]:
         """``GET /healthz``."""
         return await self._json("GET", "/healthz")
+
+
+class Coalescer:
+    """Gathers single-item calls made concurrently on one event loop into batched requests.
+
+    ``await coalescer.score_one(task, completion)`` queues the item; the queue is sent as one
+    ``/v1/score`` request (split by the client as usual) when it reaches ``max_items`` or
+    ``linger`` seconds after its first item, whichever comes first. Each caller gets its own
+    entry. verl's reward loop awaits one ``compute_score`` per sample: thousands of them in a
+    step become a few requests.
+    """
+
+    def __init__(self, client: AsyncClient, *, linger: float = 0.005, max_items: Optional[int] = None):
+        self.client = client
+        self.linger = linger
+        self.max_items = max_items or client.max_batch
+        self._pending: List[Tuple[Dict[str, Any], "asyncio.Future[Dict[str, Any]]"]] = []
+        self._timer: Optional[asyncio.TimerHandle] = None
+        self._sending: "set[asyncio.Future[None]]" = set()
+        self.requests = 0
+
+    async def score_one(self, task: Any, completion: str, profile: Optional[str] = None) -> Dict[str, Any]:
+        """The entry of one completion, scored together with the calls around it."""
+        if profile is not None and profile != self.client.profile:
+            return await self.client.score_one(task, completion, profile=profile)
+        loop = asyncio.get_running_loop()
+        fut: "asyncio.Future[Dict[str, Any]]" = loop.create_future()
+        self._pending.append(({"task": task, "completion": completion}, fut))
+        if len(self._pending) >= self.max_items:
+            self._flush()
+        elif self._timer is None:
+            self._timer = loop.call_later(self.linger, self._flush)
+        return await fut
+
+    def _flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        batch, self._pending = self._pending, []
+        if batch:
+            self.requests += 1
+            # Held until done: the event loop keeps only weak references to tasks.
+            task = asyncio.ensure_future(self._send(batch))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+
+    async def _send(self, batch: List[Tuple[Dict[str, Any], "asyncio.Future[Dict[str, Any]]"]]) -> None:
+        try:
+            entries = await self.client.score([item for item, _ in batch])
+        except Exception as e:  # every caller learns of the failure
+            for _, fut in batch:
+                if not fut.done():
+                    fut.set_exception(e)
+            return
+        for (_, fut), entry in zip(batch, entries):
+            if not fut.done():
+                fut.set_result(entry)

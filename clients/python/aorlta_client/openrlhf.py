@@ -3,17 +3,22 @@
 The service speaks OpenRLHF's remote reward shape itself, so the usual recipe needs no
 Python: point the trainer at ``/get_reward`` and put the task ids in the label column::
 
-    --reward.remote_url http://HOST:8787/get_reward --label_key task
-    # (older OpenRLHF releases: --remote_rm_url http://HOST:8787/get_reward)
+    # OpenRLHF 0.10.2 and later (0.11.0 checked):
+    --reward.remote_url http://HOST:8787/get_reward --data.label_key task
+    # before 0.10.2:
+    --remote_rm_url http://HOST:8787/get_reward --label_key task
 
-The service removes each prompt from the front of its query to get the completion. An entry
-it cannot score gets the profile's ``unscored-value`` (0.0 by default) as its reward, and
-``extra_logs`` carries per-sample ``scored``, ``unscored`` and ``timed_out`` flags (1.0 or 0.0)
-that OpenRLHF logs with the batch.
+The service removes each prompt (and end/padding tokens) from its query to get the
+completion, accepting a left-truncated prompt. ``rewards`` is the entry's reward, or the
+profile's ``unscored-value`` (0.0 by default) when unscored; ``scores`` is correctness in
+[0, 1] (1.0 when every rewarded leg is clean), which OpenRLHF's dynamic filtering reads;
+``extra_logs`` carries per-sample ``scored``, ``unscored`` and ``timed_out`` flags. OpenRLHF
+sends one sample per request: the service queues it (``limits.queue-wait``) rather than
+refusing it when full. An empty or unknown label is refused (422 ``unknown-label``).
 
-OpenRLHF can also load a reward function file (``--reward.remote_url /path/to/openrlhf.py``,
-older ``--remote_rm_url``): this file's :func:`reward_func` calls the same endpoint at
-``$AORLTA_URL`` and returns torch tensors when torch is installed.
+OpenRLHF can also load a reward function file (the same flag given a ``.py`` path): this
+file's :func:`reward_func` calls the same endpoint at ``$AORLTA_URL`` and returns torch tensors
+when torch is installed.
 """
 
 from __future__ import annotations

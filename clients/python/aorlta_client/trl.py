@@ -1,32 +1,82 @@
-"""TRL drop-in: a reward function for ``GRPOTrainer(reward_funcs=[...])``.
+"""TRL drop-in: reward functions for ``GRPOTrainer(reward_funcs=[...])``.
 
-TRL calls a reward function as ``f(prompts=..., completions=..., **columns)`` where each
-dataset column arrives as a list. :func:`reward_func` builds one that reads the task id from
-the column ``task_key`` (default ``"task"``) and answers one float per completion, or ``None``
-for an entry the service could not score. TRL turns ``None`` into NaN and sums the reward
-functions with ``nansum``, so an unscored completion adds nothing from this function; when
-every reward function returns ``None`` for a completion, TRL warns and its total reward is 0.
+TRL calls a reward function as ``f(prompts=..., completions=..., completion_ids=...,
+**columns, trainer_state=..., log_extra=..., log_metric=...)`` where each dataset column arrives
+as a list. :func:`reward_func` (synchronous) and :func:`async_reward_func` (TRL runs ``async def``
+reward functions concurrently on its own event loop) build one that reads the task id from the
+column ``task_key`` (default ``"task"``) and answers one float per completion, or ``None`` for a
+completion the service could not score.
+
+- A row whose task is missing (``None``) or neither a task id nor an inline task object gets
+  ``None`` without a request.
+- Completions may be plain text or conversational: the last message's ``content``, which may
+  be a string, a list of content parts (their ``text`` parts are joined) or ``None`` (empty).
+- Through TRL's ``log_metric``, each call logs ``aorlta/unscored_frac`` and
+  ``aorlta/timed_out_frac`` (fractions of the batch's completions).
+
+TRL turns ``None`` into NaN and adds the reward functions up with ``nansum``. Since TRL 1.6 a
+completion for which *every* reward function returns ``None`` is left out of its group's mean
+and standard deviation (``grpo_trainer.py``), so an unscored completion does not move the
+baseline of the others; TRL warns about such rows.
 
     from aorlta_client.trl import reward_func
     trainer = GRPOTrainer(model=..., reward_funcs=[reward_func()], train_dataset=ds, ...)
-
-Conversational completions (lists of ``{"role", "content"}`` messages) are scored on their
-last message's content.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional
+import asyncio
+from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Tuple
 
-from aorlta_client.client import Client
+from aorlta_client.client import AsyncClient, Client
 
 
 def _text(completion: Any) -> str:
     if isinstance(completion, str):
         return completion
-    if isinstance(completion, list) and completion and isinstance(completion[-1], dict):
-        return str(completion[-1].get("content", ""))
+    if isinstance(completion, list) and completion and isinstance(completion[-1], Mapping):
+        content = completion[-1].get("content")
+        if content is None:
+            return ""
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            return "".join(
+                str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("type", "text") == "text"
+            )
+        return str(content)
     raise TypeError(f"a completion is a string or a list of messages, not {type(completion).__name__}")
+
+
+def _usable(task: Any) -> bool:
+    return (isinstance(task, str) and task.strip() != "") or (isinstance(task, Mapping) and "id" in task)
+
+
+def _requests(task_key: str, completions: List[Any], kwargs: Dict[str, Any]) -> Tuple[List[int], List[Dict[str, Any]]]:
+    if task_key not in kwargs:
+        raise KeyError(f"the dataset has no `{task_key}` column with task ids (pass task_key= to reward_func)")
+    tasks = kwargs[task_key]
+    rows, items = [], []
+    for i, (t, c) in enumerate(zip(tasks, completions)):
+        if _usable(t):
+            rows.append(i)
+            items.append({"task": t, "completion": _text(c)})
+    return rows, items
+
+
+def _answer(n: int, rows: List[int], entries: List[Dict[str, Any]], kwargs: Dict[str, Any]) -> List[Optional[float]]:
+    out: List[Optional[float]] = [None] * n
+    timed_out = 0
+    for i, e in zip(rows, entries):
+        if e.get("scored") and e.get("reward") is not None:
+            out[i] = float(e["reward"])
+        elif any(r.get("code") == "timed-out" for r in e.get("reasons") or []):
+            timed_out += 1
+    log_metric = kwargs.get("log_metric")
+    if callable(log_metric) and n:
+        log_metric("aorlta/unscored_frac", sum(r is None for r in out) / n)
+        log_metric("aorlta/timed_out_frac", timed_out / n)
+    return out
 
 
 def reward_func(
@@ -35,19 +85,41 @@ def reward_func(
     profile: Optional[str] = None,
     task_key: str = "task",
     client: Optional[Client] = None,
+    on_unreachable: str = "raise",
 ) -> Callable[..., List[Optional[float]]]:
-    """A TRL reward function backed by the service at ``url`` (``$AORLTA_URL`` by default)."""
-    c = client or Client(url, profile=profile)
+    """A TRL reward function backed by the service at ``url`` (``$AORLTA_URL`` by default).
+    ``on_unreachable="unscored"`` answers ``None`` when the service cannot be reached within
+    the client's retry budget instead of raising."""
+    c = client or Client(url, profile=profile, on_unreachable=on_unreachable)
 
     def aorlta(completions: List[Any], **kwargs: Any) -> List[Optional[float]]:
-        if task_key not in kwargs:
-            raise KeyError(
-                f"the dataset has no `{task_key}` column with task ids (pass task_key= to reward_func)"
-            )
-        tasks = kwargs[task_key]
-        items = [{"task": t, "completion": _text(c_)} for t, c_ in zip(tasks, completions)]
-        entries = c.score(items)
-        return [float(e["reward"]) if e.get("scored") and e.get("reward") is not None else None for e in entries]
+        rows, items = _requests(task_key, completions, kwargs)
+        entries = c.score(items) if items else []
+        return _answer(len(completions), rows, entries, kwargs)
+
+    aorlta.__name__ = "aorlta"
+    return aorlta
+
+
+def async_reward_func(
+    url: Optional[str] = None,
+    *,
+    profile: Optional[str] = None,
+    task_key: str = "task",
+    on_unreachable: str = "raise",
+    connections: int = 8,
+) -> Callable[..., Awaitable[List[Optional[float]]]]:
+    """As :func:`reward_func`, as an ``async def``: TRL awaits it on its own event loop,
+    concurrently with its other async reward functions. One :class:`AsyncClient` per loop."""
+    clients: Dict[int, AsyncClient] = {}
+
+    async def aorlta(completions: List[Any], **kwargs: Any) -> List[Optional[float]]:
+        loop = id(asyncio.get_running_loop())
+        if loop not in clients:
+            clients[loop] = AsyncClient(url, profile=profile, on_unreachable=on_unreachable, connections=connections)
+        rows, items = _requests(task_key, completions, kwargs)
+        entries = await clients[loop].score(items) if items else []
+        return _answer(len(completions), rows, entries, kwargs)
 
     aorlta.__name__ = "aorlta"
     return aorlta

@@ -1,22 +1,27 @@
-"""verl drop-in: a ``compute_score`` for verl's custom reward function.
+"""verl drop-in: reward functions for verl's ``custom_reward_function``.
 
 verl maps a reward to a number, so an unscored entry (``reward: null``) becomes
-``unscored_score`` (default 0.0) and the extra info says so: every answer is a dict
-``{"score": float, "aorlta_mask": 1.0 | 0.0}`` where ``aorlta_mask`` is 0.0 when the score is
-the stand-in. verl copies the dict's other keys into ``reward_extra_info`` (one list per key,
-logged with the batch); mask those samples out of your loss or metrics with it.
+``unscored_score`` (default 0.0), and the dict answers say so: ``{"score": float,
+"aorlta_mask": 1.0 | 0.0}`` where ``aorlta_mask`` is 0.0 when the score is the stand-in. verl
+copies the dict's other keys into ``reward_extra_info`` (one list per key, logged with the
+batch). **verl itself never reads ``aorlta_mask``**: its advantage estimators see the stand-in
+score like any other; docs/SERVICE.md says how to keep unscored samples out.
 
 The task id is the sample's ``reward_model.ground_truth``; ``extra_info["aorlta_task"]`` (an
 id or an inline task object) takes precedence when present.
 
-Single form (verl's ``naive`` reward manager)::
+Which function for which path (docs/SERVICE.md has the exact flags per verl version):
 
-    custom_reward_function.path=<site-packages>/aorlta_client/verl.py
-    custom_reward_function.name=compute_score
-
-Batch form (``reward_model.reward_manager=batch``, one request per batch)::
-
-    custom_reward_function.name=compute_score_batch
+- :func:`compute_score` (``async def``): the reward loop, verl's default path
+  (``reward_model.use_reward_loop=True`` at b178a3cd, the only path in verl 0.8.0). Its
+  ``naive`` manager awaits one call per sample; the calls made concurrently on one event loop
+  are gathered into batched requests (:class:`aorlta_client.client.Coalescer`).
+- :func:`compute_score_batch`: the legacy ``batch`` reward manager
+  (``reward_model.use_reward_loop=False reward_model.reward_manager=batch``, verl 0.7 and
+  b178a3cd); one request per ``max_batch`` items.
+- :func:`compute_score_sync`: the legacy ``naive`` manager (one request per sample).
+- :func:`compute_score_prime`: the legacy ``prime`` manager, which calls positionally in a
+  process pool and wants a float: the score alone (the mask cannot travel).
 
 The service URL is ``$AORLTA_URL`` (default ``http://127.0.0.1:8787``), or pass ``url=`` (and
 ``profile=``, ``unscored_score=``) through ``custom_reward_function.reward_kwargs``. This file
@@ -25,14 +30,16 @@ uses absolute imports because verl loads it by path.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from aorlta_client.client import Client, default_url
+from aorlta_client.client import AsyncClient, Client, Coalescer, default_url
 
 log = logging.getLogger("aorlta_client.verl")
 
 _clients: Dict[str, Client] = {}
+_coalescers: Dict[Tuple[int, str, Optional[str]], Coalescer] = {}
 
 
 def _client(url: Optional[str]) -> Client:
@@ -40,6 +47,14 @@ def _client(url: Optional[str]) -> Client:
     if u not in _clients:
         _clients[u] = Client(u)
     return _clients[u]
+
+
+def _coalescer(url: Optional[str], profile: Optional[str]) -> Coalescer:
+    """One async client and coalescer per event loop, URL and profile."""
+    key = (id(asyncio.get_running_loop()), url or default_url(), profile)
+    if key not in _coalescers:
+        _coalescers[key] = Coalescer(AsyncClient(key[1], profile=profile))
+    return _coalescers[key]
 
 
 def _task(ground_truth: Any, extra_info: Optional[dict]) -> Any:
@@ -57,7 +72,7 @@ def to_score(entry: Dict[str, Any], unscored_score: float = 0.0) -> Dict[str, An
     return {"score": float(unscored_score), "aorlta_mask": 0.0}
 
 
-def compute_score(
+async def compute_score(
     data_source: Any,
     solution_str: str,
     ground_truth: Any,
@@ -68,9 +83,42 @@ def compute_score(
     unscored_score: float = 0.0,
     **_: Any,
 ) -> Dict[str, Any]:
-    """verl's single form: the score of one response."""
+    """The reward loop's form: the score of one response, sent with the other responses being
+    scored at the same time."""
+    entry = await _coalescer(url, profile).score_one(_task(ground_truth, extra_info), solution_str)
+    return to_score(entry, unscored_score)
+
+
+def compute_score_sync(
+    data_source: Any,
+    solution_str: str,
+    ground_truth: Any,
+    extra_info: Optional[dict] = None,
+    *,
+    url: Optional[str] = None,
+    profile: Optional[str] = None,
+    unscored_score: float = 0.0,
+    **_: Any,
+) -> Dict[str, Any]:
+    """The legacy naive manager's form: the score of one response, one request."""
     entry = _client(url).score_one(_task(ground_truth, extra_info), solution_str, profile=profile)
     return to_score(entry, unscored_score)
+
+
+def compute_score_prime(
+    data_source: Any,
+    solution_str: str,
+    ground_truth: Any,
+    extra_info: Optional[dict] = None,
+    url: Optional[str] = None,
+    profile: Optional[str] = None,
+    unscored_score: float = 0.0,
+) -> float:
+    """The legacy prime manager's form (positional arguments, a float back). An unscored
+    entry's float is ``unscored_score``; prime keeps no extra info, so it is not marked."""
+    return compute_score_sync(
+        data_source, solution_str, ground_truth, extra_info, url=url, profile=profile, unscored_score=unscored_score
+    )["score"]
 
 
 def compute_score_batch(
@@ -84,7 +132,7 @@ def compute_score_batch(
     unscored_score: float = 0.0,
     **_: Any,
 ) -> List[Dict[str, Any]]:
-    """verl's batch form: the scores of a batch, in order, from one request per
+    """The legacy batch manager's form: the scores of a batch, in order, from one request per
     ``max_batch`` items."""
     infos = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
     items = [

@@ -1,52 +1,16 @@
-"""Starts a real ``aorlta serve`` on loopback for the tests (the binary is ``$AORLTA_BIN``,
-default ``target/debug/aorlta``; build it with ``cargo build -p aorlta``), over the Q&A
+"""Starts a real ``aorlta serve`` on loopback for the tests (``aorlta_service``), over the Q&A
 example's tasks and profile, and checks that it drains and exits 0 on SIGTERM at the end."""
-
-import os
-import pathlib
-import signal
-import subprocess
-import time
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[3]
-EXAMPLES = ROOT / "examples" / "qa"
-
-
-def _binary() -> pathlib.Path:
-    b = pathlib.Path(os.environ.get("AORLTA_BIN", ROOT / "target" / "debug" / "aorlta"))
-    if not b.exists():
-        pytest.exit(f"{b} does not exist: run `cargo build -p aorlta` or set AORLTA_BIN", 2)
-    return b
+from aorlta_service import EXAMPLES, start_server, stop_server
 
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):
-    d = tmp_path_factory.mktemp("serve")
-    config = d / "serve.yaml"
-    config.write_text(
-        f"tasks: {EXAMPLES / 'tasks.jsonl'}\n"
-        f"profiles: [{EXAMPLES / 'profile.yaml'}]\n"
-        "cache: {kind: none}\n"
-    )
-    ready = d / "addr"
-    proc = subprocess.Popen(
-        [str(_binary()), "serve", "--config", str(config), "--bind", "127.0.0.1:0", "--ready-file", str(ready)],
-        stdout=subprocess.DEVNULL,
-        env={**os.environ, "RUST_LOG": "warn"},
-    )
-    t0 = time.monotonic()
-    while not ready.exists():
-        if proc.poll() is not None:
-            pytest.fail(f"aorlta serve exited with {proc.returncode} before listening")
-        if time.monotonic() - t0 > 30:
-            proc.kill()
-            pytest.fail("aorlta serve did not start in 30 s")
-        time.sleep(0.01)
-    yield "http://" + ready.read_text().strip()
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=30) == 0, "the service drains and exits 0 on SIGTERM"
+    proc, url = start_server(tmp_path_factory.mktemp("serve"))
+    yield url
+    stop_server(proc)
 
 
 @pytest.fixture(scope="session")

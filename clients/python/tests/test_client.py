@@ -4,6 +4,7 @@ import asyncio
 import http.server
 import json
 import threading
+import time
 
 import pytest
 
@@ -89,6 +90,7 @@ class _Busy(http.server.BaseHTTPRequestHandler):
     """Answers 503 with Retry-After: 0 twice, then a score answer."""
 
     calls = 0
+    retry_after = "0"
 
     def do_POST(self):
         self.rfile.read(int(self.headers["Content-Length"]))
@@ -96,7 +98,7 @@ class _Busy(http.server.BaseHTTPRequestHandler):
         if type(self).calls <= 2:
             body = json.dumps({"error": {"code": "overloaded", "message": "full", "status": 503}}).encode()
             self.send_response(503)
-            self.send_header("Retry-After", "0")
+            self.send_header("Retry-After", type(self).retry_after)
         else:
             body = json.dumps({"results": [{"id": "a", "reward": 1.0, "scored": True}]}).encode()
             self.send_response(200)
@@ -107,6 +109,58 @@ class _Busy(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+
+def test_a_batch_over_the_queue_is_split_not_refused(tmp_path):
+    # The real service with a Q&A queue of 8: a batch of 20 is answered in pieces.
+    import os, pathlib, signal, subprocess, time
+
+    root = pathlib.Path(__file__).resolve().parents[3]
+    ex = root / "examples" / "qa"
+    cfg = tmp_path / "serve.yaml"
+    cfg.write_text(
+        f"tasks: {ex / 'tasks.jsonl'}\nprofiles: [{ex / 'profile.yaml'}]\ncache: {{kind: none}}\n"
+        "lanes:\n  qa: {workers: 1, queue-items: 8, item-timeout: 30s}\n"
+    )
+    ready = tmp_path / "addr"
+    binary = os.environ.get("AORLTA_BIN", str(root / "target" / "debug" / "aorlta"))
+    proc = subprocess.Popen([binary, "serve", "--config", str(cfg), "--bind", "127.0.0.1:0", "--ready-file", str(ready)], stdout=subprocess.DEVNULL)
+    try:
+        t0 = time.monotonic()
+        while not ready.exists():
+            assert time.monotonic() - t0 < 30 and proc.poll() is None
+            time.sleep(0.01)
+        url = "http://" + ready.read_text().strip()
+        c = Client(url)
+        entries = c.score([("qa-001", f"\\boxed{{{n}}}") for n in range(20)])
+        assert [e["id"] for e in entries] == [f"qa-001#{n}" for n in range(20)]
+        assert c.max_batch <= 8
+        health = c.health()
+        assert health["queue_items"]["qa"] == 8 and health["item_timeout_s"]["qa"] == 30.0
+        # The client waits longer than the service's longest item limit.
+        assert c.timeout > health["item_timeout_s"]["kernel"]
+        entries = asyncio.run(AsyncClient(url).score([("qa-001", f"\\boxed{{{n}}}") for n in range(20)]))
+        assert len(entries) == 20
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+
+
+def test_an_unreachable_service_can_answer_unscored():
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there now
+    url = f"http://127.0.0.1:{port}"
+    with pytest.raises(AorltaError) as e:
+        Client(url, retry_budget=0.5).score([("t", "x")])
+    assert e.value.code == "unreachable"
+    [entry] = Client(url, retry_budget=0.5, on_unreachable="unscored").score([("t", "x")])
+    assert (entry["scored"], entry["reward"], entry["reasons"][0]["code"]) == (False, None, "unreachable")
+    [entry] = asyncio.run(AsyncClient(url, retry_budget=0.5, on_unreachable="unscored").score([("t", "x")]))
+    assert entry["reasons"][0]["code"] == "unreachable"
 
 
 def test_a_503_is_retried_after_retry_after():
@@ -120,5 +174,11 @@ def test_a_503_is_retried_after_retry_after():
         with pytest.raises(AorltaError) as e:
             Client(url, retries=1).score([("t", "x")])
         assert e.value.code == "overloaded"
+        # Within a time budget: a Retry-After longer than what is left is not waited for.
+        _Busy.calls, _Busy.retry_after = 0, "30"
+        t0 = time.monotonic()
+        with pytest.raises(AorltaError):
+            Client(url, retry_budget=2.0).score([("t", "x")])
+        assert time.monotonic() - t0 < 5 and _Busy.calls == 1
     finally:
         srv.shutdown()

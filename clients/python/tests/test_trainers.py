@@ -1,5 +1,6 @@
 """Each trainer drop-in, called the way that trainer calls it."""
 
+import asyncio
 import importlib.util
 import json
 import urllib.request
@@ -27,12 +28,14 @@ def test_verl_single_and_batch_forms(server, monkeypatch, tasks):
     verl = _load_by_path("verl")
     t = tasks[0]
     good = f"so \\boxed{{{t['answer']}}}"
-    single = verl.compute_score(data_source="aorlta-qa", solution_str=good, ground_truth=t["id"], extra_info={"index": 0})
+    single = verl.compute_score_sync(data_source="aorlta-qa", solution_str=good, ground_truth=t["id"], extra_info={"index": 0})
     assert single == {"score": 1.0, "aorlta_mask": 1.0}
-    wrong = verl.compute_score("aorlta-qa", "\\boxed{-12345}", t["id"])
+    wrong = verl.compute_score_sync("aorlta-qa", "\\boxed{-12345}", t["id"])
     assert wrong == {"score": -0.5, "aorlta_mask": 1.0}
     # Unscored (unknown task): the stand-in score, masked.
-    assert verl.compute_score("aorlta-qa", good, "no-such-task", unscored_score=-0.1) == {"score": -0.1, "aorlta_mask": 0.0}
+    assert verl.compute_score_sync("aorlta-qa", good, "no-such-task", unscored_score=-0.1) == {"score": -0.1, "aorlta_mask": 0.0}
+    # prime's form: positional, a float.
+    assert verl.compute_score_prime("aorlta-qa", good, t["id"], None) == 1.0
     # Batch form, as verl's batch reward manager calls it; an inline task through extra_info.
     out = verl.compute_score_batch(
         data_sources=["aorlta-qa"] * 3,
@@ -43,6 +46,22 @@ def test_verl_single_and_batch_forms(server, monkeypatch, tasks):
     assert out[0] == single
     assert out[1] == {"score": 0.0, "aorlta_mask": 0.0}
     assert out[2] == {"score": 1.0, "aorlta_mask": 1.0}
+
+
+def test_verl_async_compute_score_coalesces_concurrent_calls(server, monkeypatch, tasks):
+    monkeypatch.setenv("AORLTA_URL", server)
+    verl = _load_by_path("verl")
+    samples = [(t["id"], f"so \\boxed{{{t['answer']}}}" if n % 2 else "\\boxed{-1}") for n, t in enumerate(tasks * 10)]
+
+    async def go():
+        out = await asyncio.gather(*(verl.compute_score("aorlta-qa", c, gt, {}) for gt, c in samples))
+        [coalescer] = [v for k, v in verl._coalescers.items() if k[0] == id(asyncio.get_running_loop())]
+        return out, coalescer.requests
+
+    out, requests = asyncio.run(go())
+    assert len(out) == len(samples) == 600
+    assert [o["score"] for o in out] == [1.0 if n % 2 else -0.5 for n in range(600)]
+    assert requests <= 3, f"600 concurrent calls took {requests} requests"
 
 
 def test_trl_reward_funcs(server, tasks):
@@ -60,6 +79,33 @@ def test_trl_reward_funcs(server, tasks):
     assert rewards == [1.0, -0.5, None], "right, wrong, unscored is None"
     with pytest.raises(KeyError):
         f(prompts=["p"], completions=["c"])
+    # Rows without a usable task get None without a request; content may be parts or None;
+    # the unscored and timed-out fractions go to log_metric.
+    logged = {}
+    rewards = f(
+        prompts=["p"] * 5,
+        completions=[
+            [{"role": "assistant", "content": [{"type": "text", "text": f"\\boxed{{{t['answer']}}}"}, {"type": "image"}]}],
+            [{"role": "assistant", "content": None}],
+            "\\boxed{1}",
+            "\\boxed{1}",
+            "\\boxed{1}",
+        ],
+        task=[t["id"], t["id"], None, 7, float("nan")],
+        log_metric=lambda k, v: logged.__setitem__(k, v),
+    )
+    assert rewards == [1.0, -1.0, None, None, None]
+    assert logged == {"aorlta/unscored_frac": 0.6, "aorlta/timed_out_frac": 0.0}
+    assert f(prompts=["p"], completions=["c"], task=[None]) == [None]
+
+
+def test_trl_async_reward_func(server, tasks):
+    from aorlta_client.trl import async_reward_func
+
+    f = async_reward_func(server)
+    t = tasks[2]
+    out = asyncio.run(f(prompts=["p", "p"], completions=[f"\\boxed{{{t['answer']}}}", "x"], task=[t["id"], None]))
+    assert out == [1.0, None]
 
 
 def test_openrlhf_remote_url_shape(server):
@@ -78,18 +124,19 @@ def test_openrlhf_remote_url_shape(server):
     with urllib.request.urlopen(req, timeout=60) as resp:
         out = json.loads(resp.read())
     assert set(out) == {"rewards", "scores", "extra_logs"}
-    assert len(out["rewards"]) == 3 and out["scores"] == out["rewards"]
+    assert len(out["rewards"]) == 3
     logs = out["extra_logs"]
     assert all(len(v) == 3 for v in logs.values())
     assert logs["unscored"][2] == 1.0 and out["rewards"][2] == 0.0, "prompt not a prefix: unscored"
     assert out["rewards"] == [1.0, -0.5, 0.0]
+    assert out["scores"] == [1.0, 0.0, 0.0], "scores are correctness in [0, 1]"
     assert logs["scored"] == [1.0, 1.0, 0.0]
 
 
 def test_openrlhf_reward_function_file(server, monkeypatch):
     monkeypatch.setenv("AORLTA_URL", server)
     mod = _load_by_path("openrlhf")
-    out = mod.reward_func(["P:\\boxed{391}", "P:x"], ["P:", "P:"], ["qa-001", "nope"])
+    out = mod.reward_func(["P:\\boxed{391}", "Q:x"], ["P:", "P:"], ["qa-001", "qa-001"])
     rewards = [float(x) for x in out["rewards"]]
     assert rewards == [1.0, 0.0]
-    assert [float(x) for x in out["extra_logs"]["unscored"]] [1] == 1.0
+    assert [float(x) for x in out["extra_logs"]["unscored"]][1] == 1.0

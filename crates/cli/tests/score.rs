@@ -169,3 +169,60 @@ fn a_bad_config_names_the_file_line_and_key() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("run.yaml:5") && err.contains("workers"), "{err}");
 }
+
+#[test]
+fn errors_name_the_path_and_say_the_os_error_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), 3);
+    std::fs::write(dir.path().join("a-file"), "").unwrap();
+    for (key, value) in [("out", "a-file/out"), ("cache", "a-file/cache.sqlite")] {
+        let text = std::fs::read_to_string(&config).unwrap();
+        let text = if key == "out" {
+            text.replace("out: out", &format!("out: {value}"))
+        } else {
+            format!("{text}cache: {value}\n")
+        };
+        let bad = dir.path().join(format!("bad-{key}.yaml"));
+        std::fs::write(&bad, text).unwrap();
+        let out = aorlta().args(["score", "--quiet"]).arg(&bad).output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("a-file"), "{key}: the path is named: {err}");
+        assert_eq!(
+            err.matches("os error").count(),
+            1,
+            "{key}: the OS error once: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_second_run_on_the_same_output_folder_is_refused_while_the_first_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), 20_000);
+    let first = aorlta()
+        .args(["score", "--quiet"])
+        .arg(&config)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = first;
+    // Wait until the first run holds its folder (its rewards file exists).
+    let t0 = Instant::now();
+    while !dir.path().join("out/rewards.jsonl").exists() {
+        assert!(t0.elapsed() < Duration::from_secs(30));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let second = aorlta().args(["score", "--quiet"]).arg(&config).output().unwrap();
+    let still_running = first.try_wait().unwrap().is_none();
+    assert!(first.wait().unwrap().success());
+    if still_running {
+        assert!(!second.status.success(), "the second run is refused");
+        let err = String::from_utf8_lossy(&second.stderr);
+        assert!(err.contains("another `aorlta score`"), "{err}");
+    }
+    // Whatever the timing, the first run's rewards are whole.
+    let lines = rewards(dir.path());
+    assert_eq!(lines.len(), 20_000);
+}

@@ -28,12 +28,14 @@ const QA: &[&str] = &["core/src/checks/qa", "core/src/checks/answer"];
 const NORMALISE: &[&str] = &["core/src/checks/normalise"];
 
 /// What compiling a kernel depends on: the kernel task spec and mangler, the kernel tools'
-/// set-up, the compiler driver, the source policy, the cubin reader, the fake compiler.
+/// set-up (and its bounded seed counters), the compiler driver, the source policy, the cubin
+/// reader, the fake compiler.
 const KERNEL_COMPILE: &[&str] = &[
     "record/src/kernel",
     "core/src/checks/kernel/mod",
     "core/src/checks/kernel/config",
     "core/src/checks/kernel/env",
+    "core/src/checks/kernel/generations",
     "core/src/checks/kernel/compile",
     "core/src/checks/kernel/compile_cache",
     "core/src/checks/kernel/nvcc",

@@ -6,13 +6,14 @@ use std::path::PathBuf;
 /// An error of AORLTA's own machinery.
 #[derive(Debug, thiserror::Error)]
 pub enum CoreError {
-    /// A file could not be read or written.
-    #[error("{path}: {source}")]
+    /// A file could not be read or written. The OS error is part of the message, not a
+    /// `source()`, so that a chain printed whole (`{:#}`) shows it once.
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
         /// The cause.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A YAML or JSON file could not be parsed; names the file, line and key where known.
     #[error("{path}:{line}: {message}")]
@@ -50,10 +51,10 @@ pub type Result<T, E = CoreError> = std::result::Result<T, E>;
 
 impl CoreError {
     /// An I/O error on a path.
-    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub fn io(path: impl Into<PathBuf>, error: std::io::Error) -> Self {
         CoreError::Io {
             path: path.into(),
-            source,
+            error,
         }
     }
 
@@ -63,5 +64,22 @@ impl CoreError {
             path: path.into(),
             message: message.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_io_error_names_its_path_and_says_the_os_error_once() {
+        let e = CoreError::io("/x/y", std::io::Error::from_raw_os_error(20));
+        let text = e.to_string();
+        assert!(text.starts_with("/x/y: "), "{text}");
+        assert_eq!(text.matches("os error 20").count(), 1, "{text}");
+        assert!(
+            std::error::Error::source(&e).is_none(),
+            "a chain printed whole repeats a source"
+        );
     }
 }

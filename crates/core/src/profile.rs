@@ -101,7 +101,7 @@ impl LoadedProfile {
         rewards: &RewardRegistry,
     ) -> Result<Self> {
         let profile: Profile = crate::yaml::from_str(text, origin)?;
-        Self::check(profile, origin, adapters, rewards)
+        Self::check(profile, origin, adapters, rewards).map_err(|e| with_line(e, text))
     }
 
     /// Checks a parsed profile.
@@ -124,6 +124,21 @@ impl LoadedProfile {
             .map_err(|e| bad(format!("field `reward-fn`: {e}")))?;
         if !(-1.0..=1.0).contains(&profile.clean_base) {
             return Err(bad("field `clean-base`: must be in [-1.0, 1.0]".into()));
+        }
+        let u = profile.unscored_value;
+        if !u.is_finite() || !(crate::reward::REWARD_MIN..=crate::reward::REWARD_MAX).contains(&u) {
+            return Err(bad(format!(
+                "field `unscored-value`: {u} is not a reward: it must be a finite number in [{}, {}]",
+                crate::reward::REWARD_MIN,
+                crate::reward::REWARD_MAX
+            )));
+        }
+        if u >= profile.clean_base {
+            return Err(bad(format!(
+                "field `unscored-value`: {u} would rank an unscored entry with or above a correct one \
+                 (`clean-base` {}); it must be below it",
+                profile.clean_base
+            )));
         }
         if let Some(l) = profile.length
             && (l.soft == 0 || l.soft > l.hard)
@@ -174,11 +189,77 @@ impl LoadedProfile {
         if profile.legs.iter().filter(|l| l.timing).count() > 1 {
             return Err(bad("field `legs`: at most one leg may be `timing`".into()));
         }
+        let graded = profile.legs.iter().any(|l| {
+            !l.informational
+                && (l.timing
+                    || l.on_broke.unwrap_or(crate::reward::base::DEFAULT_ON_BROKE) < profile.clean_base)
+        });
+        if !graded {
+            return Err(bad(format!(
+                "field `legs`: every candidate would get the same base ({}): no rewarded leg has an \
+                 `on-broke` below `clean-base` (informational legs are not rewarded)",
+                profile.clean_base
+            )));
+        }
         let canonical = serde_json::to_string(&profile).expect("a profile serialises");
         Ok(LoadedProfile {
             hash: hash_str(&canonical),
             profile,
         })
+    }
+}
+
+/// A check's error with the line it concerns: the line of the leg it names (`legs[2]
+/// (`name`)`), or of the field inside that leg, or of a top-level field (`field `x``).
+fn with_line(e: CoreError, text: &str) -> CoreError {
+    let CoreError::Invalid { path, message } = e else {
+        return e;
+    };
+    let quoted = |after: &str| -> Option<String> {
+        let rest = &message[message.find(after)? + after.len()..];
+        Some(rest[..rest.find('`')?].to_string())
+    };
+    let leg = message.starts_with("legs[").then(|| quoted("] (`")).flatten();
+    let field = quoted("field `").map(|f| f.split('.').next().unwrap_or_default().to_string());
+    let lines: Vec<&str> = text.lines().collect();
+    let key_at = |l: &str, key: &str| {
+        let t = l
+            .trim_start()
+            .trim_start_matches("- ")
+            .trim_start_matches('{')
+            .trim_start();
+        t.starts_with(&format!("{key}:"))
+            || l.contains(&format!(" {key}:"))
+            || l.contains(&format!("{{{key}:"))
+    };
+    let line = match (&leg, &field) {
+        (Some(name), f) => {
+            let start = lines.iter().position(|l| {
+                key_at(l, "name")
+                    && (l.contains(&format!("name: {name}")) || l.contains(&format!("name: \"{name}\"")))
+            });
+            start.map(|i| {
+                let end = lines[i + 1..]
+                    .iter()
+                    .position(|l| l.trim_start().starts_with("- "))
+                    .map_or(lines.len(), |n| i + 1 + n);
+                f.as_ref()
+                    .and_then(|f| (i..end).find(|&j| key_at(lines[j], f)))
+                    .unwrap_or(i)
+            })
+        }
+        (None, Some(f)) => lines
+            .iter()
+            .position(|l| !l.starts_with(' ') && l.starts_with(&format!("{f}:"))),
+        (None, None) => None,
+    };
+    match line {
+        Some(i) => CoreError::Parse {
+            path,
+            line: i + 1,
+            message,
+        },
+        None => CoreError::Invalid { path, message },
     }
 }
 
@@ -219,6 +300,53 @@ mod tests {
         assert!(err.starts_with("p.yaml:"), "{err}");
         assert!(err.contains("on-brok"), "{err}");
         assert!(!err.starts_with("p.yaml:0"), "{err}");
+    }
+
+    #[test]
+    fn every_number_keeps_the_reward_contract() {
+        for (value, why) in [
+            (".nan", "finite"),
+            (".inf", "finite"),
+            ("-.inf", "finite"),
+            ("5.0", "finite number in"),
+            ("1.0", "below"),
+        ] {
+            let err = load(&format!("unscored-value: {value}\n{GOOD}"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with("p.yaml:1: field `unscored-value`"),
+                "{value}: {err}"
+            );
+            assert!(err.contains(why), "{value}: {err}");
+        }
+        assert!(load(&format!("unscored-value: -0.25\n{GOOD}")).is_ok());
+        for value in [".nan", ".inf", "1.5"] {
+            let err = load(&GOOD.replace("on-broke: -0.5", &format!("on-broke: {value}")))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with("p.yaml:9: legs[1] (`ref.normalised`): field `on-broke`"),
+                "{value}: {err}"
+            );
+        }
+        let err = load(&format!("clean-base: .nan\n{GOOD}"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("p.yaml:1: field `clean-base`"), "{err}");
+    }
+
+    #[test]
+    fn a_ladder_that_gives_every_candidate_the_same_base_is_refused() {
+        let all_one = GOOD
+            .replace("on-broke: -1.0", "on-broke: 1")
+            .replace("on-broke: -0.5", "on-broke: 1");
+        let err = load(&all_one).unwrap_err().to_string();
+        assert!(err.contains("every candidate would get the same base"), "{err}");
+        let informational_only = "name: qa\nlegs:\n  - {name: parse, adapter: parse, informational: true}\n";
+        let err = load(informational_only).unwrap_err().to_string();
+        assert!(err.contains("every candidate would get the same base"), "{err}");
+        assert!(err.starts_with("p.yaml:2: field `legs`"), "{err}");
     }
 
     #[test]

@@ -3,11 +3,16 @@
 //! keys are an error naming the file, the line and the key; paths are relative to the file.
 
 use aorlta_core::CoreError;
+use aorlta_core::checks::kernel::GpuSet;
 use aorlta_core::profile::yaml_error;
 use serde::{Deserialize, Deserializer};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// OpenRLHF's total time limit for one remote reward request, in seconds (its
+/// `aiohttp.ClientTimeout(total=180)`).
+pub const OPENRLHF_REQUEST_LIMIT_S: u64 = 180;
 
 /// The address the service binds when neither the config nor `--bind` names one.
 pub const DEFAULT_BIND: &str = "127.0.0.1:8787";
@@ -32,10 +37,10 @@ pub struct ServeConfig {
     /// Where reward entries and expensive leg results are kept.
     #[serde(default)]
     pub cache: CacheConfig,
-    /// GPUs the kernel legs may lease: `all`, or a list of device indices. Empty (the default)
-    /// means none, which is what a Q&A-only service wants.
-    #[serde(default)]
-    pub gpus: Gpus,
+    /// GPUs the kernel legs may lease: `all`, or a list of device indices. `None` (the default,
+    /// written `none` or `[]`) means none, which is what a Q&A-only service wants.
+    #[serde(default, deserialize_with = "de_gpus")]
+    pub gpus: Option<GpuSet>,
     /// A folder for scratch files (compile folders); a fresh temporary folder when absent.
     #[serde(default)]
     pub work_dir: Option<PathBuf>,
@@ -53,6 +58,9 @@ pub struct ServeConfig {
     /// What inline tasks (a task object in place of a task id) may be.
     #[serde(default)]
     pub inline_tasks: InlineTasks,
+    /// How `/get_reward` reads OpenRLHF's queries.
+    #[serde(default)]
+    pub get_reward: GetReward,
     /// The file this config was read from (relative paths in `kernel:` resolve against it).
     #[serde(skip)]
     pub origin: PathBuf,
@@ -93,38 +101,33 @@ impl Default for CacheConfig {
     }
 }
 
-/// Which GPUs kernel legs may lease (SPEC §5).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum Gpus {
-    /// Every GPU the driver reports.
-    All,
-    /// These device indices (empty: none).
-    List(Vec<u32>),
-    /// None (the default).
-    #[default]
-    None,
-}
+/// `gpus`: `none` or `[]` (no GPU for the kernel lane), else what [`GpuSet`] reads (`all` or a
+/// list of device indices; see docs/SERVICE.md).
+fn de_gpus<'de, D: Deserializer<'de>>(d: D) -> Result<Option<GpuSet>, D::Error> {
+    struct Visit;
+    impl<'de> serde::de::Visitor<'de> for Visit {
+        type Value = Option<GpuSet>;
 
-impl<'de> Deserialize<'de> for Gpus {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Word(String),
-            List(Vec<u32>),
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("`all`, `none` or a list of device indices like [0, 1]")
         }
-        match Raw::deserialize(d).map_err(|_| {
-            serde::de::Error::custom("`gpus` is `all`, `none` or a list of device indices like [0, 1]")
-        })? {
-            Raw::Word(w) if w == "all" => Ok(Gpus::All),
-            Raw::Word(w) if w == "none" => Ok(Gpus::None),
-            Raw::Word(w) => Err(serde::de::Error::custom(format!(
-                "`gpus` is `all`, `none` or a list of device indices, not `{w}`"
-            ))),
-            Raw::List(l) if l.is_empty() => Ok(Gpus::None),
-            Raw::List(l) => Ok(Gpus::List(l)),
+
+        fn visit_str<E: serde::de::Error>(self, w: &str) -> Result<Self::Value, E> {
+            match w.trim() {
+                "none" => Ok(None),
+                w => w.parse().map(Some).map_err(E::custom),
+            }
+        }
+
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut list = Vec::new();
+            while let Some(i) = seq.next_element::<u32>()? {
+                list.push(i);
+            }
+            Ok((!list.is_empty()).then_some(GpuSet::List(list)))
         }
     }
+    d.deserialize_any(Visit)
 }
 
 /// The two scoring lanes.
@@ -176,7 +179,7 @@ impl LaneConfig {
         LaneConfig {
             workers: 2,
             queue_items: 256,
-            item_timeout: Duration::from_secs(600),
+            item_timeout: Duration::from_secs(150),
         }
     }
 
@@ -214,6 +217,20 @@ pub struct Limits {
     /// hold a request slot for ever).
     #[serde(default = "default_read_timeout", deserialize_with = "de_duration")]
     pub read_timeout: Duration,
+    /// Longest time the head of a request may take to arrive, counted from when the
+    /// connection is ready for it (so it also bounds an idle keep-alive connection); past it,
+    /// the connection is closed.
+    #[serde(default = "default_header_read_timeout", deserialize_with = "de_duration")]
+    pub header_read_timeout: Duration,
+    /// Most connections open at once; at the cap, the connection idle longest is closed to
+    /// make room. Default: three quarters of the process's file-descriptor limit.
+    #[serde(default)]
+    pub max_connections: Option<usize>,
+    /// `/get_reward` only: how long a request waits for a request slot and for room in its
+    /// lane before it is answered 503 (OpenRLHF sends one sample per request and does not
+    /// read `Retry-After`). `/v1/score` is answered 503 at once.
+    #[serde(default = "default_queue_wait", deserialize_with = "de_duration")]
+    pub queue_wait: Duration,
 }
 
 fn default_max_body() -> usize {
@@ -234,6 +251,12 @@ fn default_retry_after() -> Duration {
 fn default_read_timeout() -> Duration {
     Duration::from_secs(60)
 }
+fn default_header_read_timeout() -> Duration {
+    Duration::from_secs(30)
+}
+fn default_queue_wait() -> Duration {
+    Duration::from_secs(20)
+}
 
 impl Default for Limits {
     fn default() -> Self {
@@ -244,6 +267,36 @@ impl Default for Limits {
             max_requests_in_flight: default_max_requests(),
             retry_after: default_retry_after(),
             read_timeout: default_read_timeout(),
+            header_read_timeout: default_header_read_timeout(),
+            max_connections: None,
+            queue_wait: default_queue_wait(),
+        }
+    }
+}
+
+/// The `get-reward` section.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct GetReward {
+    /// Tokens removed from the end of a completion and from the front of a query and its
+    /// prompt (OpenRLHF decodes queries with their special tokens). Default: the end, padding
+    /// and beginning tokens of common chat templates (`<|im_end|>`, `<|endoftext|>`, `</s>`,
+    /// `<|eot_id|>`, `<pad>` ...).
+    #[serde(default = "default_special_tokens")]
+    pub special_tokens: Vec<String>,
+}
+
+fn default_special_tokens() -> Vec<String> {
+    crate::openrlhf::DEFAULT_SPECIAL_TOKENS
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+impl Default for GetReward {
+    fn default() -> Self {
+        GetReward {
+            special_tokens: default_special_tokens(),
         }
     }
 }
@@ -285,7 +338,8 @@ impl ServeConfig {
     /// Parses and checks a config given as text; `origin` names it in errors and is the base
     /// of relative paths.
     pub fn from_yaml(text: &str, origin: &Path) -> Result<Self, CoreError> {
-        let mut cfg: ServeConfig = serde_norway::from_str(text).map_err(|e| yaml_error(origin, &e))?;
+        let mut cfg: ServeConfig =
+            serde_norway::from_str(text).map_err(|e| name_the_key(yaml_error(origin, &e), text, &e))?;
         cfg.origin = origin.to_path_buf();
         let base = origin.parent().unwrap_or(Path::new(""));
         let resolve = |p: &mut PathBuf| {
@@ -308,6 +362,20 @@ impl ServeConfig {
         Ok(cfg)
     }
 
+    /// A warning when a `/get_reward` sample may wait (`queue-wait`) and then run (a lane's
+    /// `item-timeout`) longer than OpenRLHF waits for its answer.
+    pub fn get_reward_budget_warning(&self) -> Option<String> {
+        let longest = self.lanes.kernel.item_timeout.max(self.lanes.qa.item_timeout);
+        let worst = self.limits.queue_wait + longest;
+        (worst >= Duration::from_secs(OPENRLHF_REQUEST_LIMIT_S)).then(|| {
+            format!(
+                "`limits.queue-wait` plus the longest `item-timeout` is {} s: OpenRLHF gives up on a \
+                 remote reward request after {OPENRLHF_REQUEST_LIMIT_S} s, so keep the sum below that",
+                worst.as_secs_f64()
+            )
+        })
+    }
+
     fn check(&self, origin: &Path) -> Result<(), CoreError> {
         let bad = |m: &str| Err(CoreError::invalid(origin, m));
         if self.tasks.is_empty() {
@@ -323,6 +391,12 @@ impl ServeConfig {
         if l.max_requests_in_flight == 0 {
             return bad("field `limits.max-requests-in-flight`: must be at least 1");
         }
+        if l.max_connections == Some(0) {
+            return bad("field `limits.max-connections`: must be at least 1");
+        }
+        if l.header_read_timeout.is_zero() {
+            return bad("field `limits.header-read-timeout`: must be above 0");
+        }
         for (name, lane) in [("qa", &self.lanes.qa), ("kernel", &self.lanes.kernel)] {
             if lane.queue_items == 0 || lane.item_timeout.is_zero() {
                 return Err(CoreError::invalid(
@@ -335,42 +409,51 @@ impl ServeConfig {
     }
 }
 
-/// A duration written as `250ms`, `10s`, `5m` or `1h` (or a number of seconds).
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let n: f64 = num
-        .parse()
-        .map_err(|_| format!("`{s}` is not a duration like `250ms`, `10s`, `5m`"))?;
-    let secs = match unit.trim() {
-        "ms" => n / 1000.0,
-        "" | "s" => n,
-        "m" => n * 60.0,
-        "h" => n * 3600.0,
-        other => return Err(format!("`{other}` is not a duration unit (ms, s, m, h)")),
+/// Adds the key to a value error whose message names only the enclosing section (serde reports
+/// the path down to the struct that holds the key): the key is read off the line the error
+/// points at.
+fn name_the_key(err: CoreError, text: &str, e: &serde_norway::Error) -> CoreError {
+    let CoreError::Parse { path, line, message } = err else {
+        return err;
     };
-    Duration::try_from_secs_f64(secs).map_err(|e| format!("`{s}`: {e}"))
+    let key = e.location().and_then(|loc| {
+        let l = text.lines().nth(loc.line().checked_sub(1)?)?;
+        // The value the message quotes, found on the line, is preceded by its key (flow maps
+        // such as `{queue-items: 8, item-timeout: 1 week}` hold several keys on one line).
+        let quoted = message.split('`').nth(1).filter(|q| !q.is_empty());
+        let col = loc.column().saturating_sub(1);
+        let before = match quoted {
+            Some(q) => &l[..l.find(q)?],
+            None => l.get(..col + l.get(col..)?.find(':')?)?,
+        };
+        let before = before.trim_end().trim_end_matches(':');
+        let key = before
+            .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .next()?;
+        (!key.is_empty()).then(|| key.to_string())
+    });
+    let message = match key {
+        Some(k) if !message.contains(&format!("`{k}`")) && !message.contains(&format!("{k}:")) => {
+            format!("key `{k}`: {message}")
+        }
+        _ => message,
+    };
+    CoreError::Parse { path, line, message }
 }
 
-/// A size written as `16 MiB`, `512 KiB`, `100 B` (or a number of bytes).
+/// A duration as humantime writes it (`250ms`, `10s`, `5m`, `1h 30m`).
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    humantime::parse_duration(s.trim())
+        .map_err(|e| format!("`{s}` is not a duration like `250ms`, `10s`, `5m`: {e}"))
+}
+
+/// A size as bytesize writes it (`16 MiB`, `512 KiB`, `100 B`, `2MB`, or a number of bytes).
 pub fn parse_bytes(s: &str) -> Result<usize, String> {
-    let s = s.trim();
-    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let n: usize = num
+    let size: bytesize::ByteSize = s
+        .trim()
         .parse()
-        .map_err(|_| format!("`{s}` is not a size like `16 MiB`, `512 KiB`"))?;
-    let mult: usize = match unit.trim() {
-        "" | "B" => 1,
-        "KiB" => 1 << 10,
-        "MiB" => 1 << 20,
-        "GiB" => 1 << 30,
-        other => return Err(format!("`{other}` is not a size unit (B, KiB, MiB, GiB)")),
-    };
-    n.checked_mul(mult).ok_or_else(|| format!("`{s}` is too large"))
+        .map_err(|e| format!("`{s}` is not a size like `16 MiB`, `512 KiB`: {e}"))?;
+    usize::try_from(size.as_u64()).map_err(|_| format!("`{s}` is too large"))
 }
 
 fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D::Error> {
@@ -423,7 +506,7 @@ mod tests {
         assert_eq!(c.bind.to_string(), DEFAULT_BIND);
         assert_eq!(c.tasks, vec![PathBuf::from("/cfg/t.jsonl")]);
         assert_eq!(c.profiles, vec![PathBuf::from("/cfg/p.yaml")]);
-        assert_eq!(c.gpus, Gpus::None);
+        assert_eq!(c.gpus, None);
         assert_eq!(c.cache, CacheConfig::Memory { max_entries: 100_000 });
         assert_eq!(c.limits.max_body_bytes, 16 << 20);
         assert_eq!(c.lanes.qa.item_timeout, Duration::from_secs(10));
@@ -445,7 +528,7 @@ mod tests {
                 path: "/cfg/c/cache.sqlite".into()
             }
         );
-        assert_eq!(c.gpus, Gpus::List(vec![0, 1]));
+        assert_eq!(c.gpus, Some(GpuSet::List(vec![0, 1])));
         assert_eq!(c.lanes.qa.worker_count(), 3);
         assert_eq!(c.lanes.qa.item_timeout, Duration::from_millis(250));
         assert_eq!(
@@ -454,7 +537,28 @@ mod tests {
         );
         assert_eq!(c.limits.max_body_bytes, 2 << 20);
         assert_eq!(c.limits.retry_after, Duration::from_secs(2));
-        assert_eq!(parse(&format!("{MIN}gpus: all\n")).unwrap().gpus, Gpus::All);
+        assert_eq!(
+            parse(&format!("{MIN}gpus: all\n")).unwrap().gpus,
+            Some(GpuSet::All)
+        );
+        assert_eq!(parse(&format!("{MIN}gpus: none\n")).unwrap().gpus, None);
+        assert_eq!(parse(&format!("{MIN}gpus: []\n")).unwrap().gpus, None);
+    }
+
+    #[test]
+    fn get_reward_defaults_fit_openrlhfs_180_s_request_limit() {
+        let c = parse(MIN).unwrap();
+        let longest = c.lanes.kernel.item_timeout.max(c.lanes.qa.item_timeout);
+        assert!(
+            c.limits.queue_wait + longest < Duration::from_secs(OPENRLHF_REQUEST_LIMIT_S),
+            "a queued /get_reward sample is answered before OpenRLHF gives up on it"
+        );
+        assert!(c.get_reward_budget_warning().is_none());
+        let slow = parse(&format!(
+            "{MIN}lanes:\n  kernel: {{queue-items: 8, item-timeout: 10m}}\n"
+        ))
+        .unwrap();
+        assert!(slow.get_reward_budget_warning().unwrap().contains("180"));
     }
 
     #[test]
@@ -477,19 +581,35 @@ mod tests {
         ))
         .unwrap_err();
         assert!(err.contains("lanes.qa"), "{err}");
+        for (text, key) in [
+            ("limits:\n  retry-after: soon\n", "retry-after"),
+            ("limits:\n  max-body-bytes: 3 parsecs\n", "max-body-bytes"),
+            (
+                "lanes:\n  qa: {queue-items: 8, item-timeout: 1 fortnight}\n",
+                "item-timeout",
+            ),
+            ("gpus: [0, x]\n", "gpus"),
+        ] {
+            let err = parse(&format!("{MIN}{text}")).unwrap_err();
+            assert!(err.starts_with("/cfg/serve.yaml:"), "{err}");
+            assert!(err.contains(key), "{key}: {err}");
+            let line: usize = err.split(':').nth(1).unwrap().parse().unwrap();
+            assert!((3..=4).contains(&line), "{err}");
+        }
     }
 
     #[test]
     fn durations_and_sizes() {
         assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
-        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1m 30s"), Ok(Duration::from_secs(90)));
         assert!(parse_duration("ten").is_err());
-        assert!(parse_duration("3 weeks").is_err());
+        assert!(parse_duration("3 fortnights").is_err());
         assert_eq!(parse_bytes("16 MiB"), Ok(16 << 20));
         assert_eq!(parse_bytes("512KiB"), Ok(512 << 10));
         assert_eq!(parse_bytes("7"), Ok(7));
-        assert!(parse_bytes("1 PB").is_err());
-        assert!(parse_bytes("99999999999999 GiB").is_err());
+        assert_eq!(parse_bytes("2 MB"), Ok(2_000_000));
+        assert!(parse_bytes("1 parsec").is_err());
+        assert!(parse_bytes("lots").is_err());
     }
 }

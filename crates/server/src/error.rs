@@ -18,6 +18,9 @@ pub struct ApiError {
     pub message: String,
     /// For 503: how long the client should wait before retrying.
     pub retry_after: Option<Duration>,
+    /// The answer says `Connection: close`: the request's body was not read to its end, so the
+    /// connection cannot carry another request.
+    pub close: bool,
 }
 
 /// The JSON body of an error response: `{"error": {"code", "message", "status"}}`.
@@ -46,7 +49,13 @@ impl ApiError {
             code,
             message: message.into(),
             retry_after: None,
+            close: false,
         }
+    }
+
+    /// The same error, answered with `Connection: close`.
+    pub fn closing(self) -> Self {
+        ApiError { close: true, ..self }
     }
 
     /// 400 `malformed-json`: the body is not JSON (or not UTF-8).
@@ -118,6 +127,10 @@ impl IntoResponse for ApiError {
             },
         };
         let mut resp = (self.status, axum::Json(body)).into_response();
+        if self.close {
+            resp.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
         if let Some(after) = self.retry_after {
             let secs = after.as_secs_f64().ceil().max(1.0) as u64;
             resp.headers_mut()
@@ -159,13 +172,14 @@ pub enum ServerError {
         /// What is missing.
         message: String,
     },
-    /// The scratch folder, a worker thread or the socket failed.
-    #[error("{what}: {source}")]
+    /// The scratch folder, a worker thread or the socket failed (the OS error is part of the
+    /// message, not a `source()`, so a chain printed whole shows it once).
+    #[error("{what}: {error}")]
     Io {
-        /// What was being done.
+        /// What was being done, naming the path it concerns.
         what: String,
         /// The cause.
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }
 

@@ -38,11 +38,13 @@ enum Slot {
 
 /// Scores a batch with one engine: resolves each item, admits the rest to the queue whole
 /// (or refuses the request: 503 when the queue is full, 413 when it could never fit), and
-/// awaits every answer. Entries come back in item order.
+/// awaits every answer. Entries come back in item order. With `admit_by`, a batch that finds
+/// its lane full waits for room until then before it is refused.
 pub async fn score_all(
     state: &AppState,
     engine: &Arc<Engine>,
     items: Vec<Item>,
+    admit_by: Option<tokio::time::Instant>,
 ) -> Result<Vec<RewardEntry>, ApiError> {
     let mut slots = Vec::with_capacity(items.len());
     let mut works = Vec::new();
@@ -55,7 +57,11 @@ pub async fn score_all(
             Err(e) => slots.push(Slot::Ready(e)),
         }
     }
-    let waiters = state.scheduler.submit(works).map_err(|e| match e {
+    let submitted = match admit_by {
+        None => state.scheduler.submit(works),
+        Some(deadline) => state.scheduler.submit_until(works, deadline).await,
+    };
+    let waiters = submitted.map_err(|e| match e {
         SubmitError::Overloaded { .. } | SubmitError::Closed => {
             state.metrics.add_shed();
             ApiError::overloaded(e.to_string(), state.limits.retry_after)

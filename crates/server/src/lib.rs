@@ -9,9 +9,11 @@
 
 pub mod bench;
 pub mod config;
+pub mod conn;
 pub mod error;
 pub mod items;
 pub mod metrics;
+pub mod openrlhf;
 pub mod queue;
 pub mod routes;
 pub mod state;
@@ -22,26 +24,18 @@ pub use error::{ApiError, ServerError};
 pub use routes::app;
 pub use state::AppState;
 
-use axum::serve::ListenerExt;
 use std::future::Future;
 use std::sync::Arc;
 
 /// Serves `state` on `listener` until `shutdown` completes, then drains: no new connections,
 /// every request already accepted is answered, the workers finish their queues and stop.
+/// Connections are capped and request heads time-limited ([`conn`]).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: Arc<AppState>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let listener = listener.tap_io(|tcp| {
-        // Small JSON answers must not wait for Nagle's algorithm.
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %e, "could not set TCP_NODELAY");
-        }
-    });
-    axum::serve(listener, app(Arc::clone(&state)))
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    conn::accept_loop(listener, Arc::clone(&state), shutdown).await;
     tracing::info!("every accepted request is answered; stopping the workers");
     let s = Arc::clone(&state);
     tokio::task::spawn_blocking(move || s.scheduler.shutdown())

@@ -1,16 +1,22 @@
-//! The service's counters and histograms, rendered as Prometheus text on `GET /metrics`:
-//! requests by route and status, answered items by leg and state, entries by profile and
-//! outcome, leg and request durations, queue depth per lane, work shared by identical items,
-//! time-outs, cache hits and misses, GPU leases held.
+//! The service's counters, gauges and histograms, exposed on `GET /metrics` in the OpenMetrics
+//! text format by the `prometheus-client` crate: requests by route and status, answered items
+//! by leg and state, entries by profile and outcome, leg and request durations, queue depth per
+//! lane, work shared by identical items, time-outs, cache hits and misses, GPU leases held.
 //!
-//! Updates are aggregated per request (or per computed entry) and merged under one short lock,
-//! so the hot path takes a handful of locks per request, not per item.
+//! Per-item updates are aggregated per request (or per computed entry) before they touch a
+//! label family, so the hot path takes a handful of locks per request, not per item. Values
+//! owned by other parts of the service (queue depths, cache statistics, leases) are read at
+//! render time through [`Gauges`].
 
 use aorlta_record::{LegState, RewardEntry};
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
 use std::collections::BTreeMap;
-use std::fmt::Write;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// Upper bounds (seconds) of the leg duration buckets.
@@ -22,47 +28,8 @@ pub const REQUEST_BUCKETS: [f64; 12] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0, 30.0,
 ];
 
-/// A cumulative histogram with fixed buckets.
-#[derive(Debug, Clone)]
-pub struct Histogram {
-    bounds: &'static [f64],
-    counts: Vec<u64>,
-    sum: f64,
-    count: u64,
-}
-
-impl Histogram {
-    /// An empty histogram over `bounds` (ascending upper bounds; `+Inf` is implied).
-    pub fn new(bounds: &'static [f64]) -> Self {
-        Histogram {
-            bounds,
-            counts: vec![0; bounds.len()],
-            sum: 0.0,
-            count: 0,
-        }
-    }
-
-    /// Adds one observation.
-    pub fn observe(&mut self, v: f64) {
-        if let Some(i) = self.bounds.iter().position(|b| v <= *b) {
-            self.counts[i] += 1;
-        }
-        self.sum += v;
-        self.count += 1;
-    }
-
-    fn render(&self, out: &mut String, name: &str, labels: &str) {
-        let mut cumulative = 0;
-        let sep = if labels.is_empty() { "" } else { "," };
-        for (b, c) in self.bounds.iter().zip(&self.counts) {
-            cumulative += c;
-            let _ = writeln!(out, "{name}_bucket{{{labels}{sep}le=\"{b}\"}} {cumulative}");
-        }
-        let _ = writeln!(out, "{name}_bucket{{{labels}{sep}le=\"+Inf\"}} {}", self.count);
-        let _ = writeln!(out, "{name}_sum{{{labels}}} {}", self.sum);
-        let _ = writeln!(out, "{name}_count{{{labels}}} {}", self.count);
-    }
-}
+/// The content type of the exposition.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// Values read at render time from other parts of the service.
 #[derive(Debug, Clone, Default)]
@@ -71,29 +38,104 @@ pub struct Gauges {
     pub lanes: Vec<(&'static str, usize, usize)>,
     /// Scoring requests being read or answered.
     pub requests_in_flight: usize,
+    /// Connections open now.
+    pub connections: usize,
     /// Cache entry lookups that hit and missed (None without a cache).
     pub cache: Option<(u64, u64)>,
     /// GPU leases held by this service now.
     pub gpu_leases_held: usize,
 }
 
-#[derive(Debug, Default)]
-struct Counts {
-    requests: BTreeMap<(String, u16), u64>,
-    request_durations: BTreeMap<String, Histogram>,
-    items: BTreeMap<(String, LegState), u64>,
-    entries: BTreeMap<(String, &'static str), u64>,
-    leg_durations: BTreeMap<String, Histogram>,
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RouteStatus {
+    route: String,
+    status: u16,
 }
 
-/// Every counter the service keeps.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Route {
+    route: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct LegStateLabel {
+    leg: String,
+    state: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ProfileOutcome {
+    profile: String,
+    outcome: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Leg {
+    leg: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Lane {
+    lane: &'static str,
+}
+
+type HistogramFamily<L> = Family<L, Histogram, fn() -> Histogram>;
+
+fn request_histogram() -> Histogram {
+    Histogram::new(REQUEST_BUCKETS)
+}
+
+fn leg_histogram() -> Histogram {
+    Histogram::new(LEG_BUCKETS)
+}
+
+/// Every metric the service keeps, in one registry.
+#[derive(Debug)]
 pub struct Metrics {
-    counts: Mutex<Counts>,
-    computed: AtomicU64,
-    shared: AtomicU64,
-    timed_out: AtomicU64,
-    shed: AtomicU64,
+    registry: Registry,
+    requests: Family<RouteStatus, Counter>,
+    request_durations: HistogramFamily<Route>,
+    items: Family<LegStateLabel, Counter>,
+    entries: Family<ProfileOutcome, Counter>,
+    leg_durations: HistogramFamily<Leg>,
+    computed: Counter,
+    shared: Counter,
+    timed_out: Counter,
+    shed: Counter,
+    connections_refused: Counter,
+    queue_depth: Family<Lane, Gauge>,
+    queue_capacity: Family<Lane, Gauge>,
+    requests_in_flight: Gauge,
+    connections: Gauge,
+    cache_hits: Counter,
+    cache_misses: Counter,
+    gpu_leases_held: Gauge,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let m = Metrics {
+            registry: Registry::default(),
+            requests: Family::default(),
+            request_durations: Family::new_with_constructor(request_histogram),
+            items: Family::default(),
+            entries: Family::default(),
+            leg_durations: Family::new_with_constructor(leg_histogram),
+            computed: Counter::default(),
+            shared: Counter::default(),
+            timed_out: Counter::default(),
+            shed: Counter::default(),
+            connections_refused: Counter::default(),
+            queue_depth: Family::default(),
+            queue_capacity: Family::default(),
+            requests_in_flight: Gauge::default(),
+            connections: Gauge::default(),
+            cache_hits: Counter::default(),
+            cache_misses: Counter::default(),
+            gpu_leases_held: Gauge::default(),
+        };
+        m.register()
+    }
 }
 
 /// The outcome label of an answered entry.
@@ -108,17 +150,108 @@ fn outcome(e: &RewardEntry) -> &'static str {
 }
 
 impl Metrics {
-    fn counts(&self) -> std::sync::MutexGuard<'_, Counts> {
-        self.counts.lock().unwrap_or_else(|e| e.into_inner())
+    /// Registers every metric under its exposed name (counters get `_total` when encoded; the
+    /// encoder ends each help text with a period).
+    fn register(mut self) -> Self {
+        let r = &mut self.registry;
+        r.register(
+            "aorlta_requests",
+            "Requests answered, by route and status",
+            self.requests.clone(),
+        );
+        r.register(
+            "aorlta_request_duration_seconds",
+            "Time from a request's arrival to its answer, by route",
+            self.request_durations.clone(),
+        );
+        r.register(
+            "aorlta_items",
+            "Answered items, by leg and that leg's state",
+            self.items.clone(),
+        );
+        r.register(
+            "aorlta_entries",
+            "Answered entries, by profile and outcome (scored, unscored, error)",
+            self.entries.clone(),
+        );
+        r.register(
+            "aorlta_leg_duration_seconds",
+            "Time each leg took when it ran (cached and skipped legs are not counted)",
+            self.leg_durations.clone(),
+        );
+        r.register(
+            "aorlta_items_computed",
+            "Entries computed by a worker",
+            self.computed.clone(),
+        );
+        r.register(
+            "aorlta_items_shared",
+            "Items answered from an identical item already in flight",
+            self.shared.clone(),
+        );
+        r.register(
+            "aorlta_items_timed_out",
+            "Items answered timed-out",
+            self.timed_out.clone(),
+        );
+        r.register(
+            "aorlta_requests_shed",
+            "Requests refused with 503",
+            self.shed.clone(),
+        );
+        r.register(
+            "aorlta_connections_closed_at_cap",
+            "Connections closed because the connection cap was reached: a new one when every open connection was busy, or the one idle longest to make room",
+            self.connections_refused.clone(),
+        );
+        r.register(
+            "aorlta_queue_depth",
+            "Items admitted and not finished (queued or running), by lane",
+            self.queue_depth.clone(),
+        );
+        r.register(
+            "aorlta_queue_capacity",
+            "Most items a lane admits",
+            self.queue_capacity.clone(),
+        );
+        r.register(
+            "aorlta_requests_in_flight",
+            "Scoring requests being read or answered",
+            self.requests_in_flight.clone(),
+        );
+        r.register(
+            "aorlta_connections",
+            "Connections open now",
+            self.connections.clone(),
+        );
+        r.register(
+            "aorlta_cache_hits",
+            "Cache entry lookups that hit",
+            self.cache_hits.clone(),
+        );
+        r.register(
+            "aorlta_cache_misses",
+            "Cache entry lookups that missed",
+            self.cache_misses.clone(),
+        );
+        r.register(
+            "aorlta_gpu_leases_held",
+            "GPU leases this service holds now",
+            self.gpu_leases_held.clone(),
+        );
+        self
     }
 
     /// One answered request on `route` (a route template, never a raw path).
     pub fn observe_request(&self, route: &str, status: u16, elapsed: Duration) {
-        let mut c = self.counts();
-        *c.requests.entry((route.to_string(), status)).or_default() += 1;
-        c.request_durations
-            .entry(route.to_string())
-            .or_insert_with(|| Histogram::new(&REQUEST_BUCKETS))
+        self.requests
+            .get_or_create(&RouteStatus {
+                route: esc(route),
+                status,
+            })
+            .inc();
+        self.request_durations
+            .get_or_create(&Route { route: esc(route) })
             .observe(elapsed.as_secs_f64());
     }
 
@@ -132,209 +265,95 @@ impl Metrics {
                 *items.entry((&leg.name, leg.state)).or_default() += 1;
             }
         }
-        let mut c = self.counts();
         for ((leg, state), n) in items {
-            *c.items.entry((leg.to_string(), state)).or_default() += n;
+            self.items
+                .get_or_create(&LegStateLabel {
+                    leg: esc(leg),
+                    state: state.to_string(),
+                })
+                .inc_by(n);
         }
-        for ((profile, o), n) in outcomes {
-            *c.entries.entry((profile.to_string(), o)).or_default() += n;
+        for ((profile, outcome), n) in outcomes {
+            self.entries
+                .get_or_create(&ProfileOutcome {
+                    profile: esc(profile),
+                    outcome,
+                })
+                .inc_by(n);
         }
     }
 
     /// One entry computed by a worker: leg durations of the legs that ran.
     pub fn observe_computed(&self, e: &RewardEntry) {
-        self.computed.fetch_add(1, Ordering::Relaxed);
-        let mut c = self.counts();
+        self.computed.inc();
         for leg in e
             .legs
             .iter()
             .filter(|l| !l.cached && l.state != LegState::Skipped)
         {
-            if let Some(h) = c.leg_durations.get_mut(&leg.name) {
-                h.observe(leg.elapsed_s);
-            } else {
-                let mut h = Histogram::new(&LEG_BUCKETS);
-                h.observe(leg.elapsed_s);
-                c.leg_durations.insert(leg.name.clone(), h);
-            }
+            self.leg_durations
+                .get_or_create(&Leg { leg: esc(&leg.name) })
+                .observe(leg.elapsed_s);
         }
     }
 
     /// Items that joined an identical item already in flight instead of being computed.
     pub fn add_shared(&self, n: u64) {
-        self.shared.fetch_add(n, Ordering::Relaxed);
+        self.shared.inc_by(n);
     }
 
     /// Items answered `timed-out`.
     pub fn add_timed_out(&self, n: u64) {
-        self.timed_out.fetch_add(n, Ordering::Relaxed);
+        self.timed_out.inc_by(n);
     }
 
     /// Requests refused with 503 because a queue or the request limit was full.
     pub fn add_shed(&self) {
-        self.shed.fetch_add(1, Ordering::Relaxed);
+        self.shed.inc();
+    }
+
+    /// A connection closed because the connection cap was reached.
+    pub fn add_connection_refused(&self) {
+        self.connections_refused.inc();
     }
 
     /// Entries computed so far (not cached answers, not shared ones).
     pub fn computed(&self) -> u64 {
-        self.computed.load(Ordering::Relaxed)
+        self.computed.get()
     }
 
-    /// The Prometheus text exposition.
+    /// The OpenMetrics text exposition, with the render-time values of `g`.
     pub fn render(&self, g: &Gauges) -> String {
-        let mut out = String::with_capacity(4096);
-        let c = self.counts();
-        header(
-            &mut out,
-            "aorlta_requests_total",
-            "counter",
-            "Requests answered, by route and status.",
-        );
-        for ((route, status), n) in &c.requests {
-            let _ = writeln!(
-                out,
-                "aorlta_requests_total{{route=\"{}\",status=\"{status}\"}} {n}",
-                esc(route)
-            );
+        for (lane, depth, cap) in &g.lanes {
+            let l = Lane { lane };
+            self.queue_depth.get_or_create(&l).set(gauge(*depth));
+            self.queue_capacity.get_or_create(&l).set(gauge(*cap));
         }
-        header(
-            &mut out,
-            "aorlta_request_duration_seconds",
-            "histogram",
-            "Time from a request's arrival to its answer, by route.",
-        );
-        for (route, h) in &c.request_durations {
-            h.render(
-                &mut out,
-                "aorlta_request_duration_seconds",
-                &format!("route=\"{}\"", esc(route)),
-            );
-        }
-        header(
-            &mut out,
-            "aorlta_items_total",
-            "counter",
-            "Answered items, by leg and that leg's state.",
-        );
-        for ((leg, state), n) in &c.items {
-            let _ = writeln!(
-                out,
-                "aorlta_items_total{{leg=\"{}\",state=\"{state}\"}} {n}",
-                esc(leg)
-            );
-        }
-        header(
-            &mut out,
-            "aorlta_entries_total",
-            "counter",
-            "Answered entries, by profile and outcome (scored, unscored, error).",
-        );
-        for ((profile, o), n) in &c.entries {
-            let _ = writeln!(
-                out,
-                "aorlta_entries_total{{profile=\"{}\",outcome=\"{o}\"}} {n}",
-                esc(profile)
-            );
-        }
-        header(
-            &mut out,
-            "aorlta_leg_duration_seconds",
-            "histogram",
-            "Time each leg took when it ran (cached and skipped legs are not counted).",
-        );
-        for (leg, h) in &c.leg_durations {
-            h.render(
-                &mut out,
-                "aorlta_leg_duration_seconds",
-                &format!("leg=\"{}\"", esc(leg)),
-            );
-        }
-        drop(c);
-        let counters = [
-            (
-                "aorlta_items_computed_total",
-                "Entries computed by a worker.",
-                &self.computed,
-            ),
-            (
-                "aorlta_items_shared_total",
-                "Items answered from an identical item already in flight.",
-                &self.shared,
-            ),
-            (
-                "aorlta_items_timed_out_total",
-                "Items answered timed-out.",
-                &self.timed_out,
-            ),
-            (
-                "aorlta_requests_shed_total",
-                "Requests refused with 503.",
-                &self.shed,
-            ),
-        ];
-        for (name, help, v) in counters {
-            header(&mut out, name, "counter", help);
-            let _ = writeln!(out, "{name} {}", v.load(Ordering::Relaxed));
-        }
-        header(
-            &mut out,
-            "aorlta_queue_depth",
-            "gauge",
-            "Items admitted and not finished (queued or running), by lane.",
-        );
-        for (lane, depth, _) in &g.lanes {
-            let _ = writeln!(out, "aorlta_queue_depth{{lane=\"{lane}\"}} {depth}");
-        }
-        header(
-            &mut out,
-            "aorlta_queue_capacity",
-            "gauge",
-            "Most items a lane admits.",
-        );
-        for (lane, _, cap) in &g.lanes {
-            let _ = writeln!(out, "aorlta_queue_capacity{{lane=\"{lane}\"}} {cap}");
-        }
-        header(
-            &mut out,
-            "aorlta_requests_in_flight",
-            "gauge",
-            "Scoring requests being read or answered.",
-        );
-        let _ = writeln!(out, "aorlta_requests_in_flight {}", g.requests_in_flight);
+        self.requests_in_flight.set(gauge(g.requests_in_flight));
+        self.connections.set(gauge(g.connections));
         let (hits, misses) = g.cache.unwrap_or((0, 0));
-        header(
-            &mut out,
-            "aorlta_cache_hits_total",
-            "counter",
-            "Cache entry lookups that hit.",
-        );
-        let _ = writeln!(out, "aorlta_cache_hits_total {hits}");
-        header(
-            &mut out,
-            "aorlta_cache_misses_total",
-            "counter",
-            "Cache entry lookups that missed.",
-        );
-        let _ = writeln!(out, "aorlta_cache_misses_total {misses}");
-        header(
-            &mut out,
-            "aorlta_gpu_leases_held",
-            "gauge",
-            "GPU leases this service holds now.",
-        );
-        let _ = writeln!(out, "aorlta_gpu_leases_held {}", g.gpu_leases_held);
+        // Counters owned by the cache: mirrored, never decreasing (the cache's own are monotone).
+        self.cache_hits.inner().fetch_max(hits, Ordering::Relaxed);
+        self.cache_misses.inner().fetch_max(misses, Ordering::Relaxed);
+        self.gpu_leases_held.set(gauge(g.gpu_leases_held));
+        let mut out = String::with_capacity(8192);
+        prometheus_client::encoding::text::encode(&mut out, &self.registry)
+            .expect("writing to a String cannot fail");
         out
     }
 }
 
-fn header(out: &mut String, name: &str, kind: &str, help: &str) {
-    let _ = writeln!(out, "# HELP {name} {help}");
-    let _ = writeln!(out, "# TYPE {name} {kind}");
+/// A label value as the text format needs it (backslash, quote and newline escaped); the
+/// encoder writes label values as they are.
+fn esc(s: &str) -> String {
+    if !s.contains(['\\', '"', '\n']) {
+        return s.to_string();
+    }
+    s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
 }
 
-/// Escapes a label value (backslash, quote, newline).
-fn esc(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+fn gauge(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 #[cfg(test)]
@@ -372,20 +391,21 @@ mod tests {
         let text = m.render(&Gauges {
             lanes: vec![("qa", 3, 100)],
             requests_in_flight: 1,
+            connections: 2,
             cache: Some((7, 9)),
             gpu_leases_held: 0,
         });
         for line in [
             "aorlta_requests_total{route=\"/v1/score\",status=\"200\"} 2",
             "aorlta_requests_total{route=\"/v1/score\",status=\"503\"} 1",
-            "aorlta_request_duration_seconds_bucket{route=\"/v1/score\",le=\"0.005\"} 2",
+            "aorlta_request_duration_seconds_bucket{le=\"0.005\",route=\"/v1/score\"} 2",
             "aorlta_request_duration_seconds_count{route=\"/v1/score\"} 3",
             "aorlta_items_total{leg=\"parse\",state=\"clean\"} 2",
             "aorlta_items_total{leg=\"ref.exact\",state=\"broke\"} 1",
             "aorlta_entries_total{profile=\"qa\",outcome=\"scored\"} 2",
             "aorlta_entries_total{profile=\"qa\",outcome=\"error\"} 1",
-            "aorlta_leg_duration_seconds_bucket{leg=\"ref.exact\",le=\"0.001\"} 0",
-            "aorlta_leg_duration_seconds_bucket{leg=\"ref.exact\",le=\"0.01\"} 1",
+            "aorlta_leg_duration_seconds_bucket{le=\"0.001\",leg=\"ref.exact\"} 0",
+            "aorlta_leg_duration_seconds_bucket{le=\"0.01\",leg=\"ref.exact\"} 1",
             "aorlta_leg_duration_seconds_count{leg=\"ref.exact\"} 1",
             "aorlta_items_computed_total 1",
             "aorlta_items_shared_total 4",
@@ -394,6 +414,12 @@ mod tests {
             "aorlta_cache_hits_total 7",
             "aorlta_cache_misses_total 9",
             "aorlta_gpu_leases_held 0",
+            "aorlta_requests_in_flight 1",
+            "aorlta_connections 2",
+            "# TYPE aorlta_requests counter",
+            "# TYPE aorlta_request_duration_seconds histogram",
+            "# TYPE aorlta_queue_depth gauge",
+            "# EOF",
         ] {
             assert!(text.lines().any(|l| l == line), "missing `{line}` in\n{text}");
         }
@@ -401,6 +427,12 @@ mod tests {
 
     #[test]
     fn label_values_are_escaped() {
-        assert_eq!(esc("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+        let m = Metrics::default();
+        m.observe_request("a\"b\\c\nd", 200, Duration::from_millis(1));
+        let text = m.render(&Gauges::default());
+        assert!(
+            text.contains("aorlta_requests_total{route=\"a\\\"b\\\\c\\nd\",status=\"200\"} 1"),
+            "{text}"
+        );
     }
 }

@@ -2,7 +2,8 @@
 //! environment, exactly as `aorlta score` builds them), the scoring queue, the limits and the
 //! metrics. Built once from a [`ServeConfig`].
 
-use crate::config::{CacheConfig, Gpus, InlineTasks, Limits, ServeConfig};
+use crate::config::{CacheConfig, InlineTasks, Limits, ServeConfig};
+use crate::conn::{Connections, default_max_connections};
 use crate::error::{ApiError, ServerError};
 use crate::metrics::{Gauges, Metrics};
 use crate::queue::{LaneSpec, Scheduler};
@@ -31,9 +32,9 @@ impl ServeEnv {
     pub fn build(cfg: &ServeConfig) -> Result<Self, ServerError> {
         let (work_dir, scratch) = match &cfg.work_dir {
             Some(d) => {
-                std::fs::create_dir_all(d).map_err(|source| ServerError::Io {
+                std::fs::create_dir_all(d).map_err(|error| ServerError::Io {
                     what: format!("creating work-dir {}", d.display()),
-                    source,
+                    error,
                 })?;
                 (d.clone(), None)
             }
@@ -41,19 +42,14 @@ impl ServeEnv {
                 let t = tempfile::Builder::new()
                     .prefix("aorlta-serve-")
                     .tempdir()
-                    .map_err(|source| ServerError::Io {
-                        what: "creating a scratch folder".into(),
-                        source,
+                    .map_err(|error| ServerError::Io {
+                        what: format!("creating a scratch folder in {}", std::env::temp_dir().display()),
+                        error,
                     })?;
                 (t.path().to_path_buf(), Some(t))
             }
         };
-        let gpus = match &cfg.gpus {
-            Gpus::All => Some(GpuSet::All),
-            Gpus::List(l) => Some(GpuSet::List(l.clone())),
-            Gpus::None => None,
-        };
-        let kernel = KernelEnv::from_section(cfg.kernel.as_ref(), &cfg.origin, &work_dir, gpus)
+        let kernel = KernelEnv::from_section(cfg.kernel.as_ref(), &cfg.origin, &work_dir, cfg.gpus.clone())
             .map_err(ServerError::Load)?;
         Ok(ServeEnv {
             env: Arc::new(Env { work_dir, kernel }),
@@ -76,13 +72,16 @@ pub struct AppState {
     pub limits: Limits,
     /// What inline tasks may be.
     pub inline: InlineTasks,
+    special_tokens: Vec<String>,
     /// The scoring queue.
     pub scheduler: Scheduler,
     /// Counters for `/metrics`.
     pub metrics: Arc<Metrics>,
+    /// The open connections (capped).
+    pub connections: Arc<Connections>,
     cache: Option<Arc<dyn Cache>>,
     requests: Arc<Semaphore>,
-    gpus: Gpus,
+    gpus: Option<GpuSet>,
     env: Arc<Env>,
 }
 
@@ -136,6 +135,9 @@ impl AppState {
                     .join(", "),
             });
         }
+        if let Some(w) = cfg.get_reward_budget_warning() {
+            tracing::warn!("{}: {w}", config_path.display());
+        }
         let tasks = Arc::new(tasks);
         let metrics = Arc::new(Metrics::default());
         let lane = |l: &crate::config::LaneConfig| LaneSpec {
@@ -144,9 +146,9 @@ impl AppState {
             timeout: l.item_timeout,
         };
         let scheduler = Scheduler::start(lane(&cfg.lanes.qa), lane(&cfg.lanes.kernel), Arc::clone(&metrics))
-            .map_err(|source| ServerError::Io {
+            .map_err(|error| ServerError::Io {
                 what: "starting the scoring workers".into(),
-                source,
+                error,
             })?;
         let engines = profiles
             .into_iter()
@@ -161,7 +163,12 @@ impl AppState {
             tasks,
             limits: cfg.limits.clone(),
             inline: cfg.inline_tasks.clone(),
+            special_tokens: cfg.get_reward.special_tokens.clone(),
             scheduler,
+            connections: Arc::new(Connections::new(
+                cfg.limits.max_connections.unwrap_or_else(default_max_connections),
+                Arc::clone(&metrics),
+            )),
             metrics,
             cache,
             requests: Arc::new(Semaphore::new(cfg.limits.max_requests_in_flight)),
@@ -195,17 +202,27 @@ impl AppState {
         &self.default_profile
     }
 
+    /// The tokens `/get_reward` strips from queries, prompts and completions.
+    pub fn special_tokens(&self) -> &[String] {
+        &self.special_tokens
+    }
+
     /// The service's tasks.
     pub fn tasks(&self) -> &Arc<TaskSet> {
         &self.tasks
     }
 
-    /// The GPUs the config names.
-    pub fn gpus(&self) -> &Gpus {
-        &self.gpus
+    /// The GPUs the config names (`None`: the kernel lane has none).
+    pub fn gpus(&self) -> Option<&GpuSet> {
+        self.gpus.as_ref()
     }
 
     /// A place for one scoring request, or 503 when `max-requests-in-flight` are being served.
+    ///
+    /// A semaphore taken in the handler, not tower's `ConcurrencyLimit` + `LoadShed` layers
+    /// (whose features the workspace no longer enables): only the scoring routes are limited,
+    /// so health and metrics answer under load, and the refusal is the service's own 503 with
+    /// `Retry-After`, counted in the metrics.
     pub fn request_permit(&self) -> Result<OwnedSemaphorePermit, ApiError> {
         Arc::clone(&self.requests).try_acquire_owned().map_err(|_| {
             self.metrics.add_shed();
@@ -219,11 +236,23 @@ impl AppState {
         })
     }
 
+    /// A place for one `/get_reward` request, waiting for one until `deadline`; then 503.
+    pub async fn request_permit_until(
+        &self,
+        deadline: tokio::time::Instant,
+    ) -> Result<OwnedSemaphorePermit, ApiError> {
+        match tokio::time::timeout_at(deadline, Arc::clone(&self.requests).acquire_owned()).await {
+            Ok(Ok(p)) => Ok(p),
+            _ => self.request_permit(),
+        }
+    }
+
     /// The values `/metrics` reads at render time.
     pub fn gauges(&self) -> Gauges {
         Gauges {
             lanes: self.scheduler.depths(),
             requests_in_flight: self.limits.max_requests_in_flight - self.requests.available_permits(),
+            connections: self.connections.open(),
             cache: self.cache.as_ref().map(|c| {
                 let s = c.stats();
                 (s.hits, s.misses)

@@ -17,19 +17,52 @@ pub struct ScoreRequest {
     pub items: Vec<ScoreItem>,
 }
 
-/// One item of a score request.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// One item of a score request: a JSON object (a positional array is refused).
+#[derive(Debug, Clone)]
 pub struct ScoreItem {
     /// The item's id, echoed in its entry; `<task>#<index>` (0-based index in `items`) when
     /// absent.
-    #[serde(default)]
     pub id: Option<String>,
     /// A task id the service knows, or an inline task object: a Q&A task
     /// `{"id", "prompt", "answer"}` or a kernel task spec.
     pub task: TaskRef,
     /// The model's text.
     pub completion: String,
+}
+
+impl<'de> Deserialize<'de> for ScoreItem {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{Error, MapAccess, Visitor};
+        const FIELDS: &[&str] = &["id", "task", "completion"];
+        struct Item;
+        impl<'de> Visitor<'de> for Item {
+            type Value = ScoreItem;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an item object with `task` and `completion` (and optionally `id`)")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<ScoreItem, A::Error> {
+                let (mut id, mut task, mut completion) = (None, None, None);
+                while let Some(key) = m.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match key.as_ref() {
+                        "id" => id = m.next_value::<Option<String>>()?,
+                        "task" => task = Some(m.next_value::<TaskRef>()?),
+                        "completion" => completion = Some(m.next_value::<String>()?),
+                        other => return Err(A::Error::unknown_field(other, FIELDS)),
+                    }
+                }
+                Ok(ScoreItem {
+                    id,
+                    task: task.ok_or_else(|| A::Error::missing_field("task"))?,
+                    completion: completion.ok_or_else(|| A::Error::missing_field("completion"))?,
+                })
+            }
+        }
+        // `deserialize_map`, not `deserialize_struct`: serde_json would take a sequence for a
+        // struct, binding fields by position.
+        d.deserialize_map(Item)
+    }
 }
 
 /// A task named by id or given inline.
@@ -129,4 +162,10 @@ pub struct Health {
     pub profiles: Vec<String>,
     /// Per lane: items admitted and not finished.
     pub queue_depth: BTreeMap<String, usize>,
+    /// Per lane: the most items admitted and not finished (`queue-items`).
+    pub queue_items: BTreeMap<String, usize>,
+    /// Per lane: the item time limit in seconds; a client should wait longer than this.
+    pub item_timeout_s: BTreeMap<String, f64>,
+    /// How long `/get_reward` waits for room before it answers 503, in seconds.
+    pub queue_wait_s: f64,
 }

@@ -36,11 +36,39 @@ impl Server {
 
     /// Starts the service with a whole config.
     pub fn start_with(config_text: &str) -> Server {
+        Server::start_full(config_text, None)
+    }
+
+    /// Starts the service over the Q&A example with at most `nofile` open file descriptors
+    /// (`ulimit -n`).
+    pub fn start_with_fd_limit(extra: &str, nofile: u32) -> Server {
+        let ex = examples();
+        Server::start_full(
+            &format!(
+                "tasks: {}\nprofiles: [{}]\n{extra}",
+                ex.join("tasks.jsonl").display(),
+                ex.join("profile.yaml").display()
+            ),
+            Some(nofile),
+        )
+    }
+
+    fn start_full(config_text: &str, nofile: Option<u32>) -> Server {
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("serve.yaml");
         std::fs::write(&config, config_text).unwrap();
         let ready = dir.path().join("addr");
-        let child = Command::new(env!("CARGO_BIN_EXE_aorlta"))
+        let mut cmd = match nofile {
+            None => Command::new(env!("CARGO_BIN_EXE_aorlta")),
+            Some(n) => {
+                let mut c = Command::new("sh");
+                c.arg("-c")
+                    .arg(format!("ulimit -n {n} && exec \"$0\" \"$@\""))
+                    .arg(env!("CARGO_BIN_EXE_aorlta"));
+                c
+            }
+        };
+        let child = cmd
             .args(["serve", "--bind", "127.0.0.1:0", "--config"])
             .arg(&config)
             .arg("--ready-file")
@@ -203,6 +231,40 @@ pub fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> Resp 
     s.write_all(head(method, path, body.len()).as_bytes()).unwrap();
     s.write_all(body).unwrap();
     read_response(&mut s)
+}
+
+/// Reads one answer (head, then `Content-Length` bytes of body), leaving the connection open.
+pub fn read_one(s: &mut TcpStream) -> Resp {
+    let mut raw = Vec::new();
+    let mut byte = [0u8; 1];
+    while !raw.ends_with(b"\r\n\r\n") {
+        let n = s.read(&mut byte).expect("reading an answer's head");
+        assert!(
+            n == 1,
+            "the connection closed before an answer's head: {:?}",
+            String::from_utf8_lossy(&raw)
+        );
+        raw.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&raw).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let len: usize = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .map(|(_, v)| v.parse().unwrap())
+        .expect("Content-Length");
+    let mut body = vec![0u8; len];
+    s.read_exact(&mut body).unwrap();
+    Resp {
+        status,
+        headers,
+        body,
+    }
 }
 
 /// Reads an answer to the end of the connection.

@@ -7,7 +7,7 @@ mod client;
 
 use client::{Server, examples, head, item, read_response, request, strip_timings};
 use serde_json::{Value, json};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -86,48 +86,37 @@ fn the_openrlhf_shape() {
     let prompt = "<|user|>What is 17 × 23?<|assistant|>";
     let body = json!({
         "query": [
-            format!("{prompt}17 × 23 = 391. \\boxed{{391}}"),
+            format!("{prompt}17 × 23 = 391. \\boxed{{391}}<|endoftext|>"),
             format!("{prompt}\\boxed{{390}}"),
             "a query whose prompt is missing \\boxed{391}",
-            format!("{prompt}\\boxed{{1}}"),
+            format!("{}\\boxed{{391}}</s>", &prompt[8..]),
         ],
         "prompts": [prompt, prompt, prompt, prompt],
-        "labels": ["qa-001", "qa-001", "qa-001", "no-such-task"],
+        "labels": ["qa-001", "qa-001", "qa-001", "qa-001"],
     });
     let r = s.post_json("/get_reward", &body);
     assert_eq!(r.status, 200, "{}", r.text());
     let v = r.json();
-    let rewards: Vec<f64> = v["rewards"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect();
-    assert_eq!(rewards.len(), 4);
-    assert_eq!(v["scores"], v["rewards"]);
+    let nums = |x: &Value| -> Vec<f64> {
+        x.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect()
+    };
+    let rewards = nums(&v["rewards"]);
     let logs = &v["extra_logs"];
-    let scored: Vec<f64> = logs["scored"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect();
-    let unscored: Vec<f64> = logs["unscored"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect();
     assert_eq!(logs["timed_out"].as_array().unwrap().len(), 4);
-    // The prompt is not a prefix (2) and the task is unknown (3): unscored, reported, 0.0.
-    assert_eq!(&unscored[2..], [1.0, 1.0]);
-    assert_eq!(&scored[2..], [0.0, 0.0]);
+    // The prompt is not a prefix (2): unscored, reported, the profile's unscored-value. A
+    // left-truncated prompt (3) still finds its completion; end tokens are not part of it.
+    assert_eq!(nums(&logs["unscored"]), [0.0, 0.0, 1.0, 0.0]);
+    assert_eq!(nums(&logs["scored"]), [1.0, 1.0, 0.0, 1.0]);
+    assert_eq!(rewards, [1.0, -0.5, 0.0, 1.0], "right, wrong, unscored, right");
     assert_eq!(
-        rewards,
-        [1.0, -0.5, 0.0, 0.0],
-        "right, wrong, then the profile's unscored-value"
+        nums(&v["scores"]),
+        [1.0, 0.0, 0.0, 1.0],
+        "scores are correctness in [0, 1], not the signed reward"
     );
-    assert_eq!(&scored[..2], [1.0, 1.0]);
     // The same completions through /v1/score give the same rewards.
     let same = s
         .post_json(
@@ -139,8 +128,7 @@ fn the_openrlhf_shape() {
         )
         .results();
     for (i, e) in same.iter().enumerate() {
-        assert_eq!(e["scored"] == true, scored[i] == 1.0);
-        assert_eq!(e["reward"].as_f64().unwrap_or(0.0), rewards[i]);
+        assert_eq!(e["reward"].as_f64().unwrap(), rewards[i]);
     }
     let r = s.post_json("/get_reward", &json!({"query": ["a", "b"], "labels": ["qa-001"]}));
     r.assert_error(422, "length-mismatch");
@@ -149,7 +137,49 @@ fn the_openrlhf_shape() {
         &json!({"query": ["a"], "labels": ["qa-001"]}),
     );
     r.assert_error(422, "unknown-profile");
+    // An unknown or empty label is refused, never answered with a stand-in.
+    for label in ["no-such-task", ""] {
+        let r = s.post_json(
+            "/get_reward",
+            &json!({"query": ["x", "y"], "labels": ["qa-001", label]}),
+        );
+        r.assert_error(422, "unknown-label");
+        assert!(r.text().contains("labels[1]"), "{}", r.text());
+    }
     s.assert_healthy();
+}
+
+#[test]
+fn get_reward_waits_for_room_instead_of_refusing_at_once() {
+    // OpenRLHF sends one sample per request, thousands at once, and does not read
+    // Retry-After: a full queue makes it wait, not fail.
+    let s = Server::start(
+        "cache: {kind: none}\nlanes:\n  qa: {workers: 1, queue-items: 1, item-timeout: 60s}\n\
+         limits: {max-requests-in-flight: 2, queue-wait: 60s}\n",
+    );
+    let addr = s.addr;
+    let padding = "Let me think about this carefully. ".repeat(200);
+    let threads: Vec<_> = (0..16)
+        .map(|t| {
+            let padding = padding.clone();
+            std::thread::spawn(move || {
+                (0..8)
+                    .map(|r| {
+                        let body = json!({
+                            "query": [format!("Q: {padding} ({t}-{r}) \\boxed{{{r}}}")],
+                            "prompts": ["Q: "],
+                            "labels": [format!("qa-{:03}", 1 + (t * 8 + r) % 60)],
+                        });
+                        request(addr, "POST", "/get_reward", body.to_string().as_bytes()).status
+                    })
+                    .collect::<Vec<u16>>()
+            })
+        })
+        .collect();
+    let statuses: Vec<u16> = threads.into_iter().flat_map(|t| t.join().unwrap()).collect();
+    assert_eq!(statuses.len(), 128);
+    assert!(statuses.iter().all(|&st| st == 200), "{statuses:?}");
+    assert_eq!(s.metric("aorlta_requests_shed_total"), 0.0);
 }
 
 #[test]
@@ -518,6 +548,90 @@ fn a_body_that_stops_arriving_is_refused_with_408() {
         "its slot is free again"
     );
     s.assert_healthy();
+}
+
+#[test]
+fn a_head_that_never_ends_is_cut_off() {
+    let s = Server::start("limits: {header-read-timeout: 300ms}\n");
+    let mut silent = TcpStream::connect(s.addr).unwrap();
+    let mut partial = TcpStream::connect(s.addr).unwrap();
+    partial
+        .write_all(b"POST /v1/score HTTP/1.1\r\nHost: test\r\n")
+        .unwrap();
+    for conn in [&mut silent, &mut partial] {
+        conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let t0 = Instant::now();
+        let mut buf = Vec::new();
+        let closed = conn.read_to_end(&mut buf).is_ok();
+        assert!(
+            closed,
+            "the service closes a connection whose head does not arrive"
+        );
+        assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    }
+    s.assert_healthy();
+}
+
+#[test]
+fn a_flood_of_idle_connections_does_not_starve_healthz() {
+    // 600 connections that never send a byte, against a process allowed 256 descriptors.
+    let s = client::Server::start_with_fd_limit("", 256);
+    let flood: Vec<TcpStream> = (0..600).map(|_| TcpStream::connect(s.addr).unwrap()).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let t0 = Instant::now();
+    let mut conn = TcpStream::connect(s.addr).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    conn.write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let r = read_response(&mut conn);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    let metrics = s.get("/metrics").text();
+    assert!(
+        s.metric("aorlta_connections_closed_at_cap_total") > 0.0,
+        "{metrics}"
+    );
+    assert!(s.metric("aorlta_connections") <= 192.0, "the cap is 3/4 of 256");
+    drop(flood);
+}
+
+#[test]
+fn a_503_before_the_body_is_read_keeps_the_connection_usable() {
+    let s = Server::start("limits: {max-requests-in-flight: 1}\n");
+    // One request holds the only slot: its body stops half-way.
+    let mut holder = TcpStream::connect(s.addr).unwrap();
+    holder
+        .write_all(head("POST", "/v1/score", 100).as_bytes())
+        .unwrap();
+    holder.write_all(b"{\"items\": [").unwrap();
+    let t0 = Instant::now();
+    while s.metric("aorlta_requests_in_flight") < 1.0 {
+        assert!(t0.elapsed() < Duration::from_secs(10));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // A keep-alive connection is refused before its body (2 MB, still arriving) is read, then
+    // used again: the refusal drained the body instead of closing on it.
+    let body = json!({"items": [item("qa-001", &"x".repeat(2 << 20))]}).to_string();
+    let mut conn = TcpStream::connect(s.addr).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    for _ in 0..2 {
+        let mut writer = conn.try_clone().unwrap();
+        let request = format!(
+            "POST /v1/score HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let sender = std::thread::spawn(move || writer.write_all(request.as_bytes()));
+        let r = client::read_one(&mut conn);
+        sender.join().unwrap().unwrap();
+        r.assert_error(503, "overloaded");
+        assert!(r.header("retry-after").is_some());
+        assert_ne!(r.header("connection"), Some("close"), "the body was drained");
+    }
+    conn.write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        .unwrap();
+    assert_eq!(client::read_one(&mut conn).status, 200);
+    drop(holder);
 }
 
 #[test]

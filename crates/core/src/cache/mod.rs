@@ -144,6 +144,48 @@ mod tests {
     }
 
     #[test]
+    fn a_cached_reward_is_bit_identical_to_the_fresh_one() {
+        // Rewards as the length penalty makes them: sums of awkward binary fractions. A cache
+        // must give back the very same bits, or a rerun's rewards differ from the first run's.
+        let dir = tempfile::tempdir().unwrap();
+        let cache = SqliteCache::open(&dir.path().join("c.sqlite")).unwrap();
+        let mut differ = Vec::new();
+        for k in 0..2000u32 {
+            let length = -0.05 * f64::from(k) / 1999.0;
+            let parts = Parts {
+                base: 1.0 - f64::from(k % 7) / 7.0,
+                broke_healthy: 0.0,
+                length,
+            };
+            let mut e = entry(true);
+            e.reward = Some(parts.sum());
+            e.parts = Some(parts);
+            e.legs[0].elapsed_s = f64::from(k) * 1.1e-7;
+            let key = format!("k{k}");
+            cache.put_entry(&key, &e);
+            let back = cache.get_entry(&key).unwrap();
+            let bits = |e: &RewardEntry| {
+                let p = e.parts.unwrap();
+                (
+                    e.reward.unwrap().to_bits(),
+                    p.base.to_bits(),
+                    p.length.to_bits(),
+                    e.legs[0].elapsed_s.to_bits(),
+                )
+            };
+            if bits(&back) != bits(&e) {
+                differ.push(k);
+            }
+        }
+        assert!(
+            differ.is_empty(),
+            "{} of 2000 rewards changed in the cache: {:?}",
+            differ.len(),
+            &differ[..differ.len().min(10)]
+        );
+    }
+
+    #[test]
     fn memory_cache_contract() {
         exercise(&MemoryCache::new(100));
     }

@@ -33,6 +33,35 @@ pub struct PreparedRun {
     pub skipped: Vec<SkippedLine>,
     /// The cache.
     pub cache: Arc<SqliteCache>,
+    /// The output folder's lock, held while this run exists.
+    _lock: std::fs::File,
+}
+
+/// The lock file in a run's output folder.
+pub const LOCK_FILE: &str = ".aorlta-score.lock";
+
+/// Takes the output folder's lock (an exclusive `flock`, released when the run is dropped or
+/// the process dies), or says that another run holds it.
+fn lock_out(out: &std::path::Path) -> Result<std::fs::File> {
+    let path = out.join(LOCK_FILE);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| CoreError::io(&path, e))?;
+    match fs4::FileExt::try_lock(&file) {
+        Ok(()) => Ok(file),
+        Err(fs4::TryLockError::WouldBlock) => Err(CoreError::invalid(
+            out,
+            format!(
+                "another `aorlta score` is writing this output folder (it holds {}); wait for it \
+                 to finish or give this run another `out`",
+                path.display()
+            ),
+        )),
+        Err(fs4::TryLockError::Error(e)) => Err(CoreError::io(&path, e)),
+    }
 }
 
 /// What a finished run produced.
@@ -69,6 +98,7 @@ pub fn prepare(config: RunConfig, adapters: Registry, env: Env) -> Result<Prepar
         skipped.extend(s);
     }
     std::fs::create_dir_all(&config.out).map_err(|e| CoreError::io(&config.out, e))?;
+    let lock = lock_out(&config.out)?;
     let cache = Arc::new(SqliteCache::open(&config.cache)?);
     let parts = EngineParts {
         adapters,
@@ -83,6 +113,7 @@ pub fn prepare(config: RunConfig, adapters: Registry, env: Env) -> Result<Prepar
         candidates,
         skipped,
         cache,
+        _lock: lock,
     })
 }
 
@@ -179,4 +210,57 @@ pub fn execute(run: &PreparedRun, on_done: &(dyn Fn(usize, &RewardEntry) + Sync)
         summary_json,
         summary_md,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(dir: &std::path::Path) -> RunConfig {
+        std::fs::write(
+            dir.join("t.jsonl"),
+            "{\"id\":\"a\",\"prompt\":\"1+1?\",\"answer\":\"2\"}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("pool.jsonl"),
+            "{\"task\":\"a\",\"completion\":\"\\\\boxed{2}\"}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("p.yaml"),
+            "name: qa\nlegs:\n  - {name: parse, adapter: parse, on-broke: -1.0}\n",
+        )
+        .unwrap();
+        let path = dir.join("run.yaml");
+        std::fs::write(
+            &path,
+            "tasks: t.jsonl\npool: pool.jsonl\nprofile: p.yaml\nout: out\nconcurrency: 1\n",
+        )
+        .unwrap();
+        RunConfig::load(&path).unwrap()
+    }
+
+    fn env(dir: &std::path::Path) -> Env {
+        Env {
+            work_dir: dir.to_path_buf(),
+            kernel: None,
+        }
+    }
+
+    #[test]
+    fn a_second_run_on_the_same_output_folder_is_refused_while_the_first_holds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = prepare(config(dir.path()), Registry::builtin(), env(dir.path())).unwrap();
+        let err = prepare(config(dir.path()), Registry::builtin(), env(dir.path()))
+            .err()
+            .expect("the second run is refused")
+            .to_string();
+        assert!(err.contains("another `aorlta score`"), "{err}");
+        assert!(err.contains(LOCK_FILE), "{err}");
+        execute(&first, &|_, _| {}).unwrap();
+        drop(first);
+        let again = prepare(config(dir.path()), Registry::builtin(), env(dir.path())).unwrap();
+        assert_eq!(execute(&again, &|_, _| {}).unwrap().summary.count, 1);
+    }
 }

@@ -115,6 +115,8 @@ struct Lane {
     kind: LaneKind,
     spec: LaneSpec,
     depth: AtomicUsize,
+    /// Told (one waiter at a time) when an item leaves, for requests waiting for room.
+    room: Arc<tokio::sync::Notify>,
     queue: Mutex<LaneQueue>,
     ready: Condvar,
 }
@@ -140,6 +142,7 @@ impl Drop for Job {
         // Still in the map: the job ends unanswered, and dropping the senders tells its waiters.
         self.take_waiters();
         self.lane.depth.fetch_sub(1, Ordering::AcqRel);
+        self.lane.room.notify_one();
     }
 }
 
@@ -226,6 +229,7 @@ impl Scheduler {
                 kind,
                 spec,
                 depth: AtomicUsize::new(0),
+                room: Arc::new(tokio::sync::Notify::new()),
                 queue: Mutex::default(),
                 ready: Condvar::new(),
             })
@@ -257,11 +261,57 @@ impl Scheduler {
             .collect()
     }
 
+    /// Per lane: (name, item time limit).
+    pub fn timeouts(&self) -> Vec<(&'static str, Duration)> {
+        self.lanes
+            .iter()
+            .map(|l| (l.kind.name(), l.spec.timeout))
+            .collect()
+    }
+
     /// Admits a batch whole, or refuses it whole. Identical items (in this batch or already in
     /// flight) share one computation.
     pub fn submit(&self, works: Vec<Work>) -> Result<Vec<Waiter>, SubmitError> {
+        self.try_submit(works).map_err(|(e, _)| e)
+    }
+
+    /// As [`Scheduler::submit`], but a batch refused for want of room waits for room until
+    /// `deadline` (woken as items leave their lane), then is refused as `submit` would.
+    pub async fn submit_until(
+        &self,
+        works: Vec<Work>,
+        deadline: tokio::time::Instant,
+    ) -> Result<Vec<Waiter>, SubmitError> {
+        let mut works = works;
+        loop {
+            let lane = match self.try_submit(works) {
+                Ok(w) => {
+                    // Pass the wake-up on: there may be room for the next waiter too.
+                    for l in &self.lanes {
+                        l.room.notify_one();
+                    }
+                    return Ok(w);
+                }
+                Err((SubmitError::Overloaded { lane, .. }, back))
+                    if tokio::time::Instant::now() < deadline =>
+                {
+                    works = back;
+                    lane
+                }
+                Err((e, _)) => return Err(e),
+            };
+            let room = Arc::clone(&self.lanes[if lane == "qa" { 0 } else { 1 }].room);
+            // Woken by a leaving item, or re-checked every 100 ms (a wake-up taken by a
+            // request that then did not fit is not lost for long).
+            let wake = tokio::time::Instant::now() + Duration::from_millis(100);
+            let _ = tokio::time::timeout_at(wake.min(deadline), room.notified()).await;
+        }
+    }
+
+    fn try_submit(&self, works: Vec<Work>) -> Result<Vec<Waiter>, (SubmitError, Vec<Work>)> {
         let now = Instant::now();
         let keyed: Vec<(String, Work)> = works.into_iter().map(|w| (dedupe_key(&w), w)).collect();
+        let give_back = |keyed: Vec<(String, Work)>| keyed.into_iter().map(|(_, w)| w).collect::<Vec<_>>();
         let mut inflight = lock(&self.inflight);
         // Which items start a computation, per lane.
         let mut starts = vec![false; keyed.len()];
@@ -282,24 +332,29 @@ impl Scheduler {
             }
             let cap = lane.spec.capacity;
             if n > cap {
-                return Err(SubmitError::TooLarge {
+                drop(inflight);
+                let e = SubmitError::TooLarge {
                     lane: lane.kind.name(),
                     capacity: cap,
                     adding: n,
-                });
+                };
+                return Err((e, give_back(keyed)));
             }
             let depth = lane.depth.load(Ordering::Acquire);
             if depth + n > cap {
-                return Err(SubmitError::Overloaded {
+                drop(inflight);
+                let e = SubmitError::Overloaded {
                     lane: lane.kind.name(),
                     depth,
                     capacity: cap,
                     adding: n,
-                });
+                };
+                return Err((e, give_back(keyed)));
             }
         }
         if self.lanes.iter().any(|l| lock(&l.queue).closed) {
-            return Err(SubmitError::Closed);
+            drop(inflight);
+            return Err((SubmitError::Closed, give_back(keyed)));
         }
         for lane in &self.lanes {
             lane.depth.fetch_add(adding[lane.kind as usize], Ordering::AcqRel);

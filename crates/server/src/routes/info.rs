@@ -61,13 +61,26 @@ pub async fn healthz(State(state): State<Arc<AppState>>) -> Json<Health> {
             .into_iter()
             .map(|(lane, depth, _)| (lane.to_string(), depth))
             .collect(),
+        queue_items: state
+            .scheduler
+            .depths()
+            .into_iter()
+            .map(|(lane, _, cap)| (lane.to_string(), cap))
+            .collect(),
+        item_timeout_s: state
+            .scheduler
+            .timeouts()
+            .into_iter()
+            .map(|(lane, t)| (lane.to_string(), t.as_secs_f64()))
+            .collect(),
+        queue_wait_s: state.limits.queue_wait.as_secs_f64(),
     })
 }
 
-/// `GET /metrics`: Prometheus text.
+/// `GET /metrics`: the OpenMetrics text exposition (Prometheus reads it).
 pub async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        [(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
         state.metrics.render(&state.gauges()),
     )
 }

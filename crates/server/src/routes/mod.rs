@@ -149,12 +149,59 @@ mod tests {
             app.clone(),
             "POST",
             "/get_reward",
-            r#"{"query":["P: x"],"prompts":["P: "],"labels":["zz"]}"#,
+            r#"{"query":["Q: x", "P: \\boxed{2}<|im_end|>"],"prompts":["P: ", "P: "],"labels":["a", "a"]}"#,
         )
         .await;
         assert_eq!(st, StatusCode::OK);
         assert_eq!(v["rewards"][0], -0.25, "the profile's unscored-value");
         assert_eq!(v["extra_logs"]["unscored"][0], 1.0);
+        assert_eq!(v["scores"][0], 0.0, "unscored is not correct");
+        assert_eq!(v["rewards"][1], 1.0, "{v}");
+        assert_eq!(v["scores"][1], 1.0, "the end token is not part of the answer");
+        for labels in [r#"["zz"]"#, r#"[""]"#] {
+            let (st, v) = call(
+                app.clone(),
+                "POST",
+                "/get_reward",
+                &format!(r#"{{"query":["P: x"],"prompts":["P: "],"labels":{labels}}}"#),
+            )
+            .await;
+            assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{labels}");
+            assert_eq!(v["error"]["code"], "unknown-label");
+            assert!(
+                v["error"]["message"].as_str().unwrap().starts_with("labels[0] "),
+                "{v}"
+            );
+        }
+        // Malformed is 400 even when a field is of the wrong type before the text breaks off;
+        // a positional array in place of the request object is refused.
+        for (body, status, code) in [
+            (r#"{"items": 42"#, StatusCode::BAD_REQUEST, "malformed-json"),
+            (r#"{"itemz": [], "x""#, StatusCode::BAD_REQUEST, "malformed-json"),
+            (
+                r#"[null, [{"task":"a","completion":"x"}]]"#,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid-request",
+            ),
+            (
+                r#"{"items": [["i", "a", "x"]]}"#,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid-request",
+            ),
+            (
+                r#"[["P: x"], ["P: "], ["a"]]"#,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid-request",
+            ),
+        ] {
+            let uri = if body.starts_with("[[") {
+                "/get_reward"
+            } else {
+                "/v1/score"
+            };
+            let (st, v) = call(app.clone(), "POST", uri, body).await;
+            assert_eq!((st, &v["error"]["code"]), (status, &code.into()), "{body}: {v}");
+        }
         let (st, v) = call(app, "DELETE", "/healthz", "").await;
         assert_eq!(
             (st, &v["error"]["code"]),

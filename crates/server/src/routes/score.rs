@@ -4,9 +4,10 @@
 
 use crate::error::ApiError;
 use crate::items::{Item, TaskSource, score_all};
+use crate::openrlhf::{completion_of, correctness};
 use crate::state::AppState;
 use crate::wire::{GetRewardRequest, GetRewardResponse, ScoreRequest, ScoreResponse, TaskRef};
-use aorlta_record::{Reason, RewardEntry};
+use aorlta_record::RewardEntry;
 use axum::Json;
 use axum::body::Body;
 use axum::extract::{Query, State};
@@ -16,10 +17,36 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
+
+/// Refuses a request whose body has not been read: drains the body (up to `max-body-bytes`,
+/// for at most two seconds) so that the connection stays usable and the client sees the answer
+/// rather than a reset; when it cannot be drained, the answer says `Connection: close`.
+pub async fn refuse_unread(state: &AppState, body: Body, err: ApiError) -> ApiError {
+    let limit = state.limits.max_body_bytes;
+    let drain = async {
+        let mut body = body;
+        let mut seen = 0usize;
+        while let Some(frame) = body.frame().await {
+            let Ok(frame) = frame else { return false };
+            seen += frame.data_ref().map_or(0, |d| d.len());
+            if seen > limit {
+                return false;
+            }
+        }
+        true
+    };
+    let within = state.limits.read_timeout.min(Duration::from_secs(2));
+    match tokio::time::timeout(within, drain).await {
+        Ok(true) => err,
+        _ => err.closing(),
+    }
+}
 
 /// Reads and parses a JSON body: 413 past the limit (checked against `Content-Length` before
 /// reading anything), 400 when it is not JSON, 422 when it is JSON of the wrong shape (the
-/// message names the field, e.g. `items[3].completion`).
+/// message names the field, e.g. `items[3].completion`). An answer given before the body was
+/// read to its end says `Connection: close`.
 async fn read_json<T: DeserializeOwned>(
     state: &AppState,
     headers: &HeaderMap,
@@ -31,7 +58,7 @@ async fn read_json<T: DeserializeOwned>(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
-        return Err(ApiError::body_too_large(limit));
+        return Err(ApiError::body_too_large(limit).closing());
     }
     let read = tokio::time::timeout(state.limits.read_timeout, Limited::new(body, limit).collect());
     let Ok(collected) = read.await else {
@@ -42,29 +69,44 @@ async fn read_json<T: DeserializeOwned>(
                 "the body did not arrive within {} s",
                 state.limits.read_timeout.as_secs_f64()
             ),
-        ));
+        )
+        .closing());
     };
     let bytes = match collected {
         Ok(c) => c.to_bytes(),
         Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
-            return Err(ApiError::body_too_large(limit));
+            return Err(ApiError::body_too_large(limit).closing());
         }
         Err(e) => {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
                 "body-unreadable",
                 format!("the body could not be read: {e}"),
-            ));
+            )
+            .closing());
         }
     };
     parse_json(&bytes)
 }
 
-/// Parses JSON text, classifying its errors as [`read_json`] says.
+/// Parses a JSON request body: 400 `malformed-json` whenever the text is not JSON (whatever
+/// else is wrong with it), 422 `invalid-request` when it is JSON but not a request object of
+/// the right shape (a positional array in place of the object is refused).
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    // The fast path; a body that fails is parsed again, tracking the path for the message.
-    if let Ok(v) = serde_json::from_slice(bytes) {
+    let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    if is_object && let Ok(v) = serde_json::from_slice(bytes) {
+        // The fast path.
         return Ok(v);
+    }
+    // Not JSON at all is 400 before any question of shape, so a body that is both malformed
+    // and of the wrong shape is reported as malformed.
+    if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+        return Err(ApiError::malformed_json(e));
+    }
+    if !is_object {
+        return Err(ApiError::invalid(
+            "the request must be a JSON object with named fields, not an array or a scalar",
+        ));
     }
     use serde_json::error::Category;
     let mut de = serde_json::Deserializer::from_slice(bytes);
@@ -72,18 +114,16 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         let path = e.path().to_string();
         let inner = e.into_inner();
         match inner.classify() {
-            Category::Data => {
-                if path == "." || path.is_empty() {
-                    ApiError::invalid(format!("the request: {inner}"))
-                } else {
-                    ApiError::invalid(format!("field `{path}`: {inner}"))
-                }
-            }
+            // Text the syntax check lets through but a typed parse does not (an invalid
+            // escape or code point in a string).
             Category::Syntax | Category::Eof | Category::Io => ApiError::malformed_json(inner),
+            Category::Data if path == "." || path.is_empty() => {
+                ApiError::invalid(format!("the request: {inner}"))
+            }
+            Category::Data => ApiError::invalid(format!("field `{path}`: {inner}")),
         }
     })?;
     de.end().map_err(ApiError::malformed_json)?;
-    // Both parsers agree on what is valid; this is reached only if they ever disagree.
     Ok(value)
 }
 
@@ -113,7 +153,10 @@ pub async fn score(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<ScoreResponse>, ApiError> {
-    let _slot = state.request_permit()?;
+    let _slot = match state.request_permit() {
+        Ok(s) => s,
+        Err(e) => return Err(refuse_unread(&state, body, e).await),
+    };
     let req: ScoreRequest = read_json(&state, &headers, body).await?;
     let engine = Arc::clone(state.engine(req.profile.as_deref())?);
     check_batch(&state, req.items.len())?;
@@ -139,7 +182,7 @@ pub async fn score(
             }
         })
         .collect();
-    let results = score_all(&state, &engine, items).await?;
+    let results = score_all(&state, &engine, items, None).await?;
     Ok(Json(ScoreResponse { results }))
 }
 
@@ -152,16 +195,27 @@ pub struct GetRewardParams {
     profile: Option<String>,
 }
 
-/// `POST /get_reward[?profile=NAME]`: OpenRLHF's remote reward request.
+/// `POST /get_reward[?profile=NAME]`: OpenRLHF's remote reward request. OpenRLHF sends one
+/// sample per request and does not read `Retry-After`, so a request waits (up to
+/// `limits.queue-wait`) for a request slot and for room in its lane before it is refused.
 pub async fn get_reward(
     State(state): State<Arc<AppState>>,
     params: Result<Query<GetRewardParams>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<GetRewardResponse>, ApiError> {
-    let _slot = state.request_permit()?;
-    let Query(params) =
-        params.map_err(|e| ApiError::invalid(format!("the query string: {}", e.body_text())))?;
+    let deadline = tokio::time::Instant::now() + state.limits.queue_wait;
+    let _slot = match state.request_permit_until(deadline).await {
+        Ok(s) => s,
+        Err(e) => return Err(refuse_unread(&state, body, e).await),
+    };
+    let Query(params) = match params {
+        Ok(p) => p,
+        Err(e) => {
+            let err = ApiError::invalid(format!("the query string: {}", e.body_text()));
+            return Err(refuse_unread(&state, body, err).await);
+        }
+    };
     let req: GetRewardRequest = read_json(&state, &headers, body).await?;
     let engine = Arc::clone(state.engine(params.profile.as_deref())?);
     let n = req.query.len();
@@ -177,6 +231,7 @@ pub async fn get_reward(
         ));
     }
     check_batch(&state, n)?;
+    check_labels(&state, &req.labels)?;
     let profile = engine.profile().profile.name.clone();
     let mut prompts = req.prompts.map(Vec::into_iter);
     let mut refused: Vec<(usize, RewardEntry)> = Vec::new();
@@ -184,30 +239,19 @@ pub async fn get_reward(
     for (i, (query, label)) in req.query.into_iter().zip(req.labels).enumerate() {
         let id = format!("{label}#{i}");
         let prompt = prompts.as_mut().and_then(Iterator::next);
-        let completion = match prompt {
-            None => query,
-            Some(p) => match query.strip_prefix(p.as_str()) {
-                Some(rest) => rest.to_string(),
-                None => {
-                    let reason = Reason::new(
-                        "prompt-not-prefix",
-                        "the query does not start with its prompt, so the completion is unknown",
-                    );
-                    refused.push((i, RewardEntry::error(&id, &label, &profile, reason)));
-                    continue;
-                }
-            },
-        };
-        items.push(Item {
-            id,
-            task: TaskSource::Id(label),
-            completion,
-        });
+        match completion_of(&query, prompt.as_deref(), state.special_tokens()) {
+            Ok(completion) => items.push(Item {
+                id,
+                task: TaskSource::Id(label),
+                completion,
+            }),
+            Err(reason) => refused.push((i, RewardEntry::error(&id, &label, &profile, reason))),
+        }
     }
     let mut results = if items.is_empty() {
         Vec::new()
     } else {
-        score_all(&state, &engine, items).await?
+        score_all(&state, &engine, items, Some(deadline)).await?
     };
     if !refused.is_empty() {
         state.metrics.observe_answered(refused.iter().map(|(_, e)| e));
@@ -217,6 +261,7 @@ pub async fn get_reward(
     }
     let stand_in = engine.profile().profile.unscored_value;
     let rewards: Vec<f64> = results.iter().map(|e| e.reward.unwrap_or(stand_in)).collect();
+    let scores: Vec<f64> = results.iter().map(correctness).collect();
     let flag = |f: &dyn Fn(&RewardEntry) -> bool| -> Vec<f64> {
         results.iter().map(|e| if f(e) { 1.0 } else { 0.0 }).collect()
     };
@@ -232,8 +277,33 @@ pub async fn get_reward(
         tracing::debug!(id = %e.id, task = %e.task, reasons = ?codes, "unscored");
     }
     Ok(Json(GetRewardResponse {
-        scores: rewards.clone(),
         rewards,
+        scores,
         extra_logs,
     }))
+}
+
+/// 422 `unknown-label` for an empty label or one that names no task: OpenRLHF sends its label
+/// column as it is, and a silent stand-in reward would train on nothing.
+fn check_labels(state: &AppState, labels: &[String]) -> Result<(), ApiError> {
+    for (i, label) in labels.iter().enumerate() {
+        let why = if label.trim().is_empty() {
+            "is empty: put task ids in the column OpenRLHF sends as labels \
+             (`--data.label_key` from OpenRLHF 0.10.2, `--label_key` before)"
+                .to_string()
+        } else if state.tasks().get(label).is_none() {
+            format!(
+                "`{label}` is not a task id this service loaded ({} tasks; `GET /v1/tasks` lists them)",
+                state.tasks().len()
+            )
+        } else {
+            continue;
+        };
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "unknown-label",
+            format!("labels[{i}] {why}"),
+        ));
+    }
+    Ok(())
 }

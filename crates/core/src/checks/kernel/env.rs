@@ -7,6 +7,7 @@
 use super::compile_cache::CompileCache;
 use super::config::{GpuSet, KernelConfig};
 use super::fake::FakeSpec;
+use super::generations::Generations;
 use super::nvcc::nvcc_version;
 use super::pool::HarnessPool;
 use crate::checks::Env;
@@ -85,7 +86,7 @@ pub struct KernelEnv {
     fakes: RwLock<HashMap<String, FakeSpec>>,
     pool: HarnessPool,
     secret: u64,
-    draws: Mutex<HashMap<String, u64>>,
+    draws: Mutex<Generations<String, (u64, u64)>>,
     jobs: AtomicU64,
 }
 
@@ -246,7 +247,7 @@ impl KernelEnv {
             fakes: RwLock::new(HashMap::new()),
             pool: HarnessPool::default(),
             secret,
-            draws: Mutex::new(HashMap::new()),
+            draws: Mutex::new(Generations::new(DRAWS_PER_GENERATION)),
             jobs: AtomicU64::new(0),
         })
     }
@@ -391,18 +392,35 @@ impl KernelEnv {
     /// secret, so a run with a fixed secret repeats case by case, and without the secret no
     /// seed can be known.
     pub fn next_seed(&self, purpose: &str) -> u64 {
-        let k = match self.draws.lock() {
+        // The counters are bounded by generations; a purpose whose counter was dropped starts
+        // again at a later epoch (the number of generations dropped so far), so it never
+        // draws a seed it drew before.
+        let (epoch, k) = match self.draws.lock() {
             Ok(mut m) => {
-                let c = m.entry(purpose.to_string()).or_insert(0);
-                *c += 1;
-                *c
+                let key = purpose.to_string();
+                let found = m.get_mut(&key).0.map(|c| {
+                    c.1 += 1;
+                    *c
+                });
+                match found {
+                    Some(c) => c,
+                    None => {
+                        let c = (m.turns(), 1);
+                        m.insert(key, c);
+                        c
+                    }
+                }
             }
-            Err(_) => 0,
+            Err(_) => (0, 0),
         };
         let mut h = blake3::Hasher::new();
         h.update(purpose.as_bytes())
             .update(&k.to_le_bytes())
             .update(&self.secret.to_le_bytes());
+        // Epoch 0 (no counter dropped yet) draws the seeds it always did.
+        if epoch > 0 {
+            h.update(&epoch.to_le_bytes());
+        }
         let mut first = [0u8; 8];
         h.finalize_xof().fill(&mut first);
         u64::from_le_bytes(first)
@@ -429,4 +447,12 @@ impl KernelEnv {
     pub fn compiles(&self) -> &CompileCache {
         &self.compiles
     }
+
+    /// Seed-draw counters kept now (at most twice [`DRAWS_PER_GENERATION`]).
+    pub fn draws_len(&self) -> usize {
+        self.draws.lock().map(|m| m.len()).unwrap_or(0)
+    }
 }
+
+/// Seed-draw counters kept per generation.
+pub const DRAWS_PER_GENERATION: usize = 65_536;

@@ -13,6 +13,7 @@ pub mod elf;
 pub mod env;
 pub mod exec;
 pub mod fake;
+mod generations;
 pub mod nvcc;
 pub mod policy;
 pub mod pool;

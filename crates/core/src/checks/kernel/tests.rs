@@ -369,3 +369,17 @@ fn kernel_task_kind_is_required() {
     let out = crate::checks::Adapter::run(&super::KernelCompile, &input);
     assert_eq!(out.reasons[0].code, "wrong-task-kind");
 }
+
+#[test]
+fn a_long_running_environment_keeps_bounded_seed_counters_that_never_repeat_a_seed() {
+    use super::env::DRAWS_PER_GENERATION;
+    let dir = tempfile::tempdir().unwrap();
+    let env = script_env(dir.path(), "exit 0");
+    let first = env.next_seed("t/h/check");
+    for i in 0..DRAWS_PER_GENERATION * 2 + 10 {
+        env.next_seed(&format!("p{i}"));
+    }
+    assert!(env.draws_len() <= 2 * DRAWS_PER_GENERATION);
+    // The purpose's counter was dropped: drawn again, it starts at a later epoch.
+    assert_ne!(env.next_seed("t/h/check"), first);
+}
