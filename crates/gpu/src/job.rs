@@ -39,6 +39,7 @@ pub fn run_job<B: Backend>(backend: &mut B, job: &HarnessJob) -> HarnessRecord {
         findings: Vec::new(),
         context_lost: false,
         helpers_loaded: false,
+        phases: Default::default(),
     };
     let mut check = None;
     let mut time = None;

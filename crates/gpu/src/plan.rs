@@ -64,6 +64,46 @@ pub enum Timed {
     Late(f64),
 }
 
+/// The parts of the protocol the host's time is counted in ([`Runner::phases`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Loading and unloading the kernels' module instances.
+    Modules,
+    /// Loading and unloading the harness's own device code.
+    HarnessCode,
+    /// Queuing fills, checks, comparisons and the L2 flush.
+    Issue,
+    /// Reading the counters back (waiting for the queued work).
+    Wait,
+    /// The timed launches.
+    Launch,
+}
+
+impl Phase {
+    /// Every phase, in the order of [`Phases`].
+    pub const ALL: [Phase; 5] = [
+        Phase::Modules,
+        Phase::HarnessCode,
+        Phase::Issue,
+        Phase::Wait,
+        Phase::Launch,
+    ];
+
+    /// The name the record uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Modules => "modules",
+            Phase::HarnessCode => "harness-code",
+            Phase::Issue => "issue",
+            Phase::Wait => "wait",
+            Phase::Launch => "launch",
+        }
+    }
+}
+
+/// Seconds spent in each phase so far.
+pub type Phases = [f64; 5];
+
 /// Shared state of a running job.
 pub struct Runner<'a, B: Backend> {
     /// The device.
@@ -76,9 +116,19 @@ pub struct Runner<'a, B: Backend> {
     pub context_lost: bool,
     /// True while the harness's device code is loaded.
     pub helpers_loaded: bool,
+    /// Host seconds spent in each [`Phase`].
+    pub phases: Phases,
 }
 
 impl<B: Backend> Runner<'_, B> {
+    /// Runs `f`, counting its time in `phase`.
+    pub fn in_phase<T>(&mut self, phase: Phase, f: impl FnOnce(&mut Self) -> T) -> T {
+        let t0 = Instant::now();
+        let out = f(self);
+        self.phases[phase as usize] += t0.elapsed().as_secs_f64();
+        out
+    }
+
     /// Adds a finding.
     pub fn finding(&mut self, party: Party, code: &str, detail: impl Into<String>) {
         self.finding_at(party, code, detail, None, None);
@@ -234,6 +284,10 @@ impl<B: Backend> Runner<'_, B> {
 
     /// Loads a fresh module instance of a kernel and lets it use its shared memory.
     pub fn instantiate(&mut self, k: &Kernel, g: &Geometry) -> Result<Instance, Stop> {
+        self.in_phase(Phase::Modules, |r| r.instantiate_now(k, g))
+    }
+
+    fn instantiate_now(&mut self, k: &Kernel, g: &Geometry) -> Result<Instance, Stop> {
         let module = self
             .b
             .load_module(&k.image)
@@ -266,9 +320,10 @@ impl<B: Backend> Runner<'_, B> {
         if self.context_lost {
             return Ok(());
         }
-        self.b
-            .unload_module(inst.module)
-            .map_err(|e| self.backend_err(Party::Harness, e))
+        self.in_phase(Phase::Modules, |r| {
+            r.b.unload_module(inst.module)
+                .map_err(|e| r.backend_err(Party::Harness, e))
+        })
     }
 
     /// The kernel's arguments: buffers by parameter name, scalars by the task's expressions,
@@ -297,9 +352,9 @@ impl<B: Backend> Runner<'_, B> {
 
     /// Loads a fresh instance of the harness's device code (after a candidate's launch).
     pub fn helpers_on(&mut self) -> Result<(), Stop> {
-        self.b
-            .load_helpers()
-            .map_err(|e| self.backend_err(Party::Harness, e))?;
+        self.in_phase(Phase::HarnessCode, |r| {
+            r.b.load_helpers().map_err(|e| r.backend_err(Party::Harness, e))
+        })?;
         self.helpers_loaded = true;
         Ok(())
     }
@@ -307,9 +362,9 @@ impl<B: Backend> Runner<'_, B> {
     /// Unloads the harness's device code (before a candidate's launch).
     pub fn helpers_off(&mut self) -> Result<(), Stop> {
         if self.helpers_loaded && !self.context_lost {
-            self.b
-                .unload_helpers()
-                .map_err(|e| self.backend_err(Party::Harness, e))?;
+            self.in_phase(Phase::HarnessCode, |r| {
+                r.b.unload_helpers().map_err(|e| r.backend_err(Party::Harness, e))
+            })?;
         }
         self.helpers_loaded = false;
         Ok(())
@@ -318,12 +373,13 @@ impl<B: Backend> Runner<'_, B> {
     /// Makes the L2 cold: persisting lines reset, then `scratch` (`words` 32-bit words, at least
     /// twice the L2) overwritten with a pattern that changes with `salt`.
     pub fn flush_l2(&mut self, scratch: DevPtr, words: usize, salt: u32) -> Result<(), Stop> {
-        self.b
-            .reset_persisting_l2()
-            .map_err(|e| self.backend_err(Party::Harness, e))?;
-        let fill = 0x9E37_79B9u32 ^ salt.wrapping_mul(2_654_435_761);
-        // SAFETY: `scratch` is a live allocation of `words` words (made by the plan for this).
-        unsafe { self.b.memset_d32(scratch, fill, words) }.map_err(|e| self.backend_err(Party::Harness, e))
+        self.in_phase(Phase::Issue, |r| {
+            r.b.reset_persisting_l2()
+                .map_err(|e| r.backend_err(Party::Harness, e))?;
+            let fill = 0x9E37_79B9u32 ^ salt.wrapping_mul(2_654_435_761);
+            // SAFETY: `scratch` is a live allocation of `words` words (made by the plan for this).
+            unsafe { r.b.memset_d32(scratch, fill, words) }.map_err(|e| r.backend_err(Party::Harness, e))
+        })
     }
 
     /// One launch alone between two events, waited for with the job's deadline.
@@ -345,6 +401,19 @@ impl<B: Backend> Runner<'_, B> {
     /// then is `Late` (with the seconds waited) when `wait_s` is below the job's launch timeout,
     /// and `hung` otherwise. Either way the context is lost: the kernel still holds the device.
     pub fn timed_launch_within(
+        &mut self,
+        party: Party,
+        func: FuncId,
+        g: &Geometry,
+        args: &[KernelArg],
+        wait_s: f64,
+    ) -> Result<Timed, Stop> {
+        self.in_phase(Phase::Launch, |r| {
+            r.timed_launch_now(party, func, g, args, wait_s)
+        })
+    }
+
+    fn timed_launch_now(
         &mut self,
         party: Party,
         func: FuncId,

@@ -24,7 +24,7 @@ use crate::backend::{Backend, DevPtr};
 use crate::check::other_sets;
 use crate::draw::mix64;
 use crate::layout::Layout;
-use crate::plan::{Kernel, Runner, Stop, Timed};
+use crate::plan::{Kernel, Phase, Runner, Stop, Timed};
 use crate::verify::{BufferSet, Counters, Expect};
 use aorlta_record::kernel::harness::{
     BudgetStop, Clocks, Geometry, LaunchSample, Overhead, Party, TimeReport, TimeWork, TimedPair,
@@ -140,7 +140,18 @@ fn run_inner<B: Backend>(
         candidate: (&candidate, g_cand),
         reference: (&reference, g_ref),
     };
+    let before = r.phases;
     let result = pairs(r, w, report, &setup, &kernels, &mut counters, settled);
+    let n = report.pairs.len().max(1) as f64;
+    let phases = Phase::ALL
+        .iter()
+        .map(|p| {
+            (
+                p.name().to_string(),
+                (r.phases[*p as usize] - before[*p as usize]) / n,
+            )
+        })
+        .collect();
     report.clocks_end = r.b.clocks();
     report.throttled = [&report.clocks_start, &report.clocks_end].iter().any(|c| {
         c.as_ref()
@@ -156,6 +167,7 @@ fn run_inner<B: Backend>(
         counters.free(r);
     }
     summarise(report);
+    report.overhead.phases = phases;
     if !w.keep_launches {
         report.launches.clear();
     }
@@ -467,6 +479,7 @@ fn summarise(report: &mut TimeReport) {
             step_median_s: median(&mut step),
             outside_median_s: median(&mut outside),
             kernel_median_s: median(&mut kernel),
+            phases: Default::default(),
         };
     }
 }

@@ -11,7 +11,7 @@
 use crate::backend::{Backend, DevPtr, HelperOp};
 use crate::draw::{Fill, as_f64, count_unlike, elem_size, load};
 use crate::layout::{GUARD_BYTES, Layout};
-use crate::plan::{Runner, Stop};
+use crate::plan::{Phase, Runner, Stop};
 use aorlta_record::kernel::harness::{Mismatch, Party};
 use aorlta_record::kernel::{Dtype, Init, Tolerance};
 
@@ -93,9 +93,11 @@ pub enum Expect {
 
 impl<B: Backend> Runner<'_, B> {
     fn helper_op(&mut self, op: HelperOp) -> Result<(), Stop> {
-        // SAFETY: every op the plans build names regions of allocations made by `alloc_set` or
-        // `Counters::new` for the layout in use, which live until the job frees them.
-        unsafe { self.b.helper(&op) }.map_err(|e| self.backend_err(Party::Harness, e))
+        self.in_phase(Phase::Issue, |r| {
+            // SAFETY: every op the plans build names regions of allocations made by `alloc_set`
+            // or `Counters::new` for the layout in use, which live until the job frees them.
+            unsafe { r.b.helper(&op) }.map_err(|e| r.backend_err(Party::Harness, e))
+        })
     }
 
     /// Allocates one buffer set for a layout.
@@ -294,9 +296,11 @@ impl Counters {
     /// Zeroes the block and forgets every slot: call after the launch being judged, before its
     /// checks are queued.
     pub fn reset<B: Backend>(&mut self, r: &mut Runner<'_, B>) -> Result<(), Stop> {
-        // SAFETY: the block is a live allocation of `words` u64 words.
-        unsafe { r.b.memset_d32(self.base, 0, self.words * 2) }
-            .map_err(|e| r.backend_err(Party::Harness, e))?;
+        let (base, words) = (self.base, self.words);
+        r.in_phase(Phase::Issue, |r| {
+            // SAFETY: the block is a live allocation of `words` u64 words.
+            unsafe { r.b.memset_d32(base, 0, words * 2) }.map_err(|e| r.backend_err(Party::Harness, e))
+        })?;
         self.used = 0;
         Ok(())
     }
@@ -304,8 +308,10 @@ impl Counters {
     /// Reads every slot taken since the last reset (waits for the queued checks).
     pub fn read<B: Backend>(&self, r: &mut Runner<'_, B>, party: Party) -> Result<Vec<u64>, Stop> {
         let mut bytes = vec![0u8; self.used * 8];
-        // SAFETY: the first `used` words of the block.
-        unsafe { r.b.copy_d2h(&mut bytes, self.base) }.map_err(|e| r.backend_err(party, e))?;
+        r.in_phase(Phase::Wait, |r| {
+            // SAFETY: the first `used` words of the block.
+            unsafe { r.b.copy_d2h(&mut bytes, self.base) }.map_err(|e| r.backend_err(party, e))
+        })?;
         Ok(bytes
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))

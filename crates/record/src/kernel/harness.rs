@@ -303,7 +303,7 @@ pub struct BudgetStop {
 }
 
 /// Where the harness's own time per launch goes, outside the kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Overhead {
     /// Median seconds of a whole launch step.
@@ -314,6 +314,13 @@ pub struct Overhead {
     pub outside_median_s: f64,
     /// Median seconds of the kernel itself.
     pub kernel_median_s: f64,
+    /// Mean seconds per pair the host spent in each part of the protocol: `modules` (loading
+    /// and unloading the kernels' module instances), `harness-code` (the harness's own device
+    /// code, unloaded around every candidate launch), `issue` (queuing fills, checks, the
+    /// comparison and the L2 flush), `wait` (reading the counters back, which waits for the
+    /// queued work on the device), `launch` (the timed launches, start event to stop seen).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub phases: std::collections::BTreeMap<String, f64>,
 }
 
 /// What a timing job measured.

@@ -278,6 +278,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ms(f(&o, "step_median_s") - f(&o, "kernel_median_s")),
             us(f(&o, "outside_median_s")),
         );
+        if let Some(phases) = o.get("phases").and_then(Value::as_object) {
+            let parts: Vec<String> = phases
+                .iter()
+                .map(|(k, v)| format!("{k} {:.1} us", v.as_f64().unwrap_or(f64::NAN) * 1e6))
+                .collect();
+            println!("{:<12} per pair: {}", "", parts.join(", "));
+        }
         per_task.insert(
             t.id.clone(),
             json!({"run_s": r.elapsed_s, "run_state": r.state, "time_s": tm.elapsed_s, "time_state": tm.state, "verdict": tm.first_code(), "detail": d}),
