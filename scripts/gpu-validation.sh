@@ -10,10 +10,11 @@ B="$(cd "${1:-target/release}" && pwd)"
 OUT="${OUT:-runs/gpu-validation}"; mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH
 exec > >(tee "$OUT/log.txt") 2>&1
-t() { local s=$(date +%s.%N); "$@"; local rc=$?; echo "rc=$rc in $(echo "$(date +%s.%N) - $s" | bc) s"; }
+t() { local s=$(date +%s%N); "$@"; local rc=$?; local ms=$(( ($(date +%s%N) - s) / 1000000 )); echo "rc=$rc in $((ms / 1000)).$(printf %03d $((ms % 1000))) s"; }
 date -u; nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
 nvcc --version | tail -2; nproc
 echo "== validate"; t timeout 300 "$B/aorlta" validate --gpu --json "$OUT/validate.json" > "$OUT/validate.txt" 2>&1; cat "$OUT/validate.txt"
+gzip -f "$OUT/validate.json"
 echo "== score the example pool"; rm -rf runs/kernels-speed-score
 t timeout 200 "$B/aorlta" score --quiet configs/kernels-speed-score.yaml > "$OUT/score.txt" 2>&1; cat "$OUT/score.txt"
 cp runs/kernels-speed-score/rewards.jsonl "$OUT/score-rewards.jsonl" 2>/dev/null

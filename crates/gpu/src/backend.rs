@@ -253,10 +253,10 @@ pub trait Backend {
     fn load_helpers(&mut self) -> Result<(), BackendError>;
     /// Unloads the harness's device code (nothing when none is loaded).
     fn unload_helpers(&mut self) -> Result<(), BackendError>;
-    /// Runs one operation of the harness's device code on the stream (its device code must be
-    /// loaded).
+    /// Queues operations of the harness's device code on the stream, in order (its device code
+    /// must be loaded). The CUDA backend runs up to 40 at a time in one launch.
     ///
     /// # Safety
-    /// Every region the operation names lies inside one live allocation.
-    unsafe fn helper(&mut self, op: &HelperOp) -> Result<(), BackendError>;
+    /// Every region the operations name lies inside one live allocation.
+    unsafe fn helpers(&mut self, ops: &[HelperOp]) -> Result<(), BackendError>;
 }

@@ -161,14 +161,132 @@ pub fn list_devices() -> Result<Vec<DeviceInfo>, HarnessError> {
     Ok(out)
 }
 
-/// The harness's device code: its module instance and its five kernels.
+/// The harness's device code: its module instance and its one kernel, `aorlta_run`, which runs a
+/// batch of [`HelperOp`]s in one launch.
 struct Helpers {
     module: sys::CUmodule,
-    fill_guard: sys::CUfunction,
-    check_guard: sys::CUfunction,
-    fill_data: sys::CUfunction,
-    check_data: sys::CUfunction,
-    compare: sys::CUfunction,
+    run: sys::CUfunction,
+}
+
+/// Most operations in one launch of `aorlta_run` (its parameter block stays under 4 KiB).
+const BATCH_OPS: usize = 40;
+
+/// One operation as `aorlta_run` reads it (`struct Op` in `device/helpers.cu`).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct OpRepr {
+    kind: u64,
+    p: u64,
+    q: u64,
+    n: u64,
+    key: u64,
+    out: u64,
+    a: f64,
+    b: f64,
+    ilo: i64,
+    ihi: i64,
+    dtype: i32,
+    fill: i32,
+    start: u64,
+}
+
+/// A batch as `aorlta_run` takes it by value (`struct Batch`).
+#[repr(C)]
+struct BatchRepr {
+    total: u64,
+    count: u64,
+    ops: [OpRepr; BATCH_OPS],
+}
+
+impl OpRepr {
+    /// The packed form of an operation and its count of work items.
+    fn of(op: &HelperOp) -> Self {
+        let fill = |f: crate::draw::Fill| f.args();
+        match *op {
+            HelperOp::FillGuard { dst, bytes, offset } => OpRepr {
+                kind: 0,
+                p: dst,
+                n: bytes,
+                key: offset,
+                ..Default::default()
+            },
+            HelperOp::CheckGuard {
+                src,
+                bytes,
+                offset,
+                count,
+            } => OpRepr {
+                kind: 1,
+                p: src,
+                n: bytes,
+                key: offset,
+                out: count,
+                ..Default::default()
+            },
+            HelperOp::FillData {
+                dst,
+                len,
+                dtype,
+                fill: f,
+            } => {
+                let a = fill(f);
+                OpRepr {
+                    kind: 2,
+                    p: dst,
+                    n: len,
+                    key: a.key,
+                    a: a.a,
+                    b: a.b,
+                    ilo: a.ilo,
+                    ihi: a.ihi,
+                    dtype: dtype_code(dtype),
+                    fill: a.kind,
+                    ..Default::default()
+                }
+            }
+            HelperOp::CheckData {
+                src,
+                len,
+                dtype,
+                fill: f,
+                count,
+            } => {
+                let a = fill(f);
+                OpRepr {
+                    kind: 3,
+                    p: src,
+                    n: len,
+                    key: a.key,
+                    out: count,
+                    a: a.a,
+                    b: a.b,
+                    ilo: a.ilo,
+                    ihi: a.ihi,
+                    dtype: dtype_code(dtype),
+                    fill: a.kind,
+                    ..Default::default()
+                }
+            }
+            HelperOp::Compare {
+                expected,
+                got,
+                len,
+                dtype,
+                tol,
+                out,
+            } => OpRepr {
+                kind: 4,
+                p: expected,
+                q: got,
+                n: len,
+                out,
+                a: tol.atol,
+                b: tol.rtol,
+                dtype: dtype_code(dtype),
+                ..Default::default()
+            },
+        }
+    }
 }
 
 /// The CUDA device of one harness process.
@@ -487,11 +605,7 @@ impl Backend for CudaBackend {
         };
         let helpers = Helpers {
             module,
-            fill_guard: get("aorlta_fill_guard")?,
-            check_guard: get("aorlta_check_guard")?,
-            fill_data: get("aorlta_fill_data")?,
-            check_data: get("aorlta_check_data")?,
-            compare: get("aorlta_compare")?,
+            run: get("aorlta_run")?,
         };
         self.helpers = Some(helpers);
         Ok(())
@@ -506,75 +620,47 @@ impl Backend for CudaBackend {
         Ok(())
     }
 
-    unsafe fn helper(&mut self, op: &HelperOp) -> Result<(), BackendError> {
-        let Some(h) = self.helpers.as_ref() else {
+    unsafe fn helpers(&mut self, ops: &[HelperOp]) -> Result<(), BackendError> {
+        let Some(run) = self.helpers.as_ref().map(|h| h.run) else {
             return Err(BackendError {
                 kind: ErrorKind::Driver,
-                call: "helper",
+                call: "helpers",
                 detail: "the harness's device code is not loaded".into(),
             });
         };
-        macro_rules! p {
-            ($($v:expr),*) => { [$(&$v as *const _ as *mut c_void),*] };
+        for chunk in ops.chunks(BATCH_OPS) {
+            let mut batch = BatchRepr {
+                total: 0,
+                count: chunk.len() as u64,
+                ops: [OpRepr::default(); BATCH_OPS],
+            };
+            for (slot, op) in batch.ops.iter_mut().zip(chunk) {
+                *slot = OpRepr::of(op);
+                slot.start = batch.total;
+                batch.total += slot.n;
+            }
+            if batch.total == 0 {
+                continue;
+            }
+            let mut params = [&batch as *const BatchRepr as *mut c_void];
+            self.helper_launch(run, batch.total, &mut params)?;
         }
-        match *op {
-            HelperOp::FillGuard { dst, bytes, offset } => {
-                let f = h.fill_guard;
-                self.helper_launch(f, bytes, &mut p!(dst, bytes, offset))
-            }
-            HelperOp::CheckGuard {
-                src,
-                bytes,
-                offset,
-                count,
-            } => {
-                let f = h.check_guard;
-                self.helper_launch(f, bytes, &mut p!(src, bytes, offset, count))
-            }
-            HelperOp::FillData {
-                dst,
-                len,
-                dtype,
-                fill,
-            } => {
-                let f = h.fill_data;
-                let a = fill.args();
-                let dt = dtype_code(dtype);
-                self.helper_launch(
-                    f,
-                    len,
-                    &mut p!(dst, len, dt, a.kind, a.a, a.b, a.ilo, a.ihi, a.key),
-                )
-            }
-            HelperOp::CheckData {
-                src,
-                len,
-                dtype,
-                fill,
-                count,
-            } => {
-                let f = h.check_data;
-                let a = fill.args();
-                let dt = dtype_code(dtype);
-                self.helper_launch(
-                    f,
-                    len,
-                    &mut p!(src, len, dt, a.kind, a.a, a.b, a.ilo, a.ihi, a.key, count),
-                )
-            }
-            HelperOp::Compare {
-                expected,
-                got,
-                len,
-                dtype,
-                tol,
-                out,
-            } => {
-                let f = h.compare;
-                let dt = dtype_code(dtype);
-                let (atol, rtol) = (tol.atol, tol.rtol);
-                self.helper_launch(f, len, &mut p!(expected, got, len, dt, atol, rtol, out))
-            }
-        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `struct Op` and `struct Batch` of `device/helpers.cu`: six u64, two doubles, two i64, two
+    /// ints and a u64 (96 bytes, no padding); two u64 and 40 ops (3856 bytes, under 4 KiB).
+    #[test]
+    fn the_batch_is_laid_out_as_the_device_code_reads_it() {
+        assert_eq!(std::mem::size_of::<OpRepr>(), 96);
+        assert_eq!(std::mem::align_of::<OpRepr>(), 8);
+        assert_eq!(std::mem::size_of::<BatchRepr>(), 16 + 40 * 96);
+        assert!(std::mem::size_of::<BatchRepr>() <= 4096);
+        assert!(crate::helpers::SOURCE.contains("#define MAX_OPS 40"));
     }
 }

@@ -40,6 +40,7 @@ pub fn run_job<B: Backend>(backend: &mut B, job: &HarnessJob) -> HarnessRecord {
         context_lost: false,
         helpers_loaded: false,
         phases: Default::default(),
+        pending: Vec::new(),
     };
     let mut check = None;
     let mut time = None;

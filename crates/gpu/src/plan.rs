@@ -118,14 +118,34 @@ pub struct Runner<'a, B: Backend> {
     pub helpers_loaded: bool,
     /// Host seconds spent in each [`Phase`].
     pub phases: Phases,
+    /// Operations of the harness's device code queued but not yet issued: they go to the
+    /// device together, in order, before anything else touches it.
+    pub pending: Vec<crate::backend::HelperOp>,
 }
 
 impl<B: Backend> Runner<'_, B> {
-    /// Runs `f`, counting its time in `phase`.
-    pub fn in_phase<T>(&mut self, phase: Phase, f: impl FnOnce(&mut Self) -> T) -> T {
+    /// Runs `f`, counting its time in `phase`. Queued operations of the harness's device code
+    /// are issued first, so everything reaches the device in the order the plan wrote it.
+    pub fn in_phase<T>(&mut self, phase: Phase, f: impl FnOnce(&mut Self) -> T) -> Result<T, Stop> {
+        self.issue()?;
         let t0 = Instant::now();
         let out = f(self);
         self.phases[phase as usize] += t0.elapsed().as_secs_f64();
+        Ok(out)
+    }
+
+    /// Issues the queued operations of the harness's device code.
+    pub fn issue(&mut self) -> Result<(), Stop> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let ops = std::mem::take(&mut self.pending);
+        let t0 = Instant::now();
+        // SAFETY: every op the plans queue names regions of allocations made by `alloc_set` or
+        // `Counters::new` for the layout in use, which live until the job frees them (frees
+        // issue the queue first).
+        let out = unsafe { self.b.helpers(&ops) }.map_err(|e| self.backend_err(Party::Harness, e));
+        self.phases[Phase::Issue as usize] += t0.elapsed().as_secs_f64();
         out
     }
 
@@ -284,7 +304,7 @@ impl<B: Backend> Runner<'_, B> {
 
     /// Loads a fresh module instance of a kernel and lets it use its shared memory.
     pub fn instantiate(&mut self, k: &Kernel, g: &Geometry) -> Result<Instance, Stop> {
-        self.in_phase(Phase::Modules, |r| r.instantiate_now(k, g))
+        self.in_phase(Phase::Modules, |r| r.instantiate_now(k, g))?
     }
 
     fn instantiate_now(&mut self, k: &Kernel, g: &Geometry) -> Result<Instance, Stop> {
@@ -323,7 +343,7 @@ impl<B: Backend> Runner<'_, B> {
         self.in_phase(Phase::Modules, |r| {
             r.b.unload_module(inst.module)
                 .map_err(|e| r.backend_err(Party::Harness, e))
-        })
+        })?
     }
 
     /// The kernel's arguments: buffers by parameter name, scalars by the task's expressions,
@@ -341,7 +361,7 @@ impl<B: Backend> Runner<'_, B> {
     /// Frees allocations. After a lost context nothing is freed: a free waits for the device,
     /// which a hung kernel never lets go, and the process ends after this job anyway.
     pub fn free_all(&mut self, ptrs: &[DevPtr]) {
-        if self.context_lost {
+        if self.context_lost || self.issue().is_err() {
             return;
         }
         for p in ptrs {
@@ -354,7 +374,7 @@ impl<B: Backend> Runner<'_, B> {
     pub fn helpers_on(&mut self) -> Result<(), Stop> {
         self.in_phase(Phase::HarnessCode, |r| {
             r.b.load_helpers().map_err(|e| r.backend_err(Party::Harness, e))
-        })?;
+        })??;
         self.helpers_loaded = true;
         Ok(())
     }
@@ -364,7 +384,7 @@ impl<B: Backend> Runner<'_, B> {
         if self.helpers_loaded && !self.context_lost {
             self.in_phase(Phase::HarnessCode, |r| {
                 r.b.unload_helpers().map_err(|e| r.backend_err(Party::Harness, e))
-            })?;
+            })??;
         }
         self.helpers_loaded = false;
         Ok(())
@@ -379,7 +399,7 @@ impl<B: Backend> Runner<'_, B> {
             let fill = 0x9E37_79B9u32 ^ salt.wrapping_mul(2_654_435_761);
             // SAFETY: `scratch` is a live allocation of `words` words (made by the plan for this).
             unsafe { r.b.memset_d32(scratch, fill, words) }.map_err(|e| r.backend_err(Party::Harness, e))
-        })
+        })?
     }
 
     /// One launch alone between two events, waited for with the job's deadline.
@@ -410,7 +430,7 @@ impl<B: Backend> Runner<'_, B> {
     ) -> Result<Timed, Stop> {
         self.in_phase(Phase::Launch, |r| {
             r.timed_launch_now(party, func, g, args, wait_s)
-        })
+        })?
     }
 
     fn timed_launch_now(

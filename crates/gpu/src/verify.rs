@@ -93,11 +93,8 @@ pub enum Expect {
 
 impl<B: Backend> Runner<'_, B> {
     fn helper_op(&mut self, op: HelperOp) -> Result<(), Stop> {
-        self.in_phase(Phase::Issue, |r| {
-            // SAFETY: every op the plans build names regions of allocations made by `alloc_set`
-            // or `Counters::new` for the layout in use, which live until the job frees them.
-            unsafe { r.b.helper(&op) }.map_err(|e| r.backend_err(Party::Harness, e))
-        })
+        self.pending.push(op);
+        Ok(())
     }
 
     /// Allocates one buffer set for a layout.
@@ -242,6 +239,7 @@ impl<B: Backend> Runner<'_, B> {
         let at = |set: &BufferSet| set.data(k) + index * n as u64;
         let mut e = vec![0u8; n];
         let mut g = vec![0u8; n];
+        self.issue()?;
         for (dst, src) in [(&mut e, at(expected)), (&mut g, at(got))] {
             // SAFETY: `index` < the buffer's length, so the element lies inside its allocation.
             unsafe { self.b.copy_d2h(dst, src) }.map_err(|err| self.backend_err(Party::Harness, err))?;
@@ -300,7 +298,7 @@ impl Counters {
         r.in_phase(Phase::Issue, |r| {
             // SAFETY: the block is a live allocation of `words` u64 words.
             unsafe { r.b.memset_d32(base, 0, words * 2) }.map_err(|e| r.backend_err(Party::Harness, e))
-        })?;
+        })??;
         self.used = 0;
         Ok(())
     }
@@ -311,7 +309,7 @@ impl Counters {
         r.in_phase(Phase::Wait, |r| {
             // SAFETY: the first `used` words of the block.
             unsafe { r.b.copy_d2h(&mut bytes, self.base) }.map_err(|e| r.backend_err(party, e))
-        })?;
+        })??;
         Ok(bytes
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
@@ -363,6 +361,94 @@ impl CompareCheck {
     }
 }
 
+/// The self-test's second part, in batches as the plans issue them: a canary band checked intact,
+/// a region compared with itself (no mismatch) and with the sentinel (every element, the first
+/// at index 0). `buf` holds 4099 eight-byte words; `count` is a counter word after them.
+fn guards_and_comparison<B: Backend>(b: &mut B, buf: DevPtr, count: DevPtr) -> Result<(), String> {
+    let e = |e: crate::backend::BackendError| e.to_string();
+    let n: u64 = 2000;
+    let (first_region, second_region, out) = (buf, buf + n * 4, buf + 2 * n * 4);
+    let tol = Tolerance::default_for(Dtype::F32);
+    let region = Fill::Input {
+        init: Init::Uniform { lo: -1.0, hi: 1.0 },
+        key: 99,
+    };
+    let compare = |got| HelperOp::Compare {
+        expected: first_region,
+        got,
+        len: n,
+        dtype: Dtype::F32,
+        tol,
+        out,
+    };
+    let read = |b: &mut B, at: DevPtr, words: usize| -> Result<Vec<u64>, String> {
+        let mut bytes = vec![0u8; words * 8];
+        // SAFETY: `at` is the counter word or the three comparison words inside the buffer.
+        unsafe { b.copy_d2h(&mut bytes, at) }.map_err(e)?;
+        Ok(bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect())
+    };
+    // SAFETY: every region below lies inside `buf` (4099 * 8 bytes) or is `count`.
+    unsafe {
+        b.memset_d32(count, 0, 2).map_err(e)?;
+        b.helpers(&[
+            HelperOp::FillGuard {
+                dst: buf,
+                bytes: 4 * n,
+                offset: 7,
+            },
+            HelperOp::CheckGuard {
+                src: buf,
+                bytes: 4 * n,
+                offset: 7,
+                count,
+            },
+        ])
+        .map_err(e)?;
+    }
+    if read(b, count, 1)?[0] != 0 {
+        return Err("the device's check of its own canary counts a difference".into());
+    }
+    // SAFETY: as above.
+    unsafe {
+        b.memset_d32(out, 0, 6).map_err(e)?;
+        b.helpers(&[
+            HelperOp::FillData {
+                dst: first_region,
+                len: n,
+                dtype: Dtype::F32,
+                fill: region,
+            },
+            HelperOp::FillData {
+                dst: second_region,
+                len: n,
+                dtype: Dtype::F32,
+                fill: Fill::Sentinel,
+            },
+            compare(first_region),
+        ])
+        .map_err(e)?;
+    }
+    if read(b, out, 3)?[0] != 0 {
+        return Err("the device's comparison of a region with itself counts a mismatch".into());
+    }
+    // SAFETY: as above.
+    unsafe {
+        b.memset_d32(out, 0, 6).map_err(e)?;
+        b.helpers(&[compare(second_region)]).map_err(e)?;
+    }
+    let w = read(b, out, 3)?;
+    if w[0] != n || !w[1] != 0 {
+        return Err(format!(
+            "the device's comparison with the sentinel counts {} of {n} mismatches, the first at {}",
+            w[0], !w[1]
+        ));
+    }
+    Ok(())
+}
+
 /// Fills a probe buffer on the device with every dtype and distribution and compares it with
 /// the host's twin; `Err` names the first disagreement. A harness whose device code and host
 /// code draw differently would check launches against inputs nobody wrote.
@@ -397,12 +483,12 @@ pub fn self_test<B: Backend>(b: &mut B) -> Result<(), String> {
             let mut host = vec![0u8; n];
             // SAFETY: `buf` holds LEN elements of 8 bytes and one counter word after them.
             unsafe {
-                b.helper(&HelperOp::FillData {
+                b.helpers(&[HelperOp::FillData {
                     dst: buf,
                     len: LEN,
                     dtype: *dtype,
                     fill,
-                })
+                }])
                 .map_err(e)?;
                 b.copy_d2h(&mut host, buf).map_err(e)?;
             }
@@ -416,13 +502,13 @@ pub fn self_test<B: Backend>(b: &mut B) -> Result<(), String> {
             // SAFETY: as above.
             unsafe {
                 b.memset_d32(count, 0, 2).map_err(e)?;
-                b.helper(&HelperOp::CheckData {
+                b.helpers(&[HelperOp::CheckData {
                     src: buf,
                     len: LEN,
                     dtype: *dtype,
                     fill,
                     count,
-                })
+                }])
                 .map_err(e)?;
                 b.copy_d2h(&mut word, count).map_err(e)?;
             }
@@ -432,9 +518,21 @@ pub fn self_test<B: Backend>(b: &mut B) -> Result<(), String> {
                 ));
             }
         }
-        Ok(())
+        guards_and_comparison(b, buf, count)
     })();
     // SAFETY: `buf` came from `alloc` above and is freed once.
     let _ = unsafe { b.free(buf) };
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fake::FakeBackend;
+
+    #[test]
+    fn the_self_test_passes_where_device_and_host_draw_alike() {
+        let mut b = FakeBackend::new(0);
+        assert_eq!(self_test(&mut b), Ok(()));
+    }
 }

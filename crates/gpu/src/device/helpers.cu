@@ -170,74 +170,121 @@ __device__ __forceinline__ unsigned char canary(u64 offset) {
     return (unsigned char)((unsigned char)(offset * 151ULL) ^ 0xA5u);
 }
 
-#define GRID_STRIDE(i, n) \
-    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (u64)gridDim.x * blockDim.x)
+// One operation of a batch: what `crates/gpu/src/cuda.rs` packs for each `HelperOp`.
+enum { OP_FILL_GUARD = 0, OP_CHECK_GUARD = 1, OP_FILL_DATA = 2, OP_CHECK_DATA = 3, OP_COMPARE = 4 };
 
-extern "C" __global__ void aorlta_fill_guard(unsigned char* p, u64 n, u64 offset) {
-    GRID_STRIDE(i, n) p[i] = canary(offset + i);
+struct Op {
+    u64 kind;   // OP_*
+    u64 p;      // destination, source, or the expected output
+    u64 q;      // the candidate's output (compare)
+    u64 n;      // bytes (guards) or elements (data)
+    u64 key;    // canary offset (guards) or the fill's key
+    u64 out;    // the counter(s) added to
+    double a;   // fill: lo or mean; compare: atol
+    double b;   // fill: hi or std; compare: rtol
+    i64 ilo;
+    i64 ihi;
+    int dtype;
+    int fill;   // FILL_*
+    u64 start;  // the op's first index in the batch's work
+};
+
+#define MAX_OPS 40
+
+struct Batch {
+    u64 total;  // work items over every op
+    u64 count;
+    Op ops[MAX_OPS];
+};
+
+// What one thread gathered for the op it is on, added to the op's counters when it moves on.
+struct Acc {
+    u64 bad;
+    u64 first;  // ~index of the first bad element, 0 when none
+    double worst;
+};
+
+__device__ void flush_acc(const Op& op, Acc& acc) {
+    if (op.kind == OP_CHECK_GUARD || op.kind == OP_CHECK_DATA) {
+        if (acc.bad) atomicAdd((u64*)op.out, acc.bad);
+    } else if (op.kind == OP_COMPARE) {
+        u64* out = (u64*)op.out;
+        if (acc.bad) {
+            atomicAdd(&out[0], acc.bad);
+            atomicMax(&out[1], acc.first);
+        }
+        if (acc.worst > 0.0) atomicMax(&out[2], (u64)__double_as_longlong(acc.worst));
+    }
+    acc.bad = 0;
+    acc.first = 0;
+    acc.worst = 0.0;
 }
 
-extern "C" __global__ void aorlta_check_guard(const unsigned char* p, u64 n, u64 offset, u64* count) {
-    u64 bad = 0;
-    GRID_STRIDE(i, n) bad += (p[i] != canary(offset + i));
-    if (bad) atomicAdd(count, bad);
-}
-
-extern "C" __global__ void aorlta_fill_data(void* p, u64 len, int dtype, int kind, double a, double b,
-                                            i64 ilo, i64 ihi, u64 key) {
-    GRID_STRIDE(i, len) store_bits(p, dtype, i, fill_bits(dtype, kind, a, b, ilo, ihi, key, i));
-}
-
-extern "C" __global__ void aorlta_check_data(const void* p, u64 len, int dtype, int kind, double a, double b,
-                                             i64 ilo, i64 ihi, u64 key, u64* count) {
-    u64 bad = 0;
-    GRID_STRIDE(i, len) bad += (load_bits(p, dtype, i) != fill_bits(dtype, kind, a, b, ilo, ihi, key, i));
-    if (bad) atomicAdd(count, bad);
-}
-
-// out[0]: elements outside tolerance; out[1]: ~(first such index), by atomicMax, 0 when none;
-// out[2]: the largest absolute difference over finite pairs, as the bits of a non-negative double.
-extern "C" __global__ void aorlta_compare(const void* expected, const void* got, u64 len, int dtype,
-                                          double atol, double rtol, u64* out) {
-    u64 bad = 0;
-    u64 first = 0;
-    double worst = 0.0;
-    int is_float = dtype == DT_F32 || dtype == DT_F16 || dtype == DT_BF16;
-    GRID_STRIDE(i, len) {
-        u64 eb = load_bits(expected, dtype, i);
-        u64 gb = load_bits(got, dtype, i);
-        if (eb == gb) continue;
-        double r = as_double(dtype, eb);
-        double c = as_double(dtype, gb);
-        int ok;
-        if (is_float) {
-            int rn = isnan(r), cn = isnan(c);
-            if (rn && cn) {
-                ok = 1;
-            } else if (!rn && !cn) {
-                if (isinf(r) || isinf(c)) {
-                    ok = r == c;
-                } else {
-                    double d = fabs(__dsub_rn(c, r));
-                    worst = fmax(worst, d);
-                    ok = d <= __dadd_rn(atol, __dmul_rn(rtol, fabs(r)));
-                }
+__device__ void compare_one(const Op& op, u64 i, Acc& acc) {
+    u64 eb = load_bits((const void*)op.p, op.dtype, i);
+    u64 gb = load_bits((const void*)op.q, op.dtype, i);
+    if (eb == gb) return;
+    double r = as_double(op.dtype, eb);
+    double c = as_double(op.dtype, gb);
+    int ok;
+    int is_float = op.dtype == DT_F32 || op.dtype == DT_F16 || op.dtype == DT_BF16;
+    if (is_float) {
+        int rn = isnan(r), cn = isnan(c);
+        if (rn && cn) {
+            ok = 1;
+        } else if (!rn && !cn) {
+            if (isinf(r) || isinf(c)) {
+                ok = r == c;
             } else {
-                ok = 0;
+                double d = fabs(__dsub_rn(c, r));
+                acc.worst = fmax(acc.worst, d);
+                ok = d <= __dadd_rn(op.a, __dmul_rn(op.b, fabs(r)));
             }
         } else {
-            double d = fabs(__dsub_rn(c, r));
-            worst = fmax(worst, d);
-            ok = d <= atol;
+            ok = 0;
         }
-        if (!ok) {
-            if (bad == 0 || ~i > first) first = ~i;
-            bad += 1;
+    } else {
+        double d = fabs(__dsub_rn(c, r));
+        acc.worst = fmax(acc.worst, d);
+        ok = d <= op.a;
+    }
+    if (!ok) {
+        if (acc.bad == 0 || ~i > acc.first) acc.first = ~i;
+        acc.bad += 1;
+    }
+}
+
+// Runs a batch of operations over one grid: the work items of every op laid end to end, each
+// thread taking items a grid apart and keeping its own counts until it moves to the next op.
+extern "C" __global__ void aorlta_run(const Batch batch) {
+    u64 stride = (u64)gridDim.x * blockDim.x;
+    u64 g = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    u64 j = 0;
+    Acc acc = {0, 0, 0.0};
+    for (; g < batch.total; g += stride) {
+        while (j + 1 < batch.count && g >= batch.ops[j + 1].start) {
+            flush_acc(batch.ops[j], acc);
+            ++j;
+        }
+        const Op& op = batch.ops[j];
+        u64 i = g - op.start;
+        switch (op.kind) {
+        case OP_FILL_GUARD:
+            ((unsigned char*)op.p)[i] = canary(op.key + i);
+            break;
+        case OP_CHECK_GUARD:
+            acc.bad += ((const unsigned char*)op.p)[i] != canary(op.key + i);
+            break;
+        case OP_FILL_DATA:
+            store_bits((void*)op.p, op.dtype, i, fill_bits(op.dtype, op.fill, op.a, op.b, op.ilo, op.ihi, op.key, i));
+            break;
+        case OP_CHECK_DATA:
+            acc.bad += load_bits((const void*)op.p, op.dtype, i) != fill_bits(op.dtype, op.fill, op.a, op.b, op.ilo, op.ihi, op.key, i);
+            break;
+        default:
+            compare_one(op, i, acc);
+            break;
         }
     }
-    if (bad) {
-        atomicAdd(&out[0], bad);
-        atomicMax(&out[1], first);
-    }
-    if (worst > 0.0) atomicMax(&out[2], (u64)__double_as_longlong(worst));
+    if (j < batch.count) flush_acc(batch.ops[j], acc);
 }

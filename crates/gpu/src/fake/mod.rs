@@ -401,27 +401,29 @@ impl Backend for FakeBackend {
         Ok(())
     }
 
-    unsafe fn helper(&mut self, op: &HelperOp) -> Result<(), BackendError> {
-        self.log.push(Call::Helper(*op));
-        self.fault("cuLaunchKernel (harness)")?;
-        if !self.helpers {
-            return Err(Self::driver("helper", "the harness's device code is not loaded"));
-        }
-        match *op {
-            HelperOp::CheckGuard { count, .. } | HelperOp::CheckData { count, .. } => {
-                self.seen_counts.insert(count);
+    unsafe fn helpers(&mut self, ops: &[HelperOp]) -> Result<(), BackendError> {
+        for op in ops {
+            self.log.push(Call::Helper(*op));
+            self.fault("cuLaunchKernel (harness)")?;
+            if !self.helpers {
+                return Err(Self::driver("helper", "the harness's device code is not loaded"));
             }
-            HelperOp::Compare { out, .. } => {
-                self.seen_compare.insert(out);
+            match *op {
+                HelperOp::CheckGuard { count, .. } | HelperOp::CheckData { count, .. } => {
+                    self.seen_counts.insert(count);
+                }
+                HelperOp::Compare { out, .. } => {
+                    self.seen_compare.insert(out);
+                }
+                _ => {}
             }
-            _ => {}
+            if helpers::run(&mut self.mem, op).is_none() {
+                return Err(Self::driver(
+                    "cuLaunchKernel (harness)",
+                    "a region outside every allocation",
+                ));
+            }
         }
-        match helpers::run(&mut self.mem, op) {
-            Some(()) => Ok(()),
-            None => Err(Self::driver(
-                "cuLaunchKernel (harness)",
-                "a region outside every allocation",
-            )),
-        }
+        Ok(())
     }
 }

@@ -216,7 +216,7 @@ fn corrupting_the_comparison_s_counters_is_undone_before_the_checks() {
             tol: Tolerance::default_for(Dtype::F32),
             out,
         };
-        b.helper(&op).unwrap();
+        b.helpers(&[op]).unwrap();
         b.copy_d2h(&mut words, out).unwrap();
         assert_eq!(u64::from_le_bytes(words[..8].try_into().unwrap()), 16);
         b.memset_d32(out, 0, 6).unwrap();
@@ -224,7 +224,7 @@ fn corrupting_the_comparison_s_counters_is_undone_before_the_checks() {
             .unwrap();
         b.memset_d32(out + 4, u32::from_le_bytes(wrap[4..].try_into().unwrap()), 1)
             .unwrap();
-        b.helper(&op).unwrap();
+        b.helpers(&[op]).unwrap();
         b.copy_d2h(&mut words, out).unwrap();
     }
     assert_eq!(u64::from_le_bytes(words[..8].try_into().unwrap()), 0);
