@@ -92,7 +92,7 @@ fn cases<B: Backend>(
             Ok(())
         })();
         r.free_set(&cand_set);
-        r.free_set(&ref_set);
+        r.scrub_and_free(&layout, &ref_set);
         result?;
     }
     Ok(())

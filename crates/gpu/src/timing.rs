@@ -158,11 +158,8 @@ fn run_inner<B: Backend>(
             .is_some_and(|c: &Clocks| c.throttle_reasons & THROTTLE_MASK != 0)
     });
     if !r.context_lost {
-        // Nothing of the job's is left for the next job to read: the reference's set last
-        // held an expected output.
-        let _ = r.fill_set(&setup.layout, &setup.refr, 0, true);
         r.free_set(&setup.cand);
-        r.free_set(&setup.refr);
+        r.scrub_and_free(&setup.layout, &setup.refr);
         r.free_all(&[setup.scratch]);
         counters.free(r);
     }

@@ -256,6 +256,19 @@ impl<B: Backend> Runner<'_, B> {
     pub fn free_set(&mut self, set: &BufferSet) {
         self.free_all(&set.ptrs);
     }
+
+    /// Frees a reference's set after scrubbing its outputs back to the sentinel: it last held
+    /// an expected output, and nothing of that may be left in memory a later size or job could
+    /// read. Nothing is touched after a lost context.
+    pub fn scrub_and_free(&mut self, layout: &Layout, set: &BufferSet) {
+        if self.context_lost {
+            return;
+        }
+        if self.helpers_loaded || self.helpers_on().is_ok() {
+            let _ = self.fill_set(layout, set, 0, true);
+        }
+        self.free_set(set);
+    }
 }
 
 impl Counters {

@@ -57,6 +57,9 @@ pub struct Args {
     /// GPUs `--pool` may lease (overrides the config): `all` or ordinals such as `0,1`.
     #[arg(long)]
     pub gpus: Option<aorlta_core::checks::kernel::GpuSet>,
+    /// Leave out the compile measurement (one at a time, then in parallel), which holds no GPU.
+    #[arg(long)]
+    pub no_compile: bool,
 }
 
 /// `--pool`: one scoring run of the pool, measured.
@@ -135,59 +138,26 @@ fn tools(env: &Env) -> &KernelEnv {
     env.kernel.as_ref().expect("built with kernel tools")
 }
 
-/// Runs `aorlta bench kernels`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if let Some(pool) = &args.pool {
-        return run_pool(&args, pool);
-    }
-    let suite_path = std::path::absolute(&args.suite)?;
-    let suite: Suite = aorlta_core::yaml::load(&suite_path)?;
-    let base = suite_path.parent().unwrap_or(Path::new("."));
-    let config = suite.kernel.clone().overridden(&KernelOverrides {
-        fake_gpu: args.fake_gpu,
-        gpus: None,
-    });
-    let (tasks, _) = TaskSet::load(&base.join(&suite.tasks))?;
-    let mut report = serde_json::Map::new();
+/// A candidate of the bench's pool: its task, its file's stem, its source.
+type PoolItem = (std::sync::Arc<Task>, String, String);
 
-    // The pool: every candidate file of every task, compile bombs left out.
-    let mut pool: Vec<(std::sync::Arc<Task>, String, String)> = Vec::new();
-    for t in tasks.iter() {
-        let dir = base.join(&suite.candidates).join(&t.id);
-        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
-        let mut files: Vec<PathBuf> = rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "cu"))
-            .collect();
-        files.sort();
-        for f in files {
-            let name = f
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if name.contains("compile-bomb") {
-                continue;
-            }
-            let src = std::fs::read_to_string(&f).with_context(|| format!("{}", f.display()))?;
-            pool.push((t.clone(), name, src));
-        }
+/// The kernel task of a task, if it is one.
+fn kdef(t: &Task) -> Option<KernelTaskDef> {
+    match &t.kind {
+        TaskKind::Kernel(k) => Some((**k).clone()),
+        TaskKind::Qa(_) => None,
     }
-    if pool.is_empty() {
-        bail!(
-            "no candidate files under {}",
-            base.join(&suite.candidates).display()
-        );
-    }
-    let kdef = |t: &Task| -> Option<KernelTaskDef> {
-        match &t.kind {
-            TaskKind::Kernel(k) => Some((**k).clone()),
-            TaskKind::Qa(_) => None,
-        }
-    };
+}
 
-    // 1. Compile: one at a time, then all at once, each in a fresh cache.
-    let scratch = tempfile::tempdir()?;
-    let seq = fresh_env(&config, &scratch.path().join("seq"))?;
+/// Compiles every candidate of the pool one at a time, then all of them at once, each in a
+/// fresh cache under `scratch`, and prints and records the times.
+fn compile_bench(
+    config: &KernelConfig,
+    scratch: &Path,
+    pool: &[PoolItem],
+    report: &mut serde_json::Map<String, Value>,
+) -> anyhow::Result<()> {
+    let seq = fresh_env(config, &scratch.join("seq"))?;
     let seq_env = tools(&seq);
     seq_env
         .compiler_version()
@@ -195,7 +165,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut per: Vec<f64> = Vec::new();
     let mut outcomes: BTreeMap<String, usize> = BTreeMap::new();
     let t0 = Instant::now();
-    for (t, _, src) in &pool {
+    for (t, _, src) in pool {
         if let Some(k) = kdef(t) {
             let s = Instant::now();
             let out = compile(seq_env, &k, src, Who::Candidate);
@@ -208,7 +178,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let seq_total = t0.elapsed().as_secs_f64();
-    let par = fresh_env(&config, &scratch.path().join("par"))?;
+    let par = fresh_env(config, &scratch.join("par"))?;
     let par_env = tools(&par);
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -243,6 +213,59 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "compile".into(),
         json!({"candidates": n, "outcomes": outcomes, "median_s": med, "p90_s": p90, "max_s": max, "sequential_s": seq_total, "parallel_s": par_total, "threads": threads}),
     );
+
+    Ok(())
+}
+
+/// Runs `aorlta bench kernels`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(pool) = &args.pool {
+        return run_pool(&args, pool);
+    }
+    let suite_path = std::path::absolute(&args.suite)?;
+    let suite: Suite = aorlta_core::yaml::load(&suite_path)?;
+    let base = suite_path.parent().unwrap_or(Path::new("."));
+    let config = suite.kernel.clone().overridden(&KernelOverrides {
+        fake_gpu: args.fake_gpu,
+        gpus: None,
+    });
+    let (tasks, _) = TaskSet::load(&base.join(&suite.tasks))?;
+    let mut report = serde_json::Map::new();
+
+    // The pool: every candidate file of every task, compile bombs left out.
+    let mut pool: Vec<PoolItem> = Vec::new();
+    for t in tasks.iter() {
+        let dir = base.join(&suite.candidates).join(&t.id);
+        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        let mut files: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "cu"))
+            .collect();
+        files.sort();
+        for f in files {
+            let name = f
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if name.contains("compile-bomb") {
+                continue;
+            }
+            let src = std::fs::read_to_string(&f).with_context(|| format!("{}", f.display()))?;
+            pool.push((t.clone(), name, src));
+        }
+    }
+    if pool.is_empty() {
+        bail!(
+            "no candidate files under {}",
+            base.join(&suite.candidates).display()
+        );
+    }
+
+    // 1. Compile: one at a time, then all at once, each in a fresh cache.
+    let scratch = tempfile::tempdir()?;
+    if !args.no_compile {
+        compile_bench(&config, scratch.path(), &pool, &mut report)?;
+    }
 
     // 2-4. Harness start, correctness and timing, per task, with the `self` candidate.
     let env = fresh_env(&config, &scratch.path().join("legs"))?;
