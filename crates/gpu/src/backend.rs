@@ -191,6 +191,64 @@ pub enum HelperOp {
     },
 }
 
+impl HelperOp {
+    /// The byte range the operation writes (counters aside: they are added to atomically).
+    pub fn writes(&self) -> Option<(DevPtr, u64)> {
+        match *self {
+            HelperOp::FillGuard { dst, bytes, .. } => Some((dst, bytes)),
+            HelperOp::FillData { dst, len, dtype, .. } => {
+                Some((dst, len * crate::draw::elem_size(dtype) as u64))
+            }
+            _ => None,
+        }
+    }
+
+    /// The byte ranges the operation reads.
+    pub fn reads(&self) -> Vec<(DevPtr, u64)> {
+        match *self {
+            HelperOp::CheckGuard { src, bytes, .. } => vec![(src, bytes)],
+            HelperOp::CheckData { src, len, dtype, .. } => {
+                vec![(src, len * crate::draw::elem_size(dtype) as u64)]
+            }
+            HelperOp::Compare {
+                expected,
+                got,
+                len,
+                dtype,
+                ..
+            } => {
+                let n = len * crate::draw::elem_size(dtype) as u64;
+                vec![(expected, n), (got, n)]
+            }
+            _ => vec![],
+        }
+    }
+}
+
+/// Checks that operations issued together do not depend on one another: on a device they run
+/// in one launch, in no order, so none may write what another reads or writes. `Err` names the
+/// first pair that does.
+pub fn independent(ops: &[HelperOp]) -> Result<(), String> {
+    let overlap =
+        |a: (DevPtr, u64), b: (DevPtr, u64)| a.1 > 0 && b.1 > 0 && a.0 < b.0 + b.1 && b.0 < a.0 + a.1;
+    for (i, x) in ops.iter().enumerate() {
+        let Some(w) = x.writes() else { continue };
+        for (j, y) in ops.iter().enumerate() {
+            if i == j {
+                continue;
+            }
+            let clash =
+                y.writes().is_some_and(|v| overlap(w, v)) || y.reads().into_iter().any(|r| overlap(w, r));
+            if clash {
+                return Err(format!(
+                    "operations {i} and {j} of one issue depend on each other: {x:?} writes what {y:?} touches"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The operations the launch plans use, on one device and one stream.
 pub trait Backend {
     /// The device.
@@ -259,4 +317,51 @@ pub trait Backend {
     /// # Safety
     /// Every region the operations name lies inside one live allocation.
     unsafe fn helpers(&mut self, ops: &[HelperOp]) -> Result<(), BackendError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn guard(kind: u8, at: DevPtr) -> HelperOp {
+        match kind {
+            0 => HelperOp::FillGuard {
+                dst: at,
+                bytes: 256,
+                offset: 0,
+            },
+            _ => HelperOp::CheckGuard {
+                src: at,
+                bytes: 256,
+                offset: 0,
+                count: 1 << 40,
+            },
+        }
+    }
+
+    #[test]
+    fn a_fill_and_a_check_of_one_region_are_not_issued_together() {
+        let err = independent(&[guard(0, 4096), guard(1, 4096 + 255)]).unwrap_err();
+        assert!(err.contains("operations 0 and 1"), "{err}");
+        assert!(independent(&[guard(1, 4096), guard(0, 4096)]).is_err());
+        assert!(independent(&[guard(0, 4096), guard(0, 4096 + 100)]).is_err());
+    }
+
+    #[test]
+    fn disjoint_fills_and_checks_of_anything_unwritten_go_together() {
+        assert_eq!(
+            independent(&[guard(0, 4096), guard(0, 4096 + 256), guard(1, 8192)]),
+            Ok(())
+        );
+        let cmp = HelperOp::Compare {
+            expected: 1 << 20,
+            got: 2 << 20,
+            len: 64,
+            dtype: Dtype::F32,
+            tol: Tolerance::default_for(Dtype::F32),
+            out: 3 << 20,
+        };
+        assert_eq!(independent(&[cmp, guard(1, 1 << 20), guard(0, 4096)]), Ok(()));
+        assert!(independent(&[cmp, guard(0, (2 << 20) + 128)]).is_err());
+    }
 }

@@ -402,6 +402,8 @@ impl Backend for FakeBackend {
     }
 
     unsafe fn helpers(&mut self, ops: &[HelperOp]) -> Result<(), BackendError> {
+        // A device runs them in one launch, in no order: the fake refuses what would race there.
+        crate::backend::independent(ops).map_err(|m| Self::driver("cuLaunchKernel (harness)", m))?;
         for op in ops {
             self.log.push(Call::Helper(*op));
             self.fault("cuLaunchKernel (harness)")?;

@@ -57,6 +57,10 @@ pub struct Args {
     /// GPUs `--pool` may lease (overrides the config): `all` or ordinals such as `0,1`.
     #[arg(long)]
     pub gpus: Option<aorlta_core::checks::kernel::GpuSet>,
+    /// Stop the A/A run after this many seconds of wall time; the report says how many
+    /// self-timings it ran.
+    #[arg(long)]
+    pub aa_max_s: Option<f64>,
     /// Leave out the compile measurement (one at a time, then in parallel), which holds no GPU.
     #[arg(long)]
     pub no_compile: bool,
@@ -355,7 +359,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
     let mut s_values = Vec::new();
     let t0 = Instant::now();
+    let mut ran = 0usize;
     for _ in 0..args.aa {
+        if args.aa_max_s.is_some_and(|m| t0.elapsed().as_secs_f64() > m) {
+            break;
+        }
+        ran += 1;
         let r = run_leg(
             "ref.speedup",
             &KernelTime,
@@ -376,12 +385,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let penalised = verdicts.get("candidate-noisy").copied().unwrap_or(0);
     let [lo, mid, _, hi] = spread(&mut s_values);
     println!(
-        "A/A: {} self-timings of {} at {:?} (ratio 1.0), {aa_s:.1} s: {faster} faster, {penalised} penalised (candidate-noisy); verdicts {verdicts:?}; s min {lo:.4}, median {mid:.4}, max {hi:.4}",
-        args.aa, args.aa_task, k.spec.sizes[0]
+        "A/A: {ran} self-timings of {} at {:?} (ratio 1.0), {aa_s:.1} s: {faster} faster, {penalised} penalised (candidate-noisy); verdicts {verdicts:?}; s min {lo:.4}, median {mid:.4}, max {hi:.4}",
+        args.aa_task, k.spec.sizes[0]
     );
+    if ran < args.aa {
+        println!("A/A: stopped at --aa-max-s after {ran} of {} self-timings", args.aa);
+    }
     report.insert(
         "aa".into(),
-        json!({"timings": args.aa, "task": args.aa_task, "size": k.spec.sizes[0], "faster": faster, "penalised": penalised, "verdicts": verdicts, "s_min": lo, "s_median": mid, "s_max": hi, "seconds": aa_s}),
+        json!({"timings": ran, "asked": args.aa, "task": args.aa_task, "size": k.spec.sizes[0], "faster": faster, "penalised": penalised, "verdicts": verdicts, "s_min": lo, "s_median": mid, "s_max": hi, "seconds": aa_s}),
     );
     if let Some(p) = &args.json {
         std::fs::write(p, serde_json::to_vec_pretty(&Value::Object(report))?)?;
