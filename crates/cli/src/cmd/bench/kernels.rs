@@ -389,7 +389,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.aa_task, k.spec.sizes[0]
     );
     if ran < args.aa {
-        println!("A/A: stopped at --aa-max-s after {ran} of {} self-timings", args.aa);
+        println!(
+            "A/A: stopped at --aa-max-s after {ran} of {} self-timings",
+            args.aa
+        );
     }
     report.insert(
         "aa".into(),
