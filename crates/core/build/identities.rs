@@ -42,7 +42,7 @@ const KERNEL_COMPILE: &[&str] = &[
     "core/src/checks/kernel/policy",
     "core/src/checks/kernel/elf",
     "core/src/checks/kernel/fake",
-    "core/src/run/lease",
+    "core/src/checks/kernel/lease",
 ];
 
 /// What running the harness depends on besides compiling (the harness's own sources are in

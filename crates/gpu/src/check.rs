@@ -14,9 +14,10 @@
 //! anything lies on the device or in host memory a kernel can reach.
 
 use crate::backend::{Backend, FuncId};
+use crate::layout::BufferSet;
 use crate::layout::Layout;
 use crate::plan::{Kernel, Runner, Stop};
-use crate::verify::{BufferSet, Counters, Damage, Expect};
+use crate::verify::{Counters, Damage, Expect};
 use aorlta_record::kernel::harness::{CaseReport, CheckReport, CheckWork, Geometry, Party};
 
 /// Runs a correctness job; findings go to the runner.

@@ -10,6 +10,20 @@ use std::collections::BTreeMap;
 /// Bytes of canary on each side of every buffer.
 pub const GUARD_BYTES: usize = 64 * 1024;
 
+/// One allocation per buffer of a layout: guard band, data, guard band.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BufferSet {
+    /// Allocation bases, in the layout's order.
+    pub ptrs: Vec<crate::backend::DevPtr>,
+}
+
+impl BufferSet {
+    /// The first data element of buffer `k`.
+    pub fn data(&self, k: usize) -> crate::backend::DevPtr {
+        self.ptrs[k] + GUARD_BYTES as u64
+    }
+}
+
 /// One buffer's place in a job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BufLayout {

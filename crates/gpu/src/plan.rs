@@ -11,8 +11,8 @@ use crate::backend::{
     Backend, BackendError, DevPtr, ErrorKind, EventSlot, FuncId, KernelArg, ModuleId, Wait,
 };
 use crate::geometry::{LAUNCH_SYMBOL, LAUNCH_SYMBOL_BYTES, check_bounds, parse_launch_symbol, task_geometry};
+use crate::layout::BufferSet;
 use crate::layout::Layout;
-use crate::verify::BufferSet;
 use aorlta_record::kernel::harness::{Finding, Geometry, HarnessJob, KernelImage, Party};
 use aorlta_record::kernel::mangle::{ParamKind, parameters};
 use std::time::Instant;

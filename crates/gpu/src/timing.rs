@@ -23,9 +23,10 @@
 use crate::backend::{Backend, DevPtr};
 use crate::check::other_sets;
 use crate::draw::mix64;
+use crate::layout::BufferSet;
 use crate::layout::Layout;
 use crate::plan::{Kernel, Phase, Runner, Stop, Timed};
-use crate::verify::{BufferSet, Counters, Expect};
+use crate::verify::{Counters, Expect};
 use aorlta_record::kernel::harness::{
     BudgetStop, Clocks, Geometry, LaunchSample, Overhead, Party, TimeReport, TimeWork, TimedPair,
 };

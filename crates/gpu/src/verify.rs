@@ -10,24 +10,10 @@
 
 use crate::backend::{Backend, DevPtr, HelperOp};
 use crate::draw::{Fill, as_f64, count_unlike, elem_size, load};
-use crate::layout::{GUARD_BYTES, Layout};
+use crate::layout::{BufferSet, GUARD_BYTES, Layout};
 use crate::plan::{Phase, Runner, Stop};
 use aorlta_record::kernel::harness::{Mismatch, Party};
 use aorlta_record::kernel::{Dtype, Init, Tolerance};
-
-/// One allocation per buffer of a layout.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BufferSet {
-    /// Allocation bases, in the layout's order.
-    pub ptrs: Vec<DevPtr>,
-}
-
-impl BufferSet {
-    /// The first data element of buffer `k`.
-    pub fn data(&self, k: usize) -> DevPtr {
-        self.ptrs[k] + GUARD_BYTES as u64
-    }
-}
 
 /// A block of `u64` counters in device memory.
 #[derive(Debug)]

@@ -6,7 +6,7 @@
 //!   pairs at 2 % noise, by the letter of the floor-and-interval rule and by the judge;
 //! - cost: the time of one judgement with and without the bootstrap.
 //!
-//! `cargo bench -p aorlta-core --bench judge` runs the full sizes (`AORLTA_AA_TRIALS` A/A runs
+//! `cargo bench -p aorlta-judge --bench judge` runs the full sizes (`AORLTA_AA_TRIALS` A/A runs
 //! per noise model, default 100,000); `cargo test` runs it small, as a test of the same
 //! properties. A `harness = false` target: `cargo bench` passes `--bench`, `cargo test` does not.
 

@@ -16,6 +16,7 @@ use super::measurement::Measurement;
 use super::own_noise;
 use super::params::JudgeParams;
 use super::sample::PairedSample;
+use super::signs::beats_ratio;
 use super::stats::Summary;
 use super::verdict::Verdict;
 
@@ -212,10 +213,28 @@ fn decide(
         iv.high
     );
     let (verdict, detail) = if s >= up {
-        if iv.low > up {
+        let signs = beats_ratio(pairs, p.ratio);
+        let shown = signs.p_value <= (1.0 - p.confidence) / 2.0;
+        if iv.low > up && shown {
             (
                 Verdict::Faster,
-                format!("{head}: s and the whole {conf} clear {up:.4}"),
+                format!(
+                    "{head}: s and the whole {conf} clear {up:.4}, and {} of {} pairs beat the ratio \
+                     (sign test p = {:.2e})",
+                    signs.beat, signs.pairs, signs.p_value
+                ),
+            )
+        } else if iv.low > up {
+            (
+                Verdict::WithinNoise,
+                format!(
+                    "{head}: s and the whole {conf} clear {up:.4}, but only {} of {} pairs beat the \
+                     ratio (sign test p = {:.2e}, over {:e})",
+                    signs.beat,
+                    signs.pairs,
+                    signs.p_value,
+                    (1.0 - p.confidence) / 2.0
+                ),
             )
         } else {
             (

@@ -5,7 +5,9 @@
 //! A speedup `s = median(reference) / median(candidate)` must clear two tests to count: the
 //! noise floor (`s >= ratio * (1 + floor)`, the floor being the larger of `min-floor` and both
 //! relative raw MADs) and a seeded paired-bootstrap interval of `s` whose lower end clears the same
-//! mark; `not-faster` mirrors both (its interval's upper end at or below the ratio). Everything
+//! mark, and the pairs themselves must show it: the candidate beats the ratio in so many pairs
+//! that an exact sign test rejects "no faster" at the interval's one-sided level (`signs`);
+//! `not-faster` mirrors the first two (its interval's upper end at or below the ratio). Everything
 //! else that cannot be decided is an unsettled verdict, never a clean one. `docs/JUDGE.md`
 //! explains the rules and their reasons.
 
@@ -18,6 +20,7 @@ pub mod params;
 pub mod rng;
 pub mod sample;
 pub mod sequential;
+pub mod signs;
 pub mod sim;
 pub mod stats;
 pub mod verdict;
@@ -37,8 +40,9 @@ pub use params::{DEFAULT_SEED, JudgeParams, MIN_RESAMPLES, ParamsError};
 pub use rng::{SeededRng, seeded};
 pub use sample::{PairedSample, Sample, SampleError};
 pub use sequential::{DEFAULT_LOOKS, Looked, judge_looks, looks_for, per_look, settled};
+pub use signs::{Beats, beats_ratio};
 pub use stats::{Summary, mad, median, median_in_place, summarize};
 pub use verdict::Verdict;
 
 /// The judge's version; part of every timing leg's version identity.
-pub const JUDGE_VERSION: &str = "judge-3";
+pub const JUDGE_VERSION: &str = "judge-4";

@@ -12,32 +12,13 @@
 //! identical `vector_add` timings at 2^20 elements.
 
 use super::sample::PairedSample;
+use super::signs::binomial_upper_tail;
 
 /// The candidate's relative MAD must exceed the reference's by more than this factor.
 pub const FACTOR: f64 = 2.0;
 
 /// The sign test's level.
 pub const ALPHA: f64 = 1e-4;
-
-/// `P(X >= k)` for `X ~ Binomial(n, 1/2)`, exactly (in floating point).
-pub fn binomial_upper_tail(n: usize, k: usize) -> f64 {
-    if k == 0 {
-        return 1.0;
-    }
-    if k > n {
-        return 0.0;
-    }
-    // Sum C(n, j) / 2^n for j >= k, with the terms built as ratios to stay in range.
-    let mut term = 0.5f64.powi(n as i32); // C(n, 0) / 2^n
-    let mut total = 0.0;
-    for j in 0..=n {
-        if j >= k {
-            total += term;
-        }
-        term *= (n - j) as f64 / (j + 1) as f64;
-    }
-    total.min(1.0)
-}
 
 /// What the sign test found.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -81,17 +62,6 @@ pub fn proven(rel_mad_candidate: f64, rel_mad_reference: f64, test: &SignTest) -
 mod tests {
     use super::super::input::Pair;
     use super::*;
-
-    #[test]
-    fn the_binomial_tail_is_exact_at_small_n() {
-        assert_eq!(binomial_upper_tail(4, 0), 1.0);
-        assert!((binomial_upper_tail(4, 4) - 1.0 / 16.0).abs() < 1e-15);
-        assert!((binomial_upper_tail(4, 3) - 5.0 / 16.0).abs() < 1e-15);
-        assert!((binomial_upper_tail(30, 15) - 0.5722322).abs() < 1e-6);
-        assert_eq!(binomial_upper_tail(3, 4), 0.0);
-        // 30 of 30 pairs wider: about 9.3e-10.
-        assert!(binomial_upper_tail(30, 30) < 1e-9);
-    }
 
     #[test]
     fn only_a_candidate_wider_in_nearly_every_pair_is_proven_noisy() {

@@ -8,6 +8,11 @@
 //! parameters on every pair taken (fewer than the declared last look when the budget ran out,
 //! still at most `K` looks in all).
 //!
+//! `faster` also needs its sign test (`crate::signs`) at the look's level, which bounds a wrong
+//! `faster` at each look by that level whatever the noise's shape; with the default looks it
+//! needs all 16 pairs at the 16-pair look, 22 of 24 and 26 of 30, and none at 10 pairs is
+//! enough, so a faster kernel settles at 16 pairs at the earliest (a slower one at 10).
+//!
 //! The harness asks [`settled`] at each look while it times; the timing leg replays
 //! [`judge_looks`] over the pairs it returns, so the recorded verdict is the one that stopped it.
 
@@ -114,20 +119,36 @@ mod tests {
     }
 
     #[test]
-    fn a_clear_speedup_settles_at_the_first_look_and_replays_the_same() {
+    fn a_clear_speedup_settles_at_the_first_look_that_can_show_it_and_replays_the_same() {
         let pairs: Vec<Pair> = (0..30)
             .map(|i| Pair::new(1.0 + 0.001 * (i % 5) as f64, 2.0 + 0.002 * (i % 3) as f64))
             .collect();
         let facts = RunFacts::default();
         let p = JudgeParams::default();
         let looks = looks_for(&DEFAULT_LOOKS, p.min_samples, 30);
-        assert!(settled(&pairs[..10], &facts, &p, &looks));
+        // Ten pairs, all twice as fast: ten signs cannot reach a look's level (1/1024 > 1.25e-4).
+        let ten = judge(&pairs[..10], &facts, &per_look(&p, looks.len()));
+        assert_eq!(ten.verdict, Verdict::WithinNoise, "{}", ten.detail);
+        assert!(!settled(&pairs[..10], &facts, &p, &looks));
+        assert!(settled(&pairs[..16], &facts, &p, &looks));
         // A harness that stopped at the look returns its pairs: the replay names the look.
-        let l = judge_looks(&pairs[..10], &facts, &p, &looks);
+        let l = judge_looks(&pairs[..16], &facts, &p, &looks);
         assert_eq!(l.measurement.verdict, Verdict::Faster);
-        assert_eq!(l.settled_at, Some(10));
+        assert_eq!(l.settled_at, Some(16));
         let all = judge_looks(&pairs, &facts, &p, &looks);
-        assert_eq!(all.settled_at, Some(10));
+        assert_eq!(all.settled_at, Some(16));
         assert_eq!(all.measurement.verdict, Verdict::Faster);
+    }
+
+    #[test]
+    fn a_clear_slowdown_still_settles_at_ten_pairs() {
+        let pairs: Vec<Pair> = (0..30)
+            .map(|i| Pair::new(2.0 + 0.002 * (i % 3) as f64, 1.0 + 0.001 * (i % 5) as f64))
+            .collect();
+        let p = JudgeParams::default();
+        let looks = looks_for(&DEFAULT_LOOKS, p.min_samples, 30);
+        let l = judge_looks(&pairs, &RunFacts::default(), &p, &looks);
+        assert_eq!(l.measurement.verdict, Verdict::NotFaster);
+        assert_eq!(l.settled_at, Some(10));
     }
 }

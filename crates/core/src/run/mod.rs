@@ -1,10 +1,9 @@
 //! Running a profile over candidates: the engine (one candidate), scoring runs (a pool, in
-//! parallel, resumable), summaries, GPU leases, and the harness validation suite.
+//! parallel, resumable), summaries and the harness validation suite.
 
 pub mod config;
 pub mod engine;
 pub mod eval;
-pub mod lease;
 pub mod plot;
 pub mod pool;
 pub mod score;

@@ -1,7 +1,7 @@
 //! The kernel adapters and their environment: `kernel-compile` (leg `compile`), `kernel-run`
 //! (leg `ref.native`, correctness) and `kernel-time` (leg `ref.speedup`, timing), with the
 //! compiler driver ([`nvcc`]), the source policy ([`policy`]), the harness processes
-//! ([`pool`]), the GPU leases (`crate::run::lease`) and the fake device's behaviours
+//! ([`pool`]), the GPU leases ([`lease`]) and the fake device's behaviours
 //! ([`fake`]). A run config's `kernel:` section ([`KernelConfig`]) builds the [`KernelEnv`] that
 //! every leg shares.
 
@@ -14,6 +14,7 @@ pub mod env;
 pub mod exec;
 pub mod fake;
 mod generations;
+pub mod lease;
 pub mod nvcc;
 pub mod policy;
 pub mod pool;

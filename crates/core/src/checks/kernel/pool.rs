@@ -10,7 +10,7 @@
 //! never depends on another's.
 
 use super::env::KernelEnv;
-use crate::run::lease::Lease;
+use crate::checks::kernel::lease::Lease;
 use aorlta_record::kernel::harness::{DeviceInfo, HarnessJob, HarnessReady, HarnessRecord};
 use std::collections::HashMap;
 use std::io::Write;

@@ -214,7 +214,7 @@ fn mangling_matches_the_compilers_symbols() {
 }
 
 /// A lease on GPU 0 of a stand-in environment.
-fn lease(e: &KernelEnv) -> crate::run::lease::Lease {
+fn lease(e: &KernelEnv) -> crate::checks::kernel::lease::Lease {
     e.leases()
         .unwrap()
         .acquire(std::time::Duration::from_secs(10))
