@@ -59,13 +59,9 @@ impl LoadReport {
     }
 }
 
-/// Nearest-rank percentile of sorted values; zero when empty.
+/// Nearest-rank percentile of sorted values ([`aorlta_core::bench::percentile`]); zero when empty.
 pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
+    aorlta_core::bench::percentile(sorted, p).unwrap_or(Duration::ZERO)
 }
 
 /// A (task id, completion) pair to build requests from.
