@@ -210,7 +210,8 @@ fn unordered(x: &[Value], y: &[Value], budget: &mut Budget) -> Result<bool, Exha
 }
 
 /// Whether two ratios are proportional: `x[i] · y[0] = y[i] · x[0]` for every term (so
-/// `2:4` = `1:2`); terms that are not numbers must be equal one by one.
+/// `2:4` = `1:2`); terms that are not numbers must be equal one by one, and so must the terms of
+/// a ratio with a zero term (`12:00` is a time or a score, not the proportion `1:0`).
 fn proportional(x: &[Value], y: &[Value], budget: &mut Budget) -> Result<bool, Exhausted> {
     let nums = |v: &[Value]| -> Option<Vec<Real>> {
         v.iter()
@@ -224,6 +225,9 @@ fn proportional(x: &[Value], y: &[Value], budget: &mut Budget) -> Result<bool, E
         return in_order(x, y, budget);
     };
     budget.spend(p.len() as u64)?;
+    if p.iter().chain(&q).any(|t| t.f == 0.0) {
+        return in_order(x, y, budget);
+    }
     for i in 0..p.len() {
         let (Ok(l), Ok(r)) = (p[i].mul(&q[0]), q[i].mul(&p[0])) else {
             return Ok(false);

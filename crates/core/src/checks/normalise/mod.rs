@@ -33,7 +33,8 @@
 //! - Equations are the same when `lhs - rhs` of one is a nonzero constant times the other's at
 //!   every formula point (`2x + 4 = 0` = `x + 2 = 0`).
 //! - Ratios (`11:21`) are equal when proportional (`22:42`), and a ratio of two equals its
-//!   quotient (`\frac{11}{21}`) leniently.
+//!   quotient (`\frac{11}{21}`) leniently; a ratio with a zero term equals only the same terms
+//!   (`12:00` is a time, not the proportion `1:0`).
 //! - Choice letters compare case-insensitively (`(b)` = `B.` = `option B`); words compare
 //!   case- and space-insensitively; a number never equals a word; a text of more than a few
 //!   words, or with operators, is not an answer (a worked solution is unreadable).
