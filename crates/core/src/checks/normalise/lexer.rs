@@ -791,7 +791,13 @@ fn skip_group(b: &[u8], open: usize) -> Option<usize> {
 /// `(1,234)` would otherwise be ambiguous.
 fn group_separator(b: &[u8], i: usize, comma_ok: bool) -> Option<(u8, usize)> {
     let rest = &b[i.min(b.len())..];
-    let (kind, len) = if comma_ok && rest.starts_with(b",") {
+    // `32,\!349`: the negative thin space cancels the space TeX puts after a comma in math, the
+    // usual way to group digits there (whitespace after it is ignored, as TeX ignores it).
+    let (kind, len) = if rest.starts_with(b",\\! ") {
+        (1, 4)
+    } else if rest.starts_with(b",\\!") {
+        (1, 3)
+    } else if comma_ok && rest.starts_with(b",") {
         (1, 1)
     } else if rest.starts_with(b"{,}") {
         (3, 3)

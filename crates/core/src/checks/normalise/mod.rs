@@ -38,8 +38,9 @@
 //! - Choice letters compare case-insensitively (`(b)` = `B.` = `option B`); words compare
 //!   case- and space-insensitively; a number never equals a word; a text of more than a few
 //!   words, or with operators, is not an answer (a worked solution is unreadable).
-//! - A comma followed by exactly three digits outside brackets is a thousands separator
-//!   (`12,345`); inside brackets it separates (`(1,234)` is a pair). Decimal commas are not read.
+//! - A comma followed by exactly three digits outside brackets (or `,\!` anywhere) is a
+//!   thousands separator (`12,345`, `32,\!349`); inside brackets it separates (`(1,234)` is a
+//!   pair). Decimal commas are not read.
 //! - Formulas with variables (`2x+1`, `(x-1)(x+1)`, `\ln(x^2)` and `2\ln x`) are equal when they
 //!   agree at eight seeded rational points, exactly where the arithmetic stays rational (see
 //!   `equal`); `x \pm y` is the two formulas.
