@@ -299,6 +299,9 @@ const MATH_ENVS: &[&str] = &[
 
 /// The last non-empty LaTeX math span, or display environment (`\begin{align*}…\end{align*}`,
 /// returned whole), whichever ends last.
+/// With none of those, the last inline `$ … $` with a space just inside a delimiter (`$ 9 $`,
+/// `$\frac13 $`), which the strict rule leaves alone so that prices stay prices, when what it
+/// holds reads as math rather than prose ([`loose_dollar_span`]).
 pub(super) fn last_math(s: &str) -> Option<&str> {
     let span = last_math_span(s);
     let env = last_math_env(s);
@@ -307,8 +310,40 @@ pub(super) fn last_math(s: &str) -> Option<&str> {
             let end = |x: &str| x.as_ptr() as usize + x.len();
             Some(if end(b) > end(a) { b } else { a })
         }
+        (None, None) => loose_dollar_span(s),
         (a, b) => a.or(b),
     }
+}
+
+/// The content of the last `$ … $` pair, taken in order within a paragraph (`$$` and escaped
+/// `\$` left out), whose content holds no word of two or more plain letters between spaces:
+/// `$ 9 $` and
+/// `$ \begin{pmatrix}1 & 0\end{pmatrix} $` are math, `$5 and $ 6` is two prices. One pass.
+fn loose_dollar_span(s: &str) -> Option<&str> {
+    let b = s.as_bytes();
+    let prose = |t: &str| {
+        t.split_ascii_whitespace()
+            .any(|w| w.len() >= 2 && w.bytes().all(|c| c.is_ascii_alphabetic()))
+    };
+    let (mut open, mut last) = (None::<usize>, None);
+    for i in 0..b.len() {
+        match b[i] {
+            b'\n' if b.get(i + 1) == Some(&b'\n') => open = None,
+            b'$' if escaped(b, i) => {}
+            b'$' if b.get(i + 1) == Some(&b'$') || (i > 0 && b[i - 1] == b'$') => open = None,
+            b'$' => match open.take() {
+                None => open = Some(i),
+                Some(a) => {
+                    let inner = s[a + 1..i].trim();
+                    if !inner.is_empty() && !prose(inner) {
+                        last = Some(inner);
+                    }
+                }
+            },
+            _ => {}
+        }
+    }
+    last
 }
 
 /// The last `\begin{env}…\end{env}` of a math environment with something inside, whole.

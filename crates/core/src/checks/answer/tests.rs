@@ -182,6 +182,24 @@ fn math_spans() {
 }
 
 #[test]
+fn math_spans_with_a_space_inside_a_dollar_when_nothing_strict_is_there() {
+    let l = &[AnswerForm::Latex];
+    assert_eq!(text("Answer $ 9 $", l).as_deref(), Some("9"));
+    assert_eq!(text("so $\\frac13 $.", l).as_deref(), Some("\\frac13"));
+    assert_eq!(text("$ 5 $ then $ x $", l).as_deref(), Some("x"));
+    assert_eq!(
+        text("The identity is $ \\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix} $.", l).as_deref(),
+        Some("\\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix}")
+    );
+    // Prices and prose stay out: a word between spaces means it is not math.
+    assert_eq!(text("it costs $5 and $ 6", l), None);
+    assert_eq!(text("between $ 5 and 6 $", l), None);
+    assert_eq!(text("$ 9\n\n$", l), None, "no span across a blank line");
+    // A strict span anywhere wins.
+    assert_eq!(text("$ 9 $ but $x$", l).as_deref(), Some("x"));
+}
+
+#[test]
 fn numbers() {
     let n = &[AnswerForm::Number];
     assert_eq!(
