@@ -188,7 +188,11 @@ fn math_spans_with_a_space_inside_a_dollar_when_nothing_strict_is_there() {
     assert_eq!(text("so $\\frac13 $.", l).as_deref(), Some("\\frac13"));
     assert_eq!(text("$ 5 $ then $ x $", l).as_deref(), Some("x"));
     assert_eq!(
-        text("The identity is $ \\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix} $.", l).as_deref(),
+        text(
+            "The identity is $ \\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix} $.",
+            l
+        )
+        .as_deref(),
         Some("\\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix}")
     );
     // Prices and prose stay out: a word between spaces means it is not math.
