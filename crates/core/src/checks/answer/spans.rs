@@ -582,11 +582,13 @@ pub(super) fn last_number(s: &str) -> Option<&str> {
     last.map(|(a, z)| &s[a..z])
 }
 
-/// The whole text when it is only a number: trimmed, without a final period, at most 64 bytes,
-/// starting with a digit, a sign or a point, holding a digit, and made only of digits, signs
-/// (`+`, `-`, `−`), `.`, `,`, `/`, `%`, an exponent `e`, and spaces (plain, thin, no-break,
-/// `\,`) or `{,}` between digit groups. A completion such as `1 000`, `647\,937`, `-3.0` or
-/// `12.5%`.
+/// The whole text when it is only an answer: trimmed, without a final period, at most 64 bytes,
+/// and one of
+/// - a number ([`only_number`]): `1 000`, `647\,937`, `-3.0`, `12.5%`;
+/// - a number with one currency sign before or after it, which is left out: `$1,000.99`;
+/// - a number and a percent word: `28 percent`, `28 pct`;
+/// - a formula with no `$`, starting with a command (after an optional sign), on one line, with
+///   no plain word of two letters or more: `\frac{10}{9}`, `-\sqrt{2}`.
 pub(super) fn bare_number(s: &str) -> Option<&str> {
     const MAX: usize = 64;
     let t = s.trim();
@@ -594,6 +596,42 @@ pub(super) fn bare_number(s: &str) -> Option<&str> {
         return None;
     }
     let t = t.strip_suffix('.').unwrap_or(t).trim_end();
+    if t.len() > MAX {
+        return None;
+    }
+    if only_number(t) {
+        return Some(t);
+    }
+    // A price written whole: `$1,000.99`, `1,000.99€`.
+    for sign in ["$", "€", "£"] {
+        let inner = t
+            .strip_prefix(sign)
+            .or_else(|| t.strip_suffix(sign))
+            .map(str::trim);
+        if let Some(x) = inner.filter(|x| only_number(x)) {
+            return Some(x);
+        }
+    }
+    // A number and a percent word: `28 percent`, `28 pct`.
+    if let Some((num, word)) = t.rsplit_once(' ')
+        && only_number(num.trim_end())
+        && ["percent", "pct", "percentage"].contains(&word.to_ascii_lowercase().as_str())
+    {
+        return Some(t);
+    }
+    // A formula written whole, with no `$`: `\frac{10}{9}`, `-\frac{10}{9}`.
+    let formula = t.strip_prefix(['-', '+']).unwrap_or(t);
+    (formula.starts_with('\\')
+        && !t.contains(['\n', '$'])
+        && !t
+            .split_ascii_whitespace()
+            .any(|w| w.len() >= 2 && w.bytes().all(|c| c.is_ascii_alphabetic())))
+    .then_some(t)
+}
+
+/// Whether `t` is only a number: digits, sign, `.`, `,`, `/`, `%`, exponent, spaces, thin
+/// spaces, `\,` or `{,}` between digit groups, starting with a digit, a sign or a point.
+fn only_number(t: &str) -> bool {
     let ok_char = |c: char| {
         c.is_ascii_digit()
             || matches!(
@@ -612,10 +650,11 @@ pub(super) fn bare_number(s: &str) -> Option<&str> {
                     | '\u{00A0}'
             )
     };
-    let first = t.chars().next()?;
+    let Some(first) = t.chars().next() else {
+        return false;
+    };
     let starts = first.is_ascii_digit() || matches!(first, '+' | '-' | '\u{2212}' | '.');
     // LaTeX digit-group separators (`\,`, `{,}`) count as spaces and commas.
     let plain = t.replace("\\,", " ").replace("{,}", ",");
-    (starts && t.len() <= MAX && t.bytes().any(|c| c.is_ascii_digit()) && plain.chars().all(ok_char))
-        .then_some(t)
+    starts && t.bytes().any(|c| c.is_ascii_digit()) && plain.chars().all(ok_char)
 }

@@ -101,6 +101,12 @@ fn bare_numbers() {
         ("3/4", "3/4"),
         ("647\\,937", "647\\,937"),
         ("3{,}995{,}094", "3{,}995{,}094"),
+        ("$1,000.99", "1,000.99"),
+        ("1,000.99€", "1,000.99"),
+        ("28 percent", "28 percent"),
+        ("28 pct.", "28 pct"),
+        ("\\frac12", "\\frac12"),
+        ("-\\frac{10}{9}", "-\\frac{10}{9}"),
     ] {
         assert_eq!(text(s, f).as_deref(), Some(want), "{s:?}");
     }
@@ -110,7 +116,11 @@ fn bare_numbers() {
         "about 5",
         "",
         "...",
-        "\\frac12",
+        "\\frac12 is the answer",
+        "\\text{the answer} 5 and 6",
+        "$5 and $6",
+        "28 apples",
+        "\\frac12\n\\frac13",
         &"1".repeat(65),
     ] {
         assert_eq!(text(s, f), None, "{s:?}");
