@@ -69,10 +69,40 @@ def _items(items: Iterable[Item]) -> List[Dict[str, Any]]:
         else:
             (task, completion), id_ = it, None
         if id_ is None:
-            name = task if isinstance(task, str) else str(task.get("id", "inline"))
-            id_ = f"{name}#{n}"
+            id_ = f"{_task_name(task)}#{n}"
         out.append({"id": str(id_), "task": task, "completion": completion})
     return out
+
+
+def _task_name(task: Any) -> str:
+    """A task's name for ids and entries: its id, ``inline`` for an inline task without one."""
+    if isinstance(task, str):
+        return task
+    if isinstance(task, Mapping):
+        return str(task.get("id", "inline"))
+    return str(task)
+
+
+def _usable(item: Mapping[str, Any]) -> bool:
+    """Whether an item can be sent: a task id (a non-empty string) or an inline task (a mapping)."""
+    task = item.get("task")
+    return (isinstance(task, str) and task != "") or isinstance(task, Mapping)
+
+
+def _no_task_entry(item: Mapping[str, Any]) -> Dict[str, Any]:
+    """The unscored entry of an item with no usable task: answered here, never sent."""
+    entry = unreachable_entry(item, "")
+    entry["reasons"] = [
+        {"code": "no-task", "detail": f"the item's task is {item.get('task')!r}, not a task id or an inline task"}
+    ]
+    return entry
+
+
+def _merge(batch: List[Dict[str, Any]], scored: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """Entries for the whole batch, in order: the scored ones for the usable items, a ``no-task``
+    entry for the others."""
+    it = iter(scored)
+    return [next(it) if _usable(item) else _no_task_entry(item) for item in batch]
 
 
 def _error(status: int, body: bytes) -> AorltaError:
@@ -100,11 +130,9 @@ SPLITTABLE = ("batch-exceeds-queue", "too-many-items")
 
 def unreachable_entry(item: Mapping[str, Any], reason: str) -> Dict[str, Any]:
     """The unscored entry given to an item the service could not be asked about."""
-    task = item.get("task")
-    name = task if isinstance(task, str) else str((task or {}).get("id", "inline"))
     return {
         "id": item.get("id"),
-        "task": name,
+        "task": _task_name(item.get("task")),
         "reward": None,
         "scored": False,
         "parts": None,
@@ -300,10 +328,12 @@ class Client(_Settings):
             except AorltaError:
                 self._checked_timeout = True
         batch = _items(items)
+        send = [it for it in batch if _usable(it)]
         out: List[Dict[str, Any]] = []
-        for chunk in _chunks(batch, self.max_batch):
-            out.extend(self._score_chunk(chunk, profile))
-        return out
+        if send or not batch:  # an empty batch is the service's to refuse
+            for chunk in _chunks(send, self.max_batch):
+                out.extend(self._score_chunk(chunk, profile))
+        return _merge(batch, out)
 
     def _score_chunk(self, chunk: List[Dict[str, Any]], profile: Optional[str]) -> List[Dict[str, Any]]:
         try:
@@ -480,8 +510,13 @@ class AsyncClient(_Settings):
             except AorltaError:
                 self._checked_timeout = True
         batch = _items(items)
-        answers = await asyncio.gather(*(self._score_chunk(c, profile) for c in _chunks(batch, self.max_batch)))
-        return [e for a in answers for e in a]
+        send = [it for it in batch if _usable(it)]
+        answers = (
+            await asyncio.gather(*(self._score_chunk(c, profile) for c in _chunks(send, self.max_batch)))
+            if send or not batch
+            else []
+        )
+        return _merge(batch, [e for a in answers for e in a])
 
     async def _score_chunk(self, chunk: List[Dict[str, Any]], profile: Optional[str]) -> List[Dict[str, Any]]:
         try:

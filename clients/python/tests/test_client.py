@@ -146,6 +146,29 @@ def test_a_batch_over_the_queue_is_split_not_refused(tmp_path):
         proc.wait(timeout=30)
 
 
+def test_items_without_a_usable_task_are_answered_unscored_without_a_request(server):
+    items = [
+        {"task": None, "completion": "\\boxed{1}"},
+        {"task": 7, "completion": "\\boxed{1}"},
+        ("qa-001", "\\boxed{391}"),
+        {"task": "", "completion": "x"},
+    ]
+    for entries in (Client(server).score(items), asyncio.run(AsyncClient(server).score(items))):
+        assert [e["id"] for e in entries] == ["None#0", "7#1", "qa-001#2", "#3"]
+        assert [e["reasons"][0]["code"] for e in entries if not e["scored"]] == ["no-task"] * 3
+        assert (entries[2]["scored"], entries[2]["reward"]) == (True, 1.0)
+        assert all(e["reward"] is None for n, e in enumerate(entries) if n != 2)
+    # Nothing is sent for them: a service that cannot be reached is never asked.
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    bad = [it for it in items if not isinstance(it, tuple)]
+    assert [e["reasons"][0]["code"] for e in Client(f"http://127.0.0.1:{port}", retry_budget=0.2).score(bad)] == ["no-task"] * 3
+
+
 def test_an_unreachable_service_can_answer_unscored():
     import socket
 

@@ -64,6 +64,22 @@ def test_verl_async_compute_score_coalesces_concurrent_calls(server, monkeypatch
     assert requests <= 3, f"600 concurrent calls took {requests} requests"
 
 
+def test_verl_one_sample_without_a_task_does_not_fail_the_others_batched_with_it(server, monkeypatch, tasks):
+    monkeypatch.setenv("AORLTA_URL", server)
+    verl = _load_by_path("verl")
+    good = tasks[0]
+
+    async def go():
+        return await asyncio.gather(
+            verl.compute_score("aorlta-qa", f"\\boxed{{{good['answer']}}}", good["id"], {}),
+            verl.compute_score("aorlta-qa", "\\boxed{1}", None, {}),
+        )
+
+    ok, missing = asyncio.run(go())
+    assert ok == {"score": 1.0, "aorlta_mask": 1.0}
+    assert missing == {"score": 0.0, "aorlta_mask": 0.0}
+
+
 def test_trl_reward_funcs(server, tasks):
     f = reward_func(server)
     assert f.__name__ == "aorlta"
