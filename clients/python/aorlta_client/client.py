@@ -467,7 +467,10 @@ class AsyncClient(_Settings):
         else:
             body = await reader.read()
             headers["connection"] = "close"
-        if headers.get("connection", "").lower() == "close":
+        # An HTTP/1.0 answer closes its connection unless it says keep-alive.
+        http10 = status_line.startswith(b"HTTP/1.0")
+        connection = headers.get("connection", "").lower()
+        if connection == "close" or (http10 and connection != "keep-alive"):
             writer.close()
         else:
             self._idle.append((reader, writer))

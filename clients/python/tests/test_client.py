@@ -205,3 +205,85 @@ def test_a_503_is_retried_after_retry_after():
         assert time.monotonic() - t0 < 5 and _Busy.calls == 1
     finally:
         srv.shutdown()
+
+
+class _Slow(http.server.BaseHTTPRequestHandler):
+    """A service whose kernel items may take 400 s: `/healthz` says so, and a completion
+    `slow` comes back unscored `timed-out`."""
+
+    def _send(self, doc):
+        body = json.dumps(doc).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        self._send({"status": "ok", "item_timeout_s": {"qa": 10.0, "kernel": 400.0}, "queue_wait_s": 20.0})
+
+    def do_POST(self):
+        items = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["items"]
+        out = []
+        for it in items:
+            if it["completion"] == "slow":
+                out.append({"id": it["id"], "reward": None, "scored": False, "reasons": [{"code": "timed-out", "detail": "over 400 s"}]})
+            else:
+                out.append({"id": it["id"], "reward": 1.0, "scored": True, "reasons": []})
+        self._send({"results": out})
+
+    def log_message(self, *args):
+        pass
+
+
+def _serve(handler):
+    srv = http.server.HTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, f"http://127.0.0.1:{srv.server_address[1]}"
+
+
+def test_the_timeout_is_raised_above_the_services_item_limit_and_queue_wait():
+    srv, url = _serve(_Slow)
+    try:
+        for c in (Client(url, timeout=60.0), AsyncClient(url, timeout=60.0)):
+            run = c.score([("t", "x")]) if isinstance(c, Client) else asyncio.run(c.score([("t", "x")]))
+            assert run[0]["reward"] == 1.0
+            assert c.timeout == 400.0 + 20.0 + 30.0, c.timeout
+        # A timeout already long enough is kept.
+        c = Client(url, timeout=1000.0)
+        c.score([("t", "x")])
+        assert c.timeout == 1000.0
+    finally:
+        srv.shutdown()
+
+
+def test_trl_logs_the_timed_out_fraction():
+    from aorlta_client.trl import reward_func
+
+    srv, url = _serve(_Slow)
+    try:
+        logged = {}
+        f = reward_func(url)
+        rewards = f(prompts=["p"] * 4, completions=["a", "slow", "slow", "b"], task=["t"] * 4,
+                    log_metric=lambda k, v: logged.__setitem__(k, v))
+        assert rewards == [1.0, None, None, 1.0]
+        assert logged == {"aorlta/unscored_frac": 0.5, "aorlta/timed_out_frac": 0.5}
+    finally:
+        srv.shutdown()
+
+
+def test_the_async_client_waits_out_retry_after_too():
+    _Busy.calls, _Busy.retry_after = 0, "0"
+    srv, url = _serve(_Busy)
+    try:
+        [e] = asyncio.run(AsyncClient(url, retries=3).score([("t", "x")]))
+        assert e["reward"] == 1.0 and _Busy.calls == 3
+        # A Retry-After longer than the budget left is not waited for.
+        _Busy.calls, _Busy.retry_after = 0, "30"
+        t0 = time.monotonic()
+        with pytest.raises(AorltaError):
+            asyncio.run(AsyncClient(url, retry_budget=2.0).score([("t", "x")]))
+        assert time.monotonic() - t0 < 5 and _Busy.calls == 1
+    finally:
+        _Busy.retry_after = "0"
+        srv.shutdown()
