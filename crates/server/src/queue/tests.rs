@@ -158,3 +158,69 @@ fn a_timed_out_entry_lists_every_leg_unsettled() {
     );
     assert_eq!(t.version.profile, e.profile().hash);
 }
+
+/// An adapter that holds its worker for a while: a lane that stays full.
+struct Sleepy;
+
+impl aorlta_core::checks::Adapter for Sleepy {
+    fn name(&self) -> &'static str {
+        "sleepy"
+    }
+    fn version(&self) -> &'static str {
+        "1"
+    }
+    fn check_params(&self, _params: &serde_json::Value) -> Result<(), String> {
+        Ok(())
+    }
+    fn run(&self, _input: &aorlta_core::checks::LegInput<'_>) -> aorlta_core::checks::LegOutput {
+        std::thread::sleep(Duration::from_millis(1500));
+        aorlta_core::checks::LegOutput::clean()
+    }
+}
+
+#[tokio::test]
+async fn a_batch_waits_for_room_until_its_deadline_and_no_longer() {
+    let mut parts = EngineParts::default();
+    parts.adapters.add(Arc::new(Sleepy));
+    let profile = LoadedProfile::from_yaml(
+        "name: slow\nlegs:\n  - {name: nap, adapter: sleepy, on-broke: -1.0}\n",
+        std::path::Path::new("slow.yaml"),
+        &parts.adapters,
+        &parts.rewards,
+    )
+    .unwrap();
+    let e = Arc::new(Engine::new(profile, Arc::new(TaskSet::default()), parts));
+    let s = Scheduler::start(
+        lane(1, Duration::from_secs(30)),
+        lane(1, Duration::from_secs(1)),
+        Arc::new(Metrics::default()),
+    )
+    .unwrap();
+    // One item holds the lane's only place for 1.5 s.
+    let first = s.submit(vec![work(&e, "a", "one")]).unwrap();
+    // A batch that may wait 300 ms is refused after 300 ms, not at once and not later.
+    let t0 = tokio::time::Instant::now();
+    let refused = s
+        .submit_until(vec![work(&e, "b", "two")], t0 + Duration::from_millis(300))
+        .await;
+    let waited = t0.elapsed();
+    assert!(
+        matches!(refused, Err(SubmitError::Overloaded { .. })),
+        "{:?}",
+        refused.err()
+    );
+    assert!(
+        waited >= Duration::from_millis(300) && waited < Duration::from_millis(1200),
+        "waited {waited:?}"
+    );
+    // One that may wait 5 s gets the place when the first item leaves.
+    let later = s
+        .submit_until(vec![work(&e, "c", "three")], t0 + Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert!(t0.elapsed() >= Duration::from_millis(1400), "{:?}", t0.elapsed());
+    for w in first.into_iter().chain(later) {
+        assert!(w.wait().await.scored);
+    }
+    s.shutdown();
+}
