@@ -116,6 +116,10 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         if self.status.is_server_error() && self.status != StatusCode::SERVICE_UNAVAILABLE {
             tracing::warn!(code = self.code, "request failed");
+        } else if self.status.is_client_error() && self.status != StatusCode::TOO_MANY_REQUESTS {
+            // A trainer may drop the body (OpenRLHF raises on the status alone): the reason
+            // a request was refused (an unknown label, a malformed item) is in the log too.
+            tracing::info!(status = self.status.as_u16(), code = self.code, message = %self.message, "request refused");
         } else {
             tracing::debug!(code = self.code, message = %self.message, "request refused");
         }
