@@ -188,11 +188,35 @@ pub(super) fn last_statement(s: &str) -> Option<&str> {
             && (a == 0 || !b[a - 1].is_ascii_alphanumeric())
             && let Some(start) = statement_start(b, a + 6)
         {
-            let text = statement_text(s, start);
+            let text = after_last_is(statement_text(s, start));
             if !text.is_empty() {
                 return Some(text);
             }
         }
+    }
+}
+
+/// A statement that is a sentence naming its quantity (`The largest $n$ is 34`): what follows
+/// its last ` is ` outside math, when what comes before it holds a plain word of two letters or
+/// more; otherwise the statement whole (`Paris`, `5 cm`, `$x = 2$`).
+fn after_last_is(text: &str) -> &str {
+    let b = text.as_bytes();
+    let mut in_math = false;
+    let mut at = None;
+    for i in 0..b.len() {
+        if b[i] == b'$' && !escaped(b, i) {
+            in_math = !in_math;
+        } else if !in_math && b[i..].starts_with(b" is ") {
+            at = Some(i);
+        }
+    }
+    let prose = |t: &str| {
+        t.split_ascii_whitespace()
+            .any(|w| w.len() >= 2 && w.bytes().all(|c| c.is_ascii_alphabetic()))
+    };
+    match at {
+        Some(i) if prose(&text[..i]) && !text[i + 4..].trim().is_empty() => text[i + 4..].trim(),
+        _ => text,
     }
 }
 

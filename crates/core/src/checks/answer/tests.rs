@@ -152,6 +152,21 @@ fn statements() {
         Some("4"),
         "an empty last one falls back"
     );
+    assert_eq!(
+        text("Final Answer: The largest $n$ is 34.", s).as_deref(),
+        Some("34"),
+        "a sentence naming its quantity gives what follows its last `is`"
+    );
+    assert_eq!(
+        text("The final answer is: The volume of $ABCDEFGH$ is 120", s).as_deref(),
+        Some("120")
+    );
+    assert_eq!(
+        text("Answer: $x is 5$", s).as_deref(),
+        Some("$x is 5$"),
+        "not inside math"
+    );
+    assert_eq!(text("Answer: 5 is", s).as_deref(), Some("5 is"));
     assert_eq!(text("the answers: 4", s), None);
     assert_eq!(text("reanswer: 4", s), None);
     assert_eq!(text("I answered it", s), None);
