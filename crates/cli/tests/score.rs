@@ -175,19 +175,26 @@ fn errors_name_the_path_and_say_the_os_error_once() {
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), 3);
     std::fs::write(dir.path().join("a-file"), "").unwrap();
-    for (key, value) in [("out", "a-file/out"), ("cache", "a-file/cache.sqlite")] {
+    std::fs::create_dir(dir.path().join("a-folder")).unwrap();
+    // Not a directory (under a file), and is a directory (a pool that is a folder).
+    for (key, value) in [
+        ("out", "a-file/out"),
+        ("cache", "a-file/cache.sqlite"),
+        ("pool", "a-folder"),
+    ] {
         let text = std::fs::read_to_string(&config).unwrap();
-        let text = if key == "out" {
-            text.replace("out: out", &format!("out: {value}"))
-        } else {
-            format!("{text}cache: {value}\n")
+        let text = match key {
+            "out" => text.replace("out: out", &format!("out: {value}")),
+            "pool" => text.replace("pool: pool.jsonl", &format!("pool: {value}")),
+            _ => format!("{text}cache: {value}\n"),
         };
         let bad = dir.path().join(format!("bad-{key}.yaml"));
         std::fs::write(&bad, text).unwrap();
         let out = aorlta().args(["score", "--quiet"]).arg(&bad).output().unwrap();
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("a-file"), "{key}: the path is named: {err}");
+        let named = value.split('/').next().unwrap_or(value);
+        assert!(err.contains(named), "{key}: the path is named: {err}");
         assert_eq!(
             err.matches("os error").count(),
             1,
