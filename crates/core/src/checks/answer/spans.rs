@@ -210,14 +210,17 @@ fn after_last_is(text: &str) -> &str {
             at = Some(i);
         }
     }
-    let prose = |t: &str| {
-        t.split_ascii_whitespace()
-            .any(|w| w.len() >= 2 && w.bytes().all(|c| c.is_ascii_alphabetic()))
-    };
     match at {
-        Some(i) if prose(&text[..i]) && !text[i + 4..].trim().is_empty() => text[i + 4..].trim(),
+        Some(i) if has_prose_word(&text[..i]) && !text[i + 4..].trim().is_empty() => text[i + 4..].trim(),
         _ => text,
     }
+}
+
+/// Whether `t` holds a plain word of two letters or more between spaces: prose, not math
+/// (`The largest`, `5 and`; not `\\frac13`, `x`, `\\begin{pmatrix}1`).
+fn has_prose_word(t: &str) -> bool {
+    t.split_ascii_whitespace()
+        .any(|w| w.len() >= 2 && w.bytes().all(|c| c.is_ascii_alphabetic()))
 }
 
 /// Whether `b[i..]` starts with `pat`, ignoring ASCII case.
@@ -345,10 +348,6 @@ pub(super) fn last_math(s: &str) -> Option<&str> {
 /// `$ \begin{pmatrix}1 & 0\end{pmatrix} $` are math, `$5 and $ 6` is two prices. One pass.
 fn loose_dollar_span(s: &str) -> Option<&str> {
     let b = s.as_bytes();
-    let prose = |t: &str| {
-        t.split_ascii_whitespace()
-            .any(|w| w.len() >= 2 && w.bytes().all(|c| c.is_ascii_alphabetic()))
-    };
     let (mut open, mut last) = (None::<usize>, None);
     for i in 0..b.len() {
         match b[i] {
@@ -359,7 +358,7 @@ fn loose_dollar_span(s: &str) -> Option<&str> {
                 None => open = Some(i),
                 Some(a) => {
                     let inner = s[a + 1..i].trim();
-                    if !inner.is_empty() && !prose(inner) {
+                    if !inner.is_empty() && !has_prose_word(inner) {
                         last = Some(inner);
                     }
                 }
@@ -645,12 +644,7 @@ pub(super) fn bare_number(s: &str) -> Option<&str> {
     }
     // A formula written whole, with no `$`: `\frac{10}{9}`, `-\frac{10}{9}`.
     let formula = t.strip_prefix(['-', '+']).unwrap_or(t);
-    (formula.starts_with('\\')
-        && !t.contains(['\n', '$'])
-        && !t
-            .split_ascii_whitespace()
-            .any(|w| w.len() >= 2 && w.bytes().all(|c| c.is_ascii_alphabetic())))
-    .then_some(t)
+    (formula.starts_with('\\') && !t.contains(['\n', '$']) && !has_prose_word(t)).then_some(t)
 }
 
 /// Whether `t` is only a number: digits, sign, `.`, `,`, `/`, `%`, exponent, spaces, thin
