@@ -217,7 +217,7 @@ fn after_last_is(text: &str) -> &str {
 }
 
 /// Whether `t` holds a plain word of two letters or more between spaces: prose, not math
-/// (`The largest`, `5 and`; not `\\frac13`, `x`, `\\begin{pmatrix}1`).
+/// (`The largest`, `5 and`; not `\frac13`, `x`, `\begin{pmatrix}1`).
 fn has_prose_word(t: &str) -> bool {
     t.split_ascii_whitespace()
         .any(|w| w.len() >= 2 && w.bytes().all(|c| c.is_ascii_alphabetic()))
