@@ -212,36 +212,27 @@ fn decide(
         iv.low,
         iv.high
     );
-    let (verdict, detail) = if s >= up {
+    let (verdict, detail) = if s >= up && iv.low <= up {
+        (
+            Verdict::WithinNoise,
+            format!("{head}: s clears {up:.4} but the {conf} does not"),
+        )
+    } else if s >= up {
+        let level = (1.0 - p.confidence) / 2.0;
         let signs = beats_ratio(pairs, p.ratio);
-        let shown = signs.p_value <= (1.0 - p.confidence) / 2.0;
-        if iv.low > up && shown {
-            (
-                Verdict::Faster,
-                format!(
-                    "{head}: s and the whole {conf} clear {up:.4}, and {} of {} pairs beat the ratio \
-                     (sign test p = {:.2e})",
-                    signs.beat, signs.pairs, signs.p_value
-                ),
-            )
-        } else if iv.low > up {
-            (
-                Verdict::WithinNoise,
-                format!(
-                    "{head}: s and the whole {conf} clear {up:.4}, but only {} of {} pairs beat the \
-                     ratio (sign test p = {:.2e}, over {:e})",
-                    signs.beat,
-                    signs.pairs,
-                    signs.p_value,
-                    (1.0 - p.confidence) / 2.0
-                ),
-            )
+        let (verdict, but) = if signs.p_value <= level {
+            (Verdict::Faster, "and")
         } else {
-            (
-                Verdict::WithinNoise,
-                format!("{head}: s clears {up:.4} but the {conf} does not"),
-            )
-        }
+            (Verdict::WithinNoise, "but only")
+        };
+        (
+            verdict,
+            format!(
+                "{head}: s and the whole {conf} clear {up:.4}, {but} {} of {} pairs beat the ratio \
+                 (sign test p = {:.2e}, level {level:e})",
+                signs.beat, signs.pairs, signs.p_value
+            ),
+        )
     } else if iv.high <= p.ratio {
         (
             Verdict::NotFaster,
