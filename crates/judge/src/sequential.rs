@@ -118,11 +118,22 @@ mod tests {
         assert_eq!(per_look(&JudgeParams::default(), 1), JudgeParams::default());
     }
 
+    /// Thirty quiet pairs: the candidate about `c`, the reference about `r` (small, uneven
+    /// spreads on each side).
+    fn steady(c: f64, r: f64) -> Vec<Pair> {
+        (0..30)
+            .map(|i| {
+                Pair::new(
+                    c * (1.0 + 0.001 * (i % 5) as f64),
+                    r * (1.0 + 0.001 * (i % 3) as f64),
+                )
+            })
+            .collect()
+    }
+
     #[test]
     fn a_clear_speedup_settles_at_the_first_look_that_can_show_it_and_replays_the_same() {
-        let pairs: Vec<Pair> = (0..30)
-            .map(|i| Pair::new(1.0 + 0.001 * (i % 5) as f64, 2.0 + 0.002 * (i % 3) as f64))
-            .collect();
+        let pairs = steady(1.0, 2.0);
         let facts = RunFacts::default();
         let p = JudgeParams::default();
         let looks = looks_for(&DEFAULT_LOOKS, p.min_samples, 30);
@@ -142,8 +153,9 @@ mod tests {
 
     #[test]
     fn a_clear_slowdown_still_settles_at_ten_pairs() {
-        let pairs: Vec<Pair> = (0..30)
-            .map(|i| Pair::new(2.0 + 0.002 * (i % 3) as f64, 1.0 + 0.001 * (i % 5) as f64))
+        let pairs: Vec<Pair> = steady(1.0, 2.0)
+            .iter()
+            .map(|x| Pair::new(x.reference, x.candidate))
             .collect();
         let p = JudgeParams::default();
         let looks = looks_for(&DEFAULT_LOOKS, p.min_samples, 30);

@@ -9,9 +9,12 @@ const PROFILE: &str = "name: qa\nlegs:\n  - {name: parse, adapter: parse, on-bro
     - {name: ref.normalised, adapter: normalised-match, needs: [parse], on-broke: -0.5}\n";
 
 fn engine() -> Arc<Engine> {
-    let parts = EngineParts::default();
+    engine_with(PROFILE, EngineParts::default())
+}
+
+fn engine_with(profile: &str, parts: EngineParts) -> Arc<Engine> {
     let profile = LoadedProfile::from_yaml(
-        PROFILE,
+        profile,
         std::path::Path::new("p.yaml"),
         &parts.adapters,
         &parts.rewards,
@@ -182,14 +185,10 @@ impl aorlta_core::checks::Adapter for Sleepy {
 async fn a_batch_waits_for_room_until_its_deadline_and_no_longer() {
     let mut parts = EngineParts::default();
     parts.adapters.add(Arc::new(Sleepy));
-    let profile = LoadedProfile::from_yaml(
+    let e = engine_with(
         "name: slow\nlegs:\n  - {name: nap, adapter: sleepy, on-broke: -1.0}\n",
-        std::path::Path::new("slow.yaml"),
-        &parts.adapters,
-        &parts.rewards,
-    )
-    .unwrap();
-    let e = Arc::new(Engine::new(profile, Arc::new(TaskSet::default()), parts));
+        parts,
+    );
     let s = Scheduler::start(
         lane(1, Duration::from_secs(30)),
         lane(1, Duration::from_secs(1)),
