@@ -231,17 +231,16 @@ impl HelperOp {
 pub fn independent(ops: &[HelperOp]) -> Result<(), String> {
     let overlap =
         |a: (DevPtr, u64), b: (DevPtr, u64)| a.1 > 0 && b.1 > 0 && a.0 < b.0 + b.1 && b.0 < a.0 + a.1;
-    for (i, x) in ops.iter().enumerate() {
-        let Some(w) = x.writes() else { continue };
-        for (j, y) in ops.iter().enumerate() {
-            if i == j {
-                continue;
-            }
-            let clash =
-                y.writes().is_some_and(|v| overlap(w, v)) || y.reads().into_iter().any(|r| overlap(w, r));
-            if clash {
+    let ranges: Vec<(Option<(DevPtr, u64)>, Vec<(DevPtr, u64)>)> =
+        ops.iter().map(|op| (op.writes(), op.reads())).collect();
+    for (i, (w, _)) in ranges.iter().enumerate() {
+        let Some(w) = *w else { continue };
+        for (j, (w2, reads)) in ranges.iter().enumerate() {
+            let clash = w2.is_some_and(|v| overlap(w, v)) || reads.iter().any(|&r| overlap(w, r));
+            if i != j && clash {
                 return Err(format!(
-                    "operations {i} and {j} of one issue depend on each other: {x:?} writes what {y:?} touches"
+                    "operations {i} and {j} of one issue depend on each other: {:?} writes what {:?} touches",
+                    ops[i], ops[j]
                 ));
             }
         }
