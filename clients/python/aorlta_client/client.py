@@ -91,11 +91,8 @@ def _usable(item: Mapping[str, Any]) -> bool:
 
 def _no_task_entry(item: Mapping[str, Any]) -> Dict[str, Any]:
     """The unscored entry of an item with no usable task: answered here, never sent."""
-    entry = unreachable_entry(item, "")
-    entry["reasons"] = [
-        {"code": "no-task", "detail": f"the item's task is {item.get('task')!r}, not a task id or an inline task"}
-    ]
-    return entry
+    detail = f"the item's task is {item.get('task')!r}, not a task id or an inline task"
+    return _unscored_entry(item, "no-task", detail)
 
 
 def _merge(batch: List[Dict[str, Any]], scored: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
@@ -130,13 +127,18 @@ SPLITTABLE = ("batch-exceeds-queue", "too-many-items")
 
 def unreachable_entry(item: Mapping[str, Any], reason: str) -> Dict[str, Any]:
     """The unscored entry given to an item the service could not be asked about."""
+    return _unscored_entry(item, "unreachable", reason)
+
+
+def _unscored_entry(item: Mapping[str, Any], code: str, detail: str) -> Dict[str, Any]:
+    """An unscored entry made by the client, with one reason."""
     return {
         "id": item.get("id"),
         "task": _task_name(item.get("task")),
         "reward": None,
         "scored": False,
         "parts": None,
-        "reasons": [{"code": "unreachable", "detail": reason}],
+        "reasons": [{"code": code, "detail": detail}],
         "legs": [],
     }
 
