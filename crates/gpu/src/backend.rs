@@ -231,8 +231,7 @@ impl HelperOp {
 pub fn independent(ops: &[HelperOp]) -> Result<(), String> {
     let overlap =
         |a: (DevPtr, u64), b: (DevPtr, u64)| a.1 > 0 && b.1 > 0 && a.0 < b.0 + b.1 && b.0 < a.0 + a.1;
-    let ranges: Vec<(Option<(DevPtr, u64)>, Vec<(DevPtr, u64)>)> =
-        ops.iter().map(|op| (op.writes(), op.reads())).collect();
+    let ranges: Vec<_> = ops.iter().map(|op| (op.writes(), op.reads())).collect();
     for (i, (w, _)) in ranges.iter().enumerate() {
         let Some(w) = *w else { continue };
         for (j, (w2, reads)) in ranges.iter().enumerate() {
