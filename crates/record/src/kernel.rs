@@ -34,6 +34,35 @@ pub enum Dtype {
     I64,
 }
 
+/// The source language of a kernel task.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KernelLanguage {
+    /// CUDA C++ (`.cu`), compiled by nvcc.
+    #[default]
+    Cuda,
+    /// HIP C++ (`.hip`), compiled by hipcc, or by nvcc through the portability header.
+    Hip,
+}
+
+impl KernelLanguage {
+    /// The name as a task file writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KernelLanguage::Cuda => "cuda",
+            KernelLanguage::Hip => "hip",
+        }
+    }
+
+    /// The file extension of a source in this language.
+    pub fn extension(self) -> &'static str {
+        match self {
+            KernelLanguage::Cuda => "cu",
+            KernelLanguage::Hip => "hip",
+        }
+    }
+}
+
 /// How a buffer is used by the kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -155,6 +184,11 @@ pub struct KernelTask {
     /// reference uses.
     #[serde(default)]
     pub extern_c: bool,
+    /// The language the reference and every candidate are written in: `cuda` (the default)
+    /// or `hip`. A HIP task is compiled by `hipcc` for AMD GPUs, or by `nvcc` through the HIP
+    /// portability header for NVIDIA GPUs ("HIP source on NVIDIA").
+    #[serde(default)]
+    pub language: KernelLanguage,
     /// The reference kernel source, relative to the task file.
     pub reference: String,
     /// Device buffers, by parameter name.
