@@ -131,6 +131,11 @@ fn describe(index: u32, dev: sys::CUdevice) -> Result<DeviceInfo, DriverError> {
             dev,
             A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
         )?),
+        arch: None,
+    })
+    .map(|mut d| {
+        d.arch = Some(format!("sm_{}{}", d.compute_capability[0], d.compute_capability[1]));
+        d
     })
 }
 

@@ -125,6 +125,7 @@ impl FakeBackend {
             max_block: [1024, 1024, 64],
             max_grid: [2_147_483_647, 65535, 65535],
             max_shared_optin: 232_448,
+            arch: Some("sm_90".into()),
         };
         FakeBackend {
             mem: Memory::new(device.total_mem_bytes),

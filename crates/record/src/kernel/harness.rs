@@ -162,6 +162,9 @@ pub struct DeviceInfo {
     pub max_grid: [u32; 3],
     /// Most dynamic shared memory per block a kernel may opt in to.
     pub max_shared_optin: u32,
+    /// The compiler's name for the device's architecture (`sm_90`, `gfx942`), where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arch: Option<String>,
 }
 
 /// Clocks and throttle state read from the management library, where it is present.
