@@ -75,6 +75,15 @@ impl KernelArg {
         }
     }
 
+    /// The argument's bytes at the start of an 8-byte word, the rest zero: what a launch's
+    /// parameter array points at for it.
+    pub fn word(&self) -> u64 {
+        let mut w = [0u8; 8];
+        let b = self.bytes();
+        w[..b.len()].copy_from_slice(&b);
+        u64::from_ne_bytes(w)
+    }
+
     /// The scalar as an integer (buffers and floats give `None`).
     pub fn as_i64(&self) -> Option<i64> {
         match *self {
@@ -247,6 +256,64 @@ pub fn independent(ops: &[HelperOp]) -> Result<(), String> {
     Ok(())
 }
 
+/// Polls `done` until it says the awaited work finished or `timeout_s` passes: the GPU backends'
+/// wait for their stop event. It yields for the first 2 ms (most launches are short), then
+/// sleeps 100 µs between polls.
+pub fn poll_until(
+    timeout_s: f64,
+    mut done: impl FnMut() -> Result<bool, BackendError>,
+) -> Result<Wait, BackendError> {
+    let start = std::time::Instant::now();
+    loop {
+        if done()? {
+            return Ok(Wait::Done);
+        }
+        let waited = start.elapsed();
+        if waited.as_secs_f64() > timeout_s {
+            return Ok(Wait::TimedOut);
+        }
+        if waited < std::time::Duration::from_millis(2) {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(std::time::Duration::from_micros(100));
+        }
+    }
+}
+
+/// An 8-byte-aligned copy of a code object with a trailing zero word, as a driver's
+/// load-from-memory call reads it.
+pub fn aligned_image(image: &[u8]) -> Vec<u64> {
+    let mut words = vec![0u64; image.len().div_ceil(8) + 1];
+    for (w, chunk) in words.iter_mut().zip(image.chunks(8)) {
+        let mut b = [0u8; 8];
+        b[..chunk.len()].copy_from_slice(chunk);
+        *w = u64::from_le_bytes(b);
+    }
+    words
+}
+
+/// A symbol as a C string for `call`; a NUL inside it is a driver-kind error.
+pub fn c_symbol(call: &'static str, s: &str) -> Result<std::ffi::CString, BackendError> {
+    std::ffi::CString::new(s).map_err(|_| BackendError {
+        kind: ErrorKind::Driver,
+        call,
+        detail: "symbol contains a NUL byte".into(),
+    })
+}
+
+/// A 16-byte device UUID as `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
+pub fn gpu_uuid(b: &[u8; 16]) -> String {
+    let hex = |r: std::ops::Range<usize>| b[r].iter().map(|x| format!("{x:02x}")).collect::<String>();
+    format!(
+        "GPU-{}-{}-{}-{}-{}",
+        hex(0..4),
+        hex(4..6),
+        hex(6..8),
+        hex(8..10),
+        hex(10..16)
+    )
+}
+
 /// The operations the launch plans use, on one device and one stream.
 pub trait Backend {
     /// The device.
@@ -320,6 +387,38 @@ pub trait Backend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_argument_word_holds_its_bytes_first() {
+        let w = KernelArg::I32(-2).word().to_ne_bytes();
+        assert_eq!(w, [0xfe, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
+        assert_eq!(KernelArg::F64(1.5).word().to_ne_bytes(), 1.5f64.to_le_bytes());
+    }
+
+    #[test]
+    fn shared_backend_helpers() {
+        let mut b = [0u8; 16];
+        b[0] = 0xab;
+        b[15] = 0x01;
+        assert_eq!(gpu_uuid(&b), "GPU-ab000000-0000-0000-0000-000000000001");
+        let img = aligned_image(&[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(img, [0x0807060504030201, 9, 0]);
+        assert_eq!(img.as_ptr() as usize % 8, 0);
+        assert_eq!(c_symbol("x", "a\0b").unwrap_err().kind, ErrorKind::Driver);
+        let mut polls = 0;
+        let w = poll_until(5.0, || {
+            polls += 1;
+            Ok(polls == 3)
+        });
+        assert_eq!((w, polls), (Ok(Wait::Done), 3));
+        assert_eq!(poll_until(0.001, || Ok(false)), Ok(Wait::TimedOut));
+        let err = BackendError {
+            kind: ErrorKind::Fault,
+            call: "q",
+            detail: String::new(),
+        };
+        assert_eq!(poll_until(5.0, || Err(err.clone())), Err(err.clone()));
+    }
 
     fn guard(kind: u8, at: DevPtr) -> HelperOp {
         match kind {

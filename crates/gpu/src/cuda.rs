@@ -8,15 +8,15 @@
 
 use crate::backend::{
     Backend, BackendError, DevPtr, ErrorKind, EventSlot, FuncId, HelperOp, KernelArg, ModuleId, Wait,
+    aligned_image, c_symbol, gpu_uuid, poll_until,
 };
-use crate::draw::dtype_code;
+use crate::batch::{BatchRepr, THREADS_PER_BLOCK};
 use crate::nvml::Nvml;
 use aorlta_record::kernel::harness::{Clocks, DeviceInfo, Geometry, HarnessError};
 use cudarc::driver::result::{self, DriverError};
 use cudarc::driver::sys;
 use std::collections::HashMap;
-use std::ffi::{CString, c_void};
-use std::time::{Duration, Instant};
+use std::ffi::c_void;
 
 /// True when the driver library can be opened.
 pub fn driver_present() -> bool {
@@ -79,16 +79,7 @@ fn attr(dev: sys::CUdevice, a: sys::CUdevice_attribute) -> Result<i32, DriverErr
 }
 
 fn uuid_string(u: &sys::CUuuid) -> String {
-    let b: Vec<u8> = u.bytes.iter().map(|c| *c as u8).collect();
-    let hex = |r: std::ops::Range<usize>| b[r].iter().map(|x| format!("{x:02x}")).collect::<String>();
-    format!(
-        "GPU-{}-{}-{}-{}-{}",
-        hex(0..4),
-        hex(4..6),
-        hex(6..8),
-        hex(8..10),
-        hex(10..16)
-    )
+    gpu_uuid(&u.bytes.map(|c| c as u8))
 }
 
 fn describe(index: u32, dev: sys::CUdevice) -> Result<DeviceInfo, DriverError> {
@@ -134,7 +125,10 @@ fn describe(index: u32, dev: sys::CUdevice) -> Result<DeviceInfo, DriverError> {
         arch: None,
     })
     .map(|mut d| {
-        d.arch = Some(format!("sm_{}{}", d.compute_capability[0], d.compute_capability[1]));
+        d.arch = Some(format!(
+            "sm_{}{}",
+            d.compute_capability[0], d.compute_capability[1]
+        ));
         d
     })
 }
@@ -171,127 +165,6 @@ pub fn list_devices() -> Result<Vec<DeviceInfo>, HarnessError> {
 struct Helpers {
     module: sys::CUmodule,
     run: sys::CUfunction,
-}
-
-/// Most operations in one launch of `aorlta_run` (its parameter block stays under 4 KiB).
-const BATCH_OPS: usize = 40;
-
-/// One operation as `aorlta_run` reads it (`struct Op` in `device/helpers.cu`).
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-struct OpRepr {
-    kind: u64,
-    p: u64,
-    q: u64,
-    n: u64,
-    key: u64,
-    out: u64,
-    a: f64,
-    b: f64,
-    ilo: i64,
-    ihi: i64,
-    dtype: i32,
-    fill: i32,
-    start: u64,
-}
-
-/// A batch as `aorlta_run` takes it by value (`struct Batch`).
-#[repr(C)]
-struct BatchRepr {
-    total: u64,
-    count: u64,
-    ops: [OpRepr; BATCH_OPS],
-}
-
-impl OpRepr {
-    /// The packed form of an operation and its count of work items.
-    fn of(op: &HelperOp) -> Self {
-        let fill = |f: crate::draw::Fill| f.args();
-        match *op {
-            HelperOp::FillGuard { dst, bytes, offset } => OpRepr {
-                kind: 0,
-                p: dst,
-                n: bytes,
-                key: offset,
-                ..Default::default()
-            },
-            HelperOp::CheckGuard {
-                src,
-                bytes,
-                offset,
-                count,
-            } => OpRepr {
-                kind: 1,
-                p: src,
-                n: bytes,
-                key: offset,
-                out: count,
-                ..Default::default()
-            },
-            HelperOp::FillData {
-                dst,
-                len,
-                dtype,
-                fill: f,
-            } => {
-                let a = fill(f);
-                OpRepr {
-                    kind: 2,
-                    p: dst,
-                    n: len,
-                    key: a.key,
-                    a: a.a,
-                    b: a.b,
-                    ilo: a.ilo,
-                    ihi: a.ihi,
-                    dtype: dtype_code(dtype),
-                    fill: a.kind,
-                    ..Default::default()
-                }
-            }
-            HelperOp::CheckData {
-                src,
-                len,
-                dtype,
-                fill: f,
-                count,
-            } => {
-                let a = fill(f);
-                OpRepr {
-                    kind: 3,
-                    p: src,
-                    n: len,
-                    key: a.key,
-                    out: count,
-                    a: a.a,
-                    b: a.b,
-                    ilo: a.ilo,
-                    ihi: a.ihi,
-                    dtype: dtype_code(dtype),
-                    fill: a.kind,
-                    ..Default::default()
-                }
-            }
-            HelperOp::Compare {
-                expected,
-                got,
-                len,
-                dtype,
-                tol,
-                out,
-            } => OpRepr {
-                kind: 4,
-                p: expected,
-                q: got,
-                n: len,
-                out,
-                a: tol.atol,
-                b: tol.rtol,
-                dtype: dtype_code(dtype),
-                ..Default::default()
-            },
-        }
-    }
 }
 
 /// The CUDA device of one harness process.
@@ -345,7 +218,7 @@ impl CudaBackend {
             funcs: HashMap::new(),
             next_id: 1,
             nvml,
-            helper_image: aligned(helpers),
+            helper_image: aligned_image(helpers),
             helpers: None,
         })
     }
@@ -365,26 +238,18 @@ impl CudaBackend {
         ))
     }
 
-    fn helper_launch(
-        &self,
-        f: sys::CUfunction,
-        n: u64,
-        params: &mut [*mut c_void],
-    ) -> Result<(), BackendError> {
-        let per_block = 256u64;
-        let blocks = n
-            .div_ceil(per_block)
-            .clamp(1, u64::from(self.device.sm_count.max(1)) * 8) as u32;
-        // SAFETY: `params` point at values laid out as the helper kernel's parameters, and the
-        // driver copies them before returning.
+    fn helper_launch(&self, f: sys::CUfunction, batch: &BatchRepr) -> Result<(), BackendError> {
+        let mut params = [batch as *const BatchRepr as *mut c_void];
+        // SAFETY: the one parameter points at a batch laid out as `aorlta_run`'s parameter,
+        // and the driver copies it before returning.
         unsafe {
             result::launch_kernel(
                 f,
-                (blocks, 1, 1),
-                (per_block as u32, 1, 1),
+                (batch.blocks(self.device.sm_count), 1, 1),
+                (THREADS_PER_BLOCK, 1, 1),
                 0,
                 std::ptr::null_mut(),
-                params,
+                &mut params,
             )
         }
         .map_err(|e| classify("cuLaunchKernel (harness)", e))
@@ -399,25 +264,6 @@ impl CudaBackend {
     }
 }
 
-/// An 8-byte-aligned copy of a code object with a trailing zero word.
-fn aligned(image: &[u8]) -> Vec<u64> {
-    let mut words = vec![0u64; image.len().div_ceil(8) + 1];
-    for (w, chunk) in words.iter_mut().zip(image.chunks(8)) {
-        let mut b = [0u8; 8];
-        b[..chunk.len()].copy_from_slice(chunk);
-        *w = u64::from_le_bytes(b);
-    }
-    words
-}
-
-fn cname(call: &'static str, s: &str) -> Result<CString, BackendError> {
-    CString::new(s).map_err(|_| BackendError {
-        kind: ErrorKind::Driver,
-        call,
-        detail: "symbol contains a NUL byte".into(),
-    })
-}
-
 impl Backend for CudaBackend {
     fn device(&self) -> &DeviceInfo {
         &self.device
@@ -429,7 +275,7 @@ impl Backend for CudaBackend {
 
     fn load_module(&mut self, image: &[u8]) -> Result<ModuleId, BackendError> {
         // The driver reads the ELF image; give it an 8-byte-aligned copy.
-        let aligned = aligned(image);
+        let aligned = aligned_image(image);
         // SAFETY: the image is a complete code object in memory that lives through the call.
         let m = unsafe { result::module::load_data(aligned.as_ptr() as *const c_void) }
             .map_err(|e| classify("cuModuleLoadData", e))?;
@@ -449,7 +295,7 @@ impl Backend for CudaBackend {
     fn function(&mut self, module: ModuleId, symbol: &str) -> Result<Option<FuncId>, BackendError> {
         let m = self.module(module)?;
         // SAFETY: `m` is a loaded module.
-        match unsafe { result::module::get_function(m, cname("cuModuleGetFunction", symbol)?) } {
+        match unsafe { result::module::get_function(m, c_symbol("cuModuleGetFunction", symbol)?) } {
             Ok(f) => {
                 let id = self.next_id;
                 self.next_id += 1;
@@ -464,7 +310,7 @@ impl Backend for CudaBackend {
     fn global(&mut self, module: ModuleId, symbol: &str) -> Result<Option<(DevPtr, usize)>, BackendError> {
         let m = self.module(module)?;
         // SAFETY: `m` is a loaded module.
-        match unsafe { result::module::get_global(m, cname("cuModuleGetGlobal", symbol)?) } {
+        match unsafe { result::module::get_global(m, c_symbol("cuModuleGetGlobal", symbol)?) } {
             Ok((p, n)) => Ok(Some((p, n))),
             Err(e) if code(&e) == 500 => Ok(None),
             Err(e) => Err(classify("cuModuleGetGlobal", e)),
@@ -530,20 +376,8 @@ impl Backend for CudaBackend {
             call: "cuLaunchKernel",
             detail: "unknown function".into(),
         })?;
-        let mut storage: Vec<[u64; 1]> = args
-            .iter()
-            .map(|a| {
-                let mut w = [0u64; 1];
-                let b = a.bytes();
-                // SAFETY: every argument is at most 8 bytes.
-                unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), w.as_mut_ptr() as *mut u8, b.len()) };
-                w
-            })
-            .collect();
-        let mut params: Vec<*mut c_void> = storage
-            .iter_mut()
-            .map(|w| w.as_mut_ptr() as *mut c_void)
-            .collect();
+        let mut words: Vec<u64> = args.iter().map(KernelArg::word).collect();
+        let mut params: Vec<*mut c_void> = words.iter_mut().map(|w| w as *mut u64 as *mut c_void).collect();
         // SAFETY: the caller promises the parameters match the kernel's signature and its
         // buffers are live; the driver copies them before returning.
         unsafe {
@@ -567,24 +401,14 @@ impl Backend for CudaBackend {
 
     fn wait_stop(&mut self, timeout_s: f64) -> Result<Wait, BackendError> {
         let ev = self.events[EventSlot::Stop as usize];
-        let start = Instant::now();
-        loop {
+        poll_until(timeout_s, || {
             // SAFETY: a live event.
             match unsafe { result::event::query(ev) } {
-                Ok(()) => return Ok(Wait::Done),
-                Err(e) if code(&e) == 600 => {}
-                Err(e) => return Err(classify("cuEventQuery", e)),
+                Ok(()) => Ok(true),
+                Err(e) if code(&e) == 600 => Ok(false),
+                Err(e) => Err(classify("cuEventQuery", e)),
             }
-            let waited = start.elapsed();
-            if waited.as_secs_f64() > timeout_s {
-                return Ok(Wait::TimedOut);
-            }
-            if waited < Duration::from_millis(2) {
-                std::thread::yield_now();
-            } else {
-                std::thread::sleep(Duration::from_micros(100));
-            }
-        }
+        })
     }
 
     fn elapsed_s(&mut self) -> Result<f64, BackendError> {
@@ -605,7 +429,7 @@ impl Backend for CudaBackend {
             .map_err(|e| classify("cuModuleLoadData (harness)", e))?;
         let get = |name: &str| -> Result<sys::CUfunction, BackendError> {
             // SAFETY: `module` was just loaded.
-            unsafe { result::module::get_function(module, cname("cuModuleGetFunction", name)?) }
+            unsafe { result::module::get_function(module, c_symbol("cuModuleGetFunction", name)?) }
                 .map_err(|e| classify("cuModuleGetFunction (harness)", e))
         };
         let helpers = Helpers {
@@ -633,39 +457,9 @@ impl Backend for CudaBackend {
                 detail: "the harness's device code is not loaded".into(),
             });
         };
-        for chunk in ops.chunks(BATCH_OPS) {
-            let mut batch = BatchRepr {
-                total: 0,
-                count: chunk.len() as u64,
-                ops: [OpRepr::default(); BATCH_OPS],
-            };
-            for (slot, op) in batch.ops.iter_mut().zip(chunk) {
-                *slot = OpRepr::of(op);
-                slot.start = batch.total;
-                batch.total += slot.n;
-            }
-            if batch.total == 0 {
-                continue;
-            }
-            let mut params = [&batch as *const BatchRepr as *mut c_void];
-            self.helper_launch(run, batch.total, &mut params)?;
+        for batch in BatchRepr::split(ops) {
+            self.helper_launch(run, &batch)?;
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `struct Op` and `struct Batch` of `device/helpers.cu`: six u64, two doubles, two i64, two
-    /// ints and a u64 (96 bytes, no padding); two u64 and 40 ops (3856 bytes, under 4 KiB).
-    #[test]
-    fn the_batch_is_laid_out_as_the_device_code_reads_it() {
-        assert_eq!(std::mem::size_of::<OpRepr>(), 96);
-        assert_eq!(std::mem::align_of::<OpRepr>(), 8);
-        assert_eq!(std::mem::size_of::<BatchRepr>(), 16 + 40 * 96);
-        assert!(std::mem::size_of::<BatchRepr>() <= 4096);
-        assert!(crate::helpers::SOURCE.contains("#define MAX_OPS 40"));
     }
 }

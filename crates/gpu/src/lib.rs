@@ -12,12 +12,14 @@
 //! one process per leased GPU serving jobs in turn.
 
 pub mod backend;
+pub mod batch;
 pub mod check;
 pub mod cuda;
 pub mod draw;
 pub mod fake;
 pub mod geometry;
 pub mod helpers;
+pub mod hip;
 pub mod job;
 pub mod layout;
 pub mod nvml;

@@ -1,5 +1,6 @@
 //! The harness process: `serve` (one process per leased GPU, serving jobs in turn), `run` (one
-//! job) and `devices` (the host's GPUs). Jobs arrive as file paths, one per line, on standard
+//! job) and `devices` (the host's GPUs), on the CUDA device (the default), an AMD device through
+//! HIP (`--hip`) or the fake device (`--fake`). Jobs arrive as file paths, one per line, on standard
 //! input; each job's record is written to the path the job names, atomically (a temporary file
 //! renamed into place). Nothing is printed that anyone reads: standard output and error go to
 //! a log the service never parses.
@@ -10,9 +11,12 @@
 use crate::backend::Backend;
 use crate::cuda::{self, CudaBackend};
 use crate::fake::FakeBackend;
+use crate::helpers::CompilerKind;
+use crate::hip::{self, HipBackend};
 use crate::job::run_job;
 use aorlta_record::kernel::harness::{
-    DeviceList, Finding, HARNESS_FORMAT, HarnessError, HarnessJob, HarnessReady, HarnessRecord, Party,
+    DeviceInfo, DeviceList, Finding, HARNESS_FORMAT, HarnessError, HarnessJob, HarnessReady, HarnessRecord,
+    Party,
 };
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -30,6 +34,8 @@ pub const EXIT_USAGE: i32 = 64;
 pub enum BackendKind {
     /// The CUDA driver.
     Cuda,
+    /// An AMD GPU through the HIP runtime.
+    Hip,
     /// The CPU-simulated fake device.
     Fake,
 }
@@ -122,12 +128,7 @@ fn serve_with<B: Backend>(b: &mut B, input: impl BufRead) -> i32 {
     0
 }
 
-fn ready(
-    spool: &Path,
-    start: Instant,
-    device: Option<aorlta_record::kernel::harness::DeviceInfo>,
-    error: Option<HarnessError>,
-) {
+fn ready(spool: &Path, start: Instant, device: Option<DeviceInfo>, error: Option<HarnessError>) {
     let r = HarnessReady {
         format: HARNESS_FORMAT,
         pid: std::process::id(),
@@ -141,11 +142,16 @@ fn ready(
     }
 }
 
-/// Where the CUDA backend finds its compiler and keeps its built device code.
+/// Where the GPU backends find their compilers and keep their built device code.
 #[derive(Debug, Clone, Default)]
 pub struct Tools {
-    /// The compiler (see [`crate::helpers::find_nvcc`]).
+    /// The CUDA compiler (see [`crate::helpers::find_nvcc`]).
     pub nvcc: Option<PathBuf>,
+    /// The HIP compiler (see [`crate::helpers::find_hipcc`]).
+    pub hipcc: Option<PathBuf>,
+    /// The AMD device's architecture (`gfx942`); read from the KFD topology when absent (see
+    /// [`crate::hip::offload_arch`]).
+    pub offload_arch: Option<String>,
     /// The folder for built device code; [`default_cache`] when absent.
     pub cache: Option<PathBuf>,
 }
@@ -159,17 +165,28 @@ pub fn default_cache() -> PathBuf {
     std::env::temp_dir().join(format!("aorlta-harness-{uid}"))
 }
 
-/// Opens the CUDA device: its context, the harness's device code built for it, and the check
-/// that the device code draws what the host's twin draws.
-pub fn open_cuda(device: u32, tools: &Tools) -> Result<CudaBackend, HarnessError> {
-    let arch = CudaBackend::arch_of(device)?;
-    let nvcc = crate::helpers::find_nvcc(tools.nvcc.as_deref()).ok_or_else(|| HarnessError {
+/// Builds the harness's device code for `arch` with the compiler found, opens the device with
+/// it (`open`) and checks that the device code draws what the host's twin draws.
+fn open_with<B: Backend>(
+    kind: CompilerKind,
+    compiler: Option<PathBuf>,
+    arch: &str,
+    tools: &Tools,
+    open: impl FnOnce(&[u8]) -> Result<B, HarnessError>,
+) -> Result<B, HarnessError> {
+    let compiler = compiler.ok_or_else(|| HarnessError {
         code: "no-compiler".into(),
-        detail: "no nvcc for the harness's device code (pass --nvcc or set AORLTA_NVCC)".into(),
+        detail: match kind {
+            CompilerKind::Nvcc => "no nvcc for the harness's device code (pass --nvcc or set AORLTA_NVCC)",
+            CompilerKind::Hipcc => {
+                "no hipcc for the harness's device code (pass --hipcc or set AORLTA_HIPCC)"
+            }
+        }
+        .into(),
     })?;
     let cache = tools.cache.clone().unwrap_or_else(default_cache);
-    let image = crate::helpers::build(&nvcc, &arch, &cache)?;
-    let mut b = CudaBackend::new(device, &image)?;
+    let image = crate::helpers::build(kind, &compiler, arch, &cache)?;
+    let mut b = open(&image)?;
     crate::verify::self_test(&mut b).map_err(|detail| HarnessError {
         code: "harness-failed".into(),
         detail: format!("the harness's device code failed its self-test: {detail}"),
@@ -177,47 +194,84 @@ pub fn open_cuda(device: u32, tools: &Tools) -> Result<CudaBackend, HarnessError
     Ok(b)
 }
 
+/// Opens the CUDA device: its context, the harness's device code built for it, and the check
+/// that the device code draws what the host's twin draws.
+pub fn open_cuda(device: u32, tools: &Tools) -> Result<CudaBackend, HarnessError> {
+    let arch = CudaBackend::arch_of(device)?;
+    let nvcc = crate::helpers::find_nvcc(tools.nvcc.as_deref());
+    open_with(CompilerKind::Nvcc, nvcc, &arch, tools, |image| {
+        CudaBackend::new(device, image)
+    })
+}
+
+/// Opens the AMD device through HIP: the device checked first (`no-gpu` where there is none),
+/// its architecture (`--offload-arch`, else the KFD topology), the harness's device code built
+/// for it with hipcc, and the same self-test as on CUDA.
+pub fn open_hip(device: u32, tools: &Tools) -> Result<HipBackend, HarnessError> {
+    let arch = HipBackend::arch_of(device, tools.offload_arch.as_deref())?;
+    let hipcc = crate::helpers::find_hipcc(tools.hipcc.as_deref());
+    open_with(CompilerKind::Hipcc, hipcc, &arch, tools, |image| {
+        HipBackend::new(device, &arch, image)
+    })
+}
+
+/// Writes `ready.json` for an opened device and serves it, or writes the error.
+fn serve_opened<B: Backend>(opened: Result<B, HarnessError>, spool: &Path, start: Instant) -> i32 {
+    match opened {
+        Ok(mut b) => {
+            ready(spool, start, Some(b.device().clone()), None);
+            serve_with(&mut b, std::io::stdin().lock())
+        }
+        Err(e) => {
+            ready(spool, start, None, Some(e));
+            EXIT_NO_DEVICE
+        }
+    }
+}
+
 /// Serves jobs from standard input on one device; returns the exit code.
 pub fn serve(kind: BackendKind, device: u32, spool: &Path, start: Instant, tools: &Tools) -> i32 {
-    let stdin = std::io::stdin();
     match kind {
-        BackendKind::Fake => {
-            let mut b = FakeBackend::new(device);
-            ready(spool, start, Some(b.device().clone()), None);
-            serve_with(&mut b, stdin.lock())
+        BackendKind::Fake => serve_opened(Ok(FakeBackend::new(device)), spool, start),
+        BackendKind::Cuda => serve_opened(open_cuda(device, tools), spool, start),
+        BackendKind::Hip => serve_opened(open_hip(device, tools), spool, start),
+    }
+}
+
+/// Runs the one job in `job` on an opened device; returns the exit code.
+fn run_opened<B: Backend>(opened: Result<B, HarnessError>, job: &Path) -> i32 {
+    match opened {
+        Ok(mut b) => {
+            if handle_job(&mut b, job) {
+                0
+            } else {
+                EXIT_CONTEXT_LOST
+            }
         }
-        BackendKind::Cuda => match open_cuda(device, tools) {
-            Ok(mut b) => {
-                ready(spool, start, Some(b.device().clone()), None);
-                serve_with(&mut b, stdin.lock())
-            }
-            Err(e) => {
-                ready(spool, start, None, Some(e));
-                EXIT_NO_DEVICE
-            }
-        },
+        Err(e) => {
+            eprintln!("aorlta-harness: {}: {}", e.code, e.detail);
+            EXIT_NO_DEVICE
+        }
     }
 }
 
 /// Lists the devices into `out`.
 pub fn devices(kind: BackendKind, out: &Path) -> i32 {
-    let list = match kind {
-        BackendKind::Fake => DeviceList {
+    let listed = match kind {
+        BackendKind::Fake => Ok(vec![FakeBackend::new(0).device().clone()]),
+        BackendKind::Cuda => cuda::list_devices(),
+        BackendKind::Hip => hip::list_devices(),
+    };
+    let list = match listed {
+        Ok(devices) => DeviceList {
             format: HARNESS_FORMAT,
-            devices: vec![FakeBackend::new(0).device().clone()],
+            devices,
             error: None,
         },
-        BackendKind::Cuda => match cuda::list_devices() {
-            Ok(devices) => DeviceList {
-                format: HARNESS_FORMAT,
-                devices,
-                error: None,
-            },
-            Err(e) => DeviceList {
-                format: HARNESS_FORMAT,
-                devices: Vec::new(),
-                error: Some(e),
-            },
+        Err(e) => DeviceList {
+            format: HARNESS_FORMAT,
+            devices: Vec::new(),
+            error: Some(e),
         },
     };
     match write_json(out, &list) {
@@ -230,9 +284,11 @@ pub fn devices(kind: BackendKind, out: &Path) -> i32 {
     }
 }
 
-const USAGE: &str = "usage: aorlta-harness serve --device N --spool DIR [--fake] [--nvcc PATH] [--cache DIR]
-       aorlta-harness run --job FILE [--device N] [--fake] [--nvcc PATH] [--cache DIR]
-       aorlta-harness devices --out FILE [--fake]";
+const USAGE: &str = "usage: aorlta-harness serve --device N --spool DIR [--fake | --hip] [GPU OPTIONS]
+       aorlta-harness run --job FILE [--device N] [--fake | --hip] [GPU OPTIONS]
+       aorlta-harness devices --out FILE [--fake | --hip]
+the device: CUDA unless --fake (the CPU-simulated fake device) or --hip (an AMD GPU through HIP)
+GPU OPTIONS: [--nvcc PATH] (CUDA) [--hipcc PATH] [--offload-arch ARCH, e.g. gfx942] (HIP) [--cache DIR]";
 
 /// The harness's command line (also reachable as `aorlta harness …`); returns the exit code.
 pub fn cli(args: &[String]) -> i32 {
@@ -241,7 +297,7 @@ pub fn cli(args: &[String]) -> i32 {
     let mut spool: Option<PathBuf> = None;
     let mut job: Option<PathBuf> = None;
     let mut out: Option<PathBuf> = None;
-    let mut kind = BackendKind::Cuda;
+    let (mut fake, mut hip) = (false, false);
     let mut tools = Tools::default();
     let Some(cmd) = args.first() else {
         eprintln!("{USAGE}");
@@ -250,7 +306,8 @@ pub fn cli(args: &[String]) -> i32 {
     let mut it = args[1..].iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--fake" => kind = BackendKind::Fake,
+            "--fake" => fake = true,
+            "--hip" => hip = true,
             "--device" => match it.next().and_then(|v| v.parse().ok()) {
                 Some(d) => device = d,
                 None => {
@@ -262,6 +319,8 @@ pub fn cli(args: &[String]) -> i32 {
             "--job" => job = it.next().map(PathBuf::from),
             "--out" => out = it.next().map(PathBuf::from),
             "--nvcc" => tools.nvcc = it.next().map(PathBuf::from),
+            "--hipcc" => tools.hipcc = it.next().map(PathBuf::from),
+            "--offload-arch" => tools.offload_arch = it.next().cloned(),
             "--cache" => tools.cache = it.next().map(PathBuf::from),
             other => {
                 eprintln!("unknown argument `{other}`\n{USAGE}");
@@ -269,22 +328,23 @@ pub fn cli(args: &[String]) -> i32 {
             }
         }
     }
+    let kind = match (fake, hip) {
+        (true, true) => {
+            eprintln!("--fake and --hip name two devices; give one\n{USAGE}");
+            return EXIT_USAGE;
+        }
+        (true, false) => BackendKind::Fake,
+        (false, true) => BackendKind::Hip,
+        (false, false) => BackendKind::Cuda,
+    };
     match (cmd.as_str(), spool, job, out) {
         ("serve", Some(spool), _, _) => serve(kind, device, &spool, start, &tools),
         ("devices", _, _, Some(out)) => devices(kind, &out),
-        ("run", _, Some(job), _) => {
-            let ok = match kind {
-                BackendKind::Fake => handle_job(&mut FakeBackend::new(device), &job),
-                BackendKind::Cuda => match open_cuda(device, &tools) {
-                    Ok(mut b) => handle_job(&mut b, &job),
-                    Err(e) => {
-                        eprintln!("aorlta-harness: {}: {}", e.code, e.detail);
-                        return EXIT_NO_DEVICE;
-                    }
-                },
-            };
-            if ok { 0 } else { EXIT_CONTEXT_LOST }
-        }
+        ("run", _, Some(job), _) => match kind {
+            BackendKind::Fake => run_opened(Ok(FakeBackend::new(device)), &job),
+            BackendKind::Cuda => run_opened(open_cuda(device, &tools), &job),
+            BackendKind::Hip => run_opened(open_hip(device, &tools), &job),
+        },
         _ => {
             eprintln!("{USAGE}");
             EXIT_USAGE
