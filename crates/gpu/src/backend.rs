@@ -1,10 +1,12 @@
 //! The device behind the harness: a small trait with exactly the operations the launch plans
-//! need, so that the plans are one piece of code run on the CUDA driver ([`crate::cuda`]) and on
-//! the CPU-simulated fake device ([`crate::fake`]), whose call log the plan tests read.
+//! need, so that the plans are one piece of code run on the CUDA driver ([`crate::cuda`]), on
+//! the HIP runtime ([`crate::hip`]) and on the CPU-simulated fake device ([`crate::fake`]), whose
+//! call log the plan tests read. The few functions just before the trait are shared by the two GPU
+//! backends.
 //!
 //! Besides the driver's module, memory and event calls, a backend runs the harness's own device
-//! code ([`HelperOp`]: fill a region, check it, compare two outputs), which the CUDA backend
-//! launches from a module of its own and the fake device computes on the CPU. Every method that
+//! code ([`HelperOp`]: fill a region, check it, compare two outputs), which the GPU backends
+//! launch from a module of their own and the fake device computes on the CPU. Every method that
 //! takes a device address is `unsafe`: the caller promises the address and length lie inside
 //! one live allocation.
 
@@ -377,7 +379,7 @@ pub trait Backend {
     /// Unloads the harness's device code (nothing when none is loaded).
     fn unload_helpers(&mut self) -> Result<(), BackendError>;
     /// Queues operations of the harness's device code on the stream, in order (its device code
-    /// must be loaded). The CUDA backend runs up to 40 at a time in one launch.
+    /// must be loaded). The GPU backends run up to [`crate::batch::BATCH_OPS`] at a time in one launch.
     ///
     /// # Safety
     /// Every region the operations name lies inside one live allocation.

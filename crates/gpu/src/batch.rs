@@ -3,7 +3,7 @@
 //! shape of one batch. The CUDA ([`crate::cuda`]) and HIP ([`crate::hip`]) backends pass a
 //! [`BatchRepr`] as the kernel's one parameter.
 
-use crate::backend::HelperOp;
+use crate::backend::{BackendError, ErrorKind, HelperOp};
 use crate::draw::dtype_code;
 
 /// Most operations in one launch of `aorlta_run` (its parameter block stays under 4 KiB).
@@ -166,6 +166,15 @@ impl BatchRepr {
         self.total
             .div_ceil(u64::from(THREADS_PER_BLOCK))
             .clamp(1, u64::from(sm_count.max(1)) * 8) as u32
+    }
+}
+
+/// The error of running operations while the harness's device code is not loaded.
+pub fn not_loaded() -> BackendError {
+    BackendError {
+        kind: ErrorKind::Driver,
+        call: "helpers",
+        detail: "the harness's device code is not loaded".into(),
     }
 }
 

@@ -10,7 +10,7 @@ use crate::backend::{
     Backend, BackendError, DevPtr, ErrorKind, EventSlot, FuncId, HelperOp, KernelArg, ModuleId, Wait,
     aligned_image, c_symbol, gpu_uuid, poll_until,
 };
-use crate::batch::{BatchRepr, THREADS_PER_BLOCK};
+use crate::batch::{BatchRepr, THREADS_PER_BLOCK, not_loaded};
 use crate::nvml::Nvml;
 use aorlta_record::kernel::harness::{Clocks, DeviceInfo, Geometry, HarnessError};
 use cudarc::driver::result::{self, DriverError};
@@ -450,16 +450,7 @@ impl Backend for CudaBackend {
     }
 
     unsafe fn helpers(&mut self, ops: &[HelperOp]) -> Result<(), BackendError> {
-        let Some(run) = self.helpers.as_ref().map(|h| h.run) else {
-            return Err(BackendError {
-                kind: ErrorKind::Driver,
-                call: "helpers",
-                detail: "the harness's device code is not loaded".into(),
-            });
-        };
-        for batch in BatchRepr::split(ops) {
-            self.helper_launch(run, &batch)?;
-        }
-        Ok(())
+        let run = self.helpers.as_ref().map(|h| h.run).ok_or_else(not_loaded)?;
+        BatchRepr::split(ops).try_for_each(|batch| self.helper_launch(run, &batch))
     }
 }

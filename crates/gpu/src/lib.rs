@@ -4,8 +4,8 @@
 //! and writes a JSON record file, the only thing the service reads from it.
 //!
 //! The device sits behind [`backend::Backend`]: the CUDA driver ([`cuda`], loaded dynamically,
-//! so this builds and its tests run where there is no CUDA) or the CPU-simulated fake device
-//! ([`fake`]) that CI uses. Inputs are drawn, buffers filled and launches checked on the device
+//! so this builds and its tests run where there is no CUDA), an AMD GPU through the HIP runtime
+//! ([`hip`], also loaded at run time) or the CPU-simulated fake device ([`fake`]) that CI uses. Inputs are drawn, buffers filled and launches checked on the device
 //! by the harness's own code ([`helpers`], [`verify`], with its host twin in [`draw`]), so only
 //! counters cross to the host. The plans ([`plan`], [`check`], [`timing`]) are one piece of
 //! code for both backends; [`job`] dispatches a job to them and [`serve`] is the process loop:

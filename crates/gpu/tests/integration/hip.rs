@@ -25,42 +25,40 @@ fn serve_hip_without_a_device_reports_no_gpu_and_exits() {
     if amd_gpu_present() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let mut child = harness()
-        .args([
-            "serve",
-            "--hip",
-            "--device",
-            "0",
-            "--offload-arch",
-            "gfx942",
-            "--spool",
-        ])
-        .arg(dir.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let t = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if t.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("serve --hip did not exit without a device");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    assert_eq!(status.code(), Some(EXIT_NO_DEVICE));
-    let ready: HarnessReady =
-        serde_json::from_slice(&std::fs::read(dir.path().join("ready.json")).unwrap()).unwrap();
-    assert!(ready.device.is_none());
-    let error = ready.error.expect("ready.json carries the error");
-    assert_eq!(error.code, "no-gpu", "{}", error.detail);
-    assert!(!error.detail.is_empty());
-    assert_eq!(ready.build, aorlta_record::BUILD);
+    // With the architecture given and without (then the device is looked for before the KFD
+    // topology is read).
+    for arch in [&["--offload-arch", "gfx942"][..], &[][..]] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = harness()
+            .args(["serve", "--hip", "--device", "0"])
+            .args(arch)
+            .arg("--spool")
+            .arg(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let t = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if t.elapsed() > Duration::from_secs(60) {
+                let _ = child.kill();
+                panic!("serve --hip did not exit without a device");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert_eq!(status.code(), Some(EXIT_NO_DEVICE), "{arch:?}");
+        let ready: HarnessReady =
+            serde_json::from_slice(&std::fs::read(dir.path().join("ready.json")).unwrap()).unwrap();
+        assert!(ready.device.is_none());
+        let error = ready.error.expect("ready.json carries the error");
+        assert_eq!(error.code, "no-gpu", "{}", error.detail);
+        assert!(!error.detail.is_empty());
+        assert_eq!(ready.build, aorlta_record::BUILD);
+    }
 }
 
 #[test]
