@@ -41,6 +41,7 @@ const KERNEL_COMPILE: &[&str] = &[
     "core/src/checks/kernel/nvcc",
     "core/src/checks/kernel/policy",
     "core/src/checks/kernel/elf",
+    "core/src/checks/kernel/amdgpu",
     "core/src/checks/kernel/fake",
     "core/src/checks/kernel/lease",
 ];

@@ -5,6 +5,7 @@
 //! ([`fake`]). A run config's `kernel:` section ([`KernelConfig`]) builds the [`KernelEnv`] that
 //! every leg shares.
 
+pub mod amdgpu;
 pub mod compile;
 pub mod compile_cache;
 pub mod config;
