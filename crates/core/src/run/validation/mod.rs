@@ -24,6 +24,7 @@ use crate::error::{CoreError, Result};
 use crate::profile::{LoadedProfile, Profile};
 use crate::reward::RewardRegistry;
 use crate::task::{Task, TaskKind, TaskSet};
+use aorlta_record::kernel::KernelLanguage;
 use aorlta_record::{Candidate, LegResult, LegState, Reason, RewardEntry};
 use serde::Serialize;
 use serde_json::Value;
@@ -105,13 +106,20 @@ pub struct Validation {
 /// it, so that the `parse` leg extracts `source` exactly (with a final newline added when it has
 /// none; the returned source is the one extracted).
 pub fn completion_for(source: &str) -> (String, String) {
+    completion_in(source, KernelLanguage::Cuda)
+}
+
+/// [`completion_for`] with the code block tagged with `language` (`cuda`, `hip`), as a model
+/// answering that task's prompt would tag it.
+pub fn completion_in(source: &str, language: KernelLanguage) -> (String, String) {
     let mut source = source.to_string();
     if !source.ends_with('\n') {
         source.push('\n');
     }
     let longest = source.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
-    (format!("{fence}cuda\n{source}{fence}\n"), source)
+    let tag = language.as_str();
+    (format!("{fence}{tag}\n{source}{fence}\n"), source)
 }
 
 impl Validation {
@@ -135,9 +143,13 @@ impl Validation {
             if options.only.as_ref().is_some_and(|o| !id.contains(o.as_str())) {
                 continue;
             }
-            if tasks.get(&case.task).is_none() {
+            let Some(task) = tasks.get(&case.task) else {
                 return Err(invalid(format!("case {id}: no task `{}`", case.task)));
-            }
+            };
+            let language = match &task.kind {
+                TaskKind::Kernel(k) => k.spec.language,
+                TaskKind::Qa(_) => KernelLanguage::default(),
+            };
             for (key, adapter) in EXPECTED {
                 let expects = match key {
                     "parse" => case.expect.parse.is_some(),
@@ -158,12 +170,13 @@ impl Validation {
                     "case {id}: expected reward `{w}` is neither a range nor `unscored`"
                 )));
             }
-            let file = base
-                .join(&suite.candidates)
-                .join(&case.task)
-                .join(format!("{}.cu", case.case));
+            let file = base.join(&suite.candidates).join(&case.task).join(format!(
+                "{}.{}",
+                case.case,
+                language.extension()
+            ));
             let source = std::fs::read_to_string(&file).map_err(|e| CoreError::io(&file, e))?;
-            let (completion, source) = completion_for(&source);
+            let (completion, source) = completion_in(&source, language);
             let kernel = env.kernel.as_ref().expect("built with kernel tools");
             if kernel.is_fake() {
                 kernel.add_fake(&source, case.fake.clone());
@@ -485,13 +498,18 @@ mod tests {
             "__global__ void k(int n) {}\n",
             "__global__ void k(int n) {}",
             "// ```` a fence in a comment\n__global__ void k(int n) {}\n",
+            "#include <hip/hip_runtime.h>\n__global__ void k(int n) {}\n",
         ] {
-            let (completion, source) = completion_for(src);
-            assert!(source.starts_with(src));
-            assert_eq!(
-                crate::checks::answer::extract_kernel(&completion, "k"),
-                Ok(source)
-            );
+            for language in [KernelLanguage::Cuda, KernelLanguage::Hip] {
+                let (completion, source) = completion_in(src, language);
+                assert!(source.starts_with(src));
+                assert!(completion.contains(&format!("`{}\n", language.as_str())));
+                assert_eq!(
+                    crate::checks::answer::extract_kernel(&completion, "k"),
+                    Ok(source)
+                );
+            }
         }
+        assert_eq!(completion_for("x"), completion_in("x", KernelLanguage::Cuda));
     }
 }

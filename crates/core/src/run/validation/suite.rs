@@ -15,7 +15,8 @@ use std::path::PathBuf;
 pub struct Suite {
     /// The task files' folder, relative to the suite file.
     pub tasks: PathBuf,
-    /// The candidates' folder (`<candidates>/<task>/<case>.cu`), relative to the suite file.
+    /// The candidates' folder (`<candidates>/<task>/<case>.<ext>`, `<ext>` the task language's:
+    /// `cu` for CUDA, `hip` for HIP), relative to the suite file.
     pub candidates: PathBuf,
     /// The profile whose legs, gating, parameters and reward function the cases run under.
     pub profile: PathBuf,

@@ -1,0 +1,90 @@
+//! Helpers shared by the CLI's test binaries: the repository root, the `aorlta` binary, and
+//! `aorlta validate --fake-gpu` over a suite with its rows and verdicts.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The repository's root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The `aorlta` binary under test.
+pub fn aorlta() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_aorlta"))
+}
+
+/// `aorlta validate --fake-gpu --suite SUITE EXTRA…` from the repository's root: the exit code
+/// and the standard output.
+pub fn validate(suite: &str, extra: &[&str]) -> (i32, String) {
+    let out = aorlta()
+        .args(["validate", "--fake-gpu", "--suite", suite])
+        .args(extra)
+        .current_dir(root())
+        .output()
+        .expect("aorlta runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// The printed row of one case (`task/case[@label]`).
+pub fn row<'a>(text: &'a str, case: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.split_whitespace().next() == Some(case))
+        .unwrap_or_else(|| panic!("no row for {case} in\n{text}"))
+}
+
+/// Every case's verdicts, one line each: its legs' states and first reason codes (the timing
+/// leg's forced run after `|`), whether it was scored, and pass or FAIL. The speedups and
+/// rewards are left out: they follow the fake device's noise model, the verdicts must not.
+pub fn verdicts(json: &str) -> String {
+    let cases: Vec<serde_json::Value> = serde_json::from_str(json).expect("the --json output");
+    let leg = |l: &serde_json::Value| {
+        let code = l["reasons"][0]["code"]
+            .as_str()
+            .map(|c| format!(" {c}"))
+            .unwrap_or_default();
+        format!(
+            "{} {}{code}",
+            l["name"].as_str().unwrap_or("?"),
+            l["state"].as_str().unwrap_or("?")
+        )
+    };
+    let mut out = String::new();
+    for c in &cases {
+        let legs: Vec<String> = c["legs"].as_array().into_iter().flatten().map(leg).collect();
+        let forced = c
+            .get("forced_time")
+            .map(|l| format!(" | forced {}", leg(l)))
+            .unwrap_or_default();
+        let scored = if c["reward"].is_null() {
+            "unscored"
+        } else {
+            "scored"
+        };
+        let pass = if c["pass"] == true { "pass" } else { "FAIL" };
+        out.push_str(&format!(
+            "{}: {}{forced}; {scored}; {pass}\n",
+            c["id"].as_str().unwrap_or("?"),
+            legs.join(", ")
+        ));
+    }
+    out
+}
+
+/// The summary line's counts: (passed, of).
+pub fn passed(text: &str) -> (usize, usize) {
+    let summary = text
+        .lines()
+        .find(|l| l.contains("cases pass"))
+        .expect("a summary line");
+    let words: Vec<&str> = summary.split_whitespace().collect();
+    (
+        words[0].parse().expect("a count"),
+        words[2].parse().expect("a count"),
+    )
+}
