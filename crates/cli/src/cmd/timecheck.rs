@@ -1,18 +1,30 @@
-//! `aorlta timecheck --task ID --candidate FILE [--ratio R] [--budget S] [--keep-samples]`: one
-//! timing of a candidate kernel against its task's reference (compile, then the `kernel-time`
-//! leg: the per-launch protocol and the judge), with the verdict and the measurement record on
-//! the terminal. Relative paths are resolved against the caller's folder before anything runs.
-//! Exit status: 0 for a settled verdict (faster or not), 1 when the candidate does not compile,
-//! 3 when the timing is unsettled.
+//! `aorlta timecheck (--task ID --candidate FILE | --pool FILE) [--ratio R] [--budget S]
+//! [--keep-samples]`: timings of candidate kernels against their tasks' references (compile,
+//! then the `kernel-time` leg: the per-launch protocol and the judge).
+//!
+//! With `--candidate`, one kernel source: the verdict and the measurement record on the
+//! terminal. Exit status: 0 for a settled verdict (faster or not), 1 when the candidate does not
+//! compile, 3 when the timing is unsettled.
+//!
+//! With `--pool`, every completion of a pool (JSONL lines as the score pools have: `task`,
+//! `completion`, optional `id`): its kernel extracted from its code block as the `parse` leg
+//! does, compiled and timed, one row per completion as it is done, then a summary table by
+//! verdict. A malformed line is reported with its line number and skipped. Exit status 0 once
+//! every line was reported (the verdicts are in the rows).
+//!
+//! Relative paths (`--candidate`, `--pool`, `--tasks`, `--config`) are resolved against the
+//! caller's folder before anything runs.
 
 use anyhow::{Context, bail};
 use aorlta_core::checks::Env;
+use aorlta_core::checks::answer::extract_kernel;
 use aorlta_core::checks::kernel::direct::run_leg;
 use aorlta_core::checks::kernel::{GpuSet, KernelCompile, KernelConfig, KernelOverrides, KernelTime};
-use aorlta_core::task::TaskSet;
-use aorlta_record::LegState;
+use aorlta_core::run::pool::read_pool;
+use aorlta_core::task::{Task, TaskKind, TaskSet};
+use aorlta_record::{LegResult, LegState};
 use serde_json::{Map, Value, json};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Exit code of an unsettled timing (no GPU, noise, budget).
@@ -20,13 +32,18 @@ pub const EXIT_UNSETTLED: u8 = 3;
 
 /// Arguments of `aorlta timecheck`.
 #[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["candidate", "pool"])))]
 pub struct Args {
-    /// The task's id.
+    /// The task's id (with `--candidate`; with `--pool`, only that task's completions).
     #[arg(long)]
-    pub task: String,
-    /// The candidate's kernel source (a `.cu` file).
+    pub task: Option<String>,
+    /// The candidate's kernel source (a `.cu` or `.hip` file).
+    #[arg(long, conflicts_with = "pool", requires = "task")]
+    pub candidate: Option<PathBuf>,
+    /// A pool of completions (JSONL: task, completion, id), each timed against its task's
+    /// reference.
     #[arg(long)]
-    pub candidate: PathBuf,
+    pub pool: Option<PathBuf>,
     /// The task files (a folder or a file).
     #[arg(long, default_value = "examples/kernels/tasks")]
     pub tasks: PathBuf,
@@ -55,7 +72,6 @@ pub struct Args {
 
 /// Runs `aorlta timecheck`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let candidate = std::path::absolute(&args.candidate)?;
     let tasks_path = std::path::absolute(&args.tasks)?;
     let config = match &args.config {
         Some(p) => KernelConfig::of_file(&std::path::absolute(p)?)?,
@@ -65,18 +81,36 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         fake_gpu: args.fake_gpu,
         gpus: args.gpus.clone(),
     };
-    let source = std::fs::read_to_string(&candidate)
-        .with_context(|| format!("cannot read {}", candidate.display()))?;
     let (tasks, _) = TaskSet::load(&tasks_path)?;
-    let Some(task) = tasks.get(&args.task) else {
-        bail!("no task `{}` in {}", args.task, tasks_path.display());
+    let params = time_params(&args);
+    let code = match (&args.candidate, &args.pool) {
+        (Some(candidate), _) => {
+            let candidate = std::path::absolute(candidate)?;
+            let source = std::fs::read_to_string(&candidate)
+                .with_context(|| format!("cannot read {}", candidate.display()))?;
+            let id = args.task.as_deref().unwrap_or_default();
+            let Some(task) = tasks.get(id) else {
+                bail!("no task `{id}` in {}", tasks_path.display());
+            };
+            let env = Env::with_kernel(&config.overridden(&overrides))?;
+            let code = one_candidate(task, &candidate, &source, &params, &env)?;
+            shutdown(&env);
+            code
+        }
+        (None, Some(pool)) => {
+            let pool = std::path::absolute(pool)?;
+            let env = Env::with_kernel(&config.overridden(&overrides))?;
+            let code = whole_pool(&tasks, args.task.as_deref(), &pool, &params, &env);
+            shutdown(&env);
+            code?
+        }
+        (None, None) => unreachable!("clap requires --candidate or --pool"),
     };
-    let env = Env::with_kernel(&config.overridden(&overrides))?;
-    let compiled = run_leg("compile", &KernelCompile, task, &source, &Value::Null, &env);
-    if compiled.state != LegState::Clean {
-        println!("compile: {}", serde_json::to_string_pretty(&compiled)?);
-        return Ok(ExitCode::from(1));
-    }
+    Ok(code)
+}
+
+/// The timing leg's parameters from the command line.
+fn time_params(args: &Args) -> Value {
     let mut params = Map::new();
     if let Some(r) = args.ratio {
         params.insert("ratio".into(), json!(r));
@@ -90,35 +124,266 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.keep_samples {
         params.insert("keep-samples".into(), json!(true));
     }
-    let leg = run_leg(
-        "ref.speedup",
-        &KernelTime,
-        task,
-        &source,
-        &Value::Object(params),
-        &env,
-    );
+    Value::Object(params)
+}
+
+fn shutdown(env: &Env) {
+    if let Some(k) = env.kernel.as_ref() {
+        k.pool().shutdown();
+    }
+}
+
+/// What one kernel source came to: its compile leg, and its timing leg when it compiled.
+struct Timed {
+    compiled: LegResult,
+    timed: Option<LegResult>,
+}
+
+fn time_source(task: &Task, source: &str, params: &Value, env: &Env) -> Timed {
+    let compiled = run_leg("compile", &KernelCompile, task, source, &Value::Null, env);
+    let timed = (compiled.state == LegState::Clean)
+        .then(|| run_leg("ref.speedup", &KernelTime, task, source, params, env));
+    Timed { compiled, timed }
+}
+
+fn detail_num(leg: &LegResult, key: &str) -> Option<f64> {
+    leg.detail.as_ref()?.get(key)?.as_f64()
+}
+
+fn one_candidate(
+    task: &Task,
+    candidate: &Path,
+    source: &str,
+    params: &Value,
+    env: &Env,
+) -> anyhow::Result<ExitCode> {
+    let Timed { compiled, timed } = time_source(task, source, params, env);
+    let Some(leg) = timed else {
+        println!("compile: {}", serde_json::to_string_pretty(&compiled)?);
+        return Ok(ExitCode::from(1));
+    };
     let d = leg.detail.clone().unwrap_or(Value::Null);
-    let num = |k: &str| d.get(k).and_then(Value::as_f64);
-    let code = leg.first_code().unwrap_or("");
     println!(
         "{} {}: {} ({}), s = {}, ratio = {}",
-        args.task,
+        task.id,
         candidate.display(),
-        code,
+        leg.first_code().unwrap_or(""),
         leg.state,
-        num("s").map(|s| format!("{s:.4}")).unwrap_or_else(|| "-".into()),
-        num("ratio").map(|s| format!("{s}")).unwrap_or_else(|| "-".into()),
+        detail_num(&leg, "s")
+            .map(|s| format!("{s:.4}"))
+            .unwrap_or_else(|| "-".into()),
+        detail_num(&leg, "ratio")
+            .map(|s| format!("{s}"))
+            .unwrap_or_else(|| "-".into()),
     );
     if let Some(r) = leg.reasons.first() {
         println!("{}", r.detail);
     }
     println!("{}", serde_json::to_string_pretty(&d)?);
-    if let Some(k) = env.kernel.as_ref() {
-        k.pool().shutdown();
-    }
     Ok(match leg.state {
         LegState::Clean | LegState::Broke => ExitCode::SUCCESS,
         _ => ExitCode::from(EXIT_UNSETTLED),
     })
+}
+
+/// One completion's row: the leg that decided it (`task`, `parse`, `compile` or `time`), its
+/// state and code, and the timing's figures.
+struct Row {
+    id: String,
+    task: String,
+    leg: &'static str,
+    state: String,
+    verdict: String,
+    s: Option<f64>,
+    ratio: Option<f64>,
+    pairs: Option<f64>,
+}
+
+impl Row {
+    fn of_leg(id: &str, task: &str, leg: &'static str, r: &LegResult) -> Row {
+        Row {
+            id: id.to_string(),
+            task: task.to_string(),
+            leg,
+            state: r.state.to_string(),
+            verdict: r.first_code().unwrap_or("-").to_string(),
+            s: detail_num(r, "s"),
+            ratio: detail_num(r, "ratio"),
+            pairs: detail_num(r, "pairs"),
+        }
+    }
+}
+
+fn fmt_num(x: Option<f64>, digits: usize) -> String {
+    x.map(|v| format!("{v:.digits$}")).unwrap_or_else(|| "-".into())
+}
+
+const ROW_HEAD: (&str, &str, &str, &str, &str, &str, &str, &str) =
+    ("ID", "TASK", "LEG", "STATE", "VERDICT", "S", "RATIO", "PAIRS");
+
+fn print_row(r: (&str, &str, &str, &str, &str, &str, &str, &str)) {
+    println!(
+        "{:<34} {:<12} {:<8} {:<10} {:<24} {:>8} {:>6} {:>6}",
+        r.0, r.1, r.2, r.3, r.4, r.5, r.6, r.7
+    );
+}
+
+fn whole_pool(
+    tasks: &TaskSet,
+    only: Option<&str>,
+    pool: &Path,
+    params: &Value,
+    env: &Env,
+) -> anyhow::Result<ExitCode> {
+    let (candidates, skipped) = read_pool(pool)?;
+    for s in &skipped {
+        eprintln!("skipped {s}");
+    }
+    let candidates: Vec<_> = candidates
+        .into_iter()
+        .filter(|c| only.is_none_or(|t| c.task == t))
+        .collect();
+    println!(
+        "timecheck {}: {} completions{}",
+        pool.display(),
+        candidates.len(),
+        only.map(|t| format!(" of task {t}")).unwrap_or_default()
+    );
+    print_row(ROW_HEAD);
+    let mut rows = Vec::with_capacity(candidates.len());
+    for c in &candidates {
+        let row = pool_row(tasks, &c.id, &c.task, &c.completion, params, env);
+        print_row((
+            &row.id,
+            &row.task,
+            row.leg,
+            &row.state,
+            &row.verdict,
+            &fmt_num(row.s, 4),
+            &fmt_num(row.ratio, 2),
+            &fmt_num(row.pairs, 0),
+        ));
+        rows.push(row);
+    }
+    print!("{}", summary(&rows, skipped.len()));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn pool_row(tasks: &TaskSet, id: &str, task_id: &str, completion: &str, params: &Value, env: &Env) -> Row {
+    let unjudged = |leg: &'static str, state: &str, verdict: &str| Row {
+        id: id.to_string(),
+        task: task_id.to_string(),
+        leg,
+        state: state.to_string(),
+        verdict: verdict.to_string(),
+        s: None,
+        ratio: None,
+        pairs: None,
+    };
+    let Some(task) = tasks.get(task_id) else {
+        return unjudged("task", "skipped", "no-task");
+    };
+    let TaskKind::Kernel(k) = &task.kind else {
+        return unjudged("task", "skipped", "not-a-kernel-task");
+    };
+    let source = match extract_kernel(completion, k.kernel_name()) {
+        Ok(s) => s,
+        Err(reason) => return unjudged("parse", LegState::Broke.as_str(), &reason.code),
+    };
+    let Timed { compiled, timed } = time_source(task, &source, params, env);
+    match timed {
+        Some(t) => Row::of_leg(id, task_id, "time", &t),
+        None => Row::of_leg(id, task_id, "compile", &compiled),
+    }
+}
+
+/// The summary: completions per deciding leg and verdict, in order of first appearance, with
+/// the median, lowest and highest speedup of those timed.
+fn summary(rows: &[Row], skipped: usize) -> String {
+    let mut groups: Vec<(&str, &str, &str, Vec<f64>, usize)> = Vec::new();
+    for r in rows {
+        let at = groups
+            .iter()
+            .position(|g| g.0 == r.leg && g.1 == r.verdict && g.2 == r.state);
+        let g = match at {
+            Some(i) => &mut groups[i],
+            None => {
+                groups.push((r.leg, &r.verdict, &r.state, Vec::new(), 0));
+                groups.last_mut().expect("just pushed")
+            }
+        };
+        g.4 += 1;
+        if let Some(s) = r.s {
+            g.3.push(s);
+        }
+    }
+    let timed = rows.iter().filter(|r| r.leg == "time").count();
+    let mut out = format!(
+        "\nsummary: {} completions, {timed} timed; {skipped} malformed line{} skipped\n",
+        rows.len(),
+        if skipped == 1 { "" } else { "s" }
+    );
+    out.push_str(&format!(
+        "{:<8} {:<24} {:<10} {:>5} {:>9} {:>8} {:>8}\n",
+        "LEG", "VERDICT", "STATE", "COUNT", "S MEDIAN", "S MIN", "S MAX"
+    ));
+    for (leg, verdict, state, mut s, count) in groups {
+        s.sort_by(f64::total_cmp);
+        let median = (!s.is_empty()).then(|| {
+            let m = s.len() / 2;
+            if s.len() % 2 == 1 {
+                s[m]
+            } else {
+                (s[m - 1] + s[m]) / 2.0
+            }
+        });
+        out.push_str(&format!(
+            "{leg:<8} {verdict:<24} {state:<10} {count:>5} {:>9} {:>8} {:>8}\n",
+            fmt_num(median, 4),
+            fmt_num(s.first().copied(), 4),
+            fmt_num(s.last().copied(), 4)
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(leg: &'static str, verdict: &str, s: Option<f64>) -> Row {
+        Row {
+            id: "i".into(),
+            task: "t".into(),
+            leg,
+            state: "broke".into(),
+            verdict: verdict.into(),
+            s,
+            ratio: None,
+            pairs: None,
+        }
+    }
+
+    #[test]
+    fn the_summary_groups_rows_by_leg_and_verdict_in_order() {
+        let rows = [
+            row("time", "not-faster", Some(1.0)),
+            row("parse", "no-code-block", None),
+            row("time", "not-faster", Some(0.5)),
+            row("time", "not-faster", Some(0.9)),
+        ];
+        let text = summary(&rows, 1);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[1],
+            "summary: 4 completions, 3 timed; 1 malformed line skipped"
+        );
+        let words: Vec<&str> = lines[3].split_whitespace().collect();
+        assert_eq!(
+            words,
+            ["time", "not-faster", "broke", "3", "0.9000", "0.5000", "1.0000"]
+        );
+        assert!(lines[4].starts_with("parse    no-code-block"));
+        assert!(lines[4].ends_with("-"));
+    }
 }
