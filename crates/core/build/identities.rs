@@ -43,6 +43,7 @@ const KERNEL_COMPILE: &[&str] = &[
     "core/src/checks/kernel/elf",
     "core/src/checks/kernel/amdgpu",
     "core/src/checks/kernel/fake",
+    "core/src/checks/kernel/hip",
     "core/src/checks/kernel/lease",
 ];
 

@@ -437,6 +437,20 @@ pub fn list_devices() -> Result<Vec<DeviceInfo>, HarnessError> {
         .collect()
 }
 
+/// The bytes of cache the cold-cache flush must overwrite: the L2 the runtime reports, or the
+/// last-level cache behind it where the architecture has one the L2 attribute does not count
+/// (CDNA 3 and 4, gfx94x and gfx95x: a 256 MiB Infinity Cache). Without it a flush of twice the
+/// L2 would leave an input that fits in the Infinity Cache warm for the launch after.
+pub fn flushed_cache_bytes(arch: &str, l2_bytes: u64) -> u64 {
+    let model = arch.split(':').next().unwrap_or(arch);
+    let infinity_cache: u64 = if model.starts_with("gfx94") || model.starts_with("gfx95") {
+        256 << 20
+    } else {
+        0
+    };
+    l2_bytes.max(infinity_cache)
+}
+
 /// Where the kernel driver publishes its topology: one folder per node, GPUs and CPUs.
 pub const KFD_TOPOLOGY: &str = "/sys/class/kfd/kfd/topology";
 
@@ -560,6 +574,7 @@ impl HipBackend {
         // SAFETY: the ordinal is below the device count.
         check("hipSetDevice", unsafe { (api.set_device)(index as c_int) }).map_err(driver)?;
         let mut device = api.describe_device(index).map_err(driver)?;
+        device.l2_bytes = flushed_cache_bytes(arch, device.l2_bytes);
         device.arch = Some(arch.to_string());
         let mut events = [std::ptr::null_mut(); 2];
         for ev in &mut events {
@@ -1006,6 +1021,10 @@ mod tests {
     #[test]
     fn a_given_architecture_is_used_as_is() {
         assert_eq!(offload_arch(3, Some("gfx942")).unwrap(), "gfx942");
+        // MI300X's Infinity Cache is flushed too; MI200 has none behind its 8 MiB L2.
+        assert_eq!(flushed_cache_bytes("gfx942:sramecc+:xnack-", 4 << 20), 256 << 20);
+        assert_eq!(flushed_cache_bytes("gfx950", 4 << 20), 256 << 20);
+        assert_eq!(flushed_cache_bytes("gfx90a", 8 << 20), 8 << 20);
     }
 
     #[test]

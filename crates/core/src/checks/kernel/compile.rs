@@ -5,6 +5,7 @@
 //! `kernel-not-found`. Unsettled: `no-compiler`, `reference-compile-failed`.
 
 use super::exec::{Inputs, failed, inputs};
+use super::hip::{self, Target};
 use super::nvcc::{Who, compile};
 use crate::checks::params;
 use crate::checks::{Adapter, Env, LegInput, LegOutput};
@@ -30,15 +31,38 @@ pub fn compile_identity(task: &Task, env: &Env) -> String {
     };
     match &env.kernel {
         Some(k) => format!(
-            "compiler={};arch={};reference={reference};max-source={};policy={};fake={}",
+            "compiler={};arch={};target={};reference={reference};max-source={};policy={};fake={}",
             k.compiler_version().unwrap_or("none"),
             k.config().arch,
+            target_identity(task, k),
             k.config().max_source_bytes,
             super::policy::ALLOWED_HEADERS.join(","),
             k.is_fake(),
         ),
         None => format!("no-kernel-env;reference={reference}"),
     }
+}
+
+/// Which platform and language a task compiles for, with what makes that compile: the HIP
+/// portability headers on NVIDIA, the architecture list on AMD.
+fn target_identity(task: &Task, k: &super::KernelEnv) -> String {
+    let TaskKind::Kernel(def) = &task.kind else {
+        return String::new();
+    };
+    match Target::of(k, def) {
+        Ok(Target::CudaOnNvidia) => "cuda-on-nvidia".into(),
+        Ok(Target::HipOnNvidia) => format!("hip-on-nvidia:{}", hip::headers_hash()),
+        Ok(Target::HipOnAmd) => format!(
+            "hip-on-amd:{}",
+            k.hip_archs().map_or_else(|e| format!("none ({e})"), |a| a.join(","))
+        ),
+        Err(f) => f.code,
+    }
+}
+
+/// The label of the platform and language a kernel leg ran on ("HIP source on NVIDIA").
+pub fn target_label(task: &crate::task::KernelTaskDef, env: &super::KernelEnv) -> &'static str {
+    Target::of(env, task).map_or("unsupported", Target::label)
 }
 
 impl Adapter for KernelCompile {
@@ -79,6 +103,7 @@ fn run_compile(i: &Inputs<'_>) -> LegOutput {
             "cached": c.cached,
             "compiler": i.env.compiler_version().unwrap_or("none"),
             "arch": i.env.config().arch,
+            "target": target_label(i.task, i.env),
         })),
         Err(f) => failed(f),
     }

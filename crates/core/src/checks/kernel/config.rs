@@ -5,8 +5,11 @@
 //!
 //! ```yaml
 //! kernel:
+//!   platform: nvidia                 # or amd
 //!   nvcc: /usr/local/cuda/bin/nvcc   # default: $AORLTA_NVCC, else `nvcc` on the PATH
 //!   arch: sm_90
+//!   hipcc: /opt/rocm/bin/hipcc       # platform amd; default: $AORLTA_HIPCC, else `hipcc` on the PATH
+//!   hip-arch: [gfx90a, gfx942]       # platform amd; default: the leased GPUs' architectures
 //!   gpus: all                        # or [0, 1]
 //!   lease-dir: /tmp/aorlta-leases
 //!   compile-timeout-s: 60
@@ -83,15 +86,48 @@ impl std::fmt::Display for GpuSet {
     }
 }
 
+/// Which vendor's GPUs the kernels run on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Platform {
+    /// NVIDIA: CUDA tasks compiled by nvcc, HIP tasks by nvcc through AORLTA's HIP
+    /// portability header ("HIP source on NVIDIA"), run by the CUDA backend.
+    #[default]
+    Nvidia,
+    /// AMD: HIP tasks compiled by hipcc for the `hip-arch` list, run by the HIP backend.
+    /// A CUDA task cannot run here (unsettled `unsupported-language`).
+    Amd,
+}
+
+impl Platform {
+    /// The name as a config writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Platform::Nvidia => "nvidia",
+            Platform::Amd => "amd",
+        }
+    }
+}
+
 /// The `kernel:` section of a run config.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
 pub struct KernelConfig {
+    /// The GPUs' vendor: `nvidia` (default) or `amd`.
+    pub platform: Platform,
     /// The compiler; default `$AORLTA_NVCC`, else `nvcc` on the PATH, else
     /// `/usr/local/cuda/bin/nvcc`.
     pub nvcc: Option<PathBuf>,
     /// The target architecture (`sm_90`).
     pub arch: String,
+    /// The HIP compiler (platform `amd`); default `$AORLTA_HIPCC`, else `hipcc` on the PATH,
+    /// else `$ROCM_PATH/bin/hipcc`, else `/opt/rocm/bin/hipcc`. It is called as hipcc is:
+    /// `--genco --offload-arch=ARCH … -O3 -o k.co k.hip`.
+    pub hipcc: Option<PathBuf>,
+    /// The AMD architectures every HIP source is compiled for (`[gfx942]`); the code object
+    /// is one bundle holding each. Default: the architectures of the GPUs in `gpus`.
+    #[serde(alias = "hip_arch")]
+    pub hip_arch: Vec<String>,
     /// The harness program; default `$AORLTA_HARNESS`, else `aorlta-harness` beside the running
     /// executable, else the running `aorlta` executable's `harness` subcommand.
     pub harness: Option<PathBuf>,
@@ -137,8 +173,11 @@ pub struct KernelConfig {
 impl Default for KernelConfig {
     fn default() -> Self {
         KernelConfig {
+            platform: Platform::Nvidia,
             nvcc: None,
             arch: "sm_90".into(),
+            hipcc: None,
+            hip_arch: Vec::new(),
             harness: None,
             gpus: GpuSet::All,
             lease_dir: None,
@@ -175,7 +214,7 @@ impl KernelConfig {
     }
 
     /// Reads a run config's `kernel:` section (as [`crate::run::RunConfig`] keeps it) and resolves
-    /// its relative paths (`nvcc`, `harness`, `lease-dir`, `work-dir`) against the folder of
+    /// its relative paths (`nvcc`, `hipcc`, `harness`, `lease-dir`, `work-dir`) against the folder of
     /// `config_file`. Errors name the file and the key.
     pub fn from_section(value: &serde_norway::Value, config_file: &Path) -> Result<Self> {
         let mut c: KernelConfig = crate::yaml::section(value, config_file, "kernel")?;
@@ -188,6 +227,7 @@ impl KernelConfig {
             }
         };
         at(&mut c.nvcc);
+        at(&mut c.hipcc);
         at(&mut c.harness);
         at(&mut c.lease_dir);
         at(&mut c.work_dir);
@@ -207,6 +247,12 @@ mod tests {
         assert_eq!(c.compile_timeout_s, 5.0);
         assert!(c.fake_gpu);
         assert_eq!(c.arch, "sm_90");
+        assert_eq!(c.platform, Platform::Nvidia);
+        let c: KernelConfig =
+            serde_norway::from_str("platform: amd\nhip-arch: [gfx90a, gfx942]\n").unwrap();
+        assert_eq!(c.platform, Platform::Amd);
+        assert_eq!(c.hip_arch, ["gfx90a", "gfx942"]);
+        assert!(serde_norway::from_str::<KernelConfig>("platform: intel\n").is_err());
         let c: KernelConfig = serde_norway::from_str("gpus: all\n").unwrap();
         assert_eq!(c.gpus, GpuSet::All);
         assert!(serde_norway::from_str::<KernelConfig>("gpus: some\n").is_err());

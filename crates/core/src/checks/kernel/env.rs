@@ -5,7 +5,7 @@
 //! fake behaviours.
 
 use super::compile_cache::CompileCache;
-use super::config::{GpuSet, KernelConfig};
+use super::config::{GpuSet, KernelConfig, Platform};
 use super::fake::FakeSpec;
 use super::generations::Generations;
 use super::nvcc::nvcc_version;
@@ -78,6 +78,7 @@ pub struct KernelEnv {
     work_dir: PathBuf,
     lease_dir: PathBuf,
     nvcc: Option<PathBuf>,
+    hipcc: Option<PathBuf>,
     harness: HarnessCommand,
     compiler_version: OnceLock<std::result::Result<String, String>>,
     devices: OnceLock<std::result::Result<DeviceList, String>>,
@@ -96,6 +97,7 @@ impl std::fmt::Debug for KernelEnv {
             .field("config", &self.config)
             .field("work_dir", &self.work_dir)
             .field("nvcc", &self.nvcc)
+            .field("hipcc", &self.hipcc)
             .field("harness", &self.harness)
             .finish_non_exhaustive()
     }
@@ -113,6 +115,17 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
 /// could predict would let it tune a kernel to them, so without OS randomness nothing runs.
 fn random_secret() -> Result<u64> {
     getrandom::u64().map_err(|e| CoreError::Randomness(e.to_string()))
+}
+
+/// `gfx` and a lower-case hex-ish model (`gfx90a`, `gfx942`), optionally with target features
+/// (`gfx90a:xnack-`).
+fn is_amd_arch(a: &str) -> bool {
+    let (model, features) = a.split_once(':').unwrap_or((a, ""));
+    model.strip_prefix("gfx").is_some_and(|m| {
+        !m.is_empty() && m.len() <= 5 && m.chars().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase())
+    }) && features
+        .split(':')
+        .all(|f| f.is_empty() || (f.ends_with(['+', '-']) && f[..f.len() - 1].chars().all(|c| c.is_ascii_alphanumeric())))
 }
 
 /// The host's name.
@@ -202,6 +215,12 @@ impl KernelEnv {
                 format!("field `arch`: `{}` is not like `sm_90`", config.arch),
             ));
         }
+        if let Some(a) = config.hip_arch.iter().find(|a| !is_amd_arch(a)) {
+            return Err(CoreError::invalid(
+                origin,
+                format!("field `hip-arch`: `{a}` is not like `gfx942`"),
+            ));
+        }
         if !(config.compile_timeout_s > 0.0 && config.lease_wait_s >= 0.0) {
             return Err(CoreError::invalid(
                 origin,
@@ -229,6 +248,18 @@ impl KernelEnv {
             .or_else(|| std::env::var_os("AORLTA_NVCC").map(PathBuf::from))
             .or_else(|| find_on_path("nvcc"))
             .or_else(|| Some(PathBuf::from("/usr/local/cuda/bin/nvcc")).filter(|p| p.is_file()));
+        let hipcc = config
+            .hipcc
+            .clone()
+            .or_else(|| std::env::var_os("AORLTA_HIPCC").map(PathBuf::from))
+            .or_else(|| find_on_path("hipcc"))
+            .or_else(|| {
+                let rocm = std::env::var_os("ROCM_PATH").map(PathBuf::from);
+                rocm.into_iter()
+                    .chain([PathBuf::from("/opt/rocm")])
+                    .map(|r| r.join("bin/hipcc"))
+                    .find(|p| p.is_file())
+            });
         let secret = match config.secret {
             Some(s) => s,
             None if config.fake_gpu => 0x5EED_F00D,
@@ -240,6 +271,7 @@ impl KernelEnv {
             work_dir,
             lease_dir,
             nvcc,
+            hipcc,
             compiler_version: OnceLock::new(),
             devices: OnceLock::new(),
             leases: OnceLock::new(),
@@ -272,6 +304,66 @@ impl KernelEnv {
         self.nvcc.as_deref()
     }
 
+    /// The HIP compiler, if one was found.
+    pub fn hipcc(&self) -> Option<&Path> {
+        self.hipcc.as_deref()
+    }
+
+    /// The platform the kernels run on.
+    pub fn platform(&self) -> Platform {
+        self.config.platform
+    }
+
+    /// The AMD architectures HIP sources are compiled for: `hip-arch`, else those of the
+    /// leasable GPUs (as the harness reports them).
+    pub fn hip_archs(&self) -> std::result::Result<Vec<String>, String> {
+        if !self.config.hip_arch.is_empty() {
+            return Ok(self.config.hip_arch.clone());
+        }
+        let set = self.gpu_set()?;
+        let mut archs: Vec<String> = self
+            .devices()?
+            .devices
+            .iter()
+            .filter(|d| set.contains(&d.index))
+            .filter_map(|d| d.arch.clone())
+            .collect();
+        archs.sort();
+        archs.dedup();
+        if archs.is_empty() {
+            return Err("no AMD architecture to compile for: set kernel.hip-arch (e.g. [gfx942])".into());
+        }
+        Ok(archs)
+    }
+
+    /// A command for one of the harness's subcommands, with this platform's flags: `--fake`
+    /// for the fake device, `--hip` (and its compiler and architecture) on AMD, the CUDA
+    /// compiler on NVIDIA.
+    pub fn harness_command(&self, sub: &str) -> Command {
+        let mut cmd = self.harness.command(sub, self.is_fake());
+        if self.is_fake() {
+            return cmd;
+        }
+        let serving = sub != "devices";
+        match self.config.platform {
+            Platform::Nvidia => {
+                if let (true, Some(nvcc)) = (serving, &self.nvcc) {
+                    cmd.arg("--nvcc").arg(nvcc);
+                }
+            }
+            Platform::Amd => {
+                cmd.arg("--hip");
+                if let (true, Some(hipcc)) = (serving, &self.hipcc) {
+                    cmd.arg("--hipcc").arg(hipcc);
+                }
+                if let (true, [arch]) = (serving, self.config.hip_arch.as_slice()) {
+                    cmd.arg("--offload-arch").arg(arch);
+                }
+            }
+        }
+        cmd
+    }
+
     /// The harness command.
     pub fn harness(&self) -> &HarnessCommand {
         &self.harness
@@ -289,9 +381,11 @@ impl KernelEnv {
                 if self.is_fake() {
                     return Ok("fake-nvcc 1".into());
                 }
-                match &self.nvcc {
-                    Some(p) => nvcc_version(p),
-                    None => Err("no nvcc found (set kernel.nvcc or AORLTA_NVCC)".into()),
+                match (self.config.platform, &self.nvcc, &self.hipcc) {
+                    (Platform::Nvidia, Some(p), _) => nvcc_version(p),
+                    (Platform::Nvidia, None, _) => Err("no nvcc found (set kernel.nvcc or AORLTA_NVCC)".into()),
+                    (Platform::Amd, _, Some(p)) => super::hip::hipcc_version(p),
+                    (Platform::Amd, _, None) => Err("no hipcc found (set kernel.hipcc or AORLTA_HIPCC)".into()),
                 }
             })
             .as_deref()
@@ -308,7 +402,7 @@ impl KernelEnv {
 
     fn query_devices(&self) -> std::result::Result<DeviceList, String> {
         let out = self.work_dir.join(format!("devices-{}.json", std::process::id()));
-        let mut cmd = self.harness.command("devices", self.is_fake());
+        let mut cmd = self.harness_command("devices");
         cmd.arg("--out")
             .arg(&out)
             .stdin(Stdio::null())

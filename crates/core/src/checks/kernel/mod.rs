@@ -14,6 +14,7 @@ pub mod elf;
 pub mod env;
 pub mod exec;
 pub mod fake;
+pub mod hip;
 mod generations;
 pub mod lease;
 pub mod nvcc;
@@ -23,7 +24,7 @@ pub mod run;
 pub mod time;
 
 pub use compile::KernelCompile;
-pub use config::{GpuSet, KernelConfig};
+pub use config::{GpuSet, KernelConfig, Platform};
 pub use env::{KernelEnv, KernelOverrides};
 pub use run::KernelRun;
 pub use time::KernelTime;

@@ -14,6 +14,7 @@
 
 use super::elf;
 use super::env::KernelEnv;
+use super::hip::{self, Target};
 use super::fake::{FakeCompile, FakeSpec};
 use super::policy::check_source;
 use crate::hash::hash_parts;
@@ -100,6 +101,7 @@ pub fn compile(
     if who == Who::Candidate {
         check_source(source, env.config().max_source_bytes).map_err(|(c, d)| CompileFailure::broke(c, d))?;
     }
+    let target = Target::of(env, task)?;
     let version = env
         .compiler_version()
         .map_err(|e| CompileFailure::unsettled("no-compiler", e))?
@@ -107,7 +109,8 @@ pub fn compile(
     let source_hash = crate::hash::hash_str(source);
     let key = hash_parts([
         version.as_bytes(),
-        env.config().arch.as_bytes(),
+        target_arch(env, target)?.as_bytes(),
+        target.label().as_bytes(),
         task.spec.signature.as_bytes(),
         source_hash.as_bytes(),
     ]);
@@ -121,7 +124,7 @@ pub fn compile(
         let out = if env.is_fake() {
             fake_compile(env, task, source, &source_hash, &key)
         } else {
-            real_compile(env, task, source, &key)
+            real_compile(env, task, target, source, &key)
         };
         match (who, out) {
             (Who::Reference, Err(f)) if f.state == LegState::Broke => Err(CompileFailure::unsettled(
@@ -194,34 +197,69 @@ fn check_cubin(task: &KernelTaskDef, bytes: &[u8]) -> Result<Vec<String>, Compil
     Ok(order)
 }
 
+/// What a compile is for, as a cache key part: nvcc's `arch`, with the portability headers'
+/// hash for a HIP source; hipcc's architecture list.
+fn target_arch(env: &KernelEnv, target: Target) -> Result<String, CompileFailure> {
+    Ok(match target {
+        Target::CudaOnNvidia => env.config().arch.clone(),
+        Target::HipOnNvidia => format!("{}+hip-header-{}", env.config().arch, &hip::headers_hash()[..16]),
+        Target::HipOnAmd => hip_archs(env)?.join(","),
+    })
+}
+
+fn hip_archs(env: &KernelEnv) -> Result<Vec<String>, CompileFailure> {
+    env.hip_archs().map_err(|e| CompileFailure::unsettled("no-hip-arch", e))
+}
+
 fn real_compile(
     env: &KernelEnv,
     task: &KernelTaskDef,
+    target: Target,
     source: &str,
     key: &str,
 ) -> Result<Compiled, CompileFailure> {
-    let Some(nvcc) = env.nvcc() else {
-        return Err(CompileFailure::unsettled(
-            "no-compiler",
-            "no nvcc found (set kernel.nvcc or AORLTA_NVCC)",
-        ));
+    let (compiler, args, output) = match target {
+        Target::CudaOnNvidia | Target::HipOnNvidia => {
+            let Some(nvcc) = env.nvcc() else {
+                return Err(CompileFailure::unsettled(
+                    "no-compiler",
+                    "no nvcc found (set kernel.nvcc or AORLTA_NVCC)",
+                ));
+            };
+            let arch = env.config().arch.as_str();
+            let args = if target == Target::HipOnNvidia {
+                hip::nvcc_args(arch, &hip::include_dir(env.work_dir())?)
+            } else {
+                ["--cubin", &format!("-arch={arch}"), "-o", "k.cubin", "k.cu"].map(String::from).to_vec()
+            };
+            (nvcc, args, "k.cubin")
+        }
+        Target::HipOnAmd => {
+            let Some(hipcc) = env.hipcc() else {
+                return Err(CompileFailure::unsettled(
+                    "no-compiler",
+                    "no hipcc found (set kernel.hipcc or AORLTA_HIPCC)",
+                ));
+            };
+            (hipcc, hip::hipcc_args(&hip_archs(env)?), "k.co")
+        }
     };
     let parent = env.work_dir().join("compile");
     let dir = std::fs::create_dir_all(&parent)
-        .and_then(|_| tempfile::Builder::new().prefix("nvcc-").tempdir_in(&parent))
+        .and_then(|_| tempfile::Builder::new().prefix("compile-").tempdir_in(&parent))
         .map_err(|e| CompileFailure::unsettled("work-dir-error", format!("{}: {e}", parent.display())))?;
-    std::fs::write(dir.path().join("k.cu"), source)
+    std::fs::write(dir.path().join(target.source_name()), source)
         .map_err(|e| CompileFailure::unsettled("work-dir-error", e.to_string()))?;
-    let arch = format!("-arch={}", env.config().arch);
     let start = Instant::now();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let run = run_limited(
-        nvcc,
-        &["--cubin", &arch, "-o", "k.cubin", "k.cu"],
+        compiler,
+        &args,
         dir.path(),
         Duration::from_secs_f64(env.config().compile_timeout_s),
         env.config().compile_memory_mb << 20,
     )
-    .map_err(|e| CompileFailure::unsettled("no-compiler", format!("{}: {e}", nvcc.display())))?;
+    .map_err(|e| CompileFailure::unsettled("no-compiler", format!("{}: {e}", compiler.display())))?;
     let compile_s = start.elapsed().as_secs_f64();
     let diag = diagnostic(&run.output, dir.path());
     if run.timed_out {
@@ -269,9 +307,12 @@ fn real_compile(
         }
         return Err(CompileFailure::broke("compile-error", diag));
     }
-    let bytes = std::fs::read(dir.path().join("k.cubin"))
+    let bytes = std::fs::read(dir.path().join(output))
         .map_err(|e| CompileFailure::broke("compile-error", format!("no code object was written: {e}")))?;
-    let symbols = check_cubin(task, &bytes)?;
+    let symbols = match target {
+        Target::HipOnAmd => hip::check_code_object(task, &bytes, &hip_archs(env)?)?,
+        Target::CudaOnNvidia | Target::HipOnNvidia => check_cubin(task, &bytes)?,
+    };
     let cubin = store(env, key, &bytes)?;
     Ok(Compiled {
         cubin,

@@ -1,5 +1,5 @@
 //! What a candidate's source may contain before it reaches the compiler: a size cap, and
-//! `#include` only of a short list of CUDA and C headers in angle brackets. Quoted includes,
+//! `#include` only of a short list of CUDA, HIP and C headers in angle brackets. Quoted includes,
 //! absolute or relative paths, `..`, computed includes (`#include MACRO`), `#include_next`,
 //! `#import`, `#embed` and `__has_include` are refused, so no host file's content can reach a
 //! diagnostic (which a leg reports back) or the code object.
@@ -36,6 +36,9 @@ pub const ALLOWED_HEADERS: &[&str] = &[
     "cuda_pipeline.h",
     "cuda_awbarrier.h",
     "cub/cub.cuh",
+    // HIP tasks: hipcc's own headers on AMD, AORLTA's portability headers on NVIDIA.
+    "hip/hip_runtime.h",
+    "hip/hip_fp16.h",
 ];
 
 /// Why a source is refused: `(code, detail)`.

@@ -134,10 +134,7 @@ impl HarnessPool {
             .map_err(|e| PoolError::Io(format!("{}: {e}", parent.display())))?;
         let log = std::fs::File::create(spool.path().join("harness.log"))
             .map_err(|e| PoolError::Io(e.to_string()))?;
-        let mut cmd = env.harness().command("serve", env.is_fake());
-        if let Some(nvcc) = env.nvcc() {
-            cmd.arg("--nvcc").arg(nvcc);
-        }
+        let mut cmd = env.harness_command("serve");
         cmd.arg("--device")
             .arg(gpu.to_string())
             .arg("--spool")

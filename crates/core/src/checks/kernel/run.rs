@@ -126,6 +126,7 @@ impl Adapter for KernelRun {
             "candidate_geometry": cases.first().map(|c| c.candidate),
             "first_mismatch": cases.iter().find_map(|c| c.first_mismatch.clone()),
             "device": rec.device.as_ref().map(|d| json!({"name": d.name, "uuid": d.uuid, "driver": d.driver})),
+            "target": super::compile::target_label(i.task, i.env),
             "harness_s": rec.elapsed_s,
         });
         match findings_outcome(&rec) {

@@ -13,19 +13,25 @@ use std::path::{Path, PathBuf};
 
 /// The compiler under test, or `None` (skipped) when `AORLTA_NVCC` is unset outside CI.
 fn nvcc() -> Option<PathBuf> {
-    match std::env::var_os("AORLTA_NVCC") {
+    tool("AORLTA_NVCC")
+}
+
+/// The compiler the environment variable `var` names, or `None` (skipped, with a message) when
+/// it is unset outside CI; in CI (`CI` set, as the test command runs) a missing one fails.
+pub(crate) fn tool(var: &str) -> Option<PathBuf> {
+    match std::env::var_os(var) {
         Some(p) => Some(PathBuf::from(p)),
         None if std::env::var_os("CI").is_some() => {
-            panic!("CI is set but AORLTA_NVCC is not: the compile tests need nvcc")
+            panic!("CI is set but {var} is not: the compile tests need it")
         }
         None => {
-            eprintln!("skipped: set AORLTA_NVCC to run the compiler tests");
+            eprintln!("skipped: set {var} to run this compiler's tests");
             None
         }
     }
 }
 
-fn task(signature: &str, reference: &str) -> KernelTaskDef {
+pub(crate) fn task(signature: &str, reference: &str) -> KernelTaskDef {
     let spec: KernelTask = serde_json::from_value(serde_json::json!({
         "id": "t",
         "prompt": "p",
@@ -57,11 +63,11 @@ fn env(nvcc: &Path, dir: &Path, edit: impl FnOnce(&mut KernelConfig)) -> KernelE
     KernelEnv::from_config(&c).unwrap()
 }
 
-const SIG: &str = "void scale(float* x, int n)";
+pub(crate) const SIG: &str = "void scale(float* x, int n)";
 const GOOD: &str =
     "__global__ void scale(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] *= 2.0f; }\n";
 
-fn code_of(r: Result<super::nvcc::Compiled, super::nvcc::CompileFailure>) -> (LegState, String) {
+pub(crate) fn code_of(r: Result<super::nvcc::Compiled, super::nvcc::CompileFailure>) -> (LegState, String) {
     match r {
         Ok(_) => (LegState::Clean, String::new()),
         Err(f) => (f.state, f.code),

@@ -189,6 +189,7 @@ impl Adapter for KernelTime {
             "pairs_asked": work.pairs,
             "device": rec.device.as_ref().map(|d| json!({"name": d.name, "uuid": d.uuid, "driver": d.driver, "cuda_driver_api": d.cuda_driver_api})),
             "compiler": i.env.compiler_version().unwrap_or("none"),
+            "target": super::compile::target_label(i.task, i.env),
             "harness_s": rec.elapsed_s,
         });
         if let Some(o) = findings_outcome(&rec) {
