@@ -1,0 +1,143 @@
+//! Every HIP source of `examples/hip-kernels` (references and the validation suite's candidates)
+//! through the real compile leg for each platform it targets: gfx90a with hipcc
+//! (`AORLTA_HIPCC`), gfx90a and gfx942 in one bundle with the clang-19 stand-in
+//! (`AORLTA_HIPCC_GFX942`), and sm_90 through the portability header with nvcc (`AORLTA_NVCC`).
+//! On AMD the leg reads each architecture's kernel metadata and checks it against the task's
+//! signature, so a clean compile here is a metadata match. Each candidate's outcome must be the
+//! one its suite case expects of the `compile` leg (clean unless the case says otherwise).
+//! Skipped with a message where a compiler's variable is unset, failing in CI (the test command
+//! installs all three).
+
+use aorlta_core::checks::kernel::nvcc::{Who, compile};
+use aorlta_core::checks::kernel::{KernelConfig, KernelEnv, Platform};
+use aorlta_core::task::{KernelTaskDef, TaskKind, TaskSet};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/hip-kernels")
+}
+
+fn tool(var: &str) -> Option<PathBuf> {
+    match std::env::var_os(var) {
+        Some(p) => Some(PathBuf::from(p)),
+        None if std::env::var_os("CI").is_some() => panic!("CI is set but {var} is not"),
+        None => {
+            eprintln!("skipped: set {var} to compile the HIP examples with it");
+            None
+        }
+    }
+}
+
+/// Each suite case's candidate once, with what its `compile` leg must be (`clean`, or one of
+/// `broke <code>` …).
+fn cases() -> Vec<(String, String, Vec<String>)> {
+    let text = std::fs::read_to_string(root().join("validation.yaml")).unwrap();
+    let doc: serde_norway::Value = serde_norway::from_str(&text).unwrap();
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for c in doc["cases"].as_sequence().unwrap() {
+        let task = c["task"].as_str().unwrap().to_string();
+        let case = c["case"].as_str().unwrap().to_string();
+        let expect = match c.get("expect").and_then(|e| e.get("compile")) {
+            Some(serde_norway::Value::String(s)) => vec![s.clone()],
+            Some(serde_norway::Value::Sequence(l)) => {
+                l.iter().map(|v| v.as_str().unwrap().to_string()).collect()
+            }
+            _ => vec!["clean".to_string()],
+        };
+        if seen.insert((task.clone(), case.clone())) {
+            out.push((task, case, expect));
+        }
+    }
+    assert!(out.len() >= 30, "the suite has {} candidates", out.len());
+    out
+}
+
+fn tasks() -> Vec<KernelTaskDef> {
+    let (set, _) = TaskSet::load(&root().join("tasks")).unwrap();
+    let tasks: Vec<KernelTaskDef> = set
+        .iter()
+        .filter_map(|t| match &t.kind {
+            TaskKind::Kernel(k) => Some((**k).clone()),
+            TaskKind::Qa(_) => None,
+        })
+        .collect();
+    assert_eq!(tasks.len(), 3);
+    tasks
+}
+
+/// Compiles every reference and candidate with `env`; returns the mismatches.
+fn check_all(env: &KernelEnv, label: &str) -> Vec<String> {
+    let tasks = tasks();
+    let mut bad = Vec::new();
+    for t in &tasks {
+        if let Err(f) = compile(env, t, &t.reference_source, Who::Reference) {
+            bad.push(format!("{label}: reference {}: {} {}", t.spec.id, f.code, f.detail));
+        }
+    }
+    for (task, case, expect) in cases() {
+        let t = tasks.iter().find(|t| t.spec.id == task).unwrap();
+        let path = root().join("candidates").join(&task).join(format!("{case}.hip"));
+        let source = std::fs::read_to_string(&path).unwrap();
+        let got = match compile(env, t, &source, Who::Candidate) {
+            Ok(_) => "clean".to_string(),
+            Err(f) => format!("{} {}", f.state.as_str(), f.code),
+        };
+        if !expect.contains(&got) {
+            bad.push(format!("{label}: {task}/{case}: expected {expect:?}, got {got}"));
+        }
+    }
+    bad
+}
+
+fn env(dir: &Path, edit: impl FnOnce(&mut KernelConfig)) -> KernelEnv {
+    let mut c = KernelConfig {
+        work_dir: Some(dir.to_path_buf()),
+        compile_timeout_s: 20.0,
+        ..KernelConfig::default()
+    };
+    edit(&mut c);
+    KernelEnv::from_config(&c).unwrap()
+}
+
+#[test]
+fn every_hip_example_compiles_as_its_case_expects_on_each_platform() {
+    let mut runs: Vec<(&str, Box<dyn FnOnce(&mut KernelConfig) + Send>)> = Vec::new();
+    if let Some(hipcc) = tool("AORLTA_HIPCC") {
+        runs.push((
+            "gfx90a (hipcc)",
+            Box::new(move |c| {
+                c.platform = Platform::Amd;
+                c.hipcc = Some(hipcc);
+                c.hip_arch = vec!["gfx90a".into()];
+            }),
+        ));
+    }
+    if let Some(clang) = tool("AORLTA_HIPCC_GFX942") {
+        runs.push((
+            "gfx90a+gfx942 (clang-19)",
+            Box::new(move |c| {
+                c.platform = Platform::Amd;
+                c.hipcc = Some(clang);
+                c.hip_arch = vec!["gfx90a".into(), "gfx942".into()];
+            }),
+        ));
+    }
+    if let Some(nvcc) = tool("AORLTA_NVCC") {
+        runs.push(("sm_90 (nvcc, HIP source on NVIDIA)", Box::new(move |c| c.nvcc = Some(nvcc))));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bad: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = runs
+            .into_iter()
+            .enumerate()
+            .map(|(i, (label, edit))| {
+                let d = dir.path().join(i.to_string());
+                s.spawn(move || check_all(&env(&d, edit), label))
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
