@@ -8,7 +8,10 @@
 // On an H200 ("HIP source on NVIDIA", 4096 x 4096, medians of 30-60 interleaved launches with a
 // cold L2, CUDA events; not the harness's protocol) s was: TILED_PERCENT 0: 1.00, 5: 1.04,
 // 7: 1.06, 8: 1.06-1.07, 9: 1.08, 10: 1.09, 12: 1.11, 16: 1.14, 25: 1.25, 50: 1.69, 100: 1.87
-// (the 32x32-tile transpose/faster: 2.41). Tune it the same way on an AMD GPU, where the gap
+// (the 32x32-tile transpose/faster: 2.41). Through `aorlta validate --gpu` the harness measured
+// somewhat more: 8 gave s = 1.084-1.087, too close to ratio 1.1's not-faster bound (1.1 / 1.01
+// with the 1% floor), and 6, the value shipped, gave 1.056-1.068 in three runs, not-faster at
+// ratio 1.1 and faster at 1.0 each time. Tune it the same way on an AMD GPU, where the gap
 // can be much smaller (the seed's whole tiled transpose was 1.07x on the MI350X, so a value near
 // 100 may be the one there).
 // Verdict: correct; ref.speedup not-faster at ratio 1.1 (s about 1.07, below the ratio) and
@@ -16,7 +19,7 @@
 #include <hip/hip_runtime.h>
 
 #ifndef TILED_PERCENT
-#define TILED_PERCENT 8
+#define TILED_PERCENT 6
 #endif
 #define TILE 16
 
