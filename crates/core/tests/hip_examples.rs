@@ -73,7 +73,10 @@ fn check_all(env: &KernelEnv, label: &str) -> Vec<String> {
     let mut bad = Vec::new();
     for t in &tasks {
         if let Err(f) = compile(env, t, &t.reference_source, Who::Reference) {
-            bad.push(format!("{label}: reference {}: {} {}", t.spec.id, f.code, f.detail));
+            bad.push(format!(
+                "{label}: reference {}: {} {}",
+                t.spec.id, f.code, f.detail
+            ));
         }
     }
     for (task, case, expect) in cases() {
@@ -91,50 +94,48 @@ fn check_all(env: &KernelEnv, label: &str) -> Vec<String> {
     bad
 }
 
-fn env(dir: &Path, edit: impl FnOnce(&mut KernelConfig)) -> KernelEnv {
-    let mut c = KernelConfig {
+fn env(dir: &Path, config: KernelConfig) -> KernelEnv {
+    KernelEnv::from_config(&KernelConfig {
         work_dir: Some(dir.to_path_buf()),
         compile_timeout_s: 20.0,
+        ..config
+    })
+    .unwrap()
+}
+
+fn amd(compiler: PathBuf, archs: &[&str]) -> KernelConfig {
+    KernelConfig {
+        platform: Platform::Amd,
+        hipcc: Some(compiler),
+        hip_arch: archs.iter().map(|a| a.to_string()).collect(),
         ..KernelConfig::default()
-    };
-    edit(&mut c);
-    KernelEnv::from_config(&c).unwrap()
+    }
 }
 
 #[test]
 fn every_hip_example_compiles_as_its_case_expects_on_each_platform() {
-    let mut runs: Vec<(&str, Box<dyn FnOnce(&mut KernelConfig) + Send>)> = Vec::new();
+    let mut runs: Vec<(&str, KernelConfig)> = Vec::new();
     if let Some(hipcc) = tool("AORLTA_HIPCC") {
-        runs.push((
-            "gfx90a (hipcc)",
-            Box::new(move |c| {
-                c.platform = Platform::Amd;
-                c.hipcc = Some(hipcc);
-                c.hip_arch = vec!["gfx90a".into()];
-            }),
-        ));
+        runs.push(("gfx90a (hipcc)", amd(hipcc, &["gfx90a"])));
     }
     if let Some(clang) = tool("AORLTA_HIPCC_GFX942") {
-        runs.push((
-            "gfx90a+gfx942 (clang-19)",
-            Box::new(move |c| {
-                c.platform = Platform::Amd;
-                c.hipcc = Some(clang);
-                c.hip_arch = vec!["gfx90a".into(), "gfx942".into()];
-            }),
-        ));
+        runs.push(("gfx90a+gfx942 (clang-19)", amd(clang, &["gfx90a", "gfx942"])));
     }
     if let Some(nvcc) = tool("AORLTA_NVCC") {
-        runs.push(("sm_90 (nvcc, HIP source on NVIDIA)", Box::new(move |c| c.nvcc = Some(nvcc))));
+        let config = KernelConfig {
+            nvcc: Some(nvcc),
+            ..KernelConfig::default()
+        };
+        runs.push(("sm_90 (nvcc, HIP source on NVIDIA)", config));
     }
     let dir = tempfile::tempdir().unwrap();
     let bad: Vec<String> = std::thread::scope(|s| {
         let handles: Vec<_> = runs
             .into_iter()
             .enumerate()
-            .map(|(i, (label, edit))| {
+            .map(|(i, (label, config))| {
                 let d = dir.path().join(i.to_string());
-                s.spawn(move || check_all(&env(&d, edit), label))
+                s.spawn(move || check_all(&env(&d, config), label))
             })
             .collect();
         handles.into_iter().flat_map(|h| h.join().unwrap()).collect()

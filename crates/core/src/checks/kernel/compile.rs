@@ -54,7 +54,8 @@ fn target_identity(task: &Task, k: &super::KernelEnv) -> String {
         Ok(Target::HipOnNvidia) => format!("hip-on-nvidia:{}", hip::headers_hash()),
         Ok(Target::HipOnAmd) => format!(
             "hip-on-amd:{}",
-            k.hip_archs().map_or_else(|e| format!("none ({e})"), |a| a.join(","))
+            k.hip_archs()
+                .map_or_else(|e| format!("none ({e})"), |a| a.join(","))
         ),
         Err(f) => f.code,
     }

@@ -248,8 +248,7 @@ mod tests {
         assert!(c.fake_gpu);
         assert_eq!(c.arch, "sm_90");
         assert_eq!(c.platform, Platform::Nvidia);
-        let c: KernelConfig =
-            serde_norway::from_str("platform: amd\nhip-arch: [gfx90a, gfx942]\n").unwrap();
+        let c: KernelConfig = serde_norway::from_str("platform: amd\nhip-arch: [gfx90a, gfx942]\n").unwrap();
         assert_eq!(c.platform, Platform::Amd);
         assert_eq!(c.hip_arch, ["gfx90a", "gfx942"]);
         assert!(serde_norway::from_str::<KernelConfig>("platform: intel\n").is_err());

@@ -123,9 +123,10 @@ fn is_amd_arch(a: &str) -> bool {
     let (model, features) = a.split_once(':').unwrap_or((a, ""));
     model.strip_prefix("gfx").is_some_and(|m| {
         !m.is_empty() && m.len() <= 5 && m.chars().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase())
-    }) && features
-        .split(':')
-        .all(|f| f.is_empty() || (f.ends_with(['+', '-']) && f[..f.len() - 1].chars().all(|c| c.is_ascii_alphanumeric())))
+    }) && features.split(':').all(|f| {
+        f.is_empty()
+            || (f.ends_with(['+', '-']) && f[..f.len() - 1].chars().all(|c| c.is_ascii_alphanumeric()))
+    })
 }
 
 /// The host's name.
@@ -383,9 +384,13 @@ impl KernelEnv {
                 }
                 match (self.config.platform, &self.nvcc, &self.hipcc) {
                     (Platform::Nvidia, Some(p), _) => nvcc_version(p),
-                    (Platform::Nvidia, None, _) => Err("no nvcc found (set kernel.nvcc or AORLTA_NVCC)".into()),
+                    (Platform::Nvidia, None, _) => {
+                        Err("no nvcc found (set kernel.nvcc or AORLTA_NVCC)".into())
+                    }
                     (Platform::Amd, _, Some(p)) => super::hip::hipcc_version(p),
-                    (Platform::Amd, _, None) => Err("no hipcc found (set kernel.hipcc or AORLTA_HIPCC)".into()),
+                    (Platform::Amd, _, None) => {
+                        Err("no hipcc found (set kernel.hipcc or AORLTA_HIPCC)".into())
+                    }
                 }
             })
             .as_deref()

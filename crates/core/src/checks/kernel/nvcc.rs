@@ -14,8 +14,8 @@
 
 use super::elf;
 use super::env::KernelEnv;
-use super::hip::{self, Target};
 use super::fake::{FakeCompile, FakeSpec};
+use super::hip::{self, Target};
 use super::policy::check_source;
 use crate::hash::hash_parts;
 use crate::task::KernelTaskDef;
@@ -208,7 +208,8 @@ fn target_arch(env: &KernelEnv, target: Target) -> Result<String, CompileFailure
 }
 
 fn hip_archs(env: &KernelEnv) -> Result<Vec<String>, CompileFailure> {
-    env.hip_archs().map_err(|e| CompileFailure::unsettled("no-hip-arch", e))
+    env.hip_archs()
+        .map_err(|e| CompileFailure::unsettled("no-hip-arch", e))
 }
 
 fn real_compile(
@@ -230,7 +231,9 @@ fn real_compile(
             let args = if target == Target::HipOnNvidia {
                 hip::nvcc_args(arch, &hip::include_dir(env.work_dir())?)
             } else {
-                ["--cubin", &format!("-arch={arch}"), "-o", "k.cubin", "k.cu"].map(String::from).to_vec()
+                ["--cubin", &format!("-arch={arch}"), "-o", "k.cubin", "k.cu"]
+                    .map(String::from)
+                    .to_vec()
             };
             (nvcc, args, "k.cubin")
         }

@@ -3,11 +3,11 @@
 //! header (`AORLTA_NVCC`). Each test is skipped with a message where its compiler's variable is
 //! unset, and fails in CI; the test command installs all three.
 
+use super::super::KernelConfig;
 use super::super::config::Platform;
 use super::super::env::KernelEnv;
 use super::super::nvcc::{Who, compile};
 use super::super::tests::{SIG, code_of, task, tool};
-use super::super::KernelConfig;
 use super::Target;
 use crate::task::KernelTaskDef;
 use aorlta_record::LegState;
@@ -54,10 +54,14 @@ fn common_outcomes(e: &KernelEnv, dir: &Path, magic: &[u8]) {
     let bytes = std::fs::read(&ok.cubin).unwrap();
     assert!(bytes.starts_with(magic), "code object starts {:?}", &bytes[..8]);
     assert!(compile(e, &t, GOOD, Who::Candidate).unwrap().cached);
-    let plain = "#include <hip/hip_runtime.h>\nextern \"C\" __global__ void scale(float* x, int n) { x[0] = n; }\n";
+    let plain =
+        "#include <hip/hip_runtime.h>\nextern \"C\" __global__ void scale(float* x, int n) { x[0] = n; }\n";
     assert_eq!(compile(e, &t, plain, Who::Candidate).unwrap().symbols[0], "scale");
     let wrong = "#include <hip/hip_runtime.h>\n__global__ void scale(double* x, int n) { x[0] = n; }\n";
-    assert_eq!(outcome(e, &t, wrong), (LegState::Broke, "kernel-not-found".into()));
+    assert_eq!(
+        outcome(e, &t, wrong),
+        (LegState::Broke, "kernel-not-found".into())
+    );
     let printf = "#include <hip/hip_runtime.h>\n#include <cstdio>\n\
         __global__ void scale(float* x, int n) { printf(\"%d\\n\", n); x[0] = n; }\n";
     assert_eq!(outcome(e, &t, printf), (LegState::Broke, "device-printf".into()));
@@ -78,8 +82,17 @@ fn a_cuda_task_cannot_run_on_amd_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let e = amd_env(Path::new("/nonexistent/hipcc"), &["gfx90a"], dir.path());
     let t = task(SIG, "__global__ void scale(float* x, int n) {}\n");
-    let f = compile(&e, &t, "__global__ void scale(float* x, int n) {}\n", Who::Candidate).unwrap_err();
-    assert_eq!((f.state, f.code.as_str()), (LegState::Unsettled, "unsupported-language"));
+    let f = compile(
+        &e,
+        &t,
+        "__global__ void scale(float* x, int n) {}\n",
+        Who::Candidate,
+    )
+    .unwrap_err();
+    assert_eq!(
+        (f.state, f.code.as_str()),
+        (LegState::Unsettled, "unsupported-language")
+    );
     assert!(f.detail.contains("language: hip"), "{}", f.detail);
     assert_eq!(Target::of(&e, &hip_task()), Ok(Target::HipOnAmd));
     // A HIP task with no hipcc is unsettled, never the candidate's fault.
@@ -95,13 +108,19 @@ fn hip_sources_compile_for_gfx90a_with_hipcc_and_their_metadata_is_checked() {
     // The kernel's parameter layout must be the task's: a kernel found under the plain name
     // whose parameters differ is refused by its metadata, not launched.
     let t = hip_task();
-    let long_n = "#include <hip/hip_runtime.h>\nextern \"C\" __global__ void scale(float* x, long n) { x[0] = n; }\n";
-    assert_eq!(outcome(&e, &t, long_n), (LegState::Broke, "signature-mismatch".into()));
+    let long_n =
+        "#include <hip/hip_runtime.h>\nextern \"C\" __global__ void scale(float* x, long n) { x[0] = n; }\n";
+    assert_eq!(
+        outcome(&e, &t, long_n),
+        (LegState::Broke, "signature-mismatch".into())
+    );
 }
 
 #[test]
 fn hip_sources_compile_for_gfx942_and_gfx90a_in_one_bundle() {
-    let Some(wrapper) = tool("AORLTA_HIPCC_GFX942") else { return };
+    let Some(wrapper) = tool("AORLTA_HIPCC_GFX942") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let e = amd_env(&wrapper, &["gfx90a", "gfx942"], dir.path());
     common_outcomes(&e, dir.path(), b"__CLANG_OFFLOAD_BUNDLE__");
@@ -128,5 +147,8 @@ fn hip_sources_compile_for_nvidia_through_the_portability_header() {
     // What only AMD has does not compile here.
     let amd_only = "#include <hip/hip_runtime.h>\n\
         __global__ void scale(float* x, int n) { x[0] = __builtin_amdgcn_readfirstlane(n); }\n";
-    assert_eq!(outcome(&e, &hip_task(), amd_only), (LegState::Broke, "compile-error".into()));
+    assert_eq!(
+        outcome(&e, &hip_task(), amd_only),
+        (LegState::Broke, "compile-error".into())
+    );
 }

@@ -78,10 +78,14 @@ pub fn headers_hash() -> String {
     crate::hash::hash_parts([RUNTIME_HEADER.as_bytes(), FP16_HEADER.as_bytes()])
 }
 
-/// The folder to put on nvcc's include path for a HIP source: `hip/hip_runtime.h` and
-/// `hip/hip_fp16.h` under the work folder, one folder per header version, written once.
+/// The folder to put on nvcc's include path for a HIP source, as an absolute path:
+/// `hip/hip_runtime.h` and `hip/hip_fp16.h` under the work folder, one folder per header
+/// version, written once.
 pub fn include_dir(work_dir: &Path) -> Result<PathBuf, CompileFailure> {
-    let dir = work_dir.join("hip-include").join(&headers_hash()[..16]);
+    // Absolute: the compiler runs in a folder of its own, where a relative path (a run's
+    // work folder is often `runs/<name>/kernel`) would name nothing.
+    let dir = std::path::absolute(work_dir.join("hip-include").join(&headers_hash()[..16]))
+        .map_err(|e| CompileFailure::unsettled("work-dir-error", format!("{}: {e}", work_dir.display())))?;
     let hip = dir.join("hip");
     let ready = hip.join("hip_fp16.h");
     if ready.is_file() {
@@ -134,8 +138,8 @@ pub fn check_code_object(
     bytes: &[u8],
     archs: &[String],
 ) -> Result<Vec<String>, CompileFailure> {
-    let objects =
-        super::amdgpu::code_objects(bytes).map_err(|e| CompileFailure::broke("compile-error", e.to_string()))?;
+    let objects = super::amdgpu::code_objects(bytes)
+        .map_err(|e| CompileFailure::broke("compile-error", e.to_string()))?;
     let checked = super::amdgpu::check_kernel(&objects, &task.spec.signature, archs)
         .map_err(|(code, detail)| CompileFailure::broke(code, detail))?;
     let mut order = vec![checked.symbol.clone()];
@@ -191,9 +195,24 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = include_dir(dir.path()).unwrap();
         assert!(a.ends_with(&headers_hash()[..16]));
-        assert_eq!(std::fs::read_to_string(a.join("hip/hip_runtime.h")).unwrap(), RUNTIME_HEADER);
-        assert_eq!(std::fs::read_to_string(a.join("hip/hip_fp16.h")).unwrap(), FP16_HEADER);
+        assert_eq!(
+            std::fs::read_to_string(a.join("hip/hip_runtime.h")).unwrap(),
+            RUNTIME_HEADER
+        );
+        assert_eq!(
+            std::fs::read_to_string(a.join("hip/hip_fp16.h")).unwrap(),
+            FP16_HEADER
+        );
         assert_eq!(include_dir(dir.path()).unwrap(), a);
+        // A relative work folder still gives a path the compiler can use from its own folder.
+        let here = tempfile::tempdir_in(".").unwrap();
+        let name = here.path().file_name().unwrap();
+        let rel = include_dir(Path::new(name)).unwrap();
+        assert!(
+            rel.is_absolute() && rel.join("hip/hip_runtime.h").is_file(),
+            "{}",
+            rel.display()
+        );
     }
 
     #[test]
@@ -201,7 +220,15 @@ mod tests {
         let args = hipcc_args(&["gfx90a".into(), "gfx942".into()]);
         assert_eq!(
             args,
-            ["--genco", "--offload-arch=gfx90a", "--offload-arch=gfx942", "-O3", "-o", "k.co", "k.hip"]
+            [
+                "--genco",
+                "--offload-arch=gfx90a",
+                "--offload-arch=gfx942",
+                "-O3",
+                "-o",
+                "k.co",
+                "k.hip"
+            ]
         );
         let n = nvcc_args("sm_90", Path::new("/w/inc"));
         assert_eq!(n[..4], ["--cubin", "-arch=sm_90", "-x", "cu"]);
