@@ -670,8 +670,11 @@ impl<'t> Parser<'t> {
         self.expect(&open)?;
         let saved_abs = self.abs;
         self.abs = 0;
-        let inner = self.sum()?;
+        // Restored before a failure returns: the `|` that opened an absolute value around this
+        // group decrements the count when the group comes back, failed or not.
+        let inner = self.sum();
         self.abs = saved_abs;
+        let inner = inner?;
         self.expect(&close)?;
         Ok(inner)
     }

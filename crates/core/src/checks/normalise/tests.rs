@@ -486,6 +486,16 @@ fn outcome(c: &Comparison) -> X {
     }
 }
 
+/// A group that fails inside an absolute value (`|(` with no closing parenthesis) once left the
+/// count of open bars wrong, and the bar's close underflowed it; found by the property below.
+#[test]
+fn a_failed_group_inside_a_bar_is_unreadable_not_a_panic() {
+    for s in ["|\\left()", "|(", "|(|", "||(1", "|[x"] {
+        assert_eq!(outcome(&compare("1", s)), C, "{s}");
+        assert_eq!(outcome(&compare(s, "1")), R, "{s}");
+    }
+}
+
 #[test]
 fn table_has_enough_rows() {
     assert!(TABLE.len() >= 150, "{} rows", TABLE.len());
