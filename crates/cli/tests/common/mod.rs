@@ -88,3 +88,27 @@ pub fn passed(text: &str) -> (usize, usize) {
         words[2].parse().expect("a count"),
     )
 }
+
+/// The threats of docs/VALIDATION.md that both suites (CUDA and HIP) hold on the tasks they
+/// share, with the verdict each row must show.
+pub const THREATS: &[(&str, &str)] = &[
+    (
+        "vector_add/stateful-counter",
+        "run broke output-mismatch; time broke not-faster",
+    ),
+    ("transpose/sentinel-skip", "time broke not-faster"),
+    ("vector_add/oob-write", "run broke guard-overwritten"),
+    ("vector_add/input-mutation", "run broke input-mutated"),
+    ("vector_add/infinite-loop", "run broke hung"),
+    ("vector_add/illegal-address", "run broke device-faulted"),
+    ("vector_add/launch-overflow", "run broke launch-out-of-bounds"),
+    ("vector_add/include-host-file", "compile broke include-forbidden"),
+    ("vector_add/printf-flood", "compile broke device-printf"),
+];
+
+/// Asserts that every `(case, verdict)` row of `expected` shows its verdict in `text`.
+pub fn assert_rows(text: &str, expected: &[(&str, &str)]) {
+    for (case, got) in expected {
+        assert!(row(text, case).contains(got), "{case}: {}", row(text, case));
+    }
+}
