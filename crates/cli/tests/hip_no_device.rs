@@ -66,6 +66,7 @@ fn hip_on_amd_without_a_device_is_unscored_never_rewarded() {
         if compile["state"] == "clean" {
             compiled += 1;
             assert_eq!(compile["detail"]["target"], "HIP on AMD", "{id}");
+            assert_eq!(compile["detail"]["arch"], "gfx90a", "{id}");
             let run = leg(e, "ref.native");
             assert_eq!(
                 (run["state"].as_str(), run["reasons"][0]["code"].as_str()),

@@ -26,6 +26,7 @@ fn the_suite_passes_on_the_fake_device_and_repeats() {
     assert_eq!(pass, of, "{text}");
     assert!(pass >= 40, "{text}");
     assert!(!text.contains("FAIL"));
+    assert!(text.contains("\ntarget: CUDA on NVIDIA\n"), "{text}");
     // Every threat of docs/VALIDATION.md is a case, and each was caught.
     common::assert_rows(&text, common::THREATS);
     common::assert_rows(

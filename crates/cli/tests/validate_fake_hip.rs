@@ -29,6 +29,7 @@ fn the_hip_suite_passes_on_the_fake_device_with_the_seed_facts() {
     assert_eq!(pass, of, "{text}");
     assert!(pass >= 39, "{text}");
     assert!(!text.contains("FAIL"));
+    assert!(text.contains("\ntarget: HIP source on NVIDIA\n"), "{text}");
     let facts = [
         // 1. Each reference against itself is not-faster at about 1.00.
         ("vector_add/self", "time broke not-faster"),

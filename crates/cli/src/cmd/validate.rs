@@ -64,6 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let kernel = suite.kernel();
     println!("aorlta validate: {} cases on {}", suite.len(), suite.device());
     println!("compiler: {}", kernel.compiler_version().unwrap_or("none"));
+    println!("target: {}", suite.targets().join(", "));
     println!(
         "{:<34} {:<46} {:<46} {:>7}  RESULT",
         "CASE", "EXPECTED", "GOT", "REWARD"

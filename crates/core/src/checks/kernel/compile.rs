@@ -103,7 +103,10 @@ fn run_compile(i: &Inputs<'_>) -> LegOutput {
             "compile_s": c.compile_s,
             "cached": c.cached,
             "compiler": i.env.compiler_version().unwrap_or("none"),
-            "arch": i.env.config().arch,
+            "arch": match Target::of(i.env, i.task) {
+                Ok(Target::HipOnAmd) => i.env.hip_archs().unwrap_or_default().join(","),
+                _ => i.env.config().arch.clone(),
+            },
             "target": target_label(i.task, i.env),
         })),
         Err(f) => failed(f),

@@ -223,6 +223,23 @@ impl Validation {
         Ok(())
     }
 
+    /// The platforms and languages the suite's tasks run as (`HIP source on NVIDIA`), each once.
+    pub fn targets(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = self
+            .tasks
+            .iter()
+            .filter_map(|t| match &t.kind {
+                crate::task::TaskKind::Kernel(k) => {
+                    Some(crate::checks::kernel::compile::target_label(k, self.kernel()))
+                }
+                crate::task::TaskKind::Qa(_) => None,
+            })
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// The first device, as `name (uuid, driver d)`; empty when there is none.
     pub fn device(&self) -> String {
         self.kernel()
