@@ -496,6 +496,26 @@ fn a_failed_group_inside_a_bar_is_unreadable_not_a_panic() {
     }
 }
 
+/// An answer escaped twice over (every backslash doubled) reads as the answer; a single
+/// matrix row break or a doubled answer that is wrong does not become a match.
+#[test]
+fn an_answer_escaped_twice_reads_as_written_once() {
+    let doubled = r"\\left( 3, \\frac{\\pi}{2} \\right)";
+    assert_eq!(outcome(&compare(r"(3, \frac{\pi}{2})", doubled)), E);
+    assert_eq!(outcome(&compare(doubled, r"(3, \frac{\pi}{2})")), E);
+    assert_eq!(outcome(&compare(r"(3, \frac{\pi}{3})", doubled)), N);
+    let matrix = r"\begin{pmatrix} 1 \\ 2 \end{pmatrix}";
+    assert_eq!(outcome(&compare(matrix, matrix)), E);
+    assert_eq!(
+        outcome(&compare(matrix, r"\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}")),
+        E
+    );
+    assert_eq!(
+        outcome(&compare(matrix, r"\begin{pmatrix} 1 \\ 3 \end{pmatrix}")),
+        N
+    );
+}
+
 #[test]
 fn table_has_enough_rows() {
     assert!(TABLE.len() >= 150, "{} rows", TABLE.len());

@@ -114,7 +114,8 @@ pub(super) fn read(src: &str) -> Result<Value, String> {
         return Err(format!("longer than {MAX_BYTES} bytes"));
     }
     let s = src.trim().trim_matches('*').trim();
-    let toks = lexer::lex(s)?;
+    let s = undouble(s);
+    let toks = lexer::lex(&s)?;
     if toks.is_empty() {
         return Err("empty answer".into());
     }
@@ -125,6 +126,49 @@ pub(super) fn read(src: &str) -> Result<Value, String> {
         depth: 0,
     };
     r.element(0, toks.len(), false)
+}
+
+/// Commands whose doubled spelling (`\\frac`) marks a whole answer as escaped twice.
+const DOUBLED_COMMANDS: &[&str] = &[
+    "left", "right", "frac", "dfrac", "tfrac", "sqrt", "pi", "le", "ge", "leq", "geq", "lt", "gt", "cdot",
+    "times", "infty", "begin", "end", "text", "mathrm", "pm", "neq", "ne", "in", "cup", "cap", "circ",
+    "degree", "log", "ln", "sin", "cos", "tan",
+];
+
+/// An answer escaped twice (every backslash doubled, as a raw string in source code or a JSON
+/// string written out again gives `\\left( 3, \\frac{\\pi}{2} \\right)`) read with its
+/// backslashes halved. Only when every run of backslashes has an even length and at least one
+/// doubled run spells a known command: a matrix's row break `\\` beside single-backslash
+/// commands, or a bare `1 \\ 2`, is left as written.
+fn undouble(s: &str) -> std::borrow::Cow<'_, str> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let mut command = false;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && b[i] == b'\\' {
+            i += 1;
+        }
+        if (i - start) % 2 == 1 {
+            return std::borrow::Cow::Borrowed(s);
+        }
+        let word_end = b[i..]
+            .iter()
+            .position(|c| !c.is_ascii_alphabetic())
+            .map_or(b.len(), |n| i + n);
+        if i - start == 2 && DOUBLED_COMMANDS.contains(&&s[i..word_end]) {
+            command = true;
+        }
+    }
+    if command {
+        std::borrow::Cow::Owned(s.replace("\\\\", "\\"))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
 }
 
 fn opens(tk: &Tk) -> bool {
