@@ -52,7 +52,9 @@ pub struct Answer {
 /// bare, number (only those listed). Reasons: `no-answer`, `answer-too-long` (longer than `max_len`
 /// bytes).
 ///
-/// - boxed: the last `\boxed{…}` or `\fbox{…}` whose braces balance (an unbalanced one is
+/// - boxed: unless a "final answer" statement comes after every box (with a statement form
+///   allowed: `… \boxed{255} … Final Answer: The final answer is $10,455$.` answers
+///   `$10,455$`, the boxes being steps), the last `\boxed{…}` or `\fbox{…}` whose braces balance (an unbalanced one is
 ///   skipped; nested boxes give the innermost, which starts last); boxes joined to it only by
 ///   connectors (spaces, `,`, `\quad`, "and", `\text{ or }`) come with it, as one run of text
 ///   from the first box to the last (several answers);
@@ -78,6 +80,12 @@ pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) ->
             continue;
         }
         let found = match form {
+            AnswerForm::Boxed if forms.contains(&AnswerForm::Statement) => {
+                match spans::final_statement_after_boxes(completion) {
+                    Some(text) => return answer(text, AnswerForm::Statement, max_len),
+                    None => spans::last_boxed(completion),
+                }
+            }
             AnswerForm::Boxed => spans::last_boxed(completion),
             AnswerForm::Statement => spans::last_statement(completion),
             AnswerForm::Latex => spans::last_math(completion),
@@ -85,20 +93,7 @@ pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) ->
             AnswerForm::Number => spans::last_number(completion),
         };
         if let Some(text) = found {
-            if text.len() > max_len {
-                return Err(Reason::new(
-                    "answer-too-long",
-                    format!(
-                        "the {} answer is {} bytes; at most {max_len} are read",
-                        form.name(),
-                        text.len()
-                    ),
-                ));
-            }
-            return Ok(Answer {
-                text: text.to_string(),
-                form,
-            });
+            return answer(text, form, max_len);
         }
     }
     let tried: Vec<&str> = ORDER
@@ -114,6 +109,24 @@ pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) ->
             format!("no answer in the forms tried: {}", tried.join(", "))
         },
     ))
+}
+
+/// `text` as the answer of `form`, unless it is longer than `max_len` (`answer-too-long`).
+fn answer(text: &str, form: AnswerForm, max_len: usize) -> Result<Answer, Reason> {
+    if text.len() > max_len {
+        return Err(Reason::new(
+            "answer-too-long",
+            format!(
+                "the {} answer is {} bytes; at most {max_len} are read",
+                form.name(),
+                text.len()
+            ),
+        ));
+    }
+    Ok(Answer {
+        text: text.to_string(),
+        form,
+    })
 }
 
 /// The source of the last fenced code block in a C++/CUDA/HIP language that defines

@@ -196,6 +196,27 @@ pub(super) fn last_statement(s: &str) -> Option<&str> {
     }
 }
 
+/// The "final answer" statement that closes a completion after its boxes (`… \boxed{255} …
+/// Final Answer: The final answer is $10,455$.`): the boxes before it were steps, the statement
+/// is what the completion answers. Only when the last `final answer` phrase comes after every
+/// box, at least one box comes before it, and the statement holds a digit or math; `None`
+/// otherwise, so the last box is the answer as usual.
+pub(super) fn final_statement_after_boxes(s: &str) -> Option<&str> {
+    let b = s.as_bytes();
+    let phrase = b"final answer";
+    let at = (0..b.len().saturating_sub(phrase.len() - 1))
+        .rev()
+        .find(|&i| b[i..i + phrase.len()].eq_ignore_ascii_case(phrase))?;
+    let first_box = next_box(b, 0)?;
+    if first_box.0 > at || next_box(b, at).is_some() {
+        return None;
+    }
+    let text = last_statement(&s[at..])?;
+    text.bytes()
+        .any(|c| c.is_ascii_digit() || c == b'$' || c == b'\\')
+        .then_some(text)
+}
+
 /// A statement that is a sentence naming its quantity (`The largest $n$ is 34`): what follows
 /// its last ` is ` outside math, when what comes before it holds a plain word of two letters or
 /// more; otherwise the statement whole (`Paris`, `5 cm`, `$x = 2$`).

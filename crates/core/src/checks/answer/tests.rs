@@ -20,6 +20,25 @@ fn text(s: &str, forms: &[AnswerForm]) -> Option<String> {
     extract_answer(s, forms, 10_000).ok().map(|a| a.text)
 }
 
+/// A closing "final answer" statement after the boxes wins over a box used for a step; a box in
+/// or after the statement, or a statement without a number or math, leaves the last box.
+#[test]
+fn a_final_answer_statement_after_the_boxes_is_the_answer() {
+    let steps = r"The interest is $\boxed{200}$, then $\boxed{255}$, so $10,455 in all. Final Answer: The final answer is $10,455$. I hope it is correct.";
+    assert_eq!(answer(steps), Some(("$10,455$".into(), AnswerForm::Statement)));
+    // Without the statement form, the last box.
+    assert_eq!(
+        text(steps, &[AnswerForm::Boxed, AnswerForm::Latex]).as_deref(),
+        Some("255")
+    );
+    let boxed_in_it = r"First $\boxed{2}$. The final answer is $\boxed{5}$.";
+    assert_eq!(answer(boxed_in_it), Some(("5".into(), AnswerForm::Boxed)));
+    let after = r"We want the final answer. It is \boxed{7}.";
+    assert_eq!(answer(after), Some(("7".into(), AnswerForm::Boxed)));
+    let words = r"So \boxed{5}. The final answer is five.";
+    assert_eq!(answer(words), Some(("5".into(), AnswerForm::Boxed)));
+}
+
 #[test]
 fn boxed_answers() {
     let b = &[AnswerForm::Boxed];
