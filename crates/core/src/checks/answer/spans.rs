@@ -188,7 +188,7 @@ pub(super) fn last_statement(s: &str) -> Option<&str> {
             && (a == 0 || !b[a - 1].is_ascii_alphanumeric())
             && let Some(start) = statement_start(b, a + 6)
         {
-            let text = after_last_is(statement_text(s, start));
+            let text = unquote(after_last_is(statement_text(s, start)));
             if !text.is_empty() {
                 return Some(text);
             }
@@ -215,6 +215,19 @@ pub(super) fn final_statement_after_boxes(s: &str) -> Option<&str> {
     text.bytes()
         .any(|c| c.is_ascii_digit() || c == b'$' || c == b'\\')
         .then_some(text)
+}
+
+/// A statement's answer without quotes around it (`"Paris"`, `\"$12$ and $13$\"` as a JSON
+/// string written out twice leaves it, `“x”`).
+fn unquote(text: &str) -> &str {
+    for (open, close) in [("\\\"", "\\\""), ("\"", "\""), ("\u{201c}", "\u{201d}")] {
+        if let Some(inner) = text.strip_prefix(open).and_then(|t| t.strip_suffix(close))
+            && !inner.trim().is_empty()
+        {
+            return inner.trim();
+        }
+    }
+    text
 }
 
 /// A statement that is a sentence naming its quantity (`The largest $n$ is 34`): what follows

@@ -35,6 +35,12 @@ fn a_final_answer_statement_after_the_boxes_is_the_answer() {
     assert_eq!(answer(boxed_in_it), Some(("5".into(), AnswerForm::Boxed)));
     let after = r"We want the final answer. It is \boxed{7}.";
     assert_eq!(answer(after), Some(("7".into(), AnswerForm::Boxed)));
+    let quoted = r#"So \boxed{12 $ and $13 }. Final Answer: The final answer is \"$12 $ and $13 $\". I hope it is correct."#;
+    assert_eq!(
+        answer(quoted),
+        Some(("$12 $ and $13 $".into(), AnswerForm::Statement))
+    );
+    assert_eq!(text(r#"The answer is "Paris"."#, ALL).as_deref(), Some("Paris"));
     let words = r"So \boxed{5}. The final answer is five.";
     assert_eq!(answer(words), Some(("5".into(), AnswerForm::Boxed)));
 }
