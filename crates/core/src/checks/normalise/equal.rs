@@ -152,7 +152,7 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
                         }
                     }
                 }
-                all || (p[..] == [Rel::Eq] && q[..] == [Rel::Eq] && equations(x, y, budget)?)
+                all || (p.len() == 1 && q.len() == 1 && one_relation(x, p[0], y, q[0], budget)?)
             }
         }
         _ => false,
@@ -239,15 +239,31 @@ fn proportional(x: &[Value], y: &[Value], budget: &mut Budget) -> Result<bool, E
     Ok(p.iter().any(|t| t.f != 0.0))
 }
 
-/// Two equations `l = r` and `l' = r'` are the same equation when `l - r` and `l' - r'` are
-/// proportional with a nonzero factor at every point (`x^2 + y^2 = 25` and `y^2 + x^2 - 25 = 0`;
-/// `2x + 4 = 0` and `x = -2`): checked at the formula points, exactly where the values are.
-fn equations(x: &[Value], y: &[Value], budget: &mut Budget) -> Result<bool, Exhausted> {
-    let (Some(a), Some(b), Some(c), Some(d)) = (side(&x[0]), side(&x[1]), side(&y[0]), side(&y[1])) else {
+/// Two relations `l op r` and `l' op' r'` of one operator each are the same when `l - r` and
+/// `l' - r'` are proportional at every point (`factor_sign`): equations with any nonzero
+/// factor, inequalities with a positive factor and the same operator or a negative one and the
+/// operator turned round (`-x > -1` is `x < 1`; `x > 1` is not `x < 1`).
+fn one_relation(x: &[Value], p: Rel, y: &[Value], q: Rel, budget: &mut Budget) -> Result<bool, Exhausted> {
+    if matches!(p, Rel::In) || matches!(q, Rel::In) || (p == Rel::Eq) != (q == Rel::Eq) {
         return Ok(false);
+    }
+    Ok(match factor_sign(x, y, budget)? {
+        None => false,
+        Some(_) if matches!(p, Rel::Eq | Rel::Ne) => p == q,
+        Some(positive) => q == if positive { p } else { p.flipped() },
+    })
+}
+
+/// Whether `l - r` and `l' - r'` are proportional with a nonzero factor at every point
+/// (`x^2 + y^2 = 25` and `y^2 + x^2 - 25 = 0`; `2x + 4 = 0` and `x = -2`), checked at the
+/// formula points, exactly where the values are: `Some(true)` for a positive factor,
+/// `Some(false)` for a negative one, `None` when they are not proportional.
+fn factor_sign(x: &[Value], y: &[Value], budget: &mut Budget) -> Result<Option<bool>, Exhausted> {
+    let (Some(a), Some(b), Some(c), Some(d)) = (side(&x[0]), side(&x[1]), side(&y[0]), side(&y[1])) else {
+        return Ok(None);
     };
     if [&a, &b, &c, &d].iter().all(|s| matches!(s, Side::Const(_))) {
-        return Ok(false);
+        return Ok(None);
     }
     let size = |s: &Side<'_>| match s {
         Side::Const(_) => 1,
@@ -275,13 +291,16 @@ fn equations(x: &[Value], y: &[Value], budget: &mut Budget) -> Result<bool, Exha
                 // f / g = f0 / g0, written as f · g0 = g · f0.
                 Some((f0, g0)) => match (f.mul(g0), g.mul(f0)) {
                     (Ok(l), Ok(r)) if agrees(&l, &r) => agree += 1,
-                    _ => return Ok(false),
+                    _ => return Ok(None),
                 },
             },
-            _ => return Ok(false),
+            _ => return Ok(None),
         }
     }
-    Ok(agree >= 3 && ratio.is_some())
+    Ok(match ratio {
+        Some((f0, g0)) if agree >= 3 => Some((f0.f > 0.0) == (g0.f > 0.0)),
+        _ => None,
+    })
 }
 
 /// A number or a formula (with the sign its `±` takes), for evaluation at points.

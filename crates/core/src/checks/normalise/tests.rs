@@ -516,6 +516,25 @@ fn an_answer_escaped_twice_reads_as_written_once() {
     );
 }
 
+/// One inequality equals another when their sides' differences are proportional: a positive
+/// factor keeps the operator, a negative one turns it round; strictness must agree. (One that
+/// isolates a lone variable, `x < 1`, is read as its interval instead.)
+#[test]
+fn an_inequality_multiplied_through_is_the_same_inequality() {
+    for (a, b, want) in [
+        ("2x + 4y > 3", "-4x - 8y < -6", E),
+        ("2x + 4y > 3", "4x + 8y > 6", E),
+        ("2x + 4y >= 3", "3 <= 2x + 4y", E),
+        ("2x + 4y > 3", "-4x - 8y > -6", N),
+        ("2x + 4y > 3", "2x + 4y >= 3", N),
+        ("2x + 4y > 3", "2x + 4y = 3", N),
+        ("2x + 4y - 3 = 0", "4y = 3 - 2x", E),
+    ] {
+        assert_eq!(outcome(&compare(a, b)), want, "{a} vs {b}");
+        assert_eq!(outcome(&compare(b, a)), want, "{b} vs {a}");
+    }
+}
+
 #[test]
 fn table_has_enough_rows() {
     assert!(TABLE.len() >= 150, "{} rows", TABLE.len());
