@@ -517,11 +517,16 @@ fn an_answer_escaped_twice_reads_as_written_once() {
 }
 
 /// One inequality equals another when their sides' differences are proportional: a positive
-/// factor keeps the operator, a negative one turns it round; strictness must agree. (One that
-/// isolates a lone variable, `x < 1`, is read as its interval instead.)
+/// factor keeps the operator, a negative one turns it round; strictness must agree. One that
+/// isolates a lone variable, negated or not (`x < 1`, `-x > -1`), is read as its interval.
 #[test]
 fn an_inequality_multiplied_through_is_the_same_inequality() {
     for (a, b, want) in [
+        ("x < 1", "-x > -1", E),
+        ("x <= 1", "-x >= -1", E),
+        ("x > 1", "-x > -1", N),
+        ("-2 < -x <= 3", "-3 <= x < 2", E),
+        ("-2 < -x <= 3", "-3 < x <= 2", N),
         ("2x + 4y > 3", "-4x - 8y < -6", E),
         ("2x + 4y > 3", "4x + 8y > 6", E),
         ("2x + 4y >= 3", "3 <= 2x + 4y", E),

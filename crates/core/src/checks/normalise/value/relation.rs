@@ -106,21 +106,27 @@ impl Reader<'_> {
 
     /// An inequality in one variable as the interval (or union of two) it describes:
     /// `a < x \le b` is `(a, b]`, `x \ge a` is `[a, ∞)`, `a \le |x| < b` is `(-b, -a] ∪ [a, b)`.
+    /// The variable may be negated (`-x > -1` is `x < 1`: `(-∞, 1)`).
     /// `None` when it is not of that shape (then it stays a relation).
     fn interval(&mut self, parts: &[(usize, usize)], ops: &[&Tk]) -> Result<Option<Value>, String> {
         let up = |t: &Tk| matches!(t, Tk::Lt | Tk::Le);
         let strict = |t: &Tk| matches!(t, Tk::Lt | Tk::Gt);
+        // A part that is one variable with a minus before it.
+        let negated = |(lo, hi): (usize, usize)| {
+            hi > lo + 1 && *self.tk(lo) == Tk::Minus && self.variable(lo + 1, hi) == Some(hi)
+        };
+        let is_var = |p: (usize, usize)| self.unknown(p).is_some() || negated(p);
         // (variable part index, lower bound (part, closed), upper bound (part, closed))
         type Bound = Option<(usize, bool)>;
         let (var, lower, upper): (usize, Bound, Bound) = match (parts.len(), ops) {
             (2, [op]) => {
-                if self.unknown(parts[0]).is_some() {
+                if is_var(parts[0]) {
                     if up(op) {
                         (0, None, Some((1, !strict(op))))
                     } else {
                         (0, Some((1, !strict(op))), None)
                     }
-                } else if self.unknown(parts[1]).is_some() {
+                } else if is_var(parts[1]) {
                     if up(op) {
                         (1, Some((0, !strict(op))), None)
                     } else {
@@ -130,7 +136,7 @@ impl Reader<'_> {
                     return Ok(None);
                 }
             }
-            (3, [o1, o2]) if up(o1) == up(o2) && self.unknown(parts[1]).is_some() => {
+            (3, [o1, o2]) if up(o1) == up(o2) && is_var(parts[1]) => {
                 if up(o1) {
                     (1, Some((0, !strict(o1))), Some((2, !strict(o2))))
                 } else {
@@ -139,6 +145,7 @@ impl Reader<'_> {
             }
             _ => return Ok(None),
         };
+        let neg = negated(parts[var]);
         let abs = self.unknown(parts[var]) == Some(true);
         let mut bound = |b: Bound| -> Result<Option<(Real, bool)>, String> {
             let Some((k, closed)) = b else { return Ok(None) };
@@ -148,7 +155,11 @@ impl Reader<'_> {
                 _ => Err("an inequality bound that is not a number".into()),
             }
         };
-        let (lo, hi) = (bound(lower)?, bound(upper)?);
+        let (mut lo, mut hi) = (bound(lower)?, bound(upper)?);
+        if neg {
+            // `-x` lies in (lo, hi), so `x` lies in (-hi, -lo).
+            (lo, hi) = (hi.map(|(b, c)| (b.neg(), c)), lo.map(|(a, c)| (a.neg(), c)));
+        }
         if !abs {
             return Ok(Some(interval(lo, hi)));
         }
