@@ -44,7 +44,6 @@ pub struct BatchRepr {
 impl OpRepr {
     /// The packed form of an operation and its count of work items.
     pub fn of(op: &HelperOp) -> Self {
-        let fill = |f: crate::draw::Fill| f.args();
         match *op {
             HelperOp::FillGuard { dst, bytes, offset } => OpRepr {
                 kind: 0,
@@ -70,46 +69,15 @@ impl OpRepr {
                 dst,
                 len,
                 dtype,
-                fill: f,
-            } => {
-                let a = fill(f);
-                OpRepr {
-                    kind: 2,
-                    p: dst,
-                    n: len,
-                    key: a.key,
-                    a: a.a,
-                    b: a.b,
-                    ilo: a.ilo,
-                    ihi: a.ihi,
-                    dtype: dtype_code(dtype),
-                    fill: a.kind,
-                    ..Default::default()
-                }
-            }
+                fill,
+            } => OpRepr::data(2, dst, len, dtype, fill, 0),
             HelperOp::CheckData {
                 src,
                 len,
                 dtype,
-                fill: f,
+                fill,
                 count,
-            } => {
-                let a = fill(f);
-                OpRepr {
-                    kind: 3,
-                    p: src,
-                    n: len,
-                    key: a.key,
-                    out: count,
-                    a: a.a,
-                    b: a.b,
-                    ilo: a.ilo,
-                    ihi: a.ihi,
-                    dtype: dtype_code(dtype),
-                    fill: a.kind,
-                    ..Default::default()
-                }
-            }
+            } => OpRepr::data(3, src, len, dtype, fill, count),
             HelperOp::Compare {
                 expected,
                 got,
@@ -128,6 +96,32 @@ impl OpRepr {
                 dtype: dtype_code(dtype),
                 ..Default::default()
             },
+        }
+    }
+
+    /// A fill (`kind` 2) or a check (`kind` 3, counting into `out`) of `len` elements at `p`.
+    fn data(
+        kind: u64,
+        p: u64,
+        len: u64,
+        dtype: aorlta_record::kernel::Dtype,
+        fill: crate::draw::Fill,
+        out: u64,
+    ) -> Self {
+        let a = fill.args();
+        OpRepr {
+            kind,
+            p,
+            n: len,
+            key: a.key,
+            out,
+            a: a.a,
+            b: a.b,
+            ilo: a.ilo,
+            ihi: a.ihi,
+            dtype: dtype_code(dtype),
+            fill: a.kind,
+            ..Default::default()
         }
     }
 }

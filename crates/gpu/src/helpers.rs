@@ -222,6 +222,15 @@ mod tests {
 
     /// With a real compiler (`AORLTA_NVCC`, as the test command sets it), the device code
     /// builds, defines every kernel the backend looks up, and is served from the cache after.
+    /// The code objects in a cache folder whose names end in `ext`.
+    fn cache_entries(dir: &Path, ext: &str) -> Vec<std::fs::DirEntry> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(ext))
+            .collect()
+    }
+
     #[test]
     fn the_device_code_builds_with_nvcc_and_is_cached() {
         let Some(nvcc) = std::env::var_os("AORLTA_NVCC").map(PathBuf::from) else {
@@ -236,11 +245,7 @@ mod tests {
         assert_eq!(&bytes[..4], b"\x7fELF");
         let text = String::from_utf8_lossy(&bytes);
         assert!(text.contains("aorlta_run"), "the batch kernel is missing");
-        let cached: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().ends_with(".cubin"))
-            .collect();
+        let cached = cache_entries(dir.path(), ".cubin");
         assert_eq!(cached.len(), 1);
         std::fs::write(cached[0].path(), b"cached").unwrap();
         assert_eq!(
@@ -271,11 +276,7 @@ mod tests {
         );
         assert!(text.contains("aorlta_run"), "the batch kernel is missing");
         assert!(bytes.windows(4).any(|w| w == b"\x7fELF"), "no AMDGPU ELF inside");
-        let cached: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().ends_with(".hipfb"))
-            .collect();
+        let cached = cache_entries(dir.path(), ".hipfb");
         assert_eq!(cached.len(), 1);
         std::fs::write(cached[0].path(), b"cached").unwrap();
         assert_eq!(

@@ -102,6 +102,13 @@ pub fn compile(
         check_source(source, env.config().max_source_bytes).map_err(|(c, d)| CompileFailure::broke(c, d))?;
     }
     let target = Target::of(env, task)?;
+    // The AMD architectures, asked once: the cache key, the compiler and the check use them.
+    let archs = match target {
+        Target::HipOnAmd => env
+            .hip_archs()
+            .map_err(|e| CompileFailure::unsettled("no-hip-arch", e))?,
+        Target::CudaOnNvidia | Target::HipOnNvidia => Vec::new(),
+    };
     let version = env
         .compiler_version()
         .map_err(|e| CompileFailure::unsettled("no-compiler", e))?
@@ -109,7 +116,7 @@ pub fn compile(
     let source_hash = crate::hash::hash_str(source);
     let key = hash_parts([
         version.as_bytes(),
-        target_arch(env, target)?.as_bytes(),
+        target_arch(env, target, &archs).as_bytes(),
         target.label().as_bytes(),
         task.spec.signature.as_bytes(),
         source_hash.as_bytes(),
@@ -124,7 +131,7 @@ pub fn compile(
         let out = if env.is_fake() {
             fake_compile(env, task, source, &source_hash, &key)
         } else {
-            real_compile(env, task, target, source, &key)
+            real_compile(env, task, target, &archs, source, &key)
         };
         match (who, out) {
             (Who::Reference, Err(f)) if f.state == LegState::Broke => Err(CompileFailure::unsettled(
@@ -199,23 +206,19 @@ fn check_cubin(task: &KernelTaskDef, bytes: &[u8]) -> Result<Vec<String>, Compil
 
 /// What a compile is for, as a cache key part: nvcc's `arch`, with the portability headers'
 /// hash for a HIP source; hipcc's architecture list.
-fn target_arch(env: &KernelEnv, target: Target) -> Result<String, CompileFailure> {
-    Ok(match target {
+fn target_arch(env: &KernelEnv, target: Target, archs: &[String]) -> String {
+    match target {
         Target::CudaOnNvidia => env.config().arch.clone(),
         Target::HipOnNvidia => format!("{}+hip-header-{}", env.config().arch, &hip::headers_hash()[..16]),
-        Target::HipOnAmd => hip_archs(env)?.join(","),
-    })
-}
-
-fn hip_archs(env: &KernelEnv) -> Result<Vec<String>, CompileFailure> {
-    env.hip_archs()
-        .map_err(|e| CompileFailure::unsettled("no-hip-arch", e))
+        Target::HipOnAmd => archs.join(","),
+    }
 }
 
 fn real_compile(
     env: &KernelEnv,
     task: &KernelTaskDef,
     target: Target,
+    archs: &[String],
     source: &str,
     key: &str,
 ) -> Result<Compiled, CompileFailure> {
@@ -244,7 +247,7 @@ fn real_compile(
                     "no hipcc found (set kernel.hipcc or AORLTA_HIPCC)",
                 ));
             };
-            (hipcc, hip::hipcc_args(&hip_archs(env)?), "k.co")
+            (hipcc, hip::hipcc_args(archs), "k.co")
         }
     };
     let parent = env.work_dir().join("compile");
@@ -313,7 +316,7 @@ fn real_compile(
     let bytes = std::fs::read(dir.path().join(output))
         .map_err(|e| CompileFailure::broke("compile-error", format!("no code object was written: {e}")))?;
     let symbols = match target {
-        Target::HipOnAmd => hip::check_code_object(task, &bytes, &hip_archs(env)?)?,
+        Target::HipOnAmd => hip::check_code_object(task, &bytes, archs)?,
         Target::CudaOnNvidia | Target::HipOnNvidia => check_cubin(task, &bytes)?,
     };
     let cubin = store(env, key, &bytes)?;
@@ -507,22 +510,33 @@ fn diagnostic(output: &str, dir: &Path) -> String {
 
 /// Runs `nvcc --version` and keeps its release and build lines.
 pub fn nvcc_version(nvcc: &Path) -> Result<String, String> {
-    let out = Command::new(nvcc)
+    version_lines(
+        nvcc,
+        |l| l.contains("release") || l.starts_with("Build"),
+        "release",
+    )
+}
+
+/// Runs `compiler --version` and keeps the lines `keep` picks, trimmed and joined by `; `; an
+/// error names the compiler (and `what` it printed none of).
+pub(super) fn version_lines(
+    compiler: &Path,
+    keep: impl Fn(&str) -> bool,
+    what: &str,
+) -> Result<String, String> {
+    let out = Command::new(compiler)
         .arg("--version")
         .stdin(Stdio::null())
+        .stderr(Stdio::null())
         .output()
-        .map_err(|e| format!("{}: {e}", nvcc.display()))?;
+        .map_err(|e| format!("{}: {e}", compiler.display()))?;
     if !out.status.success() {
-        return Err(format!("{} --version failed", nvcc.display()));
+        return Err(format!("{} --version failed", compiler.display()));
     }
     let text = String::from_utf8_lossy(&out.stdout);
-    let lines: Vec<&str> = text
-        .lines()
-        .filter(|l| l.contains("release") || l.starts_with("Build"))
-        .map(str::trim)
-        .collect();
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| keep(l)).collect();
     if lines.is_empty() {
-        return Err(format!("{} --version printed no release line", nvcc.display()));
+        return Err(format!("{} --version printed no {what} line", compiler.display()));
     }
     Ok(lines.join("; "))
 }

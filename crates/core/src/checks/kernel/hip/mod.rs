@@ -19,7 +19,6 @@ use super::nvcc::CompileFailure;
 use crate::task::KernelTaskDef;
 use aorlta_record::kernel::KernelLanguage;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 /// The portability header, `hip/hip_runtime.h` on the include path of an nvcc compile.
 pub const RUNTIME_HEADER: &str = include_str!("hip_runtime.h");
@@ -74,8 +73,9 @@ impl Target {
 }
 
 /// blake3 of the portability headers: part of every HIP-on-NVIDIA compile's identity.
-pub fn headers_hash() -> String {
-    crate::hash::hash_parts([RUNTIME_HEADER.as_bytes(), FP16_HEADER.as_bytes()])
+pub fn headers_hash() -> &'static str {
+    static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HASH.get_or_init(|| crate::hash::hash_parts([RUNTIME_HEADER.as_bytes(), FP16_HEADER.as_bytes()]))
 }
 
 /// The folder to put on nvcc's include path for a HIP source, as an absolute path:
@@ -152,25 +152,11 @@ pub fn check_code_object(
 /// Runs `hipcc --version` and keeps its version lines (`HIP version: 5.2.21153-0; Debian clang
 /// version 15.0.6`).
 pub fn hipcc_version(hipcc: &Path) -> Result<String, String> {
-    let out = Command::new(hipcc)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .map_err(|e| format!("{}: {e}", hipcc.display()))?;
-    if !out.status.success() {
-        return Err(format!("{} --version failed", hipcc.display()));
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let lines: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.contains("version") || l.starts_with("AMD clang"))
-        .collect();
-    if lines.is_empty() {
-        return Err(format!("{} --version printed no version line", hipcc.display()));
-    }
-    Ok(lines.join("; "))
+    super::nvcc::version_lines(
+        hipcc,
+        |l| l.contains("version") || l.starts_with("AMD clang"),
+        "version",
+    )
 }
 
 #[cfg(test)]
