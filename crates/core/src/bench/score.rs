@@ -148,8 +148,8 @@ pub fn run_measured(cmd: &mut Command) -> std::io::Result<Measured> {
 pub fn run_cache_counts(out: &Path) -> Result<(u64, u64)> {
     let path = out.join("summary.json");
     let text = std::fs::read_to_string(&path).map_err(|e| CoreError::io(&path, e))?;
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| CoreError::invalid(&path, format!("not JSON: {e}")))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| CoreError::invalid(&path, format!("not JSON: {e}")))?;
     let get = |k: &str| v["cache"][k].as_u64();
     match (get("hits"), get("misses")) {
         (Some(h), Some(m)) => Ok((h, m)),
@@ -220,7 +220,11 @@ impl StoreRow {
     /// Rerun time over first-run time.
     pub fn ratio(&self) -> f64 {
         let f = self.first.wall.as_secs_f64();
-        if f > 0.0 { self.rerun.wall.as_secs_f64() / f } else { 0.0 }
+        if f > 0.0 {
+            self.rerun.wall.as_secs_f64() / f
+        } else {
+            0.0
+        }
     }
 
     /// The larger of the two runs' peaks, in bytes.
@@ -310,7 +314,13 @@ impl fmt::Display for ScoreBenchReport {
             })
             .collect();
         let widths: Vec<usize> = (0..head.len())
-            .map(|i| rows.iter().map(|r| r[i].len()).chain([head[i].len()]).max().unwrap_or(0))
+            .map(|i| {
+                rows.iter()
+                    .map(|r| r[i].len())
+                    .chain([head[i].len()])
+                    .max()
+                    .unwrap_or(0)
+            })
             .collect();
         let line = |f: &mut fmt::Formatter<'_>, cells: &[&str]| -> fmt::Result {
             let mut s = String::from(" ");
@@ -380,7 +390,10 @@ mod tests {
         assert_eq!(cands[3].task, "b");
         assert_eq!(cands[3].completion, "Sample 3.\n\nso \\boxed{3}");
         let cfg = std::fs::read_to_string(&w.config).unwrap();
-        assert!(cfg.contains("concurrency: 2") && cfg.contains("cache: \"postgres://u@h/db\""), "{cfg}");
+        assert!(
+            cfg.contains("concurrency: 2") && cfg.contains("cache: \"postgres://u@h/db\""),
+            "{cfg}"
+        );
     }
 
     #[test]
@@ -394,7 +407,11 @@ mod tests {
         std::fs::write(&a, "{\"id\":\"x\",\"reward\":0.1,\"scored\":true}\n").unwrap();
         std::fs::write(&b, "{\"id\":\"x\",\"reward\":0.1,\"scored\":true}\n").unwrap();
         assert_eq!(compare_rewards(&a, &b).unwrap(), (0, 1));
-        std::fs::write(&b, "{\"id\":\"x\",\"reward\":0.10000000000000002,\"scored\":true}\n").unwrap();
+        std::fs::write(
+            &b,
+            "{\"id\":\"x\",\"reward\":0.10000000000000002,\"scored\":true}\n",
+        )
+        .unwrap();
         assert_eq!(compare_rewards(&a, &b).unwrap(), (1, 1));
     }
 }

@@ -49,7 +49,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     };
     let tasks = args.examples.join("tasks.jsonl");
-    let sources = [args.examples.join("before.jsonl"), args.examples.join("after.jsonl")];
+    let sources = [
+        args.examples.join("before.jsonl"),
+        args.examples.join("after.jsonl"),
+    ];
     let mut rows = Vec::new();
     let stores: [(&str, Option<String>); 1] = [("sqlite", None)];
     for (name, cache) in stores {
