@@ -37,9 +37,11 @@ pub struct Workload {
 }
 
 /// Writes `n` completions over the tasks of `tasks`, cycling through the completions of
-/// `sources` (pool files), each prefixed with `Sample <i>.` so that every one is distinct, and a
-/// run config scoring them with `profile`, `concurrency` at once, into `dir`. `cache` is the
-/// config's `cache:` value (`None`: the default SQLite file under `out/`).
+/// `sources` (pool files), each prefixed with `Sample <i> of <salt>.` so that every one is
+/// distinct (and, for another salt, distinct from another workload's), and a run config scoring
+/// them with `profile`, `concurrency` at once, into `dir`. `cache` is the config's `cache:`
+/// value (`None`: the default SQLite file under `out/`).
+#[allow(clippy::too_many_arguments)]
 pub fn write_workload(
     dir: &Path,
     tasks: &Path,
@@ -48,6 +50,7 @@ pub fn write_workload(
     n: usize,
     concurrency: usize,
     cache: Option<&str>,
+    salt: u64,
 ) -> Result<Workload> {
     let mut base = Vec::new();
     for s in sources {
@@ -66,7 +69,7 @@ pub fn write_workload(
     let mut seen: HashSet<[u8; 32]> = HashSet::with_capacity(n);
     for i in 0..n {
         let c = &base[i % base.len()];
-        let completion = format!("Sample {i}.\n\n{}", c.completion);
+        let completion = format!("Sample {i} of {salt}.\n\n{}", c.completion);
         seen.insert(*blake3::hash(completion.as_bytes()).as_bytes());
         let line = serde_json::json!({"task": c.task, "completion": completion, "id": format!("s{i}")});
         writeln!(w, "{line}").map_err(|e| CoreError::io(&pool, e))?;
@@ -381,6 +384,7 @@ mod tests {
             5,
             2,
             Some("postgres://u@h/db"),
+            7,
         )
         .unwrap();
         assert_eq!((w.candidates, w.distinct), (5, 5));
@@ -388,7 +392,7 @@ mod tests {
         assert!(skipped.is_empty());
         assert_eq!(cands.len(), 5);
         assert_eq!(cands[3].task, "b");
-        assert_eq!(cands[3].completion, "Sample 3.\n\nso \\boxed{3}");
+        assert_eq!(cands[3].completion, "Sample 3 of 7.\n\nso \\boxed{3}");
         let cfg = std::fs::read_to_string(&w.config).unwrap();
         assert!(
             cfg.contains("concurrency: 2") && cfg.contains("cache: \"postgres://u@h/db\""),

@@ -9,24 +9,36 @@
 //! [`Cache::flush`] and on drop. So a killed run loses at most the rows not yet committed
 //! (bounded by [`MAX_UNCOMMITTED_ROWS`]), and a resumed run recomputes only those.
 //!
-//! Two stores: [`SqliteCache`] (one file under the run's folder, the embedded default) and
-//! [`MemoryCache`] (bounded, for a service that needs no persistence).
+//! Three stores: [`SqliteCache`] (one file under the run's folder, the embedded default),
+//! [`PgCache`] (PostgreSQL, shared by several processes and nodes, chosen by a URL) and
+//! [`MemoryCache`] (bounded, for a service that needs no persistence). [`CacheSpec`] says which
+//! one a run or the service opens: a config's `cache:` value, overridden by the
+//! [`CACHE_URL_VAR`] environment variable.
 
 mod memory;
+pub mod pg_server;
+mod postgres;
 mod schema;
 mod sqlite;
 mod stored;
 mod writer;
 
 pub use memory::MemoryCache;
+pub use postgres::{PgCache, redact_url};
 pub use sqlite::SqliteCache;
 pub use stored::{Facts, LegFacts, StoredEntry, served};
 pub use writer::{MAX_BATCH_ROWS, MAX_UNCOMMITTED_ROWS};
 
-use crate::error::Result;
+use crate::error::{CoreError, Result};
 use aorlta_record::{LegState, Reason, RewardEntry};
 use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The environment variable that names a PostgreSQL store for `aorlta score` and `aorlta serve`;
+/// when set (and not empty) it overrides the config's `cache:`.
+pub const CACHE_URL_VAR: &str = "AORLTA_CACHE_URL";
 
 /// A stored leg result (everything a later leg or the reward needs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -87,6 +99,77 @@ pub trait Cache: Send + Sync {
     /// One reward entry by key, in its stored form.
     fn get_entry(&self, key: &str) -> Option<StoredEntry> {
         self.get_entries(&[key]).pop().flatten()
+    }
+}
+
+/// Which persistent store to open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheSpec {
+    /// A SQLite file.
+    Sqlite(PathBuf),
+    /// A PostgreSQL database, by its URL (`postgres://user@host:port/db`).
+    Postgres(String),
+}
+
+impl CacheSpec {
+    /// True when `value` is a PostgreSQL URL (`postgres://…` or `postgresql://…`).
+    pub fn is_url(value: &str) -> bool {
+        value.starts_with("postgres://") || value.starts_with("postgresql://")
+    }
+
+    /// A config's `cache:` value: a PostgreSQL URL, or a SQLite file resolved against `base`.
+    pub fn from_config_value(value: &str, base: &Path) -> Self {
+        if Self::is_url(value) {
+            CacheSpec::Postgres(value.to_string())
+        } else {
+            let p = Path::new(value);
+            CacheSpec::Sqlite(if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                base.join(p)
+            })
+        }
+    }
+
+    /// The store [`CACHE_URL_VAR`] names, if it is set and not empty; an error when it holds
+    /// something other than a PostgreSQL URL.
+    pub fn from_env() -> Result<Option<Self>> {
+        match std::env::var(CACHE_URL_VAR) {
+            Ok(v) if v.trim().is_empty() => Ok(None),
+            Ok(v) if Self::is_url(v.trim()) => Ok(Some(CacheSpec::Postgres(v.trim().to_string()))),
+            Ok(v) => Err(CoreError::Invalid {
+                path: PathBuf::from(format!("${CACHE_URL_VAR}")),
+                message: format!(
+                    "`{}` is not a PostgreSQL URL (postgres://user@host:port/db)",
+                    redact_url(&v)
+                ),
+            }),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// `self`, unless [`CACHE_URL_VAR`] names a store: the rule both `aorlta score` and
+    /// `aorlta serve` follow.
+    pub fn or_env(self) -> Result<Self> {
+        Ok(Self::from_env()?.unwrap_or(self))
+    }
+
+    /// Opens the store (creating or migrating its schema). `readers` is how many threads may
+    /// read at once.
+    pub fn open(&self, readers: usize) -> Result<Arc<dyn Cache>> {
+        Ok(match self {
+            CacheSpec::Sqlite(p) => Arc::new(SqliteCache::open_with(p, readers)?),
+            CacheSpec::Postgres(u) => Arc::new(PgCache::connect(u, readers)?),
+        })
+    }
+}
+
+impl std::fmt::Display for CacheSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CacheSpec::Sqlite(p) => write!(f, "{}", p.display()),
+            CacheSpec::Postgres(u) => f.write_str(&redact_url(u)),
+        }
     }
 }
 

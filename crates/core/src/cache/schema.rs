@@ -23,7 +23,6 @@ use std::ops::Range;
 pub(crate) const SQLITE_VERSION: usize = 2;
 
 /// PostgreSQL's steps (its tables carry an `aorlta_` prefix, since the database may be shared).
-#[allow(dead_code)]
 pub(crate) const POSTGRES: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS aorlta_legs (key BYTEA PRIMARY KEY, value TEXT NOT NULL);
      CREATE TABLE IF NOT EXISTS aorlta_entries (key BYTEA PRIMARY KEY, value TEXT NOT NULL,

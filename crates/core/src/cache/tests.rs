@@ -292,3 +292,86 @@ fn a_sqlite_file_from_before_versioning_is_adopted_and_a_newer_one_is_refused() 
     assert!(err.contains(&path.display().to_string()), "names the file: {err}");
     assert!(err.contains("version 99, newer than this build's 2"), "{err}");
 }
+
+/// The PostgreSQL store's half of the contract, on a throwaway server (skipped, saying why,
+/// where there are no server binaries and `CI` is unset).
+#[test]
+fn postgres_cache_contract_persistence_bits_and_two_writers() {
+    let Some(server) = pg_server::TempServer::for_tests() else {
+        return;
+    };
+    let url = server.create_db("contract").unwrap();
+    exercise(&PgCache::connect(&url, 2).unwrap());
+    let again = PgCache::connect(&url, 2).unwrap();
+    assert_eq!(
+        again.get_entry("k").unwrap().entry("c9").unwrap().id,
+        "c9",
+        "it persists"
+    );
+    assert_eq!(again.describe(), url);
+    bits_survive(&again);
+    drop(again);
+    // Two stores, as two processes would have, writing the same keys at once.
+    let url = server.create_db("writers").unwrap();
+    let (a, b) = (
+        PgCache::connect(&url, 2).unwrap(),
+        PgCache::connect(&url, 2).unwrap(),
+    );
+    two_writers(&a, &b);
+}
+
+#[test]
+fn postgres_schema_versions_and_errors_that_name_the_url_without_its_password() {
+    let Some(server) = pg_server::TempServer::for_tests() else {
+        return;
+    };
+    let url = server.create_db("schema").unwrap();
+    drop(PgCache::connect(&url, 1).unwrap());
+    {
+        // A newer build's store is refused, naming it.
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+                .await
+                .unwrap();
+            tokio::spawn(conn);
+            let v: i32 = client
+                .query_one("SELECT version FROM aorlta_schema_version", &[])
+                .await
+                .unwrap()
+                .get(0);
+            assert_eq!(v, schema::POSTGRES.len() as i32);
+            client
+                .execute("UPDATE aorlta_schema_version SET version = 99", &[])
+                .await
+                .unwrap();
+        });
+    }
+    let err = PgCache::connect(&url, 1).unwrap_err().to_string();
+    assert!(
+        err.contains("version 99, newer than this build's 1") && err.contains(&url),
+        "{err}"
+    );
+    // A server that is not there: the error names the URL, never the password.
+    let gone = url
+        .replace("/schema?", "/nowhere?")
+        .replace("aorlta@", "aorlta:s3cret@")
+        + "x";
+    let err = PgCache::connect(&gone, 1).unwrap_err().to_string();
+    assert!(
+        !err.contains("s3cret") && err.contains("aorlta@/nowhere"),
+        "{err}"
+    );
+    let err = CacheSpec::Postgres("postgres://u:s3cret@h:notaport/db".into())
+        .open(1)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        !err.contains("s3cret") && err.contains("postgres://u@h:notaport/db"),
+        "{err}"
+    );
+}

@@ -14,7 +14,7 @@ use super::config::RunConfig;
 use super::engine::{Engine, EngineParts, Scored};
 use super::pool::{count_lines, parse_line};
 use super::summary::{Summary, SummaryBuilder};
-use crate::cache::{Cache, CacheStats, Facts, SqliteCache};
+use crate::cache::{Cache, CacheStats, Facts};
 use crate::checks::{Env, Registry};
 use crate::error::{CoreError, Result};
 use crate::profile::LoadedProfile;
@@ -114,8 +114,7 @@ pub fn prepare(config: RunConfig, adapters: Registry, env: Env) -> Result<Prepar
     }
     std::fs::create_dir_all(&config.out).map_err(|e| CoreError::io(&config.out, e))?;
     let lock = lock_out(&config.out)?;
-    let readers = config.concurrency.clamp(1, 64);
-    let cache: Arc<dyn Cache> = Arc::new(SqliteCache::open_with(&config.cache, readers)?);
+    let cache = config.cache.open(config.concurrency.clamp(1, 64))?;
     let parts = EngineParts {
         adapters,
         rewards,

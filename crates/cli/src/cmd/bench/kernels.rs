@@ -75,7 +75,7 @@ fn run_pool(args: &Args, pool: &Path) -> anyhow::Result<ExitCode> {
     config.pools = vec![std::path::absolute(pool)?];
     let scratch = tempfile::Builder::new().prefix("aorlta-bench-pool-").tempdir()?;
     config.out = scratch.path().to_path_buf();
-    config.cache = scratch.path().join("cache.sqlite");
+    config.cache = aorlta_core::cache::CacheSpec::Sqlite(scratch.path().join("cache.sqlite"));
     if let Some(c) = args.concurrency {
         config.concurrency = c.max(1);
     }

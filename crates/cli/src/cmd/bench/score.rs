@@ -1,12 +1,17 @@
 //! `aorlta bench score`: `aorlta score` over many distinct Q&A completions, a fresh run and then
-//! the cached rerun, each as its own process, with wall and CPU time and peak memory; exits
-//! non-zero when a goal is missed (`aorlta_core::bench::score`).
+//! the cached rerun, each as its own process, with wall and CPU time and peak memory, for the
+//! SQLite store and for PostgreSQL side by side; exits non-zero when a goal is missed
+//! (`aorlta_core::bench::score`). PostgreSQL is a throwaway server in a temporary folder
+//! (durable settings: `fsync` on) unless `--postgres-url` names a running one; without server
+//! binaries its row is left out, saying why.
 
 use anyhow::Context;
 use aorlta_core::bench::score::{
     Measured, ScoreBenchReport, StoreRow, Workload, compare_rewards, run_cache_counts, run_measured,
     write_workload,
 };
+use aorlta_core::cache::CACHE_URL_VAR;
+use aorlta_core::cache::pg_server::{self, TempServer};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -28,6 +33,22 @@ pub struct Args {
     /// Keep the generated pool, configs and outputs in this folder instead of a temporary one.
     #[arg(long)]
     pub keep: Option<PathBuf>,
+    /// The stores to measure, in order.
+    #[arg(long, value_delimiter = ',', default_value = "sqlite,postgres")]
+    pub stores: Vec<Store>,
+    /// A running PostgreSQL database to measure (`postgres://user@host:port/db`) instead of a
+    /// throwaway server.
+    #[arg(long)]
+    pub postgres_url: Option<String>,
+}
+
+/// A store to measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Store {
+    /// The embedded default: a SQLite file under the run's folder.
+    Sqlite,
+    /// PostgreSQL.
+    Postgres,
 }
 
 /// Runs the benchmark and prints its table.
@@ -54,8 +75,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.examples.join("after.jsonl"),
     ];
     let mut rows = Vec::new();
-    let stores: [(&str, Option<String>); 1] = [("sqlite", None)];
-    for (name, cache) in stores {
+    let mut notes = Vec::new();
+    let mut server = None;
+    // A salt of this run's own in every completion: a store that outlives the run (a named
+    // PostgreSQL database) holds none of them before the first run.
+    let salt = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+        % 1_000_000_007;
+    for store in &args.stores {
+        let (name, cache) = match store {
+            Store::Sqlite => ("sqlite", None),
+            Store::Postgres => match postgres(&args, &mut server)? {
+                Some(url) => ("postgres", Some(url)),
+                None => {
+                    notes.push(
+                        "postgres: left out: no PostgreSQL server binaries (install Debian's `postgresql`, \
+                         or give --postgres-url)"
+                            .to_string(),
+                    );
+                    continue;
+                }
+            },
+        };
         eprintln!("{name}: writing {} distinct completions …", args.qa_distinct);
         let w = write_workload(
             &root.join(name),
@@ -65,6 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.qa_distinct,
             args.concurrency,
             cache.as_deref(),
+            salt,
         )?;
         rows.push(measure(name, &w)?);
     }
@@ -74,6 +117,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         rows,
     };
     println!("\n{report}");
+    for n in &notes {
+        println!("  {n}");
+    }
+    if report.rows.iter().any(|r| r.store == "postgres") {
+        println!(
+            "  postgres: {}; peak memory is aorlta's own, not the server's",
+            match &args.postgres_url {
+                Some(u) => format!("the database at {}", aorlta_core::cache::redact_url(u)),
+                None => "a throwaway server on this machine, over a unix socket, fsync on".into(),
+            }
+        );
+    }
     if args.keep.is_some() {
         println!("outputs kept in {}", root.display());
     }
@@ -82,6 +137,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(3)
     })
+}
+
+/// The URL of the PostgreSQL database to measure: `--postgres-url`, else a fresh database on a
+/// throwaway server (kept in `server` until the benchmark ends); `None` without server binaries.
+fn postgres(args: &Args, server: &mut Option<TempServer>) -> anyhow::Result<Option<String>> {
+    if let Some(u) = &args.postgres_url {
+        return Ok(Some(u.clone()));
+    }
+    if pg_server::find_bin().is_none() {
+        return Ok(None);
+    }
+    eprintln!("postgres: starting a throwaway server …");
+    let s = TempServer::start(true).map_err(|e| anyhow::anyhow!("starting a PostgreSQL server: {e}"))?;
+    let url = s
+        .create_db("bench")
+        .map_err(|e| anyhow::anyhow!("creating the benchmark's database: {e}"))?;
+    *server = Some(s);
+    Ok(Some(url))
 }
 
 /// The fresh run and the rerun of one workload.
@@ -114,8 +187,10 @@ fn measure(name: &str, w: &Workload) -> anyhow::Result<StoreRow> {
 /// One `aorlta score` of the config as a child process (its progress bar on standard error).
 fn score(config: &Path) -> anyhow::Result<Measured> {
     let exe = std::env::current_exe().context("finding the aorlta binary")?;
-    let m = run_measured(Command::new(exe).arg("score").arg(config))
-        .with_context(|| format!("running `aorlta score {}`", config.display()))?;
+    // The config names the store; the environment's choice is not this benchmark's.
+    let mut cmd = Command::new(exe);
+    cmd.arg("score").arg(config).env_remove(CACHE_URL_VAR);
+    let m = run_measured(&mut cmd).with_context(|| format!("running `aorlta score {}`", config.display()))?;
     anyhow::ensure!(
         m.status.success(),
         "`aorlta score {}` failed ({}):\n{}",
