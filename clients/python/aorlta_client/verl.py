@@ -5,8 +5,9 @@ verl maps a reward to a number, so an unscored entry (``reward: null``) becomes
 "aorlta_mask": 1.0 | 0.0}`` where ``aorlta_mask`` is 0.0 when the score is the stand-in. verl
 copies the dict's other keys into ``reward_extra_info`` (one list per key, logged with the
 batch). **verl itself never reads ``aorlta_mask``**: its advantage estimators see the stand-in
-score like any other, and no way to keep unscored samples out of it is offered yet
-(docs/SERVICE.md).
+score like any other. To keep unscored samples out of the advantage baseline, score with
+``unscored_score=nan`` and train with an ``aorlta_*`` estimator
+(:mod:`aorlta_client.verl_advantage`, docs/SERVICE.md).
 
 The task id is the sample's ``reward_model.ground_truth``; ``extra_info["aorlta_task"]`` (an
 id or an inline task object) takes precedence when present.
