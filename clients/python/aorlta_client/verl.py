@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from aorlta_client.client import AsyncClient, Client, Coalescer, default_url
@@ -41,7 +42,11 @@ from aorlta_client.client import AsyncClient, Client, Coalescer, default_url
 log = logging.getLogger("aorlta_client.verl")
 
 _clients: Dict[str, Client] = {}
-_coalescers: Dict[Tuple[int, str, Optional[str]], Coalescer] = {}
+# Per event loop (held weakly: a closed loop's coalescers go with it, and a new loop that
+# reuses a dead one's id() never finds them).
+_coalescers: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Dict[Tuple[str, Optional[str]], Coalescer]]" = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _client(url: Optional[str]) -> Client:
@@ -53,10 +58,12 @@ def _client(url: Optional[str]) -> Client:
 
 def _coalescer(url: Optional[str], profile: Optional[str]) -> Coalescer:
     """One async client and coalescer per event loop, URL and profile."""
-    key = (id(asyncio.get_running_loop()), url or default_url(), profile)
-    if key not in _coalescers:
-        _coalescers[key] = Coalescer(AsyncClient(key[1], profile=profile))
-    return _coalescers[key]
+    loop = asyncio.get_running_loop()
+    mine = _coalescers.setdefault(loop, {})
+    key = (url or default_url(), profile)
+    if key not in mine:
+        mine[key] = Coalescer(AsyncClient(key[0], profile=profile))
+    return mine[key]
 
 
 def _task(ground_truth: Any, extra_info: Optional[dict]) -> Any:

@@ -9,6 +9,7 @@ actor, where verl computes advantages) finds ``aorlta_grpo`` registered. What do
 rollout, the actor and critic updates.
 """
 
+import asyncio
 import math
 import pathlib
 
@@ -128,6 +129,8 @@ def test_the_reward_loop_gives_nan_for_an_unscored_sample(server, monkeypatch, t
     )
     t = tasks[0]
     samples = [(t["id"], f"\\boxed{{{t['answer']}}}"), (t["id"], "\\boxed{-1}"), ("no-such-task", "\\boxed{1}"), (t["id"], "so \\boxed{-7}")]
+    # The worker runs on the thread's current loop, which an earlier test may have closed.
+    asyncio.set_event_loop(asyncio.new_event_loop())
     worker = RewardLoopWorker(config)
     out = worker.loop.run_until_complete(worker.compute_score_batch(_dataproto(tokenizer, samples)))
     scores = [o["reward_score"] for o in out]
