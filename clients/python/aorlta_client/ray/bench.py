@@ -1,0 +1,82 @@
+"""``python -m aorlta_client.ray bench``: what the router adds and what more workers give.
+
+For each batch size, the same number of distinct items (the pool's completions cycled, each
+with a distinct suffix, ``(attempt …)`` as ``aorlta bench serve`` makes them, so no store or
+in-flight sharing answers for the work) is scored three ways, one batch at a time:
+
+- ``client, 1 worker``: :class:`~aorlta_client.client.Client` straight to the first worker;
+- ``router, 1 worker``: a :class:`~aorlta_client.router.Router` over that worker alone;
+- ``router, N workers``: the router over every worker.
+
+Each row: batches, items, seconds, items/s, the batch latency's p50 and p99 (nearest rank), and
+how many entries came back unscored. docs/SCALING.md reads these figures.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import time
+from typing import Any, Dict, List, Optional, Sequence
+
+from aorlta_client.client import Client
+from aorlta_client.router import Router
+
+
+def _distinct(pool: Sequence[Dict[str, Any]], n: int, tag: str) -> List[Dict[str, Any]]:
+    src = itertools.cycle(pool)
+    return [
+        {"id": f"{tag}-{i}", "task": it["task"], "completion": f"{it['completion']}\n(attempt {tag}-{i})"}
+        for i, it in zip(range(n), src)
+    ]
+
+
+def _rank(xs: List[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, max(0, int(-(-q * len(s) // 1)) - 1))]
+
+
+def _run(score, pool, profile, batch: int, items: int, tag: str) -> List[Any]:
+    n = max(1, items // batch)
+    data = _distinct(pool, n * batch, tag)
+    score(data[:batch], profile)  # warm: connections, time-outs, task kinds
+    lat, unscored = [], 0
+    t0 = time.monotonic()
+    for b in range(n):
+        t = time.monotonic()
+        entries = score(data[b * batch : (b + 1) * batch], profile)
+        lat.append(time.monotonic() - t)
+        unscored += sum(1 for e in entries if not e.get("scored"))
+    wall = time.monotonic() - t0
+    return [n, n * batch, f"{wall:.2f}", f"{n * batch / wall:.0f}", f"{1e3 * _rank(lat, 0.5):.1f}", f"{1e3 * _rank(lat, 0.99):.1f}", unscored]
+
+
+def run_bench(svc, pool: Sequence[Dict[str, Any]], profile: Optional[str], batches: Sequence[int], items: int) -> str:
+    """Runs the three ways for every batch size; answers the table as text."""
+    from aorlta_client.ray.cli import _table, workers_table
+
+    router = svc.router
+    first = router.workers[0]
+    alone = Router([first], qa_chunk=router.qa_chunk, kernel_chunk=router.kernel_chunk, connections=router.connections)
+    direct = Client(first.url)
+    n = len(router.workers)
+    gpus = sum(w.gpus for w in router.workers)
+    rows = []
+    runs = 0
+    for b in batches:
+        for label, score in (
+            ("client, 1 worker", lambda its, p: direct.score(its, p)),
+            ("router, 1 worker", alone.score),
+            (f"router, {n} workers", router.score),
+        ):
+            runs += 1
+            rows.append([b, label] + _run(score, pool, profile, b, items, f"bench{runs}-{os.getpid()}"))
+            print(f"aorlta ray bench: batch {b}, {label}: {rows[-1][5]} items/s", file=sys.stderr, flush=True)
+    head = (
+        f"aorlta ray bench: {len(pool)} completions cycled, each sent once with a distinct suffix; "
+        f"{n} workers, {gpus} GPUs; router on {os.uname().nodename} ({os.cpu_count()} cores), "
+        f"{router.connections} requests in flight per worker, chunks of {router.qa_chunk} Q&A / {router.kernel_chunk} kernel items"
+    )
+    table = _table(["BATCH", "WAY", "BATCHES", "ITEMS", "SECONDS", "ITEMS/S", "P50 MS", "P99 MS", "UNSCORED"], rows)
+    return head + "\n" + table + "\n\n" + workers_table(svc, router.cache_counters())

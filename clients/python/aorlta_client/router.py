@@ -1,0 +1,659 @@
+"""A router over several ``aorlta serve`` workers (one per node): standard library only.
+
+:class:`Router` takes a batch of items (the JSON shape of ``POST /v1/score``) and spreads it over
+its workers:
+
+- **Q&A items go anywhere**: they are cut into chunks of ``qa_chunk`` items that every live worker
+  takes from one shared queue, so a faster worker takes more.
+- **Kernel items go to workers with GPUs**, each to the first worker of its own order (weighted
+  rendezvous hashing of the task and completion over the workers' keys, weighted by their GPU
+  counts) that has room in its kernel lane (``queue-items`` less ``queue_depth``, from
+  ``/healthz``, less what this batch already gave it). The same completion goes to the same node
+  while that node lives, so a timing leg, whose cache key holds the host's GPUs (docs/SPEC §6),
+  is found in the shared store instead of being measured again on another node.
+- **Input order and ids are kept**: an item without an id gets ``<task>#<index>``, its index in
+  the whole batch, exactly as one service would give it.
+- **A dead worker's items are retried on another live worker.** A worker is dead when a request
+  to it fails on the connection and its liveness check (a Ray actor's answer, or ``/healthz``)
+  fails too; its unanswered kernel items move to the next worker of their order, its Q&A chunk
+  goes back to the shared queue. A request is answered whole or not at all, so every item gets
+  exactly one entry.
+- **When no live worker can score an item, it is answered unscored** (``reward: null``, reason
+  ``no-worker``), never with a made-up number.
+
+A refusal that no other worker would answer differently (``422 unknown-profile``, ``invalid-
+request`` ...) is raised as :class:`~aorlta_client.client.AorltaError`, as the service's own
+client does. :func:`serve_front` puts the router behind a small HTTP front with the service's
+routes, so the trainer drop-ins can point ``AORLTA_URL`` at it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import json
+import logging
+import math
+import threading
+import time
+import urllib.parse
+from collections import deque
+from typing import Any, Callable, Deque, Dict, Iterable, List, Mapping, Optional, Tuple
+
+from aorlta_client.client import AorltaError, Client, Item, _items, _unscored_entry, _usable
+
+log = logging.getLogger("aorlta_client.router")
+
+KERNEL, QA = "kernel", "qa"
+
+#: Called with (entries answered, items in the batch) each time a request is answered. It runs
+#: while the router holds its lock: keep it short.
+Progress = Callable[[int, int], None]
+
+
+def task_kind(task: Any, kinds: Mapping[str, str]) -> str:
+    """``kernel`` or ``qa``: the lane an item's task goes to. A task id takes the kind the service
+    lists for it (an unknown id is ``qa``: any worker answers it ``unknown-task``); an inline task
+    is a kernel task when it has a ``signature``, as the service reads it."""
+    if isinstance(task, str):
+        return KERNEL if kinds.get(task) == KERNEL else QA
+    if isinstance(task, Mapping) and "signature" in task:
+        return KERNEL
+    return QA
+
+
+def item_key(item: Mapping[str, Any]) -> bytes:
+    """What a kernel item's place is decided by: its task and completion (not its id)."""
+    text = json.dumps([item.get("task"), item.get("completion")], sort_keys=True, ensure_ascii=False)
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+
+
+def _weight(key: bytes, w: "Worker") -> float:
+    """Weighted rendezvous hashing: the worker with the highest score is the item's first choice;
+    a worker with twice the GPUs is first for twice the items."""
+    h = hashlib.blake2b(key + b"\0" + w.key.encode(), digest_size=8).digest()
+    u = (int.from_bytes(h, "big") + 0.5) / 2.0**64
+    return -max(w.gpus, 1) / math.log(u)
+
+
+class Worker:
+    """One ``aorlta serve`` the router sends to.
+
+    ``url`` is its base URL; ``key`` names it for the rendezvous order (the node's host name:
+    the same key finds the same node again); ``gpus`` how many GPUs its kernel lane leases (0:
+    Q&A only); ``alive`` a liveness check (a Ray actor's answer; ``/healthz`` when ``None``);
+    ``info`` what its starter reported (host, node, pid ...).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        key: Optional[str] = None,
+        gpus: int = 0,
+        alive: Optional[Callable[[], bool]] = None,
+        info: Optional[Mapping[str, Any]] = None,
+        retry_budget: float = 3.0,
+    ):
+        self.url = url.rstrip("/")
+        self.key = key or self.url
+        self.gpus = int(gpus)
+        self.info = dict(info or {})
+        self._alive = alive
+        # Transport failures are retried briefly (a dead worker is found in seconds); a 503 past
+        # the budget is raised and retried by the router, the worker being alive.
+        self.client = Client(self.url, retry_budget=retry_budget, on_unreachable="raise")
+        self._probe = Client(self.url, retries=0, timeout=5.0)
+        self.dead = False
+        self.dead_reason = ""
+        self.entries = 0
+        self.kernel_entries = 0
+        self.requests = 0
+        self.failures = 0
+        self.streak = 0
+
+    def is_alive(self) -> bool:
+        """Whether the worker still runs: its liveness check, else ``GET /healthz``."""
+        if self._alive is not None:
+            try:
+                return bool(self._alive())
+            except Exception as e:  # a dead actor raises; so does an unreachable node
+                log.debug("%s: liveness check failed: %r", self.key, e)
+                return False
+        try:
+            self._probe.health()
+            return True
+        except (AorltaError, OSError, ValueError):
+            return False
+
+    def health(self) -> Dict[str, Any]:
+        """``GET /healthz`` (raises :class:`AorltaError` when unreachable)."""
+        return self._probe.health()
+
+    def row(self) -> Dict[str, Any]:
+        """What the summary table shows of this worker."""
+        return {
+            "key": self.key,
+            "url": self.url,
+            "gpus": self.gpus,
+            "state": "dead" if self.dead else "live",
+            "dead_reason": self.dead_reason,
+            "entries": self.entries,
+            "kernel_entries": self.kernel_entries,
+            "requests": self.requests,
+            "failures": self.failures,
+            **{k: v for k, v in self.info.items() if k in ("host", "node_id", "node_ip", "pid")},
+        }
+
+
+class _Batch:
+    """One :meth:`Router.score` call's shared state (guarded by ``cond``)."""
+
+    def __init__(self, items: List[Dict[str, Any]], profile: Optional[str], progress: Optional[Progress]):
+        self.items = items
+        self.profile = profile
+        self.progress = progress
+        self.out: List[Optional[Dict[str, Any]]] = [None] * len(items)
+        self.left = len(items)
+        self.qa: Deque[List[int]] = deque()
+        self.kernel: Dict[int, Deque[List[int]]] = {}
+        self.given: Dict[int, int] = {}
+        self.error: Optional[BaseException] = None
+        self.cond = threading.Condition()
+
+
+class Router:
+    """Spreads batches over ``workers`` (a list of :class:`Worker`).
+
+    ``qa_chunk`` / ``kernel_chunk``: items per request of each kind; ``connections``: requests in
+    flight to each worker at once; ``busy_wait``: seconds to wait before asking an overloaded
+    (503) worker again.
+    """
+
+    def __init__(
+        self,
+        workers: Iterable[Worker],
+        *,
+        qa_chunk: int = 256,
+        kernel_chunk: int = 8,
+        connections: int = 4,
+        busy_wait: float = 1.0,
+    ):
+        self.workers = list(workers)
+        if not self.workers:
+            raise ValueError("a router needs at least one worker")
+        keys = [w.key for w in self.workers]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"worker keys must differ: {keys}")
+        if qa_chunk < 1 or kernel_chunk < 1 or connections < 1:
+            raise ValueError("qa_chunk, kernel_chunk and connections must be at least 1")
+        self.qa_chunk = qa_chunk
+        self.kernel_chunk = kernel_chunk
+        self.connections = connections
+        self.busy_wait = busy_wait
+        self._lock = threading.Lock()
+        self._kinds: Optional[Dict[str, str]] = None
+        self._profiles: Optional[Dict[str, Any]] = None
+        self._rr = 0
+
+    # -- workers -------------------------------------------------------------------------
+
+    def live(self, gpu: bool = False) -> List[Worker]:
+        """The workers not known dead (with GPUs only, when ``gpu``)."""
+        return [w for w in self.workers if not w.dead and (w.gpus > 0 or not gpu)]
+
+    def retire(self, w: Worker, reason: str) -> None:
+        """Marks a worker dead: nothing more is sent to it."""
+        with self._lock:
+            if not w.dead:
+                w.dead, w.dead_reason = True, reason
+                log.warning("worker %s (%s) is dead: %s; its items go to the others", w.key, w.url, reason)
+
+    def recheck(self) -> None:
+        """Gives a dead worker back its place when its liveness check passes again."""
+        for w in self.workers:
+            if w.dead and w.is_alive():
+                with self._lock:
+                    w.dead, w.dead_reason = False, ""
+                log.warning("worker %s (%s) answers again", w.key, w.url)
+
+    def _fetch(self, path: str) -> Optional[Any]:
+        """A read-only endpoint's JSON from the first live worker that answers it."""
+        for w in self.live():
+            try:
+                return w.client._json("GET", path)
+            except AorltaError as e:
+                if e.status != 0:
+                    raise
+                if not w.is_alive():
+                    self.retire(w, f"GET {path}: {e.message}")
+        return None
+
+    def kinds(self) -> Dict[str, str]:
+        """Task id → kind (``qa``, ``kernel``), from the first live worker's ``/v1/tasks`` (every
+        worker runs the same config)."""
+        if self._kinds is None:
+            tasks = self._fetch("/v1/tasks")
+            if tasks is not None:
+                self._kinds = {t["id"]: t["kind"] for t in tasks["tasks"]}
+        return self._kinds or {}
+
+    def profiles(self) -> Dict[str, Any]:
+        """``GET /v1/profiles`` of a live worker (kept after the first answer)."""
+        if self._profiles is None:
+            self._profiles = self._fetch("/v1/profiles")
+        return self._profiles or {}
+
+    def health(self) -> Dict[str, Any]:
+        """The router's ``/healthz``: every worker's state and its own ``/healthz``, and over the
+        live ones the summed queue depths and sizes, the longest item time limit and queue wait
+        (what the clients read to size their time-outs)."""
+        rows, depth, size = [], {}, {}
+        timeouts: Dict[str, float] = {}
+        wait, version, tasks, profiles = 0.0, None, 0, []
+        for w in self.workers:
+            row = w.row()
+            if not w.dead:
+                try:
+                    h = w.health()
+                except AorltaError as e:
+                    row["state"], row["error"] = "unreachable", e.message
+                else:
+                    for lane, d in h.get("queue_depth", {}).items():
+                        depth[lane] = depth.get(lane, 0) + d
+                    for lane, d in h.get("queue_items", {}).items():
+                        size[lane] = size.get(lane, 0) + d
+                    for lane, t in h.get("item_timeout_s", {}).items():
+                        timeouts[lane] = max(timeouts.get(lane, 0.0), t)
+                    wait = max(wait, h.get("queue_wait_s", 0.0))
+                    version, tasks, profiles = h.get("version"), h.get("tasks", 0), h.get("profiles", [])
+                    row["queue_depth"] = h.get("queue_depth", {})
+            rows.append(row)
+        live = sum(1 for r in rows if r["state"] == "live")
+        return {
+            "status": "ok" if live == len(rows) else ("degraded" if live else "no-worker"),
+            "router": True,
+            "version": version,
+            "tasks": tasks,
+            "profiles": profiles,
+            "live_workers": live,
+            "workers": rows,
+            "queue_depth": depth,
+            "queue_items": size,
+            "item_timeout_s": timeouts,
+            "queue_wait_s": wait,
+        }
+
+    def cache_counters(self) -> Dict[str, Dict[str, float]]:
+        """Per live worker, its store and work counters from ``/metrics`` since it started:
+        ``aorlta_cache_hits_total``, ``aorlta_cache_misses_total``, ``aorlta_items_computed_total``
+        (entries a worker made, from the store or not) and ``aorlta_items_shared_total`` (items
+        answered by an identical item in flight)."""
+        names = ("aorlta_cache_hits_total", "aorlta_cache_misses_total", "aorlta_items_computed_total", "aorlta_items_shared_total")
+        out: Dict[str, Dict[str, float]] = {}
+        for w in self.live():
+            try:
+                text = w.client.metrics()
+            except AorltaError:
+                continue
+            row = {n: 0.0 for n in names}
+            for line in text.splitlines():
+                parts = line.split(" ")
+                if len(parts) == 2 and parts[0] in names:
+                    row[parts[0]] = float(parts[1])
+            out[w.key] = row
+        return out
+
+    # -- scoring -------------------------------------------------------------------------
+
+    def score(self, items: Iterable[Item], profile: Optional[str] = None, progress: Optional[Progress] = None) -> List[Dict[str, Any]]:
+        """One reward entry per item, in order (``POST /v1/score`` spread over the workers)."""
+        batch = _Batch(_items(items), profile, progress)
+        if not batch.items:
+            raise AorltaError(422, "empty-batch", "the batch has no items")
+        self.recheck()
+        kinds = self.kinds()
+        qa, kernel = [], []
+        for i, it in enumerate(batch.items):
+            if not _usable(it):
+                detail = f"the item's task is {it.get('task')!r}, not a task id or an inline task"
+                self._answer(batch, [i], [_unscored_entry(it, "no-task", detail)])
+            elif task_kind(it["task"], kinds) == KERNEL:
+                kernel.append(i)
+            else:
+                qa.append(i)
+        with batch.cond:
+            for c in range(0, len(qa), self.qa_chunk):
+                batch.qa.append(qa[c : c + self.qa_chunk])
+            rooms = self._rooms() if kernel else {}
+            for i in kernel:
+                self._place(batch, i, rooms)
+            self._starve(batch)
+            chunks = len(batch.qa) + sum(len(q) for q in batch.kernel.values())
+        senders = min(self.connections, max(1, chunks))
+        threads = [
+            threading.Thread(target=self._drive, args=(batch, w), name=f"aorlta-router-{w.key}-{n}", daemon=True)
+            for w in self.live()
+            for n in range(senders)
+        ]
+        for t in threads:
+            t.start()
+        with batch.cond:
+            while batch.left and batch.error is None:
+                if not any(t.is_alive() for t in threads):
+                    # Every sender ended (every worker it had died): answer what is queued.
+                    self._starve(batch, force=True)
+                    break
+                batch.cond.wait(0.5)
+                self._starve(batch)  # a worker retired elsewhere (another batch, a forward)
+        for t in threads:
+            t.join()
+        if batch.error is not None:
+            raise batch.error
+        missing = [i for i, e in enumerate(batch.out) if e is None]
+        if missing:
+            raise AorltaError(500, "internal-error", f"the router lost items {missing[:10]}")
+        return batch.out  # type: ignore[return-value]
+
+    def _rooms(self) -> Dict[int, int]:
+        """Per live GPU worker, the free places of its kernel lane (``/healthz``)."""
+        rooms = {}
+        for w in self.live(gpu=True):
+            try:
+                h = w.health()
+                rooms[id(w)] = int(h["queue_items"].get(KERNEL, 0)) - int(h["queue_depth"].get(KERNEL, 0))
+            except (AorltaError, KeyError, TypeError, ValueError):
+                rooms[id(w)] = 0  # busy or gone: the first request will tell
+        return rooms
+
+    def _place(self, batch: _Batch, i: int, rooms: Mapping[int, int]) -> None:
+        """Queues kernel item ``i`` on the first live GPU worker of its order with room (the
+        first of its order when none has room), or answers it ``no-worker`` when no GPU worker
+        lives. Call with ``batch.cond`` held."""
+        key = item_key(batch.items[i])
+        order = sorted(self.live(gpu=True), key=lambda w: _weight(key, w), reverse=True)
+        if not order:
+            self._no_worker(batch, [i], KERNEL)
+            return
+        pick = next((w for w in order if batch.given.get(id(w), 0) < rooms.get(id(w), 0)), order[0])
+        batch.given[id(pick)] = batch.given.get(id(pick), 0) + 1
+        q = batch.kernel.setdefault(id(pick), deque())
+        if q and len(q[-1]) < self.kernel_chunk:
+            q[-1].append(i)
+        else:
+            q.append([i])
+
+    def _starve(self, batch: _Batch, force: bool = False) -> None:
+        """Moves the kernel queues of dead workers to live ones, and answers ``no-worker`` to
+        what no live worker can take (everything still queued when ``force``). Call with
+        ``batch.cond`` held."""
+        live = {id(w) for w in self.live()}
+        for wid, q in batch.kernel.items():
+            if force or wid not in live:
+                chunks = list(q)
+                q.clear()
+                for chunk in chunks:
+                    if force:
+                        self._no_worker(batch, chunk, KERNEL)
+                    else:
+                        for i in chunk:
+                            self._place(batch, i, {})
+        if force or not live:
+            while batch.qa:
+                self._no_worker(batch, batch.qa.popleft(), QA)
+        batch.cond.notify_all()
+
+    def _no_worker(self, batch: _Batch, idx: List[int], kind: str) -> None:
+        dead = "; ".join(f"{w.key}: {w.dead_reason}" for w in self.workers if w.dead) or "none"
+        what = "kernel items (no live worker with a GPU)" if kind == KERNEL else "items (no live worker)"
+        detail = f"no worker can score {what}; dead workers: {dead}"
+        self._answer(batch, idx, [_unscored_entry(batch.items[i], "no-worker", detail) for i in idx])
+
+    def _answer(self, batch: _Batch, idx: List[int], entries: List[Dict[str, Any]]) -> None:
+        for i, e in zip(idx, entries):
+            if batch.out[i] is None:
+                batch.out[i] = e
+                batch.left -= 1
+        if batch.progress is not None:
+            batch.progress(len(batch.items) - batch.left, len(batch.items))
+
+    def _take(self, batch: _Batch, w: Worker) -> Optional[Tuple[str, List[int]]]:
+        """The next chunk for ``w`` (its own kernel queue first, then the shared Q&A queue), or
+        ``None`` when the batch is over or ``w`` is dead. Waits while other workers hold items
+        that may come back to it."""
+        with batch.cond:
+            while True:
+                if batch.error is not None or batch.left == 0:
+                    return None
+                if w.dead:
+                    self._starve(batch)  # what it still held goes to the others
+                    return None
+                q = batch.kernel.get(id(w))
+                if q:
+                    return KERNEL, q.popleft()
+                if batch.qa:
+                    return QA, batch.qa.popleft()
+                batch.cond.wait(0.2)
+
+    def _give_back(self, batch: _Batch, w: Worker, kind: str, chunk: List[int]) -> None:
+        """Puts an unanswered chunk back at the front of its queue (a dead worker's kernel items
+        go to the next worker of their order)."""
+        with batch.cond:
+            if kind == QA:
+                batch.qa.appendleft(chunk)
+            else:
+                batch.kernel.setdefault(id(w), deque()).appendleft(chunk)
+            self._starve(batch)
+
+    def _drive(self, batch: _Batch, w: Worker) -> None:
+        """One connection's loop: take a chunk, send it, record its entries."""
+        while True:
+            job = self._take(batch, w)
+            if job is None:
+                return
+            kind, chunk = job
+            try:
+                entries = w.client.score([batch.items[i] for i in chunk], batch.profile)
+            except AorltaError as e:
+                if e.status == 503:  # alive and full: ask again later
+                    self._give_back(batch, w, kind, chunk)
+                    time.sleep(self.busy_wait)
+                elif e.status == 0:
+                    self._failed(batch, w, kind, chunk, e.message)
+                else:  # a refusal no other worker would answer differently
+                    with batch.cond:
+                        batch.error = e
+                        batch.cond.notify_all()
+                    return
+                continue
+            except Exception as e:  # a connection that broke in a way the client did not map
+                self._failed(batch, w, kind, chunk, repr(e))
+                continue
+            with batch.cond:
+                if len(entries) != len(chunk):
+                    msg = f"{w.key} answered {len(entries)} entries for {len(chunk)} items"
+                    batch.error = AorltaError(500, "internal-error", msg)
+                    batch.cond.notify_all()
+                    return
+                w.streak = 0
+                w.requests += 1
+                w.entries += len(chunk)
+                if kind == KERNEL:
+                    w.kernel_entries += len(chunk)
+                self._answer(batch, chunk, entries)
+                batch.cond.notify_all()
+
+    def _failed(self, batch: _Batch, w: Worker, kind: str, chunk: List[int], why: str) -> None:
+        """A request to ``w`` failed on the connection: ``w`` is retired when its liveness check
+        fails too, or after three such failures in a row; the chunk goes back."""
+        w.failures += 1
+        w.streak += 1
+        alive = w.is_alive()
+        if not alive:
+            self.retire(w, f"connection failed ({why}) and its liveness check failed")
+        elif w.streak >= 3:
+            self.retire(w, f"three requests in a row failed on the connection ({why})")
+        self._give_back(batch, w, kind, chunk)
+        if not w.dead:
+            time.sleep(0.2)
+
+    # -- OpenRLHF's shape and read-only routes -----------------------------------------------
+
+    def forward(self, method: str, path: str, body: Any = None, kernel: bool = False) -> Tuple[int, bytes]:
+        """Sends one request to a live worker (one with GPUs when ``kernel``), the next on a
+        connection failure; answers ``(status, body)``. ``(503, …no-worker…)`` when none answers."""
+        with self._lock:
+            self._rr += 1
+            start = self._rr
+        order = self.live(gpu=kernel)
+        order = order[start % len(order) :] + order[: start % len(order)] if order else []
+        for w in order:
+            try:
+                status, _, payload = w.client.request(method, path, body)
+                return status, payload
+            except AorltaError as e:
+                w.failures += 1
+                if not w.is_alive():
+                    self.retire(w, f"{method} {path}: {e.message}")
+        msg = {"error": {"code": "no-worker", "message": "no live worker can answer", "status": 503}}
+        return 503, json.dumps(msg).encode()
+
+    def get_reward(self, body: Mapping[str, Any], query: str = "") -> Tuple[int, bytes]:
+        """``POST /get_reward`` (OpenRLHF's shape) on a live worker (one with GPUs when a label
+        names a kernel task). With no live worker, every sample is answered unscored: its reward
+        is the profile's ``unscored-value`` (the stand-in the service itself gives, which
+        OpenRLHF needs as a number) and ``extra_logs.unscored`` is 1.0."""
+        labels = body.get("labels") if isinstance(body, Mapping) else None
+        kinds = self.kinds()
+        kernel = isinstance(labels, list) and any(isinstance(x, str) and kinds.get(x) == KERNEL for x in labels)
+        path = "/get_reward" + (f"?{query}" if query else "")
+        status, payload = self.forward("POST", path, body, kernel=kernel)
+        if status != 503 or b'"no-worker"' not in payload or not isinstance(labels, list):
+            return status, payload
+        profiles = self.profiles()
+        name = urllib.parse.parse_qs(query).get("profile", [profiles.get("default")])[0]
+        spec = next((p["profile"] for p in profiles.get("profiles", []) if p["name"] == name), None)
+        if spec is None:
+            return status, payload  # never reached a worker: no stand-in is known
+        n = len(labels)
+        stand_in = float(spec.get("unscored-value", 0.0))
+        answer = {
+            "rewards": [stand_in] * n,
+            "scores": [0.0] * n,
+            "extra_logs": {"scored": [0.0] * n, "timed_out": [0.0] * n, "unscored": [1.0] * n},
+        }
+        return 200, json.dumps(answer).encode()
+
+    def summary_rows(self) -> List[Dict[str, Any]]:
+        """One row per worker: key, url, GPUs, state, entries answered, requests, failures."""
+        return [w.row() for w in self.workers]
+
+
+# -- the HTTP front ----------------------------------------------------------------------
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: "_FrontServer"
+
+    def log_message(self, fmt: str, *args: Any) -> None:
+        log.debug("front: " + fmt, *args)
+
+    def _send(self, status: int, payload: bytes, content_type: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        if status == 503:
+            self.send_header("Retry-After", "1")
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _error(self, status: int, code: str, message: str) -> None:
+        self._send(status, json.dumps({"error": {"code": code, "message": message, "status": status}}).encode())
+
+    def _body(self) -> Optional[Any]:
+        n = int(self.headers.get("Content-Length") or 0)
+        if n > self.server.max_body:
+            self._error(413, "body-too-large", f"the body is {n} bytes, more than {self.server.max_body}")
+            self.close_connection = True
+            return None
+        raw = self.rfile.read(n)
+        try:
+            return json.loads(raw)
+        except ValueError as e:
+            self._error(400, "malformed-json", str(e))
+            return None
+
+    def do_GET(self) -> None:
+        path, _, query = self.path.partition("?")
+        router = self.server.router
+        if path == "/healthz":
+            h = router.health()
+            self._send(200 if h["live_workers"] else 503, json.dumps(h).encode())
+        elif path in ("/v1/tasks", "/v1/profiles"):
+            self._send(*router.forward("GET", path))
+        else:
+            self._error(404, "not-found", f"no route GET {path} on the router (it serves /v1/score, /get_reward, /v1/tasks, /v1/profiles, /healthz)")
+
+    def do_POST(self) -> None:
+        path, _, query = self.path.partition("?")
+        router = self.server.router
+        if path not in ("/v1/score", "/get_reward"):
+            self._error(404, "not-found", f"no route POST {path} on the router")
+            return
+        body = self._body()
+        if body is None:
+            return
+        if path == "/get_reward":
+            self._send(*router.get_reward(body, query))
+            return
+        if not isinstance(body, dict) or not isinstance(body.get("items"), list):
+            self._error(422, "invalid-request", "the body is an object with an `items` array")
+            return
+        for n, it in enumerate(body["items"]):
+            if not isinstance(it, dict) or "task" not in it or not isinstance(it.get("completion"), str):
+                self._error(422, "invalid-request", f"field `items[{n}]`: an object with `task` and a string `completion`")
+                return
+        try:
+            entries = router.score(body["items"], body.get("profile"))
+        except AorltaError as e:
+            self._error(e.status or 502, e.code, e.message)
+            return
+        self._send(200, json.dumps({"results": entries}).encode())
+
+
+class _FrontServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024
+    allow_reuse_address = True
+
+    def __init__(self, addr: Tuple[str, int], router: Router, max_body: int):
+        super().__init__(addr, _Handler)
+        self.router = router
+        self.max_body = max_body
+
+
+class Front:
+    """A running HTTP front: ``url``, ``close()``."""
+
+    def __init__(self, server: _FrontServer, thread: threading.Thread):
+        self._server = server
+        self._thread = thread
+        host, port = server.server_address[:2]
+        self.url = f"http://{host}:{port}"
+
+    def close(self) -> None:
+        """Stops listening and waits for the serving thread."""
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=10)
+
+
+def serve_front(router: Router, host: str = "127.0.0.1", port: int = 0, max_body: int = 64 << 20) -> Front:
+    """Serves ``router`` over HTTP on ``host:port`` (0: a free port) in a background thread:
+    ``POST /v1/score``, ``POST /get_reward``, ``GET /v1/tasks``, ``/v1/profiles`` and
+    ``/healthz`` (every worker's state; 503 when none lives)."""
+    server = _FrontServer((host, port), router, max_body)
+    thread = threading.Thread(target=server.serve_forever, name="aorlta-front", daemon=True)
+    thread.start()
+    return Front(server, thread)
