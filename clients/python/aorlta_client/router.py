@@ -7,10 +7,11 @@ its workers:
   takes from one shared queue, so a faster worker takes more.
 - **Kernel items go to workers with GPUs**, each to the first worker of its own order (weighted
   rendezvous hashing of the task and completion over the workers' keys, weighted by their GPU
-  counts) that has room in its kernel lane (``queue-items`` less ``queue_depth``, from
-  ``/healthz``, less what this batch already gave it). The same completion goes to the same node
-  while that node lives, so a timing leg, whose cache key holds the host's GPUs (docs/SPEC §6),
-  is found in the shared store instead of being measured again on another node.
+  counts) that is under its cap for the batch: its share by GPUs plus ``balance`` (bounded
+  loads), and no more than the free places of its kernel lane (from ``/healthz``). The same
+  completion goes to the same node while that node lives (unless that node is full), so a timing
+  leg, whose cache key holds the host's GPUs (docs/ARCHITECTURE.md, "Cache identity"), is found
+  in the shared store instead of being measured again on another node.
 - **Input order and ids are kept**: an item without an id gets ``<task>#<index>``, its index in
   the whole batch, exactly as one service would give it.
 - **A dead worker's items are retried on another live worker.** A worker is dead when a request
@@ -166,8 +167,9 @@ class Router:
     """Spreads batches over ``workers`` (a list of :class:`Worker`).
 
     ``qa_chunk`` / ``kernel_chunk``: items per request of each kind; ``connections``: requests in
-    flight to each worker at once; ``busy_wait``: seconds to wait before asking an overloaded
-    (503) worker again.
+    flight to each worker at once; ``balance``: how far over its share of a batch's kernel items
+    (by GPUs) a worker may go to keep items on their first choice (0.1: 10 %); ``busy_wait``:
+    seconds to wait before asking an overloaded (503) worker again.
     """
 
     def __init__(
@@ -177,6 +179,7 @@ class Router:
         qa_chunk: int = 256,
         kernel_chunk: int = 8,
         connections: int = 4,
+        balance: float = 0.1,
         busy_wait: float = 1.0,
     ):
         self.workers = list(workers)
@@ -190,6 +193,7 @@ class Router:
         self.qa_chunk = qa_chunk
         self.kernel_chunk = kernel_chunk
         self.connections = connections
+        self.balance = balance
         self.busy_wait = busy_wait
         self._lock = threading.Lock()
         self._kinds: Optional[Dict[str, str]] = None
@@ -325,9 +329,9 @@ class Router:
         with batch.cond:
             for c in range(0, len(qa), self.qa_chunk):
                 batch.qa.append(qa[c : c + self.qa_chunk])
-            rooms = self._rooms() if kernel else {}
+            caps = self._caps(len(kernel)) if kernel else {}
             for i in kernel:
-                self._place(batch, i, rooms)
+                self._place(batch, i, caps)
             self._starve(batch)
             chunks = len(batch.qa) + sum(len(q) for q in batch.kernel.values())
         senders = min(self.connections, max(1, chunks))
@@ -355,27 +359,35 @@ class Router:
             raise AorltaError(500, "internal-error", f"the router lost items {missing[:10]}")
         return batch.out  # type: ignore[return-value]
 
-    def _rooms(self) -> Dict[int, int]:
-        """Per live GPU worker, the free places of its kernel lane (``/healthz``)."""
-        rooms = {}
-        for w in self.live(gpu=True):
+    def _caps(self, n: int) -> Dict[int, int]:
+        """Per live GPU worker, how many of this batch's ``n`` kernel items it may take: its
+        share by GPUs times ``1 + balance`` (consistent hashing with bounded loads, Mirrokni,
+        Thorup and Zadimoghaddam, SODA 2018: no worker gets much more than its share, and most
+        items still go to their first choice), and no more than the free places of its kernel
+        lane (``queue-items`` less ``queue_depth`` from ``/healthz``)."""
+        live = self.live(gpu=True)
+        gpus = sum(w.gpus for w in live) or 1
+        caps = {}
+        for w in live:
+            share = math.ceil((1.0 + self.balance) * n * w.gpus / gpus)
             try:
                 h = w.health()
-                rooms[id(w)] = int(h["queue_items"].get(KERNEL, 0)) - int(h["queue_depth"].get(KERNEL, 0))
+                room = int(h["queue_items"].get(KERNEL, 0)) - int(h["queue_depth"].get(KERNEL, 0))
             except (AorltaError, KeyError, TypeError, ValueError):
-                rooms[id(w)] = 0  # busy or gone: the first request will tell
-        return rooms
+                room = 0  # busy or gone: the first request will tell
+            caps[id(w)] = min(share, room)
+        return caps
 
-    def _place(self, batch: _Batch, i: int, rooms: Mapping[int, int]) -> None:
-        """Queues kernel item ``i`` on the first live GPU worker of its order with room (the
-        first of its order when none has room), or answers it ``no-worker`` when no GPU worker
-        lives. Call with ``batch.cond`` held."""
+    def _place(self, batch: _Batch, i: int, caps: Mapping[int, int]) -> None:
+        """Queues kernel item ``i`` on the first live GPU worker of its order under its cap (the
+        first of its order when none is), or answers it ``no-worker`` when no GPU worker lives.
+        Call with ``batch.cond`` held."""
         key = item_key(batch.items[i])
         order = sorted(self.live(gpu=True), key=lambda w: _weight(key, w), reverse=True)
         if not order:
             self._no_worker(batch, [i], KERNEL)
             return
-        pick = next((w for w in order if batch.given.get(id(w), 0) < rooms.get(id(w), 0)), order[0])
+        pick = next((w for w in order if batch.given.get(id(w), 0) < caps.get(id(w), 0)), order[0])
         batch.given[id(pick)] = batch.given.get(id(pick), 0) + 1
         q = batch.kernel.setdefault(id(pick), deque())
         if q and len(q[-1]) < self.kernel_chunk:

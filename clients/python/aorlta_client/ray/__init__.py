@@ -156,6 +156,7 @@ def start(
     qa_chunk: int = 256,
     kernel_chunk: int = 8,
     connections: int = 4,
+    balance: float = 0.1,
 ) -> Service:
     """Starts one ``aorlta serve`` per node of the Ray cluster and a router over them.
 
@@ -174,8 +175,9 @@ def start(
     - ``binary``: the ``aorlta`` executable on the nodes (else ``$AORLTA_BIN``, else PATH);
       ``env``: extra environment for the services (``AORLTA_NVCC``, ``RUST_LOG`` ...).
     - ``address``: the cluster to join when Ray is not initialised yet (``auto``, ``ray://…``).
-    - ``qa_chunk``, ``kernel_chunk``, ``connections``: the router's request sizes and
-      requests in flight per worker.
+    - ``qa_chunk``, ``kernel_chunk``, ``connections``, ``balance``: the router's request sizes,
+      requests in flight per worker, and how far over its share of a batch's kernel items a
+      worker may go (:class:`~aorlta_client.router.Router`).
     """
     if not ray.is_initialized():
         ray.init(address=address)
@@ -227,7 +229,7 @@ def start(
         Worker(i["url"], key=i["key"], gpus=i["gpus"], alive=_alive_check(a), info=i)
         for i, a in zip(infos, actors)
     ]
-    router = Router(workers, qa_chunk=qa_chunk, kernel_chunk=kernel_chunk, connections=connections)
+    router = Router(workers, qa_chunk=qa_chunk, kernel_chunk=kernel_chunk, connections=connections, balance=balance)
     # Read once while every worker lives: the lanes of task ids, and each profile's stand-in for
     # OpenRLHF's answers when no worker is left.
     router.kinds()

@@ -8,8 +8,10 @@ in-flight sharing answers for the work) is scored three ways, one batch at a tim
 - ``router, 1 worker``: a :class:`~aorlta_client.router.Router` over that worker alone;
 - ``router, N workers``: the router over every worker.
 
-Each row: batches, items, seconds, items/s, the batch latency's p50 and p99 (nearest rank), and
-how many entries came back unscored. docs/SCALING.md reads these figures.
+Each row: batches, items, seconds, items/s, the batch latency's p50 and p99 (nearest rank), how
+many entries came back unscored, and CPU time per item: this process's (the client or the
+router: ``time.process_time``) and the services' (each worker's process tree, compilers and
+harness processes included, from ``/proc`` on its node). docs/SCALING.md reads these figures.
 """
 
 from __future__ import annotations
@@ -37,11 +39,18 @@ def _rank(xs: List[float], q: float) -> float:
     return s[min(len(s) - 1, max(0, int(-(-q * len(s) // 1)) - 1))]
 
 
-def _run(score, pool, profile, batch: int, items: int, tag: str) -> List[Any]:
+def _service_cpu(svc) -> float:
+    import ray
+
+    return sum(ray.get([a.cpu_seconds.remote() for a in svc.actors], timeout=60))
+
+
+def _run(score, svc, pool, profile, batch: int, items: int, tag: str) -> List[Any]:
     n = max(1, items // batch)
-    data = _distinct(pool, n * batch, tag)
-    score(data[:batch], profile)  # warm: connections, time-outs, task kinds
+    data = _distinct(pool, (n + 1) * batch, tag)
+    score(data[n * batch :], profile)  # warm: connections, time-outs, task kinds
     lat, unscored = [], 0
+    cpu0, svc0 = time.process_time(), _service_cpu(svc)
     t0 = time.monotonic()
     for b in range(n):
         t = time.monotonic()
@@ -49,7 +58,13 @@ def _run(score, pool, profile, batch: int, items: int, tag: str) -> List[Any]:
         lat.append(time.monotonic() - t)
         unscored += sum(1 for e in entries if not e.get("scored"))
     wall = time.monotonic() - t0
-    return [n, n * batch, f"{wall:.2f}", f"{n * batch / wall:.0f}", f"{1e3 * _rank(lat, 0.5):.1f}", f"{1e3 * _rank(lat, 0.99):.1f}", unscored]
+    own, served = time.process_time() - cpu0, _service_cpu(svc) - svc0
+    k = n * batch
+    return [
+        n, k, f"{wall:.2f}", f"{k / wall:.1f}" if k / wall < 100 else f"{k / wall:.0f}",
+        f"{1e3 * _rank(lat, 0.5):.1f}", f"{1e3 * _rank(lat, 0.99):.1f}", unscored,
+        f"{1e6 * own / k:.0f}", f"{1e6 * served / k:.0f}",
+    ]
 
 
 def run_bench(svc, pool: Sequence[Dict[str, Any]], profile: Optional[str], batches: Sequence[int], items: int) -> str:
@@ -58,12 +73,13 @@ def run_bench(svc, pool: Sequence[Dict[str, Any]], profile: Optional[str], batch
 
     router = svc.router
     first = router.workers[0]
-    alone = Router([first], qa_chunk=router.qa_chunk, kernel_chunk=router.kernel_chunk, connections=router.connections)
+    alone = Router([first], qa_chunk=router.qa_chunk, kernel_chunk=router.kernel_chunk, connections=router.connections, balance=router.balance)
     direct = Client(first.url)
     n = len(router.workers)
     gpus = sum(w.gpus for w in router.workers)
     rows = []
     runs = 0
+    load0 = os.getloadavg()[0]
     for b in batches:
         for label, score in (
             ("client, 1 worker", lambda its, p: direct.score(its, p)),
@@ -71,12 +87,14 @@ def run_bench(svc, pool: Sequence[Dict[str, Any]], profile: Optional[str], batch
             (f"router, {n} workers", router.score),
         ):
             runs += 1
-            rows.append([b, label] + _run(score, pool, profile, b, items, f"bench{runs}-{os.getpid()}"))
+            rows.append([b, label] + _run(score, svc, pool, profile, b, items, f"bench{runs}-{os.getpid()}"))
             print(f"aorlta ray bench: batch {b}, {label}: {rows[-1][5]} items/s", file=sys.stderr, flush=True)
     head = (
         f"aorlta ray bench: {len(pool)} completions cycled, each sent once with a distinct suffix; "
         f"{n} workers, {gpus} GPUs; router on {os.uname().nodename} ({os.cpu_count()} cores), "
-        f"{router.connections} requests in flight per worker, chunks of {router.qa_chunk} Q&A / {router.kernel_chunk} kernel items"
+        f"{router.connections} requests in flight per worker, chunks of {router.qa_chunk} Q&A / {router.kernel_chunk} kernel items; "
+        f"load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
     )
-    table = _table(["BATCH", "WAY", "BATCHES", "ITEMS", "SECONDS", "ITEMS/S", "P50 MS", "P99 MS", "UNSCORED"], rows)
+    header = ["BATCH", "WAY", "BATCHES", "ITEMS", "SECONDS", "ITEMS/S", "P50 MS", "P99 MS", "UNSCORED", "CLIENT CPU US/ITEM", "SERVICE CPU US/ITEM"]
+    table = _table(header, rows)
     return head + "\n" + table + "\n\n" + workers_table(svc, router.cache_counters())

@@ -32,7 +32,7 @@ USAGE_EXAMPLE = """examples:
 
 
 def _workers_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--address", default="auto", help="the Ray cluster: auto (the running one, default), ray://HOST:PORT, HOST:PORT, or local (a fresh one-node Ray)")
+    p.add_argument("--address", default="auto", help="the Ray cluster: auto (the running one, default), ray://HOST:PORT, HOST:PORT, local (a fresh one-node Ray), or local:N (a fresh head and N nodes on this machine, each with one fake_gpu: the tests' cluster)")
     p.add_argument("--config", required=True, type=pathlib.Path, help="the service config every node runs (docs/SERVICE.md)")
     p.add_argument("--cache", help="the shared store: postgres://USER@HOST/DB across hosts, or a SQLite file on one host (default: the config's cache)")
     p.add_argument("--binary", help="the aorlta executable on the nodes (default: $AORLTA_BIN, else aorlta on PATH)")
@@ -47,6 +47,7 @@ def _workers_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--qa-chunk", type=int, default=256, help="Q&A items per request (default 256)")
     p.add_argument("--kernel-chunk", type=int, default=8, help="kernel items per request (default 8)")
     p.add_argument("--connections", type=int, default=4, help="requests in flight per worker (default 4)")
+    p.add_argument("--balance", type=float, default=0.1, help="how far over its GPU share of a batch's kernel items a worker may go to keep items on their first node (default 0.1)")
     p.add_argument("--start-timeout", type=float, default=180.0, help="seconds to wait for the workers (default 180)")
 
 
@@ -145,15 +146,44 @@ def _start(args, front: bool, front_host: Optional[str] = None, front_port: int 
     import aorlta_client.ray as ar
 
     if not ray.is_initialized():
-        ray.init(address=None if args.address == "local" else args.address)
+        if args.address.startswith("local:"):
+            _local_cluster(args.address)
+        else:
+            ray.init(address=None if args.address == "local" else args.address)
     print(f"starting one aorlta serve per node of {args.address} ...", file=sys.stderr, flush=True)
     return ar.start(
         args.config, cache=args.cache, binary=args.binary, fake_gpu=args.fake_gpu, resource=args.resource,
         gpus_per_node=args.gpus_per_node, nodes=args.nodes, cpu_nodes=args.cpu_nodes, num_cpus=args.num_cpus,
         bind_host=args.bind_host, front=front, front_host=front_host, front_port=front_port, env=_env(args.env),
         start_timeout=args.start_timeout, qa_chunk=args.qa_chunk, kernel_chunk=args.kernel_chunk,
-        connections=args.connections,
+        connections=args.connections, balance=args.balance,
     )
+
+
+_CLUSTER: List[Any] = []
+
+
+def _local_cluster(address: str) -> None:
+    """``local:N``: a head without GPUs and N nodes with one ``fake_gpu`` each, on this machine
+    (stopped when the command ends)."""
+    import atexit
+
+    import ray
+    from ray.cluster_utils import Cluster
+
+    n = address.partition(":")[2]
+    if not n.isdigit() or int(n) < 1:
+        raise ValueError(f"--address {address!r}: expected local:N with N >= 1")
+    # The nodes' workers import this package from where this process found it.
+    here = str(pathlib.Path(__file__).resolve().parents[2])
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH", "")) if p)
+    c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    for _ in range(int(n)):
+        c.add_node(num_cpus=1, resources={"fake_gpu": 1})
+    ray.init(address=c.address)
+    c.wait_for_nodes()
+    _CLUSTER.append(c)
+    atexit.register(lambda: (ray.shutdown(), c.shutdown()))
 
 
 def workers_table(svc, counters: Optional[Dict[str, Dict[str, float]]] = None) -> str:

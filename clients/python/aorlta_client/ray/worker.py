@@ -247,9 +247,47 @@ class AorltaWorker:
                 self.proc.wait()
         return self.proc.returncode
 
+    def cpu_seconds(self) -> float:
+        """CPU seconds (user and system) the service has used: its own, its finished children's
+        (compilers) and its running descendants' (harness processes), from ``/proc``."""
+        if self.proc is None:
+            return 0.0
+        return _tree_cpu(self.proc.pid)
+
     def log_tail(self, lines: int = 40) -> str:
         """The last lines of the service's log."""
         return _tail(self.folder / "serve.log", lines)
+
+
+def _stat(pid: int) -> Optional[List[str]]:
+    try:
+        raw = pathlib.Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) may hold spaces: the fields after it follow its last ")".
+    return raw[raw.rindex(")") + 2 :].split()
+
+
+def _tree_cpu(root: int) -> float:
+    """utime + stime (+ the reaped children's cutime + cstime) of ``root`` and its descendants."""
+    parent: Dict[int, int] = {}
+    fields: Dict[int, List[str]] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            f = _stat(int(d))
+            if f is not None:
+                fields[int(d)] = f
+                parent[int(d)] = int(f[1])
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid, f in fields.items():
+        p = pid
+        while p not in (root, 0, 1) and p in parent:
+            p = parent[p]
+        if p == root:
+            # Fields 14-17 of stat (utime, stime, cutime, cstime) are 11-14 after the name.
+            total += sum(int(x) for x in f[11:15]) / tick
+    return total
 
 
 def _tail(path: pathlib.Path, lines: int = 40) -> str:
