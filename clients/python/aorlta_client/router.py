@@ -112,6 +112,7 @@ class Worker:
         self.requests = 0
         self.failures = 0
         self.streak = 0
+        self._room = (float("-inf"), 0)
 
     def is_alive(self) -> bool:
         """Whether the worker still runs: its liveness check, else ``GET /healthz``."""
@@ -130,6 +131,19 @@ class Worker:
     def health(self) -> Dict[str, Any]:
         """``GET /healthz`` (raises :class:`AorltaError` when unreachable)."""
         return self._probe.health()
+
+    def kernel_room(self, max_age: float = 1.0) -> int:
+        """The free places of the kernel lane (``queue-items`` less ``queue_depth``), as
+        ``/healthz`` said at most ``max_age`` seconds ago; 0 when it does not answer."""
+        now = time.monotonic()
+        if now - self._room[0] > max_age:
+            try:
+                h = self.health()
+                room = int(h["queue_items"].get(KERNEL, 0)) - int(h["queue_depth"].get(KERNEL, 0))
+            except (AorltaError, KeyError, TypeError, ValueError):
+                room = 0  # busy or gone: the first request will tell
+            self._room = (now, room)
+        return self._room[1]
 
     def row(self) -> Dict[str, Any]:
         """What the summary table shows of this worker."""
@@ -199,6 +213,9 @@ class Router:
         self._kinds: Optional[Dict[str, str]] = None
         self._profiles: Optional[Dict[str, Any]] = None
         self._rr = 0
+        #: CPU seconds the router's own threads have spent scoring (``time.thread_time`` of the
+        #: calling thread and of every sender thread): what one process pays per item.
+        self.cpu_seconds = 0.0
 
     # -- workers -------------------------------------------------------------------------
 
@@ -312,6 +329,13 @@ class Router:
 
     def score(self, items: Iterable[Item], profile: Optional[str] = None, progress: Optional[Progress] = None) -> List[Dict[str, Any]]:
         """One reward entry per item, in order (``POST /v1/score`` spread over the workers)."""
+        t0 = time.thread_time()
+        try:
+            return self._score(items, profile, progress)
+        finally:
+            self._add_cpu(time.thread_time() - t0)
+
+    def _score(self, items: Iterable[Item], profile: Optional[str], progress: Optional[Progress]) -> List[Dict[str, Any]]:
         batch = _Batch(_items(items), profile, progress)
         if not batch.items:
             raise AorltaError(422, "empty-batch", "the batch has no items")
@@ -348,7 +372,7 @@ class Router:
                     # Every sender ended (every worker it had died): answer what is queued.
                     self._starve(batch, force=True)
                     break
-                batch.cond.wait(0.5)
+                batch.cond.wait(1.0)
                 self._starve(batch)  # a worker retired elsewhere (another batch, a forward)
         for t in threads:
             t.join()
@@ -370,12 +394,7 @@ class Router:
         caps = {}
         for w in live:
             share = math.ceil((1.0 + self.balance) * n * w.gpus / gpus)
-            try:
-                h = w.health()
-                room = int(h["queue_items"].get(KERNEL, 0)) - int(h["queue_depth"].get(KERNEL, 0))
-            except (AorltaError, KeyError, TypeError, ValueError):
-                room = 0  # busy or gone: the first request will tell
-            caps[id(w)] = min(share, room)
+            caps[id(w)] = min(share, w.kernel_room())
         return caps
 
     def _place(self, batch: _Batch, i: int, caps: Mapping[int, int]) -> None:
@@ -445,7 +464,7 @@ class Router:
                     return KERNEL, q.popleft()
                 if batch.qa:
                     return QA, batch.qa.popleft()
-                batch.cond.wait(0.2)
+                batch.cond.wait(1.0)  # every answer and every move notifies
 
     def _give_back(self, batch: _Batch, w: Worker, kind: str, chunk: List[int]) -> None:
         """Puts an unanswered chunk back at the front of its queue (a dead worker's kernel items
@@ -459,6 +478,17 @@ class Router:
 
     def _drive(self, batch: _Batch, w: Worker) -> None:
         """One connection's loop: take a chunk, send it, record its entries."""
+        t0 = time.thread_time()
+        try:
+            self._send_all(batch, w)
+        finally:
+            self._add_cpu(time.thread_time() - t0)
+
+    def _add_cpu(self, seconds: float) -> None:
+        with self._lock:
+            self.cpu_seconds += seconds
+
+    def _send_all(self, batch: _Batch, w: Worker) -> None:
         while True:
             job = self._take(batch, w)
             if job is None:

@@ -9,9 +9,10 @@ in-flight sharing answers for the work) is scored three ways, one batch at a tim
 - ``router, N workers``: the router over every worker.
 
 Each row: batches, items, seconds, items/s, the batch latency's p50 and p99 (nearest rank), how
-many entries came back unscored, and CPU time per item: this process's (the client or the
-router: ``time.process_time``) and the services' (each worker's process tree, compilers and
-harness processes included, from ``/proc`` on its node). docs/SCALING.md reads these figures.
+many entries came back unscored, and CPU time per item: the client's or the router's (the
+``time.thread_time`` of its own threads, so not Ray's threads in this process) and the
+services' (each worker's process tree, compilers and harness processes included, from
+``/proc`` on its node). docs/SCALING.md reads these figures.
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ from aorlta_client.client import Client
 from aorlta_client.router import Router
 
 
-def _distinct(pool: Sequence[Dict[str, Any]], n: int, tag: str) -> List[Dict[str, Any]]:
+def _distinct(pool: Sequence[Dict[str, Any]], n: int, tag: str, same: bool) -> List[Dict[str, Any]]:
     src = itertools.cycle(pool)
     return [
-        {"id": f"{tag}-{i}", "task": it["task"], "completion": f"{it['completion']}\n(attempt {tag}-{i})"}
+        {"id": f"{tag}-{i}", "task": it["task"], "completion": it["completion"] if same else f"{it['completion']}\n(attempt {tag}-{i})"}
         for i, it in zip(range(n), src)
     ]
 
@@ -45,12 +46,14 @@ def _service_cpu(svc) -> float:
     return sum(ray.get([a.cpu_seconds.remote() for a in svc.actors], timeout=60))
 
 
-def _run(score, svc, pool, profile, batch: int, items: int, tag: str) -> List[Any]:
+def _run(score, cpu, svc, pool, profile, batch: int, items: int, tag: str, same: bool) -> List[Any]:
+    """``score`` the items one batch at a time; ``cpu()`` is the CPU seconds the scoring side
+    has spent so far (its threads only: not Ray's own threads in this process)."""
     n = max(1, items // batch)
-    data = _distinct(pool, (n + 1) * batch, tag)
+    data = _distinct(pool, (n + 1) * batch, tag, same)
     score(data[n * batch :], profile)  # warm: connections, time-outs, task kinds
     lat, unscored = [], 0
-    cpu0, svc0 = time.process_time(), _service_cpu(svc)
+    cpu0, svc0 = cpu(), _service_cpu(svc)
     t0 = time.monotonic()
     for b in range(n):
         t = time.monotonic()
@@ -58,7 +61,7 @@ def _run(score, svc, pool, profile, batch: int, items: int, tag: str) -> List[An
         lat.append(time.monotonic() - t)
         unscored += sum(1 for e in entries if not e.get("scored"))
     wall = time.monotonic() - t0
-    own, served = time.process_time() - cpu0, _service_cpu(svc) - svc0
+    own, served = cpu() - cpu0, _service_cpu(svc) - svc0
     k = n * batch
     return [
         n, k, f"{wall:.2f}", f"{k / wall:.1f}" if k / wall < 100 else f"{k / wall:.0f}",
@@ -67,8 +70,10 @@ def _run(score, svc, pool, profile, batch: int, items: int, tag: str) -> List[An
     ]
 
 
-def run_bench(svc, pool: Sequence[Dict[str, Any]], profile: Optional[str], batches: Sequence[int], items: int) -> str:
-    """Runs the three ways for every batch size; answers the table as text."""
+def run_bench(svc, pool: Sequence[Dict[str, Any]], profile: Optional[str], batches: Sequence[int], items: int, same: bool = False) -> str:
+    """Runs the three ways for every batch size; answers the table as text. With ``same``, the
+    pool's completions are sent as they are: with a store, every entry after the first batch
+    comes from it, which measures what the router itself costs per entry."""
     from aorlta_client.ray.cli import _table, workers_table
 
     router = svc.router
@@ -81,16 +86,17 @@ def run_bench(svc, pool: Sequence[Dict[str, Any]], profile: Optional[str], batch
     runs = 0
     load0 = os.getloadavg()[0]
     for b in batches:
-        for label, score in (
-            ("client, 1 worker", lambda its, p: direct.score(its, p)),
-            ("router, 1 worker", alone.score),
-            (f"router, {n} workers", router.score),
+        for label, score, cpu in (
+            ("client, 1 worker", direct.score, time.thread_time),
+            ("router, 1 worker", alone.score, lambda: alone.cpu_seconds),
+            (f"router, {n} workers", router.score, lambda: router.cpu_seconds),
         ):
             runs += 1
-            rows.append([b, label] + _run(score, svc, pool, profile, b, items, f"bench{runs}-{os.getpid()}"))
+            rows.append([b, label] + _run(score, cpu, svc, pool, profile, b, items, f"bench{runs}-{os.getpid()}", same))
             print(f"aorlta ray bench: batch {b}, {label}: {rows[-1][5]} items/s", file=sys.stderr, flush=True)
+    how = "sent as they are (from the store after the first batch)" if same else "each sent once with a distinct suffix"
     head = (
-        f"aorlta ray bench: {len(pool)} completions cycled, each sent once with a distinct suffix; "
+        f"aorlta ray bench: {len(pool)} completions cycled, {how}; "
         f"{n} workers, {gpus} GPUs; router on {os.uname().nodename} ({os.cpu_count()} cores), "
         f"{router.connections} requests in flight per worker, chunks of {router.qa_chunk} Q&A / {router.kernel_chunk} kernel items; "
         f"load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"

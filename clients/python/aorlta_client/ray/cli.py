@@ -68,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--profile", help="the profile (default: the config's default-profile)")
     b.add_argument("--items", type=int, default=20000, help="items per batch size (default 20000)")
     b.add_argument("--batches", default="256,4096", help="batch sizes, comma-separated (default 256,4096)")
+    b.add_argument("--same", action="store_true", help="send the pool's completions as they are (with a store: entries from the store, the router's own cost)")
     return p
 
 
@@ -276,7 +277,7 @@ def cmd_bench(args) -> int:
 
     svc = _start(args, front=False)
     try:
-        print(run_bench(svc, read_pool(args.pool), args.profile, [int(b) for b in args.batches.split(",")], args.items))
+        print(run_bench(svc, read_pool(args.pool), args.profile, [int(b) for b in args.batches.split(",")], args.items, args.same))
     finally:
         svc.shutdown()
     return 0

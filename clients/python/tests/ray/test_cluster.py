@@ -4,6 +4,7 @@ scored through the router with one worker killed half-way, compared entry by ent
 service's answers (``conftest.single_node``), then scored again by fresh workers from the shared
 store; the HTTP front, the answers when no worker is left, and the command line."""
 
+import asyncio
 import json
 import os
 import socket
@@ -172,6 +173,19 @@ def test_the_front_answers_openrlhf_and_health_like_a_service(cluster, config, t
         want = Client(svc.workers[1]["url"]).get_reward(query, prompts, labels)
         assert front.get_reward(query, prompts, labels) == want
         assert want["rewards"] == [1.0] * 4
+        # The verl drop-in, pointed at the front: the reward loop's concurrent per-sample calls
+        # (batched by the coalescer) and the legacy batch form.
+        from aorlta_client import verl
+
+        items = single_node["kernels"]
+        pool = [json.loads(line) for line in (KERNELS / "pool.jsonl").read_text().splitlines()]
+
+        async def loop():
+            return await asyncio.gather(*(verl.compute_score("x", it["completion"], it["task"], url=svc.url, profile="kernels") for it in pool))
+
+        want = [verl.to_score(e) for e in items]
+        assert asyncio.run(loop()) == want
+        assert verl.compute_score_batch(["x"] * len(pool), [it["completion"] for it in pool], [it["task"] for it in pool], url=svc.url, profile="kernels") == want
 
 
 def test_with_no_worker_left_every_entry_is_unscored_never_a_number(cluster, config, tmp_path, binary, pools):
