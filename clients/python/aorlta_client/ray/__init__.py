@@ -182,6 +182,13 @@ def start(
     if not ray.is_initialized():
         ray.init(address=address)
     base = read_config(config)
+    # Paths named here are this process's: made absolute before they travel to the nodes.
+    if cache is not None and not isinstance(cache, Mapping):
+        text = os.fspath(cache)
+        if not text.startswith(("postgres://", "postgresql://")):
+            cache = str(pathlib.Path(text).expanduser().resolve())
+    if binary and os.sep in binary and not os.path.isabs(binary):
+        binary = str(pathlib.Path(binary).resolve())
     res = resource or ("fake_gpu" if fake_gpu else "GPU")
     alive = sorted((n for n in ray.nodes() if n.get("Alive")), key=lambda n: n["NodeID"])
     chosen = []

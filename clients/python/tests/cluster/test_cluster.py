@@ -229,6 +229,22 @@ def test_the_command_line_scores_a_pool_on_the_cluster(cluster, config, tmp_path
     assert summary[:3] == [str(len(got)), str(sum(e["scored"] for e in got)), str(sum(not e["scored"] for e in got))]
 
 
+def test_a_worker_that_cannot_start_says_why(cluster, tmp_path, binary):
+    from _cluster import CONFIG
+
+    bad = tmp_path / "serve.yaml"
+    bad.write_text(CONFIG.replace("workers: 2,", "workerz: 2,"))
+    with pytest.raises(Exception, match=r"aorlta serve exited with 1 before listening[\s\S]*workerz"):
+        start(bad, None, binary)
+    import ray
+
+    # Nothing is left holding the nodes' fake GPUs (Ray frees them shortly after the kill).
+    t0 = time.monotonic()
+    while ray.available_resources().get("fake_gpu") != 2.0 and time.monotonic() - t0 < 20:
+        time.sleep(0.2)
+    assert ray.available_resources().get("fake_gpu") == 2.0
+
+
 def test_a_bad_pool_line_is_named(tmp_path, config):
     need("ray")
     from aorlta_client.ray.cli import main
