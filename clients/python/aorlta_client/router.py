@@ -15,10 +15,11 @@ its workers:
 - **Input order and ids are kept**: an item without an id gets ``<task>#<index>``, its index in
   the whole batch, exactly as one service would give it.
 - **A dead worker's items are retried on another live worker.** A worker is dead when a request
-  to it fails on the connection and its liveness check (a Ray actor's answer, or ``/healthz``)
-  fails too; its unanswered kernel items move to the next worker of their order, its Q&A chunk
-  goes back to the shared queue. A request is answered whole or not at all, so every item gets
-  exactly one entry.
+  to it fails on the connection, or stays unanswered past ``probe_after``, and its liveness
+  check (a Ray actor's answer, or ``/healthz``) fails too; its unanswered kernel items move to
+  the next worker of their order, its Q&A chunks go back to the shared queue, and a late answer
+  from it is dropped. A request is answered whole or not at all, so every item gets exactly one
+  entry.
 - **When no live worker can score an item, it is answered unscored** (``reward: null``, reason
   ``no-worker``), never with a made-up number.
 
@@ -113,6 +114,7 @@ class Worker:
         self.failures = 0
         self.streak = 0
         self._room = (float("-inf"), 0)
+        self.probed = float("-inf")
 
     def is_alive(self) -> bool:
         """Whether the worker still runs: its liveness check, else ``GET /healthz``."""
@@ -173,6 +175,8 @@ class _Batch:
         self.qa: Deque[List[int]] = deque()
         self.kernel: Dict[int, Deque[List[int]]] = {}
         self.given: Dict[int, int] = {}
+        #: Per worker, the chunks sent and not yet answered: token → (kind, chunk, when sent).
+        self.flying: Dict[int, Dict[int, Tuple[str, List[int], float]]] = {}
         self.error: Optional[BaseException] = None
         self.cond = threading.Condition()
 
@@ -183,7 +187,10 @@ class Router:
     ``qa_chunk`` / ``kernel_chunk``: items per request of each kind; ``connections``: requests in
     flight to each worker at once; ``balance``: how far over its share of a batch's kernel items
     (by GPUs) a worker may go to keep items on their first choice (0.1: 10 %); ``busy_wait``:
-    seconds to wait before asking an overloaded (503) worker again.
+    seconds to wait before asking an overloaded (503) worker again; ``probe_after``: a worker
+    with a request unanswered for this many seconds has its liveness checked (every as many
+    seconds), and when the check fails its unanswered items go to the others without waiting
+    for the request's own time-out (a host that crashed sends no reset).
     """
 
     def __init__(
@@ -195,6 +202,7 @@ class Router:
         connections: int = 4,
         balance: float = 0.1,
         busy_wait: float = 1.0,
+        probe_after: float = 5.0,
     ):
         self.workers = list(workers)
         if not self.workers:
@@ -209,6 +217,7 @@ class Router:
         self.connections = connections
         self.balance = balance
         self.busy_wait = busy_wait
+        self.probe_after = probe_after
         self._lock = threading.Lock()
         self._kinds: Optional[Dict[str, str]] = None
         self._profiles: Optional[Dict[str, Any]] = None
@@ -230,13 +239,17 @@ class Router:
                 w.dead, w.dead_reason = True, reason
                 log.warning("worker %s (%s) is dead: %s; its items go to the others", w.key, w.url, reason)
 
-    def recheck(self) -> None:
-        """Gives a dead worker back its place when its liveness check passes again."""
+    def recheck(self, every: float = 10.0) -> None:
+        """Gives a dead worker back its place when its liveness check passes again (checked at
+        most once every ``every`` seconds)."""
+        now = time.monotonic()
         for w in self.workers:
-            if w.dead and w.is_alive():
-                with self._lock:
-                    w.dead, w.dead_reason = False, ""
-                log.warning("worker %s (%s) answers again", w.key, w.url)
+            if w.dead and now - w.probed > every:
+                w.probed = now
+                if w.is_alive():
+                    with self._lock:
+                        w.dead, w.dead_reason = False, ""
+                    log.warning("worker %s (%s) answers again", w.key, w.url)
 
     def _fetch(self, path: str) -> Optional[Any]:
         """A read-only endpoint's JSON from the first live worker that answers it."""
@@ -359,29 +372,61 @@ class Router:
             self._starve(batch)
             chunks = len(batch.qa) + sum(len(q) for q in batch.kernel.values())
         senders = min(self.connections, max(1, chunks))
-        threads = [
-            threading.Thread(target=self._drive, args=(batch, w), name=f"aorlta-router-{w.key}-{n}", daemon=True)
-            for w in self.live()
-            for n in range(senders)
-        ]
+        threads = []
+        for w in self.live():
+            for n in range(senders):
+                t = threading.Thread(target=self._drive, args=(batch, w), name=f"aorlta-router-{w.key}-{n}", daemon=True)
+                t.aorlta_worker = w  # type: ignore[attr-defined]
+                threads.append(t)
         for t in threads:
             t.start()
-        with batch.cond:
-            while batch.left and batch.error is None:
-                if not any(t.is_alive() for t in threads):
+        while True:
+            with batch.cond:
+                if not batch.left or batch.error is not None:
+                    break
+                if not any(t.is_alive() for t in threads if not self._dead(t, batch)):
                     # Every sender ended (every worker it had died): answer what is queued.
                     self._starve(batch, force=True)
                     break
                 batch.cond.wait(1.0)
                 self._starve(batch)  # a worker retired elsewhere (another batch, a forward)
+                suspects = self._suspects(batch)
+            for w in suspects:
+                w.probed = time.monotonic()
+                if not w.is_alive():
+                    self.retire(w, f"a request unanswered for over {self.probe_after:g} s and its liveness check failed")
+                    self._abandon(batch, w)
         for t in threads:
-            t.join()
+            if not self._dead(t, batch):
+                t.join()  # a dead worker's sender may hang until its time-out: left behind
         if batch.error is not None:
             raise batch.error
         missing = [i for i, e in enumerate(batch.out) if e is None]
         if missing:
             raise AorltaError(500, "internal-error", f"the router lost items {missing[:10]}")
         return batch.out  # type: ignore[return-value]
+
+    def _dead(self, t: threading.Thread, batch: _Batch) -> bool:
+        """Whether sender ``t`` belongs to a retired worker."""
+        return getattr(t, "aorlta_worker", None) is not None and t.aorlta_worker.dead  # type: ignore[attr-defined]
+
+    def _suspects(self, batch: _Batch) -> List[Worker]:
+        """Live workers with a request older than ``probe_after`` and no liveness check in the
+        last ``probe_after`` seconds. Call with ``batch.cond`` held."""
+        now = time.monotonic()
+        out = []
+        for w in self.live():
+            sent = [t for _, _, t in batch.flying.get(id(w), {}).values()]
+            if sent and now - min(sent) > self.probe_after and now - w.probed > self.probe_after:
+                out.append(w)
+        return out
+
+    def _abandon(self, batch: _Batch, w: Worker) -> None:
+        """Gives back every chunk in flight to retired worker ``w`` (a late answer is ignored)."""
+        with batch.cond:
+            flying = batch.flying.pop(id(w), {})
+        for kind, chunk, _ in flying.values():
+            self._give_back(batch, w, kind, chunk)
 
     def _caps(self, n: int) -> Dict[int, int]:
         """Per live GPU worker, how many of this batch's ``n`` kernel items it may take: its
@@ -440,18 +485,23 @@ class Router:
         detail = f"no worker can score {what}; dead workers: {dead}"
         self._answer(batch, idx, [_unscored_entry(batch.items[i], "no-worker", detail) for i in idx])
 
-    def _answer(self, batch: _Batch, idx: List[int], entries: List[Dict[str, Any]]) -> None:
+    def _answer(self, batch: _Batch, idx: List[int], entries: List[Dict[str, Any]]) -> int:
+        """Records the entries of items not answered yet (a late answer of a chunk that was
+        given back is dropped); how many were new. Call with ``batch.cond`` held."""
+        new = 0
         for i, e in zip(idx, entries):
             if batch.out[i] is None:
                 batch.out[i] = e
                 batch.left -= 1
-        if batch.progress is not None:
+                new += 1
+        if new and batch.progress is not None:
             batch.progress(len(batch.items) - batch.left, len(batch.items))
+        return new
 
-    def _take(self, batch: _Batch, w: Worker) -> Optional[Tuple[str, List[int]]]:
-        """The next chunk for ``w`` (its own kernel queue first, then the shared Q&A queue), or
-        ``None`` when the batch is over or ``w`` is dead. Waits while other workers hold items
-        that may come back to it."""
+    def _take(self, batch: _Batch, w: Worker) -> Optional[Tuple[str, List[int], int]]:
+        """The next chunk for ``w`` (its own kernel queue first, then the shared Q&A queue),
+        entered in its in-flight list under a token; ``None`` when the batch is over or ``w``
+        is dead. Waits while other workers hold items that may come back to it."""
         with batch.cond:
             while True:
                 if batch.error is not None or batch.left == 0:
@@ -460,19 +510,20 @@ class Router:
                     self._starve(batch)  # what it still held goes to the others
                     return None
                 q = batch.kernel.get(id(w))
-                if q:
-                    return KERNEL, q.popleft()
-                if batch.qa:
-                    return QA, batch.qa.popleft()
+                kind, chunk = (KERNEL, q.popleft()) if q else (QA, batch.qa.popleft()) if batch.qa else (None, None)
+                if chunk is not None:
+                    batch.flying.setdefault(id(w), {})[id(chunk)] = (kind, chunk, time.monotonic())
+                    return kind, chunk, id(chunk)
                 batch.cond.wait(1.0)  # every answer and every move notifies
 
     def _give_back(self, batch: _Batch, w: Worker, kind: str, chunk: List[int]) -> None:
         """Puts an unanswered chunk back at the front of its queue (a dead worker's kernel items
         go to the next worker of their order)."""
         with batch.cond:
-            if kind == QA:
+            chunk = [i for i in chunk if batch.out[i] is None]
+            if chunk and kind == QA:
                 batch.qa.appendleft(chunk)
-            else:
+            elif chunk:
                 batch.kernel.setdefault(id(w), deque()).appendleft(chunk)
             self._starve(batch)
 
@@ -493,10 +544,12 @@ class Router:
             job = self._take(batch, w)
             if job is None:
                 return
-            kind, chunk = job
+            kind, chunk, token = job
             try:
                 entries = w.client.score([batch.items[i] for i in chunk], batch.profile)
             except AorltaError as e:
+                if not self._land(batch, w, token):
+                    continue  # given back already: its worker was retired
                 if e.status == 503:  # alive and full: ask again later
                     self._give_back(batch, w, kind, chunk)
                     time.sleep(self.busy_wait)
@@ -509,8 +562,10 @@ class Router:
                     return
                 continue
             except Exception as e:  # a connection that broke in a way the client did not map
-                self._failed(batch, w, kind, chunk, repr(e))
+                if self._land(batch, w, token):
+                    self._failed(batch, w, kind, chunk, repr(e))
                 continue
+            self._land(batch, w, token)
             with batch.cond:
                 if len(entries) != len(chunk):
                     msg = f"{w.key} answered {len(entries)} entries for {len(chunk)} items"
@@ -519,11 +574,16 @@ class Router:
                     return
                 w.streak = 0
                 w.requests += 1
-                w.entries += len(chunk)
+                new = self._answer(batch, chunk, entries)
+                w.entries += new
                 if kind == KERNEL:
-                    w.kernel_entries += len(chunk)
-                self._answer(batch, chunk, entries)
+                    w.kernel_entries += new
                 batch.cond.notify_all()
+
+    def _land(self, batch: _Batch, w: Worker, token: int) -> bool:
+        """Takes a chunk off the in-flight list; False when it was given back meanwhile."""
+        with batch.cond:
+            return batch.flying.get(id(w), {}).pop(token, None) is not None
 
     def _failed(self, batch: _Batch, w: Worker, kind: str, chunk: List[int], why: str) -> None:
         """A request to ``w`` failed on the connection: ``w`` is retired when its liveness check

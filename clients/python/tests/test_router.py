@@ -100,6 +100,32 @@ def test_a_killed_worker_s_items_are_scored_by_the_other(services):
     assert live["state"] == "live" and dead["entries"] + live["entries"] == len(items)
 
 
+def test_a_worker_that_stops_answering_is_retired_without_waiting_for_its_time_out(services):
+    from aorlta_client import Client
+
+    items = _pool(KERNELS / "pool.jsonl")
+    want = Client(services[1][1]).score(items, "kernels")
+    router = _router(services, probe_after=1.0)
+    victim = services[0][0]
+    at = []
+
+    def progress(done, total):
+        # Stopped, not killed: its connections stay open and nothing answers on them.
+        if not at and done >= total // 2:
+            victim.send_signal(signal.SIGSTOP)
+            at.append(done)
+
+    try:
+        got = router.score(items, "kernels", progress)
+    finally:
+        victim.send_signal(signal.SIGCONT)
+    assert [_essence(e) for e in got] == [_essence(e) for e in want]
+    dead, live = router.summary_rows()
+    # Retired by the check of its unanswered request, not by the request's own time-out.
+    assert dead["state"] == "dead" and "unanswered" in dead["dead_reason"], dead
+    assert live["state"] == "live"
+
+
 def test_with_no_worker_left_items_are_unscored_no_worker(services):
     router = _router(services)
     for proc, _ in services:

@@ -230,9 +230,16 @@ class AorltaWorker:
             "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
         }
 
-    def alive(self) -> bool:
-        """Whether the service process still runs."""
-        return self.proc is not None and self.proc.poll() is None
+    def alive(self, timeout: float = 3.0) -> bool:
+        """Whether the service still runs and answers ``/healthz`` within ``timeout`` seconds
+        (a stopped or wedged process is as dead as a gone one)."""
+        if self.proc is None or self.proc.poll() is not None or self.url is None:
+            return False
+        try:
+            Client(self.url, retries=0, timeout=timeout).health()
+            return True
+        except AorltaError:
+            return False
 
     def stop(self, timeout: float = 30.0) -> Optional[int]:
         """Drains the service (SIGTERM), kills it after ``timeout`` seconds; its exit code."""
