@@ -25,28 +25,28 @@ its workers:
 
 A refusal that no other worker would answer differently (``422 unknown-profile``, ``invalid-
 request`` ...) is raised as :class:`~aorlta_client.client.AorltaError`, as the service's own
-client does. :func:`serve_front` puts the router behind a small HTTP front with the service's
-routes, so the trainer drop-ins can point ``AORLTA_URL`` at it.
+client does. :func:`aorlta_client.front.serve_front` puts the router behind a small HTTP front
+with the service's routes, so the trainer drop-ins can point ``AORLTA_URL`` at it; a
+:class:`~aorlta_client.workers.Worker` is one service it sends to.
 """
 
 from __future__ import annotations
 
 import hashlib
-import http.server
 import json
 import logging
 import math
 import threading
 import time
-import urllib.parse
 from collections import deque
 from typing import Any, Callable, Deque, Dict, Iterable, List, Mapping, Optional, Tuple
 
-from aorlta_client.client import AorltaError, Client, Item, _items, _unscored_entry, _usable
+from aorlta_client.client import AorltaError, Item, _items, _unscored_entry, _usable
+from aorlta_client.workers import KERNEL, QA, Worker
+
+__all__ = ["KERNEL", "QA", "Router", "Worker", "item_key", "task_kind"]
 
 log = logging.getLogger("aorlta_client.router")
-
-KERNEL, QA = "kernel", "qa"
 
 #: Called with (entries answered, items in the batch) each time a request is answered. It runs
 #: while the router holds its lock: keep it short.
@@ -76,91 +76,6 @@ def _weight(key: bytes, w: "Worker") -> float:
     h = hashlib.blake2b(key + b"\0" + w.key.encode(), digest_size=8).digest()
     u = (int.from_bytes(h, "big") + 0.5) / 2.0**64
     return -max(w.gpus, 1) / math.log(u)
-
-
-class Worker:
-    """One ``aorlta serve`` the router sends to.
-
-    ``url`` is its base URL; ``key`` names it for the rendezvous order (the node's host name:
-    the same key finds the same node again); ``gpus`` how many GPUs its kernel lane leases (0:
-    Q&A only); ``alive`` a liveness check (a Ray actor's answer; ``/healthz`` when ``None``);
-    ``info`` what its starter reported (host, node, pid ...).
-    """
-
-    def __init__(
-        self,
-        url: str,
-        *,
-        key: Optional[str] = None,
-        gpus: int = 0,
-        alive: Optional[Callable[[], bool]] = None,
-        info: Optional[Mapping[str, Any]] = None,
-        retry_budget: float = 3.0,
-    ):
-        self.url = url.rstrip("/")
-        self.key = key or self.url
-        self.gpus = int(gpus)
-        self.info = dict(info or {})
-        self._alive = alive
-        # Transport failures are retried briefly (a dead worker is found in seconds); a 503 past
-        # the budget is raised and retried by the router, the worker being alive.
-        self.client = Client(self.url, retry_budget=retry_budget, on_unreachable="raise")
-        self._probe = Client(self.url, retries=0, timeout=5.0)
-        self.dead = False
-        self.dead_reason = ""
-        self.entries = 0
-        self.kernel_entries = 0
-        self.requests = 0
-        self.failures = 0
-        self.streak = 0
-        self._room = (float("-inf"), 0)
-        self.probed = float("-inf")
-
-    def is_alive(self) -> bool:
-        """Whether the worker still runs: its liveness check, else ``GET /healthz``."""
-        if self._alive is not None:
-            try:
-                return bool(self._alive())
-            except Exception as e:  # a dead actor raises; so does an unreachable node
-                log.debug("%s: liveness check failed: %r", self.key, e)
-                return False
-        try:
-            self._probe.health()
-            return True
-        except (AorltaError, OSError, ValueError):
-            return False
-
-    def health(self) -> Dict[str, Any]:
-        """``GET /healthz`` (raises :class:`AorltaError` when unreachable)."""
-        return self._probe.health()
-
-    def kernel_room(self, max_age: float = 1.0) -> int:
-        """The free places of the kernel lane (``queue-items`` less ``queue_depth``), as
-        ``/healthz`` said at most ``max_age`` seconds ago; 0 when it does not answer."""
-        now = time.monotonic()
-        if now - self._room[0] > max_age:
-            try:
-                h = self.health()
-                room = int(h["queue_items"].get(KERNEL, 0)) - int(h["queue_depth"].get(KERNEL, 0))
-            except (AorltaError, KeyError, TypeError, ValueError):
-                room = 0  # busy or gone: the first request will tell
-            self._room = (now, room)
-        return self._room[1]
-
-    def row(self) -> Dict[str, Any]:
-        """What the summary table shows of this worker."""
-        return {
-            "key": self.key,
-            "url": self.url,
-            "gpus": self.gpus,
-            "state": "dead" if self.dead else "live",
-            "dead_reason": self.dead_reason,
-            "entries": self.entries,
-            "kernel_entries": self.kernel_entries,
-            "requests": self.requests,
-            "failures": self.failures,
-            **{k: v for k, v in self.info.items() if k in ("host", "node_id", "node_ip", "pid")},
-        }
 
 
 class _Batch:
@@ -277,46 +192,6 @@ class Router:
         if self._profiles is None:
             self._profiles = self._fetch("/v1/profiles")
         return self._profiles or {}
-
-    def health(self) -> Dict[str, Any]:
-        """The router's ``/healthz``: every worker's state and its own ``/healthz``, and over the
-        live ones the summed queue depths and sizes, the longest item time limit and queue wait
-        (what the clients read to size their time-outs)."""
-        rows, depth, size = [], {}, {}
-        timeouts: Dict[str, float] = {}
-        wait, version, tasks, profiles = 0.0, None, 0, []
-        for w in self.workers:
-            row = w.row()
-            if not w.dead:
-                try:
-                    h = w.health()
-                except AorltaError as e:
-                    row["state"], row["error"] = "unreachable", e.message
-                else:
-                    for lane, d in h.get("queue_depth", {}).items():
-                        depth[lane] = depth.get(lane, 0) + d
-                    for lane, d in h.get("queue_items", {}).items():
-                        size[lane] = size.get(lane, 0) + d
-                    for lane, t in h.get("item_timeout_s", {}).items():
-                        timeouts[lane] = max(timeouts.get(lane, 0.0), t)
-                    wait = max(wait, h.get("queue_wait_s", 0.0))
-                    version, tasks, profiles = h.get("version"), h.get("tasks", 0), h.get("profiles", [])
-                    row["queue_depth"] = h.get("queue_depth", {})
-            rows.append(row)
-        live = sum(1 for r in rows if r["state"] == "live")
-        return {
-            "status": "ok" if live == len(rows) else ("degraded" if live else "no-worker"),
-            "router": True,
-            "version": version,
-            "tasks": tasks,
-            "profiles": profiles,
-            "live_workers": live,
-            "workers": rows,
-            "queue_depth": depth,
-            "queue_items": size,
-            "item_timeout_s": timeouts,
-            "queue_wait_s": wait,
-        }
 
     def cache_counters(self) -> Dict[str, Dict[str, float]]:
         """Per live worker, its store and work counters from ``/metrics`` since it started:
@@ -599,163 +474,6 @@ class Router:
         if not w.dead:
             time.sleep(0.2)
 
-    # -- OpenRLHF's shape and read-only routes -----------------------------------------------
-
-    def forward(self, method: str, path: str, body: Any = None, kernel: bool = False) -> Tuple[int, bytes]:
-        """Sends one request to a live worker (one with GPUs when ``kernel``), the next on a
-        connection failure; answers ``(status, body)``. ``(503, …no-worker…)`` when none answers."""
-        with self._lock:
-            self._rr += 1
-            start = self._rr
-        order = self.live(gpu=kernel)
-        order = order[start % len(order) :] + order[: start % len(order)] if order else []
-        for w in order:
-            try:
-                status, _, payload = w.client.request(method, path, body)
-                return status, payload
-            except AorltaError as e:
-                w.failures += 1
-                if not w.is_alive():
-                    self.retire(w, f"{method} {path}: {e.message}")
-        msg = {"error": {"code": "no-worker", "message": "no live worker can answer", "status": 503}}
-        return 503, json.dumps(msg).encode()
-
-    def get_reward(self, body: Mapping[str, Any], query: str = "") -> Tuple[int, bytes]:
-        """``POST /get_reward`` (OpenRLHF's shape) on a live worker (one with GPUs when a label
-        names a kernel task). With no live worker, every sample is answered unscored: its reward
-        is the profile's ``unscored-value`` (the stand-in the service itself gives, which
-        OpenRLHF needs as a number) and ``extra_logs.unscored`` is 1.0."""
-        labels = body.get("labels") if isinstance(body, Mapping) else None
-        kinds = self.kinds()
-        kernel = isinstance(labels, list) and any(isinstance(x, str) and kinds.get(x) == KERNEL for x in labels)
-        path = "/get_reward" + (f"?{query}" if query else "")
-        status, payload = self.forward("POST", path, body, kernel=kernel)
-        if status != 503 or b'"no-worker"' not in payload or not isinstance(labels, list):
-            return status, payload
-        profiles = self.profiles()
-        name = urllib.parse.parse_qs(query).get("profile", [profiles.get("default")])[0]
-        spec = next((p["profile"] for p in profiles.get("profiles", []) if p["name"] == name), None)
-        if spec is None:
-            return status, payload  # never reached a worker: no stand-in is known
-        n = len(labels)
-        stand_in = float(spec.get("unscored-value", 0.0))
-        answer = {
-            "rewards": [stand_in] * n,
-            "scores": [0.0] * n,
-            "extra_logs": {"scored": [0.0] * n, "timed_out": [0.0] * n, "unscored": [1.0] * n},
-        }
-        return 200, json.dumps(answer).encode()
-
     def summary_rows(self) -> List[Dict[str, Any]]:
         """One row per worker: key, url, GPUs, state, entries answered, requests, failures."""
         return [w.row() for w in self.workers]
-
-
-# -- the HTTP front ----------------------------------------------------------------------
-
-
-class _Handler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: "_FrontServer"
-
-    def log_message(self, fmt: str, *args: Any) -> None:
-        log.debug("front: " + fmt, *args)
-
-    def _send(self, status: int, payload: bytes, content_type: str = "application/json") -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(payload)))
-        if status == 503:
-            self.send_header("Retry-After", "1")
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def _error(self, status: int, code: str, message: str) -> None:
-        self._send(status, json.dumps({"error": {"code": code, "message": message, "status": status}}).encode())
-
-    def _body(self) -> Optional[Any]:
-        n = int(self.headers.get("Content-Length") or 0)
-        if n > self.server.max_body:
-            self._error(413, "body-too-large", f"the body is {n} bytes, more than {self.server.max_body}")
-            self.close_connection = True
-            return None
-        raw = self.rfile.read(n)
-        try:
-            return json.loads(raw)
-        except ValueError as e:
-            self._error(400, "malformed-json", str(e))
-            return None
-
-    def do_GET(self) -> None:
-        path, _, query = self.path.partition("?")
-        router = self.server.router
-        if path == "/healthz":
-            h = router.health()
-            self._send(200 if h["live_workers"] else 503, json.dumps(h).encode())
-        elif path in ("/v1/tasks", "/v1/profiles"):
-            self._send(*router.forward("GET", path))
-        else:
-            self._error(404, "not-found", f"no route GET {path} on the router (it serves /v1/score, /get_reward, /v1/tasks, /v1/profiles, /healthz)")
-
-    def do_POST(self) -> None:
-        path, _, query = self.path.partition("?")
-        router = self.server.router
-        if path not in ("/v1/score", "/get_reward"):
-            self._error(404, "not-found", f"no route POST {path} on the router")
-            return
-        body = self._body()
-        if body is None:
-            return
-        if path == "/get_reward":
-            self._send(*router.get_reward(body, query))
-            return
-        if not isinstance(body, dict) or not isinstance(body.get("items"), list):
-            self._error(422, "invalid-request", "the body is an object with an `items` array")
-            return
-        for n, it in enumerate(body["items"]):
-            if not isinstance(it, dict) or "task" not in it or not isinstance(it.get("completion"), str):
-                self._error(422, "invalid-request", f"field `items[{n}]`: an object with `task` and a string `completion`")
-                return
-        try:
-            entries = router.score(body["items"], body.get("profile"))
-        except AorltaError as e:
-            self._error(e.status or 502, e.code, e.message)
-            return
-        self._send(200, json.dumps({"results": entries}).encode())
-
-
-class _FrontServer(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 1024
-    allow_reuse_address = True
-
-    def __init__(self, addr: Tuple[str, int], router: Router, max_body: int):
-        super().__init__(addr, _Handler)
-        self.router = router
-        self.max_body = max_body
-
-
-class Front:
-    """A running HTTP front: ``url``, ``close()``."""
-
-    def __init__(self, server: _FrontServer, thread: threading.Thread):
-        self._server = server
-        self._thread = thread
-        host, port = server.server_address[:2]
-        self.url = f"http://{host}:{port}"
-
-    def close(self) -> None:
-        """Stops listening and waits for the serving thread."""
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=10)
-
-
-def serve_front(router: Router, host: str = "127.0.0.1", port: int = 0, max_body: int = 64 << 20) -> Front:
-    """Serves ``router`` over HTTP on ``host:port`` (0: a free port) in a background thread:
-    ``POST /v1/score``, ``POST /get_reward``, ``GET /v1/tasks``, ``/v1/profiles`` and
-    ``/healthz`` (every worker's state; 503 when none lives)."""
-    server = _FrontServer((host, port), router, max_body)
-    thread = threading.Thread(target=server.serve_forever, name="aorlta-front", daemon=True)
-    thread.start()
-    return Front(server, thread)

@@ -30,7 +30,8 @@ import yaml
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from aorlta_client.client import Item
-from aorlta_client.router import Front, Progress, Router, Worker, serve_front
+from aorlta_client.front import Front, serve_front
+from aorlta_client.router import Progress, Router, Worker
 from aorlta_client.ray.worker import AorltaWorker, CacheSpec
 
 __all__ = ["Service", "read_config", "start", "AorltaWorker"]
