@@ -99,8 +99,9 @@ class _Batch:
 class Router:
     """Spreads batches over ``workers`` (a list of :class:`Worker`).
 
-    ``qa_chunk`` / ``kernel_chunk``: items per request of each kind; ``connections``: requests in
-    flight to each worker at once; ``balance``: how far over its share of a batch's kernel items
+    ``qa_chunk`` / ``kernel_chunk``: items per request of each kind; ``connections``: Q&A
+    requests in flight to each worker at once (a worker's kernel chunks of a batch are all sent
+    at once, up to ``max_senders`` requests, as its lane's room allows); ``balance``: how far over its share of a batch's kernel items
     (by GPUs) a worker may go to keep items on their first choice (0.1: 10 %); ``busy_wait``:
     seconds to wait before asking an overloaded (503) worker again; ``probe_after``: a worker
     with a request unanswered for this many seconds has its liveness checked (every as many
@@ -118,6 +119,7 @@ class Router:
         balance: float = 0.1,
         busy_wait: float = 1.0,
         probe_after: float = 5.0,
+        max_senders: int = 64,
     ):
         self.workers = list(workers)
         if not self.workers:
@@ -133,6 +135,7 @@ class Router:
         self.balance = balance
         self.busy_wait = busy_wait
         self.probe_after = probe_after
+        self.max_senders = max_senders
         self._lock = threading.Lock()
         self._kinds: Optional[Dict[str, str]] = None
         self._profiles: Optional[Dict[str, Any]] = None
@@ -245,10 +248,13 @@ class Router:
             for i in kernel:
                 self._place(batch, i, caps)
             self._starve(batch)
-            chunks = len(batch.qa) + sum(len(q) for q in batch.kernel.values())
-        senders = min(self.connections, max(1, chunks))
+            qa_chunks = len(batch.qa)
+            kernel_chunks = {wid: len(q) for wid, q in batch.kernel.items()}
         threads = []
         for w in self.live():
+            # Q&A: `connections` requests in flight; kernel items: every chunk a worker was given
+            # at once (its lane's room bounds them), so its compiles and GPUs all have work.
+            senders = max(min(self.connections, qa_chunks), min(self.max_senders, kernel_chunks.get(id(w), 0)), 1)
             for n in range(senders):
                 t = threading.Thread(target=self._drive, args=(batch, w), name=f"aorlta-router-{w.key}-{n}", daemon=True)
                 t.aorlta_worker = w  # type: ignore[attr-defined]

@@ -98,7 +98,7 @@ def run_bench(svc, pool: Sequence[Dict[str, Any]], profile: Optional[str], batch
     head = (
         f"aorlta ray bench: {len(pool)} completions cycled, {how}; "
         f"{n} workers, {gpus} GPUs; router on {os.uname().nodename} ({os.cpu_count()} cores), "
-        f"{router.connections} requests in flight per worker, chunks of {router.qa_chunk} Q&A / {router.kernel_chunk} kernel items; "
+        f"{router.connections} Q&A requests in flight per worker, chunks of {router.qa_chunk} Q&A / {router.kernel_chunk} kernel items; "
         f"load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
     )
     header = ["BATCH", "WAY", "BATCHES", "ITEMS", "SECONDS", "ITEMS/S", "P50 MS", "P99 MS", "UNSCORED", "CLIENT CPU US/ITEM", "SERVICE CPU US/ITEM"]

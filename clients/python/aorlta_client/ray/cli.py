@@ -46,7 +46,7 @@ def _workers_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="environment for the services (repeatable), e.g. AORLTA_NVCC=/usr/local/cuda/bin/nvcc")
     p.add_argument("--qa-chunk", type=int, default=256, help="Q&A items per request (default 256)")
     p.add_argument("--kernel-chunk", type=int, default=8, help="kernel items per request (default 8)")
-    p.add_argument("--connections", type=int, default=4, help="requests in flight per worker (default 4)")
+    p.add_argument("--connections", type=int, default=4, help="Q&A requests in flight per worker (default 4; a worker's kernel chunks of a batch are all sent at once)")
     p.add_argument("--balance", type=float, default=0.1, help="how far over its GPU share of a batch's kernel items a worker may go to keep items on their first node (default 0.1)")
     p.add_argument("--start-timeout", type=float, default=180.0, help="seconds to wait for the workers (default 180)")
 
