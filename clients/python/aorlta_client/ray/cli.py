@@ -188,16 +188,17 @@ def _local_cluster(address: str) -> None:
 
 
 def workers_table(svc, counters: Optional[Dict[str, Dict[str, float]]] = None) -> str:
-    """One row per worker: where it runs, its GPUs, state and what it answered."""
+    """One row per worker: where it runs, its GPUs, state, what it answered, and its store's
+    hits and misses since it started (``-`` for a worker that no longer answers)."""
     counters = counters or {}
     rows = []
     for r in svc.router.summary_rows():
         c = counters.get(r["key"], {})
         rows.append([
             r["key"], r["url"], r["gpus"], r["state"], r["entries"], r["kernel_entries"], r["requests"], r["failures"],
-            f"{c['aorlta_cache_hits_total']:.0f}" if c else "-", f"{c['aorlta_items_computed_total']:.0f}" if c else "-",
+            f"{c['aorlta_cache_hits_total']:.0f}" if c else "-", f"{c['aorlta_cache_misses_total']:.0f}" if c else "-",
         ])
-    table = _table(["WORKER", "URL", "GPUS", "STATE", "ENTRIES", "KERNEL", "REQUESTS", "FAILURES", "CACHE HITS", "COMPUTED"], rows)
+    table = _table(["WORKER", "URL", "GPUS", "STATE", "ENTRIES", "KERNEL", "REQUESTS", "FAILURES", "STORE HITS", "STORE MISSES"], rows)
     dead = [f"  {r['key']}: {r['dead_reason']}" for r in svc.router.summary_rows() if r["state"] == "dead"]
     return table + ("\ndead workers:\n" + "\n".join(dead) if dead else "")
 
