@@ -62,11 +62,7 @@ def health(router: Router) -> Dict[str, Any]:
 def forward(router: Router, method: str, path: str, body: Any = None, kernel: bool = False) -> Tuple[int, bytes]:
     """Sends one request to a live worker (one with GPUs when ``kernel``), the next on a
     connection failure; answers ``(status, body)``. ``(503, …no-worker…)`` when none answers."""
-    with router._lock:
-        router._rr += 1
-        start = router._rr
-    order = router.live(gpu=kernel)
-    order = order[start % len(order) :] + order[: start % len(order)] if order else []
+    order = router.rotated(router.live(gpu=kernel))
     for w in order:
         try:
             status, _, payload = w.client.request(method, path, body)

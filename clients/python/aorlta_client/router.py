@@ -150,6 +150,13 @@ class Router:
         """The workers not known dead (with GPUs only, when ``gpu``)."""
         return [w for w in self.workers if not w.dead and (w.gpus > 0 or not gpu)]
 
+    def rotated(self, workers: List[Worker]) -> List[Worker]:
+        """``workers`` starting one further along at each call (single requests take turns)."""
+        with self._lock:
+            self._rr += 1
+            start = self._rr % len(workers) if workers else 0
+        return workers[start:] + workers[:start]
+
     def retire(self, w: Worker, reason: str) -> None:
         """Marks a worker dead: nothing more is sent to it."""
         with self._lock:

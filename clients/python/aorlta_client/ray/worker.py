@@ -138,6 +138,7 @@ class AorltaWorker:
         self.key = key
         self.env = dict(env or {})
         self.ready_timeout = ready_timeout
+        self._own_folder = not folder
         self.folder = pathlib.Path(folder) if folder else pathlib.Path(tempfile.mkdtemp(prefix="aorlta-node-"))
         self.folder.mkdir(parents=True, exist_ok=True)
         self.proc: Optional[subprocess.Popen] = None
@@ -242,7 +243,8 @@ class AorltaWorker:
             return False
 
     def stop(self, timeout: float = 30.0) -> Optional[int]:
-        """Drains the service (SIGTERM), kills it after ``timeout`` seconds; its exit code."""
+        """Drains the service (SIGTERM), kills it after ``timeout`` seconds; its exit code. The
+        temporary folder goes with a clean exit (one kept after a failure holds its log)."""
         if self.proc is None:
             return None
         if self.proc.poll() is None:
@@ -252,6 +254,8 @@ class AorltaWorker:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        if self.proc.returncode == 0 and self._own_folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
         return self.proc.returncode
 
     def cpu_seconds(self) -> float:
