@@ -1,6 +1,6 @@
 //! The single-pass tokenizer behind answer comparison. It turns an answer (plain text, LaTeX or a
 //! mix) into a small vector of tokens in one left-to-right pass: numbers with their digit groups
-//! joined (`12,345`, `12 345`, `12\,345`, `12{,}345`), words, variables, operators and the LaTeX
+//! joined (`12,345`, `12 345`, `12\,345`, `12{,}345`, `12 {, }345`), words, variables, operators and the LaTeX
 //! commands the reader knows. Wrappers that only change how text looks (`\text{}`, `\mathrm{}`,
 //! `\boxed{}`, `\left`, spacing commands, math delimiters) vanish here, so the reader never sees
 //! them. Braces must balance; an unknown command is an error, never skipped.
@@ -419,7 +419,8 @@ impl Lexer<'_> {
             i += 1;
         }
         let int_len = digits.len();
-        if (1..=3).contains(&int_len) {
+        // A leading group of `0` is never a thousands group: `0,111` is not 111.
+        if (1..=3).contains(&int_len) && digits != "0" {
             let mut kind = None;
             while let Some((k, len)) = group_separator(b, i, self.brackets <= 0) {
                 if kind.is_some_and(|first| first != k) {
@@ -787,7 +788,7 @@ fn skip_group(b: &[u8], open: usize) -> Option<usize> {
 }
 
 /// A digit-group separator at `i` followed by exactly three digits (then a non-digit): its kind
-/// (1 comma, 2 space, 3 `{,}`) and length. A bare comma counts only outside brackets, where
+/// (1 comma, 2 space, 3 `{,}` with or without spaces) and length. A bare comma counts only outside brackets, where
 /// `(1,234)` would otherwise be ambiguous.
 fn group_separator(b: &[u8], i: usize, comma_ok: bool) -> Option<(u8, usize)> {
     let rest = &b[i.min(b.len())..];
@@ -799,8 +800,8 @@ fn group_separator(b: &[u8], i: usize, comma_ok: bool) -> Option<(u8, usize)> {
         (1, 3)
     } else if comma_ok && rest.starts_with(b",") {
         (1, 1)
-    } else if rest.starts_with(b"{,}") {
-        (3, 3)
+    } else if let Some(len) = braced_comma(rest) {
+        (3, len)
     } else if rest.starts_with(b" ") || rest.starts_with(b"~") {
         (2, 1)
     } else if rest.starts_with(b"\\,") || rest.starts_with(b"\\ ") || rest.starts_with(b"\\;") {
@@ -815,6 +816,25 @@ fn group_separator(b: &[u8], i: usize, comma_ok: bool) -> Option<(u8, usize)> {
     let group = rest.get(len..len + 3)?;
     let after = rest.get(len + 3).copied().unwrap_or(b' ');
     (group.iter().all(u8::is_ascii_digit) && !after.is_ascii_digit()).then_some((kind, len))
+}
+
+/// The length of a comma in braces at the start of `b`, `{,}` as TeX users group digits in
+/// math, with the spaces math mode ignores around and inside it (`14 {, }916`).
+fn braced_comma(b: &[u8]) -> Option<usize> {
+    let spaces = |mut i: usize| {
+        while b.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        i
+    };
+    let mut i = spaces(0);
+    for want in [b'{', b',', b'}'] {
+        if b.get(i) != Some(&want) {
+            return None;
+        }
+        i = spaces(i + 1);
+    }
+    Some(i)
 }
 
 /// Whether `c` continues a word: ASCII letters and digits, and letters of other scripts (but
@@ -958,6 +978,7 @@ mod tests {
             "12 345 678",
             "12\\,345\\,678",
             "12{,}345{,}678",
+            "12 {, }345 {, }678",
             "12\u{2009}345\u{2009}678",
         ] {
             assert_eq!(num(s).digits, "12345678", "{s}");

@@ -39,8 +39,11 @@
 //!   case- and space-insensitively; a number never equals a word; a text of more than a few
 //!   words, or with operators, is not an answer (a worked solution is unreadable).
 //! - A comma followed by exactly three digits outside brackets (or `,\!` anywhere) is a
-//!   thousands separator (`12,345`, `32,\!349`); inside brackets it separates (`(1,234)` is a
-//!   pair). Decimal commas are not read.
+//!   thousands separator (`12,345`, `32,\!349`, `14 {, }916`); inside brackets it separates
+//!   (`(1,234)` is a pair). A group of `0` never leads thousands (`0,111` is not 111). Two whole
+//!   numbers joined by a comma with no space (`1000,99`, `1,22`, `0,111`) are also the decimal
+//!   they spell with a decimal comma: against one number that decimal is compared, against
+//!   anything else the list (`1,22` = `1.22` and `1,22` = `\{1, 22\}`; `1, 22` ≠ `1.22`).
 //! - Formulas with variables (`2x+1`, `(x-1)(x+1)`, `\ln(x^2)` and `2\ln x`) are equal when they
 //!   agree at eight seeded rational points, exactly where the arithmetic stays rational (see
 //!   `equal`); `x \pm y` is the two formulas.

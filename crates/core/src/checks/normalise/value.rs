@@ -30,7 +30,7 @@
 //!    compared as words. Otherwise it is unreadable.
 
 use super::expr::{self, Ast, describe, is_math_name, symbol};
-use super::lexer::{self, Tk, Token};
+use super::lexer::{self, NumLit, Tk, Token};
 use super::number::Real;
 use super::units;
 
@@ -106,6 +106,10 @@ pub(super) enum Value {
     Relation { items: Vec<Value>, ops: Vec<Rel> },
     /// `x = 5` inside a list.
     Named(Box<str>, Box<Value>),
+    /// `1,22`: two whole numbers with a comma between them and no space, which is also a
+    /// decimal written with a decimal comma. Against one number it is the decimal; against
+    /// anything else, the list.
+    CommaDecimal { list: Box<Value>, decimal: Real },
 }
 
 /// Reads one answer, or says why it cannot be read.
@@ -309,6 +313,13 @@ impl<'t> Reader<'t> {
             if let [(a, b)] = parts[..] {
                 return self.element(a, b, in_list);
             }
+            if !in_list
+                && let [first, second] = parts[..]
+                && let Some(decimal) = self.decimal_comma(first, second)
+            {
+                let list = Box::new(named_groups(self.elements(&parts)?));
+                return Ok(Value::CommaDecimal { list, decimal });
+            }
             return Ok(named_groups(self.elements(&parts)?));
         }
         if let Some(v) = self.relation(lo, hi, in_list)? {
@@ -318,6 +329,34 @@ impl<'t> Reader<'t> {
             return Ok(v);
         }
         self.scalar(lo, hi)
+    }
+
+    /// `1000,99`, `1,22`, `0,111`, `-2,5`: two whole numbers joined by a comma with no space on
+    /// either side that the lexer did not take for a thousands separator (the part after it is
+    /// not three digits, or the part before it is `0` or longer than three), as the decimal it
+    /// is when the comma is a decimal comma.
+    fn decimal_comma(&self, (a, b): (usize, usize), (c, d): (usize, usize)) -> Option<Real> {
+        let neg = b == a + 2 && *self.tk(a) == Tk::Minus;
+        let first = if neg { a + 1 } else { a };
+        if b != first + 1 || c != b + 1 || d != c + 1 || *self.tk(b) != Tk::Comma {
+            return None;
+        }
+        if self.t[b].space || self.t[c].space {
+            return None;
+        }
+        let (Tk::Num(int), Tk::Num(frac)) = (self.tk(first), self.tk(c)) else {
+            return None;
+        };
+        if !int.is_plain_int() || !frac.is_plain_int() {
+            return None;
+        }
+        let x = Real::literal(&NumLit {
+            digits: format!("{}{}", int.digits, frac.digits),
+            frac: u32::try_from(frac.digits.len()).ok()?,
+            exp: 0,
+            point: true,
+        });
+        Some(if neg { x.neg() } else { x })
     }
 
     /// `a : b (: c…)`, each term a number or formula.
@@ -722,6 +761,7 @@ mod tests {
             Ok(Value::Matrix(_)) => "matrix",
             Ok(Value::Relation { .. }) => "relation",
             Ok(Value::Named(..)) => "named",
+            Ok(Value::CommaDecimal { .. }) => "comma-decimal",
             Err(_) => "unreadable",
         }
     }
@@ -746,6 +786,9 @@ mod tests {
             ("0 < x \\le 1", "seq"),
             ("x^2 + y^2 = 1", "relation"),
             ("11:21", "ratio"),
+            ("1,22", "comma-decimal"),
+            ("1, 22", "set"),
+            ("1,234", "num"),
             ("V_1:V_2 = 11:21", "ratio"),
             ("x = 5", "num"),
             ("5 or 7", "set"),
