@@ -63,7 +63,8 @@ pub struct Answer {
 ///   (`$$…$$`, `\[…\]`) right after it is the answer, across lines;
 /// - latex: the last non-empty `$…$`, `$$…$$`, `\(…\)` or `\[…\]` (an inline `$` opens only
 ///   before a non-space and closes only after a non-space and before a non-digit, so prices
-///   such as `$5` do not pair up);
+///   such as `$5` do not pair up; inline math whose delimiters stand on lines of their own is
+///   not a span);
 /// - bare: the whole completion when it is only a number (at most 64 bytes: digits, signs,
 ///   `.`, `,`, `/`, `%`, an exponent, spaces between digit groups), without a final period;
 /// - number: the last number (sign, thousands commas, decimals, exponent, `a/b`).

@@ -392,7 +392,7 @@ fn loose_dollar_span(s: &str) -> Option<&str> {
                 None => open = Some(i),
                 Some(a) => {
                     let inner = s[a + 1..i].trim();
-                    if !inner.is_empty() && !has_prose_word(inner) {
+                    if !inner.is_empty() && !has_prose_word(inner) && !on_own_lines(&s[a + 1..i]) {
                         last = Some(inner);
                     }
                 }
@@ -401,6 +401,15 @@ fn loose_dollar_span(s: &str) -> Option<&str> {
         }
     }
     last
+}
+
+/// Whether the content of an inline span begins or ends with a line break (spaces aside): its
+/// delimiters stand on lines of their own (`\( ⏎ 9 ⏎ \)`), which inline math never does, so it
+/// is not read as a span.
+fn on_own_lines(inner: &str) -> bool {
+    let lead = inner.trim_start_matches([' ', '\t']);
+    let trail = inner.trim_end_matches([' ', '\t']);
+    lead.starts_with(['\n', '\r']) || trail.ends_with(['\n', '\r'])
 }
 
 /// The last `\begin{env}…\end{env}` of a math environment with something inside, whole.
@@ -500,7 +509,10 @@ fn last_math_span(s: &str) -> Option<&str> {
                 *missing = true;
                 i += 1;
             } else {
-                record(i + 1, j - 1);
+                // Inline math never stands on lines of its own; display math may.
+                if c == b'[' || !on_own_lines(&s[i + 1..j - 1]) {
+                    record(i + 1, j - 1);
+                }
                 i = j + 1;
             }
             continue;

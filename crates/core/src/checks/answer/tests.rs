@@ -249,6 +249,14 @@ fn math_spans_with_a_space_inside_a_dollar_when_nothing_strict_is_there() {
     assert_eq!(text("it costs $5 and $ 6", l), None);
     assert_eq!(text("between $ 5 and 6 $", l), None);
     assert_eq!(text("$ 9\n\n$", l), None, "no span across a blank line");
+    // Inline math set on lines of its own is not inline math; display math may be.
+    assert_eq!(text("Answer $ \n 9 \n $", l), None);
+    assert_eq!(text("Answer \\( \n 9 \n \\)", l), None);
+    assert_eq!(text("Answer \\(9 \n\\)", l), None);
+    assert_eq!(text("Answer \\[ \n 9 \n \\]", l).as_deref(), Some("9"));
+    assert_eq!(text("Answer $$ \n 9 \n $$", l).as_deref(), Some("9"));
+    assert_eq!(text("Answer \\(x +\n 1\\)", l).as_deref(), Some("x +\n 1"));
+    assert_eq!(text("$5$ then \\( \n 9 \n \\)", l).as_deref(), Some("5"));
     // A strict span anywhere wins.
     assert_eq!(text("$ 9 $ but $x$", l).as_deref(), Some("x"));
 }
