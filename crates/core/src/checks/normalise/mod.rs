@@ -31,7 +31,10 @@
 //!   the names' alphabetical order). `\quad`, "and", "or" and the lines of `align*`/`cases`
 //!   separate answers.
 //! - Equations are the same when `lhs - rhs` of one is a nonzero constant times the other's at
-//!   every formula point (`2x + 4 = 0` = `x + 2 = 0`).
+//!   every formula point (`2x + 4 = 0` = `x + 2 = 0`). An assignment whose name was dropped is
+//!   also its equation when the other side is one (`y = -\frac12 x + \frac34` = `2x + 4y - 3 =
+//!   0`); a function of one variable ranged by inequalities is an interval (`0 < f(x) < 1` =
+//!   `(0, 1)`); `|AB| = 1` names a length, `A:B = 1` a ratio (`A: 1` is choice A).
 //! - Ratios (`11:21`) are equal when proportional (`22:42`), and a ratio of two equals its
 //!   quotient (`\frac{11}{21}`) leniently; a ratio with a zero term equals only the same terms
 //!   (`12:00` is a time, not the proportion `1:0`).

@@ -16,7 +16,8 @@
 //!    in the names' alphabetical order.
 //! 6. `x = 5`, `AB = 5`, `\angle A = 30^\circ`, `x \in [0,1)`, `(x, y) = (1, 2)`, `f(x) = 2x`,
 //!    `\frac{NO}{BO} = \frac{1}{\sqrt6}`, `V_1:V_2 = 11:21`: the value on the right (a left side
-//!    that only names). Inside a list the name is kept. `v \approx w` is `v` (`\approx w` and
+//!    that only names; also the equation it is, against an equation: `y = 2x + 3` equals
+//!    `2x - y + 3 = 0`). Inside a list the name is kept. `v \approx w` is `v` (`\approx w` and
 //!    `x \approx w` are `w`); a chain of closed values `\frac12 = 0.5` is its last value. An
 //!    inequality in one variable (`a < x \le b`, `x \ge a`, `a \le |x| < b`) is the interval
 //!    or union it describes. Any other relation (`x^2 + y^2 = 1`, `x < y`) is compared side by
@@ -106,6 +107,10 @@ pub(super) enum Value {
     Relation { items: Vec<Value>, ops: Vec<Rel> },
     /// `x = 5` inside a list.
     Named(Box<str>, Box<Value>),
+    /// `y = 2x + 3` standing alone: the value on the right (the left side only names it), and
+    /// the equation it also is, compared when the other side is an equation
+    /// (`2x - y + 3 = 0`).
+    Assigned { value: Box<Value>, equation: Box<Value> },
     /// `1,22`: two whole numbers with a comma between them and no space, which is also a
     /// decimal written with a decimal comma. Against one number it is the decimal; against
     /// anything else, the list.
@@ -588,7 +593,9 @@ impl<'t> Reader<'t> {
                 Some(c.to_ascii_uppercase())
             }
             (Some(Tk::Letter(c)), Some(Tk::RParen | Tk::Colon), _) if n == 2 => Some(c.to_ascii_uppercase()),
-            (Some(Tk::Letter(c)), Some(Tk::RParen | Tk::Colon), Some(_)) if upper_first(c) => Some(*c),
+            // `B) text`, `B: text`; a colon with no space after it joins a ratio (`A:B = 1`).
+            (Some(Tk::Letter(c)), Some(Tk::RParen), Some(_)) if upper_first(c) => Some(*c),
+            (Some(Tk::Letter(c)), Some(Tk::Colon), Some(_)) if upper_first(c) && self.t[lo + 2].space => Some(*c),
             _ => None,
         }
     }
@@ -762,6 +769,7 @@ mod tests {
             Ok(Value::Relation { .. }) => "relation",
             Ok(Value::Named(..)) => "named",
             Ok(Value::CommaDecimal { .. }) => "comma-decimal",
+            Ok(Value::Assigned { .. }) => "assigned",
             Err(_) => "unreadable",
         }
     }
@@ -790,7 +798,10 @@ mod tests {
             ("1, 22", "set"),
             ("1,234", "num"),
             ("V_1:V_2 = 11:21", "ratio"),
-            ("x = 5", "num"),
+            ("x = 5", "assigned"),
+            ("x = 1, 2", "set"),
+            ("A:B = 1", "num"),
+            ("A: 1", "choice"),
             ("5 or 7", "set"),
             ("about 12", "text"),
             ("", "unreadable"),
