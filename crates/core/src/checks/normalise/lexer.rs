@@ -1,9 +1,10 @@
 //! The single-pass tokenizer behind answer comparison. It turns an answer (plain text, LaTeX or a
 //! mix) into a small vector of tokens in one left-to-right pass: numbers with their digit groups
-//! joined (`12,345`, `12 345`, `12\,345`, `12{,}345`, `12 {, }345`), words, variables, operators and the LaTeX
-//! commands the reader knows. Wrappers that only change how text looks (`\text{}`, `\mathrm{}`,
-//! `\boxed{}`, `\left`, spacing commands, math delimiters) vanish here, so the reader never sees
-//! them. Braces must balance; an unknown command is an error, never skipped.
+//! joined (`12,345`, `12 345`, `12\,345`, `12{,}345`, `12 {, }345`), words, variables, operators
+//! and the LaTeX commands the reader knows. Wrappers that only change how text looks (`\text{}`,
+//! `\mathrm{}`, `\boxed{}`, `\left`, spacing commands, math delimiters) vanish here, so the reader
+//! never sees them. Braces must balance; an unknown command is an error, never skipped (but a
+//! wide space run into the next word, `\quadx`, is the space and the word).
 
 /// A number as written: its digits without separators, where the decimal point was, and the
 /// exponent of scientific notation (`1.2e-3`).
@@ -726,7 +727,19 @@ impl Lexer<'_> {
                     self.push(tk);
                 }
             }
-            Cmd::Unknown => return Err(format!("unknown command `\\{name}`")),
+            Cmd::Unknown => {
+                // `\quadx`: a wide space run into the next word is the space and the word (a
+                // space has no meaning to lose); any other unknown name is an error.
+                if let Some(sp) = ["qquad", "quad"]
+                    .into_iter()
+                    .find(|sp| name.len() > sp.len() && name.starts_with(sp))
+                {
+                    self.i = start + sp.len();
+                    self.push(Tk::Quad);
+                    return Ok(());
+                }
+                return Err(format!("unknown command `\\{name}`"));
+            }
         }
         Ok(())
     }
@@ -1026,6 +1039,16 @@ mod tests {
                 .contains("tabular")
         );
         assert!(lex("\\begin{align*} x").unwrap_err().contains("never closed"));
+    }
+
+    #[test]
+    fn a_wide_space_run_into_a_word_is_the_space_and_the_word() {
+        assert_eq!(
+            kinds("1,\\quadx"),
+            vec![Tk::Num(num("1")), Tk::Comma, Tk::Quad, Tk::Letter('x')]
+        );
+        assert_eq!(kinds("\\qquadab"), vec![Tk::Quad, Tk::Word("ab".into())]);
+        assert!(lex("\\quadx").is_ok() && lex("\\quax").is_err());
     }
 
     #[test]

@@ -426,6 +426,8 @@ const TABLE: &[(&str, &str, X)] = &[
     ),
     ("1, 2", "1 \\quad 2", E),
     ("1, 2", "x = 1, \\quad x = 2", E),
+    ("x_1 = 1,\\quadx_2 = 2", "\\boxed{2} \\quad \\text{and} \\quad \\boxed{1}", E),
+    ("x_1 = 1,\\quadx_2 = 2", "1", N),
     ("5", "\\begin{align*} x &= 5 \\end{align*}", E),
     ("1, 2", "\\begin{align*} x &= 1 \\\\ x &= 2 \\end{align*}", E),
     ("(1, 2)", "\\begin{cases} x = 1 \\\\ y = 2 \\end{cases}", E),
