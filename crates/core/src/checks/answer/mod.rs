@@ -7,6 +7,7 @@ mod fence;
 mod scan;
 mod spans;
 
+pub(crate) use spans::connectors_only;
 use aorlta_record::Reason;
 use serde::{Deserialize, Serialize};
 
@@ -56,8 +57,9 @@ pub struct Answer {
 ///   allowed: `… \boxed{255} … Final Answer: The final answer is $10,455$.` answers
 ///   `$10,455$`, the boxes being steps), the last `\boxed{…}` or `\fbox{…}` whose braces balance (an unbalanced one is
 ///   skipped; nested boxes give the innermost, which starts last); boxes joined to it only by
-///   connectors (spaces, `,`, `\quad`, "and", `\text{ or }`) come with it, as one run of text
-///   from the first box to the last (several answers);
+///   connectors (spaces, `,`, `\quad`, "and", `\text{ or }`, part labels, a name before a box,
+///   a unit word after one: [`connectors_only`]) come with it, as one run of text from the first
+///   box to the last (several answers);
 /// - statement: the last "answer is …", "answer: …" or "final answer: …" (any case), up to the
 ///   end of its line or sentence, without a trailing period or markdown bold; a display span
 ///   (`$$…$$`, `\[…\]`) right after it is the answer, across lines;

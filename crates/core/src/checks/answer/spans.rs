@@ -87,9 +87,12 @@ fn siblings(s: &str, boxes: &[(usize, usize)], k: usize) -> usize {
 }
 
 /// Whether `gap` (between two boxes) holds only what joins answers: spaces, `,`, `;`, `$`, `~`,
-/// LaTeX spacing (`\quad`, `\,`), math delimiters (`\(`, `\]`), and the words "and" or "or",
-/// plain or in `\text{}`, `\textrm{}`, `\mathrm{}` or `\mbox{}`. At most 64 bytes are looked at.
-pub(super) fn connectors_only(gap: &str) -> bool {
+/// markdown `*`, LaTeX spacing (`\quad`, `\,`), math delimiters (`\(`, `\]`), the words "and",
+/// "or", "for" and "part", part labels (`(a)`, `(2)`, `(ii)`), a name set before the next box
+/// (`y_2 =`), and right after the box one plain word before a separator (its unit or what it
+/// counts: `\boxed{1} papers and \boxed{2}`); plain or in `\text{}`, `\textrm{}`, `\mathrm{}`
+/// or `\mbox{}`. At most 64 bytes are looked at.
+pub(crate) fn connectors_only(gap: &str) -> bool {
     const SPACING: [&str; 10] = [
         "\\qquad", "\\quad", "\\,", "\\;", "\\:", "\\ ", "\\(", "\\)", "\\[", "\\]",
     ];
@@ -97,40 +100,94 @@ pub(super) fn connectors_only(gap: &str) -> bool {
     if gap.len() > 64 {
         return false;
     }
-    let skip = |r: &str| {
-        r.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '$' | '~'))
-            .len()
-    };
-    let word = |r: &str| {
-        ["and", "or"]
-            .into_iter()
-            .find(|w| starts_with_ci(r.as_bytes(), 0, w.as_bytes()))
-            .filter(|w| !r.as_bytes().get(w.len()).is_some_and(u8::is_ascii_alphanumeric))
-            .map(str::len)
-    };
     let mut rest = gap;
+    let mut first = true;
     loop {
-        rest = &rest[rest.len() - skip(rest)..];
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '$' | '~' | '*'));
         if rest.is_empty() {
             return true;
         }
-        if let Some(n) = word(rest) {
-            rest = &rest[n..];
+        let n = if let Some(n) = joining_word(rest).or_else(|| part_label(rest)).or_else(|| name_label(rest)) {
+            n
+        } else if let Some(n) = unit_word(rest).filter(|_| first) {
+            n
         } else if let Some(sp) = SPACING.iter().find(|sp| rest.starts_with(*sp)) {
-            rest = &rest[sp.len()..];
+            sp.len()
         } else if let Some(w) = WRAPPERS.iter().find(|w| rest.starts_with(*w)) {
             let Some(close) = rest.find('}') else {
                 return false;
             };
-            let inner = rest[w.len()..close].trim();
-            if !(inner.is_empty() || word(inner) == Some(inner.len())) {
+            if !connectors_only(&rest[w.len()..close]) {
                 return false;
             }
-            rest = &rest[close + 1..];
+            close + 1
         } else {
             return false;
+        };
+        rest = &rest[n..];
+        first = false;
+    }
+}
+
+/// The length of "and", "or", "for" or "part" (any case) at the start of `r`, as a whole word.
+fn joining_word(r: &str) -> Option<usize> {
+    ["and", "or", "for", "part"]
+        .into_iter()
+        .find(|w| starts_with_ci(r.as_bytes(), 0, w.as_bytes()))
+        .filter(|w| !r.as_bytes().get(w.len()).is_some_and(u8::is_ascii_alphanumeric))
+        .map(str::len)
+}
+
+/// The length of a part label at the start of `r`: one to three letters or digits in
+/// parentheses (`(a)`, `(2)`, `(ii)`).
+fn part_label(r: &str) -> Option<usize> {
+    let b = r.as_bytes();
+    let inner = b.get(1..)?.iter().take_while(|c| c.is_ascii_alphanumeric()).count();
+    (b[0] == b'(' && (1..=3).contains(&inner) && b.get(1 + inner) == Some(&b')')).then_some(inner + 2)
+}
+
+/// The length of a name and `=` at the start of `r`, naming the box after it: a letter with an
+/// optional subscript (`y =`, `x_2 =`, `x_{2} =`).
+fn name_label(r: &str) -> Option<usize> {
+    let b = r.as_bytes();
+    if !b.first()?.is_ascii_alphabetic() || b.get(1).is_some_and(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    let mut i = 1;
+    if b.get(i) == Some(&b'_') {
+        i += 1;
+        if b.get(i) == Some(&b'{') {
+            let inner = b[i + 1..].iter().take_while(|c| c.is_ascii_alphanumeric()).count();
+            if inner == 0 || b.get(i + 1 + inner) != Some(&b'}') {
+                return None;
+            }
+            i += inner + 2;
+        } else if b.get(i).is_some_and(u8::is_ascii_alphanumeric) {
+            i += 1;
+        } else {
+            return None;
         }
     }
+    while b.get(i) == Some(&b' ') {
+        i += 1;
+    }
+    (b.get(i) == Some(&b'=')).then_some(i + 1)
+}
+
+/// The length of one plain word (two to twenty letters) at the start of `r` when a separator
+/// (`,`, `;`, "and", "or") follows it: the unit or the thing counted after a boxed number.
+fn unit_word(r: &str) -> Option<usize> {
+    let n = r.bytes().take_while(u8::is_ascii_alphabetic).count();
+    if !(2..=20).contains(&n) || joining_word(r).is_some() {
+        return None;
+    }
+    let after = r[n..].trim_start_matches(' ');
+    let separates = after.starts_with([',', ';'])
+        || ["and", "or"].iter().any(|w| {
+            starts_with_ci(after.as_bytes(), 0, w.as_bytes())
+                && !after.as_bytes().get(w.len()).is_some_and(u8::is_ascii_alphanumeric)
+        });
+    separates.then_some(n)
 }
 
 /// When a box opens at `i` (a backslash): where its content starts.

@@ -104,6 +104,25 @@ fn boxes_joined_by_connectors_are_one_answer() {
         "a box around the last is not beside it"
     );
     assert_eq!(text("\\boxed{1} and orange \\boxed{2}", b).as_deref(), Some("2"));
+    // A unit word right after a box, before a separator; part labels; names before a box.
+    assert_eq!(
+        text("\\boxed{1} papers and \\boxed{2} bins", b).as_deref(),
+        Some("\\boxed{1} papers and \\boxed{2}")
+    );
+    assert_eq!(text("\\boxed{3} apples \\boxed{4}", b).as_deref(), Some("4"));
+    assert_eq!(
+        text("\\boxed{(3, 3)} \\text{ for part (a) and } \\boxed{(1, 1)}", b).as_deref(),
+        Some("\\boxed{(3, 3)} \\text{ for part (a) and } \\boxed{(1, 1)}")
+    );
+    assert_eq!(
+        text("**(a)** \\boxed{3}\n**(b)** \\boxed{5}", b).as_deref(),
+        Some("\\boxed{3}\n**(b)** \\boxed{5}")
+    );
+    assert_eq!(
+        text("\\(y_1 = \\boxed{1} \\) and \\( y_{2} = \\boxed{2} \\)", b).as_deref(),
+        Some("\\boxed{1} \\) and \\( y_{2} = \\boxed{2}")
+    );
+    assert_eq!(text("\\boxed{1} so x = \\boxed{2}", b).as_deref(), Some("2"));
     let many = "\\boxed{1} \\quad ".repeat(2000);
     let run = text(&many, b).unwrap();
     assert!(

@@ -6,6 +6,8 @@
 //! never sees them. Braces must balance; an unknown command is an error, never skipped (but a
 //! wide space run into the next word, `\quadx`, is the space and the word).
 
+use crate::checks::answer::connectors_only;
+
 /// A number as written: its digits without separators, where the decimal point was, and the
 /// exponent of scientific notation (`1.2e-3`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -195,8 +197,10 @@ pub(super) struct Token {
 enum Group {
     /// A plain LaTeX group; its braces become tokens.
     Plain,
-    /// The argument of a wrapper (`\boxed{}`); its braces vanish.
+    /// The argument of a wrapper (`\mathbf{}`); its braces vanish.
     Wrapper,
+    /// The argument of a box (`\boxed{}`, `\fbox{}`); its braces vanish.
+    Box,
     /// The argument of a text wrapper (`\text{}`); its braces vanish and its tokens are marked.
     Text,
 }
@@ -205,6 +209,7 @@ enum Group {
 enum Cmd {
     Tok(Tk),
     Wrapper { text: bool },
+    Box,
     Space,
     Discard,
     Delimiter,
@@ -229,6 +234,7 @@ pub(super) fn lex(src: &str) -> Result<Vec<Token>, String> {
         space: false,
         dollars_delimit: dollars_are_delimiters(src.as_bytes()),
         envs: Vec::new(),
+        last_box: None,
     }
     .run()
 }
@@ -263,6 +269,8 @@ struct Lexer<'s> {
     /// Open environments, innermost last: `true` for a display environment (`align*`,
     /// `cases`…) whose `&` vanish and whose `\\` separate answers, `false` for a matrix.
     envs: Vec<bool>,
+    /// The byte after the last box's closing brace and the tokens there were then.
+    last_box: Option<(usize, usize)>,
 }
 
 /// Display environments whose lines are answers (`&` alignment marks vanish, `\\` separates).
@@ -338,6 +346,7 @@ impl Lexer<'_> {
                         Some(Group::Plain) => self.push(Tk::RBrace),
                         Some(Group::Text) => self.text_depth -= 1,
                         Some(Group::Wrapper) => {}
+                        Some(Group::Box) => self.last_box = Some((self.i + 1, self.out.len())),
                     }
                     self.i += 1;
                 }
@@ -659,6 +668,23 @@ impl Lexer<'_> {
                     }
                 }
             }
+            Cmd::Box => {
+                // Boxes joined only by what joins answers (`\boxed{1}\boxed{2}`, `\boxed{1}
+                // papers and \boxed{2}`, `… \text{ for part (a) and } \boxed{…}`) are the items
+                // of a list: what stands between them is one separator.
+                if let Some((after, len)) = self.last_box.take()
+                    && connectors_only(&self.src[after..start - 1])
+                {
+                    self.out.truncate(len);
+                    self.space = true;
+                    self.push(Tk::Comma);
+                }
+                let j = self.skip_spaces_from(end);
+                if self.at(j) == b'{' {
+                    self.i = j + 1;
+                    self.groups.push(Group::Box);
+                }
+            }
             Cmd::Space => self.space = true,
             Cmd::Discard => {
                 let j = self.skip_spaces_from(end);
@@ -876,7 +902,7 @@ fn greek_char(c: char) -> Option<&'static str> {
 
 /// What the lexer does with the command `\name`.
 fn command(name: &str) -> Cmd {
-    use Cmd::{Begin, Delimiter, Discard, EmptySet, End, Reals, Space, Tok, Unknown, Wrapper};
+    use Cmd::{Begin, Box, Delimiter, Discard, EmptySet, End, Reals, Space, Tok, Unknown, Wrapper};
     if let Some(f) = Func::from_name(name) {
         return Tok(Tk::Fn(f));
     }
@@ -914,7 +940,8 @@ fn command(name: &str) -> Cmd {
         "pounds" => Tok(Tk::Currency('£')),
         "text" | "textrm" | "textnormal" | "textup" | "textbf" | "textit" | "textsf" | "texttt"
         | "textmd" | "emph" | "mathrm" | "mbox" | "hbox" | "operatorname" => Wrapper { text: true },
-        "boxed" | "fbox" | "mathbf" | "mathit" | "mathsf" | "mathtt" | "mathnormal" | "bm" | "boldsymbol"
+"boxed" | "fbox" => Box,
+        "mathbf" | "mathit" | "mathsf" | "mathtt" | "mathnormal" | "bm" | "boldsymbol"
         | "overline" => Wrapper { text: false },
         "quad" | "qquad" => Tok(Tk::Quad),
         "displaystyle" | "textstyle" | "scriptstyle" | "limits" | "nolimits" | "enspace" | "thinspace"
@@ -1039,6 +1066,15 @@ mod tests {
                 .contains("tabular")
         );
         assert!(lex("\\begin{align*} x").unwrap_err().contains("never closed"));
+    }
+
+    #[test]
+    fn boxes_joined_by_connectors_are_list_items() {
+        let one_two = vec![Tk::Num(num("1")), Tk::Comma, Tk::Num(num("2"))];
+        assert_eq!(kinds("\\boxed{1}\\boxed{2}"), one_two);
+        assert_eq!(kinds("\\boxed{1} papers and \\boxed{2}"), one_two);
+        assert_eq!(kinds("\\boxed{1} \\text{ for part (a) and } \\boxed{2}"), one_two);
+        assert_eq!(kinds("\\boxed{1} + \\boxed{2}"), vec![Tk::Num(num("1")), Tk::Plus, Tk::Num(num("2"))]);
     }
 
     #[test]

@@ -27,7 +27,8 @@ impl Reader<'_> {
         let equalities =
             ops.iter().all(|t| matches!(t, Tk::Eq | Tk::Approx)) || (ops.len() == 1 && *ops[0] == Tk::In);
         if equalities {
-            let name = self.names(first_lo, first_hi);
+            // Braces in a name only group (`x_{1}` is `x_1`).
+            let name = self.names(first_lo, first_hi).map(|n| n.replace(['{', '}'], ""));
             let start = usize::from(name.is_some() || first_lo == first_hi);
             let approx = ops.iter().position(|t| **t == Tk::Approx);
             let pick = match approx {
@@ -317,7 +318,7 @@ impl Reader<'_> {
         }
         parts
             .into_iter()
-            .map(|(a, b)| (self.variable(a, b) == Some(b)).then(|| self.render(a, b)))
+            .map(|(a, b)| (self.variable(a, b) == Some(b)).then(|| self.render(a, b).replace(['{', '}'], "")))
             .collect()
     }
 
