@@ -17,7 +17,8 @@ use serde::{Deserialize, Serialize};
 pub enum AnswerForm {
     /// The last `\boxed{...}` (nested braces handled).
     Boxed,
-    /// An explicit "the answer is ..." / "Answer: ..." statement.
+    /// An explicit "the answer is ..." / "Answer: ..." statement, or a closing sentence
+    /// ("Therefore, there are 12 ways.") after all the math.
     Statement,
     /// The last LaTeX math span (`$…$`, `\(…\)`, `\[…\]`).
     Latex,
@@ -62,7 +63,9 @@ pub struct Answer {
 ///   box to the last (several answers);
 /// - statement: the last "answer is …", "answer: …" or "final answer: …" (any case), up to the
 ///   end of its line or sentence, without a trailing period or markdown bold; a display span
-///   (`$$…$$`, `\[…\]`) right after it is the answer, across lines;
+///   (`$$…$$`, `\[…\]`) right after it is the answer, across lines; a sentence in prose gives
+///   its one number. With none, a closing sentence after all the math that concludes
+///   ("Therefore, there are 12 such sequences.") or is the whole completion gives its number;
 /// - latex: the last non-empty `$…$`, `$$…$$`, `\(…\)` or `\[…\]` (an inline `$` opens only
 ///   before a non-space and closes only after a non-space and before a non-digit, so prices
 ///   such as `$5` do not pair up; inline math whose delimiters stand on lines of their own is
@@ -90,7 +93,7 @@ pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) ->
                 }
             }
             AnswerForm::Boxed => spans::last_boxed(completion),
-            AnswerForm::Statement => spans::last_statement(completion),
+            AnswerForm::Statement => spans::last_statement(completion).or_else(|| spans::closing_sentence(completion)),
             AnswerForm::Latex => spans::last_math(completion),
             AnswerForm::Bare => spans::bare_number(completion),
             AnswerForm::Number => spans::last_number(completion),

@@ -247,10 +247,114 @@ pub(super) fn last_statement(s: &str) -> Option<&str> {
         {
             let text = unquote(after_last_is(statement_text(s, start)));
             if !text.is_empty() {
-                return Some(text);
+                // `Jane started growing Sphere 3 hours ago`: the sentence's one number.
+                return Some(sentence_number(text).unwrap_or(text));
             }
         }
     }
+}
+
+/// The answer of a closing sentence that comes after all the math (`… $d = \frac{90}{n}$ …
+/// Therefore, there are 12 such sequences. I hope it is correct.`): the last sentence that holds
+/// a digit, when it closes the completion (at most a short sign-off such as `I hope it is
+/// correct.` after it), no `$` or `\` comes after its start, and it begins with "therefore",
+/// "thus", "hence" or "so" or is the whole completion. Its answer is what follows its last
+/// ` is ` when that is one number (`so the number is 10 which is 1,000.99m²` answers
+/// `1,000.99m²`, as does `the number is not 10 which is 1,000.99m²` alone); else, for a
+/// sentence that concludes and holds no negation, its only number ([`sentence_number`]). One
+/// pass back from the end, and one over the sentence.
+pub(super) fn closing_sentence(s: &str) -> Option<&str> {
+    // A sentence longer than this is not a closing sentence.
+    const MAX_SENTENCE: usize = 1024;
+    // What may follow it: a sign-off, not more reasoning.
+    const MAX_AFTER: usize = 80;
+    let b = s.as_bytes();
+    let after_math = prev(b, b.len(), |c| (c == b'$') | (c == b'\\')).map_or(0, |k| k + 1);
+    let digit = prev(b, b.len(), |c| c.is_ascii_digit())?;
+    if digit < after_math {
+        return None;
+    }
+    let ends = |i: usize| {
+        b[i] == b'\n' || (matches!(b[i], b'.' | b'!' | b'?') && b.get(i + 1).is_none_or(u8::is_ascii_whitespace))
+    };
+    let mut start = digit;
+    while start > after_math && !ends(start - 1) {
+        start -= 1;
+        if digit - start > MAX_SENTENCE {
+            return None;
+        }
+    }
+    let mut end = digit;
+    while end < b.len() && !ends(end) {
+        end += 1;
+    }
+    if s[end..].trim().len() > MAX_AFTER {
+        return None;
+    }
+    let sentence = s[start..end].trim().trim_start_matches(['*', '_']).trim_start();
+    let lead = sentence.split(|c: char| !c.is_ascii_alphabetic()).next()?;
+    let concludes = ["therefore", "thus", "hence", "so"]
+        .iter()
+        .any(|w| lead.eq_ignore_ascii_case(w));
+    let whole = s[..start].trim().is_empty();
+    if !(concludes || whole) {
+        return None;
+    }
+    // What the sentence finally says a thing is: `… is not 10 which is 1,000.99€`.
+    let after_is = after_last_is(sentence);
+    if after_is.len() < sentence.len()
+        && let Some(n) = lone_number(after_is)
+    {
+        return Some(n);
+    }
+    if !concludes || negated(sentence) {
+        return None;
+    }
+    sentence_number(sentence)
+}
+
+/// The one number of a sentence in prose (`Jane started growing Sphere 3 hours ago` gives `3`,
+/// `increases by 100%` gives `100%`): `None` when the sentence holds math (`$`, `\`), a
+/// negation, a number before any plain word, or more or fewer than one number.
+fn sentence_number(t: &str) -> Option<&str> {
+    if t.len() > 1024 || t.contains(['$', '\\']) || negated(t) {
+        return None;
+    }
+    let mut found = None;
+    let mut words_before = false;
+    for w in t.split_ascii_whitespace() {
+        if w.bytes().any(|c| c.is_ascii_digit()) {
+            if found.is_some() || !words_before {
+                return None;
+            }
+            found = Some(lone_number(w)?);
+        } else if w.len() >= 2 && w.trim_end_matches([',', ';', ':']).bytes().all(|c| c.is_ascii_alphabetic()) {
+            words_before = true;
+        }
+    }
+    found
+}
+
+/// `t` when it is one number, with what is written against it (a sign, a currency sign, `%`,
+/// a unit: `-3`, `2/3`, `100%`, `1,000.99€`, `1,000.99m²`), without the punctuation after it.
+fn lone_number(t: &str) -> Option<&str> {
+    let t = t.trim().trim_end_matches(['.', ',', ';', ':', '!', '?', ')']).trim_start_matches('(');
+    let mut chars = t.chars();
+    let first = chars.next()?;
+    let starts = first.is_ascii_digit()
+        || (matches!(first, '-' | '+' | '.' | '$' | '€' | '£') && chars.next().is_some_and(|c| c.is_ascii_digit()));
+    (starts && !t.contains(char::is_whitespace)).then_some(t)
+}
+
+/// Whether a sentence says "not", "no", "never", "cannot", "neither", "nor" or "none", or has
+/// a word ending in "n't".
+fn negated(t: &str) -> bool {
+    t.split(|c: char| !(c.is_ascii_alphabetic() || c == '\'' || c == '’')).any(|w| {
+        let w = w.to_ascii_lowercase();
+        ["not", "no", "never", "cannot", "neither", "nor", "none"].contains(&w.as_str())
+            || w.ends_with("n't")
+            || w.ends_with("n’t")
+    })
 }
 
 /// The "final answer" statement that closes a completion after its boxes (`… \boxed{255} …
