@@ -224,6 +224,31 @@ const TABLE: &[(&str, &str, X)] = &[
         N,
     ),
     ("2 \\pm \\sqrt{3}", "2 + \\sqrt3, 2 - \\sqrt3", E),
+    // Matrix arithmetic on numbers: sums, differences, multiples and products.
+    (
+        "\\begin{pmatrix} 6 & 8 \\\\ 10 & 12 \\end{pmatrix}",
+        "\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix} + \\begin{pmatrix} 5 & 6 \\\\ 7 & 8 \\end{pmatrix}",
+        E,
+    ),
+    (
+        "\\begin{pmatrix} 19 & 22 \\\\ 43 & 50 \\end{pmatrix}",
+        "\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix} \\begin{pmatrix} 5 & 6 \\\\ 7 & 8 \\end{pmatrix}",
+        E,
+    ),
+    (
+        "\\begin{pmatrix} 19 & 22 \\\\ 43 & 50 \\end{pmatrix}",
+        "\\begin{pmatrix} 5 & 6 \\\\ 7 & 8 \\end{pmatrix} \\cdot \\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}",
+        N,
+    ),
+    (
+        "\\begin{pmatrix} 1 & 0 \\\\ 0 & 1 \\end{pmatrix}",
+        "\\begin{pmatrix} 1 & 0 \\\\ 0 & 1 \\end{pmatrix} \\begin{pmatrix} 1 & 0 \\\\ 0 & 1 \\end{pmatrix}",
+        E,
+    ),
+    ("\\begin{pmatrix} 1 & 1 \\end{pmatrix}", "\\frac12 \\begin{pmatrix} 2 & 2 \\end{pmatrix}", E),
+    ("\\begin{pmatrix} -4 & -4 \\end{pmatrix}", "\\begin{pmatrix} 1 & 2 \\end{pmatrix} - \\begin{pmatrix} 5 & 6 \\end{pmatrix}", E),
+    ("\\begin{pmatrix} 6 \\end{pmatrix}", "\\begin{pmatrix} 1 & 2 \\end{pmatrix} + \\begin{pmatrix} 5 \\\\ 6 \\end{pmatrix}", C),
+    ("\\begin{pmatrix} 6 \\end{pmatrix}", "\\begin{pmatrix} x \\end{pmatrix} + \\begin{pmatrix} 5 \\end{pmatrix}", C),
     ("\\emptyset", "\\{\\}", E),
     ("\\varnothing", "∅", E),
     ("\\emptyset", "\\{0\\}", N),

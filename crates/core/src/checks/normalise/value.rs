@@ -10,6 +10,8 @@
 //! 4. A bracketed collection: a set `\{1, 2\}` (order-insensitive), a tuple `(1, 2)` or a list
 //!    `[1, 2, 3]` (ordered), an interval `[0, 1)` (two ends of mixed brackets; bracket kinds
 //!    matter for every two-element collection), a matrix (`\begin{pmatrix}…\end{pmatrix}`).
+//!    Sums, differences, multiples and products of matrices of numbers are the matrix they come
+//!    to (read after ratios, before a plain number or formula).
 //! 5. A bare list `1, 2`, `1; 2`, `1 and 2`, `1 \quad 2`, `x = 2 or x = 3`: order-insensitive,
 //!    like a set (answers that list solutions). A list whose items all name their values
 //!    (`x = 1, y = 2`, `p=5,q=2;p=7,q=2`) is the solutions it lists, each a tuple of its values
@@ -333,7 +335,160 @@ impl<'t> Reader<'t> {
         if let Some(v) = self.ratio(lo, hi)? {
             return Ok(v);
         }
+        if let Some(v) = self.matrix_arithmetic(lo, hi)? {
+            return Ok(v);
+        }
         self.scalar(lo, hi)
+    }
+
+    /// Arithmetic on matrices of numbers, as the matrix it comes to: sums and differences of
+    /// terms, each a product of matrices (side by side or joined by `\cdot`, `\times`) with an
+    /// optional closed factor before them (`2\begin{pmatrix}…\end{pmatrix}`). `None` when
+    /// `lo..hi` has no matrix at its top level or is not of that shape; an error when the sizes
+    /// do not agree or an entry is not a number.
+    fn matrix_arithmetic(&mut self, lo: usize, hi: usize) -> Result<Option<Value>, String> {
+        /// The most multiplications one product may take (a 21 × 21 square by another).
+        const MAX_PRODUCT: usize = 10_000;
+        let top = |r: &Self, i: usize| -> Option<usize> {
+            if opens(r.tk(i)) {
+                let m = r.mate[i];
+                (m != NONE && (m as usize) < hi).then_some(m as usize + 1)
+            } else {
+                Some(i + 1)
+            }
+        };
+        let mut i = lo;
+        let mut any = false;
+        while i < hi {
+            any |= *self.tk(i) == Tk::MatBegin;
+            let Some(next) = top(self, i) else { return Ok(None) };
+            i = next;
+        }
+        if !any {
+            return Ok(None);
+        }
+        let mut total: Option<Vec<Vec<Real>>> = None;
+        let mut i = lo;
+        while i < hi {
+            let negative = match self.tk(i) {
+                Tk::Minus => true,
+                Tk::Plus => false,
+                _ if i == lo => false,
+                _ => return Ok(None),
+            };
+            if matches!(self.tk(i), Tk::Minus | Tk::Plus) {
+                i += 1;
+            }
+            let start = i;
+            while i < hi && !matches!(self.tk(i), Tk::Plus | Tk::Minus) {
+                let Some(next) = top(self, i) else { return Ok(None) };
+                i = next;
+            }
+            let Some(mut term) = self.matrix_term(start, i, MAX_PRODUCT)? else {
+                return Ok(None);
+            };
+            if negative {
+                term = term.iter().map(|row| row.iter().map(Real::neg).collect()).collect();
+            }
+            total = Some(match total {
+                None => term,
+                Some(sum) => {
+                    if sum.len() != term.len() || sum.iter().zip(&term).any(|(r, t)| r.len() != t.len()) {
+                        return Err("a sum of matrices of different sizes".into());
+                    }
+                    let mut out = Vec::with_capacity(sum.len());
+                    for (r, t) in sum.iter().zip(&term) {
+                        out.push(r.iter().zip(t).map(|(a, b)| a.add(b)).collect::<Result<Vec<_>, _>>()?);
+                    }
+                    out
+                }
+            });
+        }
+        let Some(rows) = total else { return Ok(None) };
+        Ok(Some(Value::Matrix(
+            rows.into_iter()
+                .map(|r| r.into_iter().map(|x| Value::Num { x, unit: None }).collect())
+                .collect(),
+        )))
+    }
+
+    /// One term of [`Self::matrix_arithmetic`]: an optional closed factor, then matrices side by
+    /// side or joined by `\cdot`/`\times`, multiplied out. `None` when it is not of that shape.
+    fn matrix_term(&mut self, lo: usize, hi: usize, max_product: usize) -> Result<Option<Vec<Vec<Real>>>, String> {
+        let Some(first) = (lo..hi).find(|&k| *self.tk(k) == Tk::MatBegin) else {
+            return Ok(None);
+        };
+        let mut scale_end = first;
+        if scale_end > lo && *self.tk(scale_end - 1) == Tk::Times {
+            scale_end -= 1;
+        }
+        let scale = if scale_end > lo {
+            match expr::parse(&self.t[lo..scale_end]) {
+                Ok(ast) if ast.vars().is_empty() => Some(ast.value(1)?),
+                _ => return Ok(None),
+            }
+        } else {
+            None
+        };
+        let mut product: Option<Vec<Vec<Real>>> = None;
+        let mut i = first;
+        while i < hi {
+            if *self.tk(i) == Tk::Times && product.is_some() && i + 1 < hi && *self.tk(i + 1) == Tk::MatBegin {
+                i += 1;
+            }
+            if *self.tk(i) != Tk::MatBegin {
+                return Ok(None);
+            }
+            let end = self.mate[i] as usize;
+            let Value::Matrix(cells) = self.matrix(i + 1, end)? else {
+                return Ok(None);
+            };
+            let m = cells
+                .into_iter()
+                .map(|row| {
+                    row.into_iter()
+                        .map(|v| match v {
+                            Value::Num { x, unit: None } => Ok(x),
+                            _ => Err("matrix arithmetic on entries that are not numbers".to_string()),
+                        })
+                        .collect::<Result<Vec<_>, _>>()
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            product = Some(match product {
+                None => m,
+                Some(p) => {
+                    let (n, k, w) = (p.len(), m.len(), m[0].len());
+                    if p[0].len() != k {
+                        return Err("a product of matrices whose sizes do not match".into());
+                    }
+                    if n * k * w > max_product {
+                        return Err("matrices too large to multiply".into());
+                    }
+                    let mut out = Vec::with_capacity(n);
+                    for row in &p {
+                        let mut r = Vec::with_capacity(w);
+                        for c in 0..w {
+                            let mut acc = Real::int(0);
+                            for (j, a) in row.iter().enumerate() {
+                                acc = acc.add(&a.mul(&m[j][c])?)?;
+                            }
+                            r.push(acc);
+                        }
+                        out.push(r);
+                    }
+                    out
+                }
+            });
+            i = end + 1;
+        }
+        Ok(match (product, scale) {
+            (Some(p), Some(c)) => Some(
+                p.iter()
+                    .map(|row| row.iter().map(|x| c.mul(x)).collect::<Result<Vec<_>, _>>())
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            (p, _) => p,
+        })
     }
 
     /// `1000,99`, `1,22`, `0,111`, `-2,5`: two whole numbers joined by a comma with no space on
@@ -791,6 +946,8 @@ mod tests {
             ("2 \\pm \\sqrt{3}", "set"),
             ("[0,1) \\cup (2,3]", "union"),
             ("\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "matrix"),
+            ("2\\begin{pmatrix} 1 \\end{pmatrix} + \\begin{pmatrix} 2 \\end{pmatrix}", "matrix"),
+            ("\\begin{pmatrix} 1 \\end{pmatrix} cm", "unreadable"),
             ("0 < x \\le 1", "seq"),
             ("x^2 + y^2 = 1", "relation"),
             ("11:21", "ratio"),
