@@ -7,9 +7,9 @@ mod fence;
 mod scan;
 mod spans;
 
-pub(crate) use spans::connectors_only;
 use aorlta_record::Reason;
 use serde::{Deserialize, Serialize};
+pub(crate) use spans::connectors_only;
 
 /// A form of final answer a profile may accept, in the order they are tried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -59,7 +59,7 @@ pub struct Answer {
 ///   `$10,455$`, the boxes being steps), the last `\boxed{…}` or `\fbox{…}` whose braces balance (an unbalanced one is
 ///   skipped; nested boxes give the innermost, which starts last); boxes joined to it only by
 ///   connectors (spaces, `,`, `\quad`, "and", `\text{ or }`, part labels, a name before a box,
-///   a unit word after one: [`connectors_only`]) come with it, as one run of text from the first
+///   a unit word after one) come with it, as one run of text from the first
 ///   box to the last (several answers);
 /// - statement: the last "answer is …", "answer: …" or "final answer: …" (any case), up to the
 ///   end of its line or sentence, without a trailing period or markdown bold; a display span
@@ -93,7 +93,9 @@ pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) ->
                 }
             }
             AnswerForm::Boxed => spans::last_boxed(completion),
-            AnswerForm::Statement => spans::last_statement(completion).or_else(|| spans::closing_sentence(completion)),
+            AnswerForm::Statement => {
+                spans::last_statement(completion).or_else(|| spans::closing_sentence(completion))
+            }
             AnswerForm::Latex => spans::last_math(completion),
             AnswerForm::Bare => spans::bare_number(completion),
             AnswerForm::Number => spans::last_number(completion),

@@ -103,11 +103,15 @@ pub(crate) fn connectors_only(gap: &str) -> bool {
     let mut rest = gap;
     let mut first = true;
     loop {
-        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '$' | '~' | '*'));
+        rest =
+            rest.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '$' | '~' | '*'));
         if rest.is_empty() {
             return true;
         }
-        let n = if let Some(n) = joining_word(rest).or_else(|| part_label(rest)).or_else(|| name_label(rest)) {
+        let n = if let Some(n) = joining_word(rest)
+            .or_else(|| part_label(rest))
+            .or_else(|| name_label(rest))
+        {
             n
         } else if let Some(n) = unit_word(rest).filter(|_| first) {
             n
@@ -142,7 +146,11 @@ fn joining_word(r: &str) -> Option<usize> {
 /// parentheses (`(a)`, `(2)`, `(ii)`).
 fn part_label(r: &str) -> Option<usize> {
     let b = r.as_bytes();
-    let inner = b.get(1..)?.iter().take_while(|c| c.is_ascii_alphanumeric()).count();
+    let inner = b
+        .get(1..)?
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .count();
     (b[0] == b'(' && (1..=3).contains(&inner) && b.get(1 + inner) == Some(&b')')).then_some(inner + 2)
 }
 
@@ -157,7 +165,10 @@ fn name_label(r: &str) -> Option<usize> {
     if b.get(i) == Some(&b'_') {
         i += 1;
         if b.get(i) == Some(&b'{') {
-            let inner = b[i + 1..].iter().take_while(|c| c.is_ascii_alphanumeric()).count();
+            let inner = b[i + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .count();
             if inner == 0 || b.get(i + 1 + inner) != Some(&b'}') {
                 return None;
             }
@@ -185,7 +196,10 @@ fn unit_word(r: &str) -> Option<usize> {
     let separates = after.starts_with([',', ';'])
         || ["and", "or"].iter().any(|w| {
             starts_with_ci(after.as_bytes(), 0, w.as_bytes())
-                && !after.as_bytes().get(w.len()).is_some_and(u8::is_ascii_alphanumeric)
+                && !after
+                    .as_bytes()
+                    .get(w.len())
+                    .is_some_and(u8::is_ascii_alphanumeric)
         });
     separates.then_some(n)
 }
@@ -275,7 +289,8 @@ pub(super) fn closing_sentence(s: &str) -> Option<&str> {
         return None;
     }
     let ends = |i: usize| {
-        b[i] == b'\n' || (matches!(b[i], b'.' | b'!' | b'?') && b.get(i + 1).is_none_or(u8::is_ascii_whitespace))
+        b[i] == b'\n'
+            || (matches!(b[i], b'.' | b'!' | b'?') && b.get(i + 1).is_none_or(u8::is_ascii_whitespace))
     };
     let mut start = digit;
     while start > after_math && !ends(start - 1) {
@@ -328,7 +343,11 @@ fn sentence_number(t: &str) -> Option<&str> {
                 return None;
             }
             found = Some(lone_number(w)?);
-        } else if w.len() >= 2 && w.trim_end_matches([',', ';', ':']).bytes().all(|c| c.is_ascii_alphabetic()) {
+        } else if w.len() >= 2
+            && w.trim_end_matches([',', ';', ':'])
+                .bytes()
+                .all(|c| c.is_ascii_alphabetic())
+        {
             words_before = true;
         }
     }
@@ -338,23 +357,28 @@ fn sentence_number(t: &str) -> Option<&str> {
 /// `t` when it is one number, with what is written against it (a sign, a currency sign, `%`,
 /// a unit: `-3`, `2/3`, `100%`, `1,000.99€`, `1,000.99m²`), without the punctuation after it.
 fn lone_number(t: &str) -> Option<&str> {
-    let t = t.trim().trim_end_matches(['.', ',', ';', ':', '!', '?', ')']).trim_start_matches('(');
+    let t = t
+        .trim()
+        .trim_end_matches(['.', ',', ';', ':', '!', '?', ')'])
+        .trim_start_matches('(');
     let mut chars = t.chars();
     let first = chars.next()?;
     let starts = first.is_ascii_digit()
-        || (matches!(first, '-' | '+' | '.' | '$' | '€' | '£') && chars.next().is_some_and(|c| c.is_ascii_digit()));
+        || (matches!(first, '-' | '+' | '.' | '$' | '€' | '£')
+            && chars.next().is_some_and(|c| c.is_ascii_digit()));
     (starts && !t.contains(char::is_whitespace)).then_some(t)
 }
 
 /// Whether a sentence says "not", "no", "never", "cannot", "neither", "nor" or "none", or has
 /// a word ending in "n't".
 fn negated(t: &str) -> bool {
-    t.split(|c: char| !(c.is_ascii_alphabetic() || c == '\'' || c == '’')).any(|w| {
-        let w = w.to_ascii_lowercase();
-        ["not", "no", "never", "cannot", "neither", "nor", "none"].contains(&w.as_str())
-            || w.ends_with("n't")
-            || w.ends_with("n’t")
-    })
+    t.split(|c: char| !(c.is_ascii_alphabetic() || c == '\'' || c == '’'))
+        .any(|w| {
+            let w = w.to_ascii_lowercase();
+            ["not", "no", "never", "cannot", "neither", "nor", "none"].contains(&w.as_str())
+                || w.ends_with("n't")
+                || w.ends_with("n’t")
+        })
 }
 
 /// The "final answer" statement that closes a completion after its boxes (`… \boxed{255} …

@@ -217,7 +217,10 @@ fn statements() {
         Some("3")
     );
     assert_eq!(text("Final Answer: 5 apples", s).as_deref(), Some("5 apples"));
-    assert_eq!(text("Answer: between 3 and 4", s).as_deref(), Some("between 3 and 4"));
+    assert_eq!(
+        text("Answer: between 3 and 4", s).as_deref(),
+        Some("between 3 and 4")
+    );
     assert_eq!(text("Answer: surely not 3", s).as_deref(), Some("surely not 3"));
     assert_eq!(text("the answers: 4", s), None);
     assert_eq!(text("reanswer: 4", s), None);
@@ -232,11 +235,19 @@ fn a_closing_sentence_after_the_math_is_the_answer() {
     let s = &[AnswerForm::Statement];
     let sl = &[AnswerForm::Statement, AnswerForm::Latex];
     assert_eq!(
-        text("so P(A) = 2/3. Therefore, the probability that Alice wins is 2/3. <|im_start|>user", s).as_deref(),
+        text(
+            "so P(A) = 2/3. Therefore, the probability that Alice wins is 2/3. <|im_start|>user",
+            s
+        )
+        .as_deref(),
         Some("2/3")
     );
     assert_eq!(
-        text("We get $d = \\frac{90}{n}$. Therefore, there are 12 such sequences. I hope it is correct.", sl).as_deref(),
+        text(
+            "We get $d = \\frac{90}{n}$. Therefore, there are 12 such sequences. I hope it is correct.",
+            sl
+        )
+        .as_deref(),
         Some("12")
     );
     assert_eq!(
@@ -252,9 +263,15 @@ fn a_closing_sentence_after_the_math_is_the_answer() {
         Some("1,000.99€"),
         "a whole one-sentence completion: what follows its last `is`"
     );
-    let more = format!("So the probability is 3/8. {}", "Let me check that again. ".repeat(5));
+    let more = format!(
+        "So the probability is 3/8. {}",
+        "Let me check that again. ".repeat(5)
+    );
     assert_eq!(text(&more, s), None, "more reasoning after it");
-    assert_eq!(text("Therefore, it has 2 parts: $x = 5$.", sl).as_deref(), Some("x = 5"));
+    assert_eq!(
+        text("Therefore, it has 2 parts: $x = 5$.", sl).as_deref(),
+        Some("x = 5")
+    );
     assert_eq!(text("Therefore, the total is not 12.", s), None);
     assert_eq!(text("Therefore, it cannot be 12.", s), None);
     assert_eq!(text("First we try it. We get 12 cases.", s), None);

@@ -65,7 +65,9 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
             };
             same(&x, n, budget)?
         }
-        (Value::CommaDecimal { list, .. }, y) | (y, Value::CommaDecimal { list, .. }) => same(list, y, budget)?,
+        (Value::CommaDecimal { list, .. }, y) | (y, Value::CommaDecimal { list, .. }) => {
+            same(list, y, budget)?
+        }
         (Value::Num { x, unit: u }, Value::Num { x: y, unit: v }) => {
             numbers(x, u.as_deref(), y, v.as_deref(), budget.strict)
         }

@@ -940,9 +940,10 @@ fn command(name: &str) -> Cmd {
         "pounds" => Tok(Tk::Currency('£')),
         "text" | "textrm" | "textnormal" | "textup" | "textbf" | "textit" | "textsf" | "texttt"
         | "textmd" | "emph" | "mathrm" | "mbox" | "hbox" | "operatorname" => Wrapper { text: true },
-"boxed" | "fbox" => Box,
-        "mathbf" | "mathit" | "mathsf" | "mathtt" | "mathnormal" | "bm" | "boldsymbol"
-        | "overline" => Wrapper { text: false },
+        "boxed" | "fbox" => Box,
+        "mathbf" | "mathit" | "mathsf" | "mathtt" | "mathnormal" | "bm" | "boldsymbol" | "overline" => {
+            Wrapper { text: false }
+        }
         "quad" | "qquad" => Tok(Tk::Quad),
         "displaystyle" | "textstyle" | "scriptstyle" | "limits" | "nolimits" | "enspace" | "thinspace"
         | "medspace" | "thickspace" | "negthinspace" | "negmedspace" | "negthickspace" | "space"
@@ -1074,7 +1075,10 @@ mod tests {
         assert_eq!(kinds("\\boxed{1}\\boxed{2}"), one_two);
         assert_eq!(kinds("\\boxed{1} papers and \\boxed{2}"), one_two);
         assert_eq!(kinds("\\boxed{1} \\text{ for part (a) and } \\boxed{2}"), one_two);
-        assert_eq!(kinds("\\boxed{1} + \\boxed{2}"), vec![Tk::Num(num("1")), Tk::Plus, Tk::Num(num("2"))]);
+        assert_eq!(
+            kinds("\\boxed{1} + \\boxed{2}"),
+            vec![Tk::Num(num("1")), Tk::Plus, Tk::Num(num("2"))]
+        );
     }
 
     #[test]

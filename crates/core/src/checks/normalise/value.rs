@@ -388,7 +388,10 @@ impl<'t> Reader<'t> {
                 return Ok(None);
             };
             if negative {
-                term = term.iter().map(|row| row.iter().map(Real::neg).collect()).collect();
+                term = term
+                    .iter()
+                    .map(|row| row.iter().map(Real::neg).collect())
+                    .collect();
             }
             total = Some(match total {
                 None => term,
@@ -398,7 +401,12 @@ impl<'t> Reader<'t> {
                     }
                     let mut out = Vec::with_capacity(sum.len());
                     for (r, t) in sum.iter().zip(&term) {
-                        out.push(r.iter().zip(t).map(|(a, b)| a.add(b)).collect::<Result<Vec<_>, _>>()?);
+                        out.push(
+                            r.iter()
+                                .zip(t)
+                                .map(|(a, b)| a.add(b))
+                                .collect::<Result<Vec<_>, _>>()?,
+                        );
                     }
                     out
                 }
@@ -414,7 +422,12 @@ impl<'t> Reader<'t> {
 
     /// One term of [`Self::matrix_arithmetic`]: an optional closed factor, then matrices side by
     /// side or joined by `\cdot`/`\times`, multiplied out. `None` when it is not of that shape.
-    fn matrix_term(&mut self, lo: usize, hi: usize, max_product: usize) -> Result<Option<Vec<Vec<Real>>>, String> {
+    fn matrix_term(
+        &mut self,
+        lo: usize,
+        hi: usize,
+        max_product: usize,
+    ) -> Result<Option<Vec<Vec<Real>>>, String> {
         let Some(first) = (lo..hi).find(|&k| *self.tk(k) == Tk::MatBegin) else {
             return Ok(None);
         };
@@ -433,7 +446,8 @@ impl<'t> Reader<'t> {
         let mut product: Option<Vec<Vec<Real>>> = None;
         let mut i = first;
         while i < hi {
-            if *self.tk(i) == Tk::Times && product.is_some() && i + 1 < hi && *self.tk(i + 1) == Tk::MatBegin {
+            if *self.tk(i) == Tk::Times && product.is_some() && i + 1 < hi && *self.tk(i + 1) == Tk::MatBegin
+            {
                 i += 1;
             }
             if *self.tk(i) != Tk::MatBegin {
@@ -469,8 +483,8 @@ impl<'t> Reader<'t> {
                         let mut r = Vec::with_capacity(w);
                         for c in 0..w {
                             let mut acc = Real::int(0);
-                            for (j, a) in row.iter().enumerate() {
-                                acc = acc.add(&a.mul(&m[j][c])?)?;
+                            for (a, m_row) in row.iter().zip(&m) {
+                                acc = acc.add(&a.mul(&m_row[c])?)?;
                             }
                             r.push(acc);
                         }
@@ -750,7 +764,9 @@ impl<'t> Reader<'t> {
             (Some(Tk::Letter(c)), Some(Tk::RParen | Tk::Colon), _) if n == 2 => Some(c.to_ascii_uppercase()),
             // `B) text`, `B: text`; a colon with no space after it joins a ratio (`A:B = 1`).
             (Some(Tk::Letter(c)), Some(Tk::RParen), Some(_)) if upper_first(c) => Some(*c),
-            (Some(Tk::Letter(c)), Some(Tk::Colon), Some(_)) if upper_first(c) && self.t[lo + 2].space => Some(*c),
+            (Some(Tk::Letter(c)), Some(Tk::Colon), Some(_)) if upper_first(c) && self.t[lo + 2].space => {
+                Some(*c)
+            }
             _ => None,
         }
     }
@@ -946,7 +962,10 @@ mod tests {
             ("2 \\pm \\sqrt{3}", "set"),
             ("[0,1) \\cup (2,3]", "union"),
             ("\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "matrix"),
-            ("2\\begin{pmatrix} 1 \\end{pmatrix} + \\begin{pmatrix} 2 \\end{pmatrix}", "matrix"),
+            (
+                "2\\begin{pmatrix} 1 \\end{pmatrix} + \\begin{pmatrix} 2 \\end{pmatrix}",
+                "matrix",
+            ),
             ("\\begin{pmatrix} 1 \\end{pmatrix} cm", "unreadable"),
             ("0 < x \\le 1", "seq"),
             ("x^2 + y^2 = 1", "relation"),

@@ -134,7 +134,8 @@ impl Reader<'_> {
         let negated = |(lo, hi): (usize, usize)| {
             hi > lo + 1 && *self.tk(lo) == Tk::Minus && self.variable(lo + 1, hi) == Some(hi)
         };
-        let is_var = |p: (usize, usize)| self.unknown(p).is_some() || negated(p) || self.function_of_variable(p);
+        let is_var =
+            |p: (usize, usize)| self.unknown(p).is_some() || negated(p) || self.function_of_variable(p);
         // (variable part index, lower bound (part, closed), upper bound (part, closed))
         type Bound = Option<(usize, bool)>;
         let (var, lower, upper): (usize, Bound, Bound) = match (parts.len(), ops) {
@@ -227,7 +228,9 @@ impl Reader<'_> {
         while i < hi && *self.tk(i) == Tk::Prime {
             i += 1;
         }
-        *self.tk(i) == Tk::LParen && self.mate[i] as usize == hi - 1 && self.variable(i + 1, hi - 1) == Some(hi - 1)
+        *self.tk(i) == Tk::LParen
+            && self.mate[i] as usize == hi - 1
+            && self.variable(i + 1, hi - 1) == Some(hi - 1)
     }
 
     /// The name when `lo..hi` is a variable (`x`, `x_1`, `\theta`), a short name of letters
