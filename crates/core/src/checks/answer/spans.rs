@@ -302,6 +302,9 @@ pub(super) fn closing_sentence(s: &str) -> Option<&str> {
     let mut end = digit;
     while end < b.len() && !ends(end) {
         end += 1;
+        if end - digit > MAX_SENTENCE {
+            return None;
+        }
     }
     if s[end..].trim().len() > MAX_AFTER {
         return None;
@@ -389,9 +392,17 @@ fn negated(t: &str) -> bool {
 pub(super) fn final_statement_after_boxes(s: &str) -> Option<&str> {
     let b = s.as_bytes();
     let phrase = b"final answer";
-    let at = (0..b.len().saturating_sub(phrase.len() - 1))
-        .rev()
-        .find(|&i| b[i..i + phrase.len()].eq_ignore_ascii_case(phrase))?;
+    // Found from the end by its `fin`, 32 bytes at a time ([`prev_folded`]).
+    let mut until = b.len();
+    let at = loop {
+        let i = prev_folded(b, until, *b"fin")?;
+        if b.get(i..i + phrase.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(phrase))
+        {
+            break i;
+        }
+        until = i;
+    };
     let first_box = next_box(b, 0)?;
     if first_box.0 > at || next_box(b, at).is_some() {
         return None;
@@ -422,12 +433,20 @@ fn after_last_is(text: &str) -> &str {
     let b = text.as_bytes();
     let mut in_math = false;
     let mut at = None;
-    for i in 0..b.len() {
-        if b[i] == b'$' && !escaped(b, i) {
-            in_math = !in_math;
+    let mut i = 0;
+    loop {
+        i = next(b, i, |c| (c == b'$') | (c == b' '));
+        if i >= b.len() {
+            break;
+        }
+        if b[i] == b'$' {
+            if !escaped(b, i) {
+                in_math = !in_math;
+            }
         } else if !in_math && b[i..].starts_with(b" is ") {
             at = Some(i);
         }
+        i += 1;
     }
     match at {
         Some(i) if has_prose_word(&text[..i]) && !text[i + 4..].trim().is_empty() => text[i + 4..].trim(),
@@ -568,7 +587,12 @@ pub(super) fn last_math(s: &str) -> Option<&str> {
 fn loose_dollar_span(s: &str) -> Option<&str> {
     let b = s.as_bytes();
     let (mut open, mut last) = (None::<usize>, None);
-    for i in 0..b.len() {
+    let mut i = 0;
+    loop {
+        i = next(b, i, |c| (c == b'$') | (c == b'\n'));
+        if i >= b.len() {
+            break;
+        }
         match b[i] {
             b'\n' if b.get(i + 1) == Some(&b'\n') => open = None,
             b'$' if escaped(b, i) => {}
@@ -584,6 +608,7 @@ fn loose_dollar_span(s: &str) -> Option<&str> {
             },
             _ => {}
         }
+        i += 1;
     }
     last
 }
@@ -591,10 +616,12 @@ fn loose_dollar_span(s: &str) -> Option<&str> {
 /// Whether the content of an inline span begins or ends with a line break (spaces aside): its
 /// delimiters stand on lines of their own (`\( ⏎ 9 ⏎ \)`), which inline math never does, so it
 /// is not read as a span.
+#[inline]
 fn on_own_lines(inner: &str) -> bool {
-    let lead = inner.trim_start_matches([' ', '\t']);
-    let trail = inner.trim_end_matches([' ', '\t']);
-    lead.starts_with(['\n', '\r']) || trail.ends_with(['\n', '\r'])
+    let b = inner.as_bytes();
+    let blank = |c: &u8| *c == b' ' || *c == b'\t';
+    let line_break = |k: Option<usize>| k.is_some_and(|k| matches!(b[k], b'\n' | b'\r'));
+    line_break(b.iter().position(|c| !blank(c))) || line_break(b.iter().rposition(|c| !blank(c)))
 }
 
 /// The last `\begin{env}…\end{env}` of a math environment with something inside, whole.

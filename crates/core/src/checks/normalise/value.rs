@@ -135,6 +135,7 @@ pub(super) fn read(src: &str) -> Result<Value, String> {
         t: &toks,
         mate,
         depth: 0,
+        matrices: toks.iter().any(|t| t.tk == Tk::MatBegin),
     };
     r.element(0, toks.len(), false)
 }
@@ -246,6 +247,8 @@ struct Reader<'t> {
     t: &'t [Token],
     mate: Vec<u32>,
     depth: u32,
+    /// Whether any token opens a matrix (matrix arithmetic is looked for only then).
+    matrices: bool,
 }
 
 impl<'t> Reader<'t> {
@@ -349,6 +352,9 @@ impl<'t> Reader<'t> {
     fn matrix_arithmetic(&mut self, lo: usize, hi: usize) -> Result<Option<Value>, String> {
         /// The most multiplications one product may take (a 21 × 21 square by another).
         const MAX_PRODUCT: usize = 10_000;
+        if !self.matrices {
+            return Ok(None);
+        }
         let top = |r: &Self, i: usize| -> Option<usize> {
             if opens(r.tk(i)) {
                 let m = r.mate[i];
