@@ -36,11 +36,11 @@ pub enum CoreError {
     /// The operating system gave no random bytes (for the secret that seeds are drawn from).
     #[error("no random bytes from the operating system for the seed secret: {0}")]
     Randomness(String),
-    /// The cache failed.
-    #[error("cache {path}: {message}")]
+    /// The result store failed.
+    #[error("cache {store}: {message}")]
     Cache {
-        /// The cache file.
-        path: PathBuf,
+        /// The store: its file, or its URL without the password.
+        store: String,
         /// What failed.
         message: String,
     },

@@ -5,10 +5,16 @@
 pub fn hash_parts<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> String {
     let mut h = blake3::Hasher::new();
     for p in parts {
-        h.update(&(p.len() as u64).to_le_bytes());
-        h.update(p);
+        feed(&mut h, p);
     }
     h.finalize().to_hex().to_string()
+}
+
+/// Feeds one part to a hasher as [`hash_parts`] does (length-prefixed), so a hasher fed with
+/// the first parts can be kept and finished later with the rest.
+pub fn feed(h: &mut blake3::Hasher, part: &[u8]) {
+    h.update(&(part.len() as u64).to_le_bytes());
+    h.update(part);
 }
 
 /// Hash of one string.
@@ -27,5 +33,12 @@ mod tests {
             hash_parts([b"a".as_slice(), b"bc"])
         );
         assert_eq!(hash_str("x"), hash_parts([b"x".as_slice()]));
+        let mut h = blake3::Hasher::new();
+        feed(&mut h, b"a");
+        feed(&mut h, b"bc");
+        assert_eq!(
+            h.finalize().to_hex().to_string(),
+            hash_parts([b"a".as_slice(), b"bc"])
+        );
     }
 }

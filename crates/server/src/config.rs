@@ -70,16 +70,16 @@ fn default_bind() -> SocketAddr {
     DEFAULT_BIND.parse().expect("a valid default address")
 }
 
-/// The result store.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+/// The result store: `{kind: none}`, `{kind: memory, max-entries: N}`, `{kind: sqlite, path:
+/// FILE}`, `{kind: postgres, url: URL}`, or a PostgreSQL URL as it stands (`cache:
+/// postgres://user@host:port/db`). `AORLTA_CACHE_URL`, when set, overrides it.
+#[derive(Debug, Clone, PartialEq)]
 pub enum CacheConfig {
     /// No cache: every item is computed.
     None,
     /// A bounded in-memory store, lost on exit.
     Memory {
         /// Most entries (and as many leg results) kept; the store is cleared when full.
-        #[serde(rename = "max-entries", default = "default_max_entries")]
         max_entries: usize,
     },
     /// A SQLite file, shared with `aorlta score` runs that name the same file.
@@ -87,6 +87,63 @@ pub enum CacheConfig {
         /// The file, relative to the config file.
         path: PathBuf,
     },
+    /// A PostgreSQL database, shared with other services and `aorlta score` runs on any node.
+    Postgres {
+        /// Its URL, `postgres://user@host:port/db`.
+        url: String,
+    },
+}
+
+/// The map form of [`CacheConfig`].
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+enum TaggedCache {
+    None,
+    Memory {
+        #[serde(rename = "max-entries", default = "default_max_entries")]
+        max_entries: usize,
+    },
+    Sqlite {
+        path: PathBuf,
+    },
+    Postgres {
+        url: String,
+    },
+}
+
+impl<'de> Deserialize<'de> for CacheConfig {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = CacheConfig;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map with `kind` (none, memory, sqlite, postgres) or a postgres:// URL")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                if aorlta_core::cache::CacheSpec::is_url(v) {
+                    Ok(CacheConfig::Postgres { url: v.to_string() })
+                } else {
+                    Err(E::custom(format!(
+                        "`{}` is not a postgres:// URL; a SQLite file is written {{kind: sqlite, path: FILE}}",
+                        aorlta_core::cache::redact_url(v)
+                    )))
+                }
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                let t = TaggedCache::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(match t {
+                    TaggedCache::None => CacheConfig::None,
+                    TaggedCache::Memory { max_entries } => CacheConfig::Memory { max_entries },
+                    TaggedCache::Sqlite { path } => CacheConfig::Sqlite { path },
+                    TaggedCache::Postgres { url } => CacheConfig::Postgres { url },
+                })
+            }
+        }
+        d.deserialize_any(Visit)
+    }
 }
 
 fn default_max_entries() -> usize {
@@ -529,6 +586,19 @@ mod tests {
             }
         );
         assert_eq!(c.gpus, Some(GpuSet::List(vec![0, 1])));
+        for text in [
+            "cache: postgres://u@db:5432/aorlta\n",
+            "cache: {kind: postgres, url: \"postgres://u@db:5432/aorlta\"}\n",
+        ] {
+            assert_eq!(
+                parse(&format!("{MIN}{text}")).unwrap().cache,
+                CacheConfig::Postgres {
+                    url: "postgres://u@db:5432/aorlta".into()
+                }
+            );
+        }
+        let err = parse(&format!("{MIN}cache: c/cache.sqlite\n")).unwrap_err();
+        assert!(err.contains("kind: sqlite"), "{err}");
         assert_eq!(c.lanes.qa.worker_count(), 3);
         assert_eq!(c.lanes.qa.item_timeout, Duration::from_millis(250));
         assert_eq!(

@@ -7,7 +7,7 @@ use crate::conn::{Connections, default_max_connections};
 use crate::error::{ApiError, ServerError};
 use crate::metrics::{Gauges, Metrics};
 use crate::queue::{LaneSpec, Scheduler};
-use aorlta_core::cache::{Cache, MemoryCache, SqliteCache};
+use aorlta_core::cache::{Cache, CacheSpec, MemoryCache, PgCache, SqliteCache};
 use aorlta_core::checks::kernel::{GpuSet, KernelEnv};
 use aorlta_core::checks::{Env, Registry};
 use aorlta_core::profile::LoadedProfile;
@@ -109,10 +109,14 @@ impl AppState {
             }
             profiles.push(p);
         }
-        let cache: Option<Arc<dyn Cache>> = match &cfg.cache {
-            CacheConfig::None => None,
-            CacheConfig::Memory { max_entries } => Some(Arc::new(MemoryCache::new(*max_entries))),
-            CacheConfig::Sqlite { path } => Some(Arc::new(SqliteCache::open(path)?)),
+        // Every scoring worker may read at once.
+        let readers = cfg.lanes.qa.worker_count() + cfg.lanes.kernel.worker_count();
+        let cache: Option<Arc<dyn Cache>> = match (CacheSpec::from_env()?, &cfg.cache) {
+            (Some(spec), _) => Some(spec.open(readers)?),
+            (None, CacheConfig::None) => None,
+            (None, CacheConfig::Memory { max_entries }) => Some(Arc::new(MemoryCache::new(*max_entries))),
+            (None, CacheConfig::Sqlite { path }) => Some(Arc::new(SqliteCache::open_with(path, readers)?)),
+            (None, CacheConfig::Postgres { url }) => Some(Arc::new(PgCache::connect(url, readers)?)),
         };
         let parts = EngineParts {
             adapters,

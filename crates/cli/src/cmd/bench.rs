@@ -2,6 +2,7 @@
 
 mod kernels;
 mod qa;
+mod score;
 mod serve;
 
 use std::process::ExitCode;
@@ -15,6 +16,9 @@ pub enum Bench {
     Serve(serve::Args),
     /// Kernel legs: compile, harness start, correctness, timing, overhead per launch, A/A.
     Kernels(kernels::Args),
+    /// `aorlta score` over many distinct Q&A completions: a fresh run and the cached rerun,
+    /// candidates per second, the rerun's share of the time and peak memory.
+    Score(score::Args),
 }
 
 /// Runs a benchmark.
@@ -23,5 +27,6 @@ pub fn run(b: Bench) -> anyhow::Result<ExitCode> {
         Bench::Qa(a) => qa::run(a),
         Bench::Serve(a) => serve::run(a),
         Bench::Kernels(a) => kernels::run(a),
+        Bench::Score(a) => score::run(a),
     }
 }

@@ -45,9 +45,12 @@ fn score_pool(
     for s in &run.skipped {
         eprintln!("skipped {s}");
     }
-    let bar = ProgressBar::new(run.candidates.len() as u64).with_message(label.to_string());
-    let report = execute(&run, &|_, _| bar.inc(1))?;
+    let bar = ProgressBar::new(run.lines as u64).with_message(label.to_string());
+    let report = execute(&run, &|_| bar.inc(1))?;
     bar.finish_and_clear();
+    for s in &report.skipped[run.skipped.len()..] {
+        eprintln!("skipped {s}");
+    }
     let text = std::fs::read_to_string(&report.rewards)?;
     Ok(text.lines().map(serde_json::from_str).collect::<Result<_, _>>()?)
 }

@@ -38,7 +38,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new(run.candidates.len() as u64)
+        ProgressBar::new(run.lines as u64)
     };
     bar.set_style(
         ProgressStyle::with_template(
@@ -47,14 +47,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .expect("template")
         .progress_chars("=> "),
     );
-    let report = execute(&run, &|_, _| bar.inc(1))?;
+    let report = execute(&run, &|_| bar.inc(1))?;
     bar.finish_and_clear();
+    for s in &report.skipped[run.skipped.len()..] {
+        eprintln!("skipped {s}");
+    }
+    if let Some(w) = &report.store_warning {
+        eprintln!("warning: {w}");
+    }
     print!("{}", report.summary.to_terminal());
     println!(
-        "\ncache: {} hits, {} misses ({:.1}% hit rate)",
+        "\ncache: {} hits, {} misses ({:.1}% hit rate) in {}",
         report.cache.hits,
         report.cache.misses,
-        100.0 * report.cache.hit_rate()
+        100.0 * report.cache.hit_rate(),
+        run.cache.describe()
     );
     println!("wrote {}", report.rewards.display());
     println!("wrote {}", report.summary_json.display());

@@ -3,7 +3,8 @@
 //! one and the old one is dropped, outside the lock. So memory stays bounded, recently used
 //! results survive a turnover, and no lookup ever waits for a large map to be freed.
 
-use super::{Cache, CacheStats, CachedLeg, Counters, storable_entry, storable_leg};
+use super::{Cache, CacheStats, CachedLeg, Counters, StoredEntry, storable_entry, storable_leg};
+use crate::error::Result;
 use aorlta_record::RewardEntry;
 use std::collections::HashMap;
 use std::hash::BuildHasher;
@@ -53,10 +54,16 @@ impl<V: Clone> Store<V> {
         g.young.get(key).or_else(|| g.old.get(key)).cloned()
     }
 
+    /// Inserts a value unless the key has one (the first value stored under a key stays; one
+    /// found in the old generation moves to the young one).
     fn insert(&self, key: &str, value: V) {
         let retired = {
             let mut g = self.shard(key).write().unwrap_or_else(|e| e.into_inner());
-            let retired = if g.young.len() >= self.per_generation && !g.young.contains_key(key) {
+            if g.young.contains_key(key) {
+                return;
+            }
+            let value = g.old.remove(key).unwrap_or(value);
+            let retired = if g.young.len() >= self.per_generation {
                 let young = std::mem::take(&mut g.young);
                 Some(std::mem::replace(&mut g.old, young))
             } else {
@@ -83,7 +90,7 @@ impl<V: Clone> Store<V> {
 #[derive(Debug)]
 pub struct MemoryCache {
     legs: Store<CachedLeg>,
-    entries: Store<RewardEntry>,
+    entries: Store<StoredEntry>,
     counters: Counters,
 }
 
@@ -104,8 +111,8 @@ impl MemoryCache {
 }
 
 impl Cache for MemoryCache {
-    fn get_leg(&self, key: &str) -> Option<CachedLeg> {
-        self.legs.get(key)
+    fn get_legs(&self, keys: &[&str]) -> Vec<Option<CachedLeg>> {
+        keys.iter().map(|k| self.legs.get(k)).collect()
     }
 
     fn put_leg(&self, key: &str, leg: &CachedLeg) {
@@ -114,18 +121,28 @@ impl Cache for MemoryCache {
         }
     }
 
-    fn get_entry(&self, key: &str) -> Option<RewardEntry> {
-        self.counters.record(self.entries.get(key))
+    fn get_entries(&self, keys: &[&str]) -> Vec<Option<StoredEntry>> {
+        let found: Vec<Option<StoredEntry>> = keys.iter().map(|k| self.entries.get(k)).collect();
+        self.counters.record(&found);
+        found
     }
 
     fn put_entry(&self, key: &str, entry: &RewardEntry) {
         if storable_entry(entry) {
-            self.entries.insert(key, entry.clone());
+            self.entries.insert(key, StoredEntry::of(entry));
         }
+    }
+
+    fn flush(&self) -> Result<()> {
+        Ok(())
     }
 
     fn stats(&self) -> CacheStats {
         self.counters.stats()
+    }
+
+    fn describe(&self) -> String {
+        "memory".into()
     }
 }
 

@@ -1,19 +1,44 @@
-//! The result cache (docs/ARCHITECTURE.md, "Cache identity"): leg results keyed by task, candidate, parameters and the leg's
-//! version identity; reward entries keyed by the profile's hash and their legs' keys. Unsettled
-//! results are never stored, so a resumed run retries them.
+//! The result store (docs/ARCHITECTURE.md, "Cache identity"): leg results keyed by task,
+//! candidate, parameters and the leg's version identity; reward entries keyed by the profile's
+//! hash and their legs' keys. Unsettled results and unscored entries are never stored, so a
+//! resumed run retries them.
 //!
-//! Two stores: [`SqliteCache`] (one file under the run's folder, the embedded default) and
-//! [`MemoryCache`] (bounded, for a service that needs no persistence).
+//! One trait, [`Cache`], with batch reads (many keys in one query) and puts that return at once:
+//! the persistent stores hand rows to a writer thread (`writer.rs`) that commits many per
+//! transaction, keeps them readable until they are committed, and commits what is left on
+//! [`Cache::flush`] and on drop. So a killed run loses at most the rows not yet committed
+//! (bounded by [`MAX_UNCOMMITTED_ROWS`]), and a resumed run recomputes only those.
+//!
+//! Three stores: [`SqliteCache`] (one file under the run's folder, the embedded default),
+//! [`PgCache`] (PostgreSQL, shared by several processes and nodes, chosen by a URL) and
+//! [`MemoryCache`] (bounded, for a service that needs no persistence). [`CacheSpec`] says which
+//! one a run or the service opens: a config's `cache:` value, overridden by the
+//! [`CACHE_URL_VAR`] environment variable.
 
 mod memory;
+pub mod pg_server;
+mod postgres;
+mod schema;
 mod sqlite;
+mod stored;
+mod writer;
 
 pub use memory::MemoryCache;
+pub use postgres::{PgCache, redact_url};
 pub use sqlite::SqliteCache;
+pub use stored::{Facts, LegFacts, StoredEntry, served};
+pub use writer::{MAX_BATCH_ROWS, MAX_UNCOMMITTED_ROWS};
 
+use crate::error::{CoreError, Result};
 use aorlta_record::{LegState, Reason, RewardEntry};
 use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The environment variable that names a PostgreSQL store for `aorlta score` and `aorlta serve`;
+/// when set (and not empty) it overrides the config's `cache:`.
+pub const CACHE_URL_VAR: &str = "AORLTA_CACHE_URL";
 
 /// A stored leg result (everything a later leg or the reward needs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -45,18 +70,107 @@ impl CacheStats {
     }
 }
 
-/// A result store. Failures to store are logged by the implementation and never fail a leg.
+/// A result store. Reads take many keys at once; puts return at once and may be committed
+/// later (see [`Cache::flush`]). Failures to store are logged by the implementation and never
+/// fail a leg: a result that was not stored is computed again.
 pub trait Cache: Send + Sync {
-    /// A leg result by key.
-    fn get_leg(&self, key: &str) -> Option<CachedLeg>;
+    /// Leg results by key, one answer per key, in order.
+    fn get_legs(&self, keys: &[&str]) -> Vec<Option<CachedLeg>>;
     /// Stores a leg result (ignored when unsettled).
     fn put_leg(&self, key: &str, leg: &CachedLeg);
-    /// A reward entry by key.
-    fn get_entry(&self, key: &str) -> Option<RewardEntry>;
-    /// Stores a reward entry (ignored when unscored).
+    /// Reward entries by key, in their stored form ([`StoredEntry`]), one answer per key, in
+    /// order; each lookup counts in [`Cache::stats`].
+    fn get_entries(&self, keys: &[&str]) -> Vec<Option<StoredEntry>>;
+    /// Stores a reward entry (ignored when unscored or when a leg is unsettled).
     fn put_entry(&self, key: &str, entry: &RewardEntry);
+    /// Waits until every put made so far is committed; an error says what could not be
+    /// stored (the results themselves are unaffected).
+    fn flush(&self) -> Result<()>;
     /// Entry lookups so far.
     fn stats(&self) -> CacheStats;
+    /// The store, for messages: a file, or a URL without its password.
+    fn describe(&self) -> String;
+
+    /// One leg result by key.
+    fn get_leg(&self, key: &str) -> Option<CachedLeg> {
+        self.get_legs(&[key]).pop().flatten()
+    }
+
+    /// One reward entry by key, in its stored form.
+    fn get_entry(&self, key: &str) -> Option<StoredEntry> {
+        self.get_entries(&[key]).pop().flatten()
+    }
+}
+
+/// Which persistent store to open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheSpec {
+    /// A SQLite file.
+    Sqlite(PathBuf),
+    /// A PostgreSQL database, by its URL (`postgres://user@host:port/db`).
+    Postgres(String),
+}
+
+impl CacheSpec {
+    /// True when `value` is a PostgreSQL URL (`postgres://…` or `postgresql://…`).
+    pub fn is_url(value: &str) -> bool {
+        value.starts_with("postgres://") || value.starts_with("postgresql://")
+    }
+
+    /// A config's `cache:` value: a PostgreSQL URL, or a SQLite file resolved against `base`.
+    pub fn from_config_value(value: &str, base: &Path) -> Self {
+        if Self::is_url(value) {
+            CacheSpec::Postgres(value.to_string())
+        } else {
+            let p = Path::new(value);
+            CacheSpec::Sqlite(if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                base.join(p)
+            })
+        }
+    }
+
+    /// The store [`CACHE_URL_VAR`] names, if it is set and not empty; an error when it holds
+    /// something other than a PostgreSQL URL.
+    pub fn from_env() -> Result<Option<Self>> {
+        match std::env::var(CACHE_URL_VAR) {
+            Ok(v) if v.trim().is_empty() => Ok(None),
+            Ok(v) if Self::is_url(v.trim()) => Ok(Some(CacheSpec::Postgres(v.trim().to_string()))),
+            Ok(v) => Err(CoreError::Invalid {
+                path: PathBuf::from(format!("${CACHE_URL_VAR}")),
+                message: format!(
+                    "`{}` is not a PostgreSQL URL (postgres://user@host:port/db)",
+                    redact_url(&v)
+                ),
+            }),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// `self`, unless [`CACHE_URL_VAR`] names a store: the rule both `aorlta score` and
+    /// `aorlta serve` follow.
+    pub fn or_env(self) -> Result<Self> {
+        Ok(Self::from_env()?.unwrap_or(self))
+    }
+
+    /// Opens the store (creating or migrating its schema). `readers` is how many threads may
+    /// read at once.
+    pub fn open(&self, readers: usize) -> Result<Arc<dyn Cache>> {
+        Ok(match self {
+            CacheSpec::Sqlite(p) => Arc::new(SqliteCache::open_with(p, readers)?),
+            CacheSpec::Postgres(u) => Arc::new(PgCache::connect(u, readers)?),
+        })
+    }
+}
+
+impl std::fmt::Display for CacheSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CacheSpec::Sqlite(p) => write!(f, "{}", p.display()),
+            CacheSpec::Postgres(u) => f.write_str(&redact_url(u)),
+        }
+    }
 }
 
 /// Hit/miss counters shared by the implementations.
@@ -67,10 +181,11 @@ pub(crate) struct Counters {
 }
 
 impl Counters {
-    pub(crate) fn record<T>(&self, found: Option<T>) -> Option<T> {
-        let c = if found.is_some() { &self.hits } else { &self.misses };
-        c.fetch_add(1, Ordering::Relaxed);
-        found
+    pub(crate) fn record<T>(&self, found: &[Option<T>]) {
+        let hits = found.iter().filter(|f| f.is_some()).count() as u64;
+        self.hits.fetch_add(hits, Ordering::Relaxed);
+        self.misses
+            .fetch_add(found.len() as u64 - hits, Ordering::Relaxed);
     }
 
     pub(crate) fn stats(&self) -> CacheStats {
@@ -79,6 +194,26 @@ impl Counters {
             misses: self.misses.load(Ordering::Relaxed),
         }
     }
+}
+
+/// A key as the persistent stores keep it: the 32 bytes of a key of 64 hex digits (what the
+/// engine makes), any other key's own bytes after a zero byte (so the two never meet).
+pub(crate) fn key_bytes(key: &str) -> Vec<u8> {
+    let hex = key.as_bytes();
+    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    if hex.len() == 64 {
+        let decoded: Option<Vec<u8>> = hex
+            .chunks(2)
+            .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
+            .collect();
+        if let Some(d) = decoded {
+            return d;
+        }
+    }
+    let mut raw = Vec::with_capacity(hex.len() + 1);
+    raw.push(0);
+    raw.extend_from_slice(hex);
+    raw
 }
 
 /// True when a leg result may be stored as final.
@@ -92,110 +227,4 @@ pub(crate) fn storable_entry(e: &RewardEntry) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use aorlta_record::{FORMAT_VERSION, LegResult, Parts, VersionIdentity};
-
-    pub(crate) fn entry(scored: bool) -> RewardEntry {
-        RewardEntry {
-            format: FORMAT_VERSION,
-            id: "c1".into(),
-            task: "t1".into(),
-            reward: scored.then_some(1.0),
-            scored,
-            parts: scored.then_some(Parts {
-                base: 1.0,
-                broke_healthy: 0.0,
-                length: 0.0,
-            }),
-            reasons: vec![],
-            legs: vec![LegResult::clean("parse", "parse")],
-            profile: "p".into(),
-            reward_fn: "rewardfn.base".into(),
-            version: VersionIdentity::default(),
-            elapsed_s: 0.1,
-        }
-    }
-
-    fn exercise(cache: &dyn Cache) {
-        assert!(cache.get_entry("k").is_none());
-        cache.put_entry("k", &entry(true));
-        assert_eq!(cache.get_entry("k").unwrap().reward, Some(1.0));
-        cache.put_entry("u", &entry(false));
-        assert!(cache.get_entry("u").is_none(), "unscored entries are not stored");
-        let leg = CachedLeg {
-            state: LegState::Broke,
-            reasons: vec![Reason::new("x", "y")],
-            detail: None,
-            extracted: Some("s".into()),
-        };
-        cache.put_leg("l", &leg);
-        assert_eq!(cache.get_leg("l"), Some(leg.clone()));
-        cache.put_leg(
-            "l2",
-            &CachedLeg {
-                state: LegState::Unsettled,
-                ..leg
-            },
-        );
-        assert!(cache.get_leg("l2").is_none(), "unsettled legs are not stored");
-        let s = cache.stats();
-        assert_eq!((s.hits, s.misses), (1, 2));
-    }
-
-    #[test]
-    fn a_cached_reward_is_bit_identical_to_the_fresh_one() {
-        // Rewards as the length penalty makes them: sums of awkward binary fractions. A cache
-        // must give back the very same bits, or a rerun's rewards differ from the first run's.
-        let dir = tempfile::tempdir().unwrap();
-        let cache = SqliteCache::open(&dir.path().join("c.sqlite")).unwrap();
-        let mut differ = Vec::new();
-        for k in 0..2000u32 {
-            let length = -0.05 * f64::from(k) / 1999.0;
-            let parts = Parts {
-                base: 1.0 - f64::from(k % 7) / 7.0,
-                broke_healthy: 0.0,
-                length,
-            };
-            let mut e = entry(true);
-            e.reward = Some(parts.sum());
-            e.parts = Some(parts);
-            e.legs[0].elapsed_s = f64::from(k) * 1.1e-7;
-            let key = format!("k{k}");
-            cache.put_entry(&key, &e);
-            let back = cache.get_entry(&key).unwrap();
-            let bits = |e: &RewardEntry| {
-                let p = e.parts.unwrap();
-                (
-                    e.reward.unwrap().to_bits(),
-                    p.base.to_bits(),
-                    p.length.to_bits(),
-                    e.legs[0].elapsed_s.to_bits(),
-                )
-            };
-            if bits(&back) != bits(&e) {
-                differ.push(k);
-            }
-        }
-        assert!(
-            differ.is_empty(),
-            "{} of 2000 rewards changed in the cache: {:?}",
-            differ.len(),
-            &differ[..differ.len().min(10)]
-        );
-    }
-
-    #[test]
-    fn memory_cache_contract() {
-        exercise(&MemoryCache::new(100));
-    }
-
-    #[test]
-    fn sqlite_cache_contract_and_persistence() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("c.sqlite");
-        exercise(&SqliteCache::open(&path).unwrap());
-        let again = SqliteCache::open(&path).unwrap();
-        assert_eq!(again.get_entry("k").unwrap().id, "c1");
-    }
-}
+pub(crate) mod tests;

@@ -1,43 +1,202 @@
-//! The embedded default store: one SQLite file (WAL mode) under the run's folder.
+//! The embedded default store: one SQLite file (WAL mode) under the run's folder. Reads use a
+//! few read-only connections (WAL lets them read while the writer commits), each read one query
+//! for all its keys; writes go through the [`Writer`] thread on a connection of its own,
+//! `INSERT OR IGNORE` in one `BEGIN IMMEDIATE` transaction per batch, so several processes can
+//! share a file (SQLite's locks take turns, `busy_timeout` waits) and the first value stored
+//! under a key stays.
 
-use super::{Cache, CacheStats, CachedLeg, Counters, storable_entry, storable_leg};
+use super::schema;
+use super::writer::{Commit, Row, Table, Value, Writer};
+use super::{Cache, CacheStats, CachedLeg, Counters, StoredEntry, key_bytes, storable_entry, storable_leg};
 use crate::error::{CoreError, Result};
 use aorlta_record::RewardEntry;
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, TransactionBehavior, params};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// How long a connection waits for another process's lock before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A SQLite-backed cache.
 #[derive(Debug)]
 pub struct SqliteCache {
     path: PathBuf,
-    conn: Mutex<Connection>,
+    writer: Writer,
+    readers: Vec<Mutex<Connection>>,
+    next: AtomicUsize,
     counters: Counters,
 }
 
+fn connect(path: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")?;
+    // `rarray(?)`: a list of keys bound as one parameter.
+    rusqlite::vtab::array::load_module(&conn)?;
+    Ok(conn)
+}
+
+/// Step 1: the layout every build before versioning wrote.
+const V1: &str = "CREATE TABLE IF NOT EXISTS legs (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+     CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
+
+/// Step 2's tables (schema.rs says why this layout).
+const V2: &str = "CREATE TABLE legs_v2 (key BLOB PRIMARY KEY, value TEXT NOT NULL);
+     CREATE TABLE entries_v2 (k8 INTEGER NOT NULL, key BLOB NOT NULL, value TEXT NOT NULL,
+         reward REAL, facts TEXT);
+     CREATE INDEX entries_k8 ON entries_v2 (k8);";
+
+/// The first 8 bytes of a stored key, as the integer `entries.k8` holds.
+fn k8(key: &[u8]) -> i64 {
+    let mut b = [0u8; 8];
+    let n = key.len().min(8);
+    b[..n].copy_from_slice(&key[..n]);
+    i64::from_le_bytes(b)
+}
+
+/// Step 2: version 1's rows copied into the new tables with their keys decoded.
+fn to_v2(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch(V2)?;
+    for (old, new) in [("legs", "legs_v2"), ("entries", "entries_v2")] {
+        let rows: Vec<(String, String)> = tx
+            .prepare(&format!("SELECT key, value FROM {old}"))?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        for (key, value) in rows {
+            let key = key_bytes(&key);
+            if new == "legs_v2" {
+                tx.execute(
+                    "INSERT OR IGNORE INTO legs_v2 (key, value) VALUES (?1, ?2)",
+                    params![key, value],
+                )?;
+            } else {
+                tx.execute(
+                    INSERT_ENTRY,
+                    params![k8(&key), key, value, None::<f64>, None::<String>],
+                )?;
+            }
+        }
+        tx.execute_batch(&format!("DROP TABLE {old}; ALTER TABLE {new} RENAME TO {old};"))?;
+    }
+    Ok(())
+}
+
+/// Stores an entry unless one with its key is there (the first value stays; the writer holds
+/// the file's write lock, so no other process inserts between the check and the insert).
+const INSERT_ENTRY: &str = "INSERT INTO entries_v2 (k8, key, value, reward, facts)
+     SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (SELECT 1 FROM entries_v2 WHERE k8 = ?1 AND key = ?2)";
+
+/// Creates the schema or brings it up to this build's version.
+fn migrate(conn: &mut Connection) -> std::result::Result<(), String> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|e| e.to_string())?;
+    tx.execute_batch("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);")
+        .map_err(|e| e.to_string())?;
+    let found: Option<i64> = tx
+        .query_row("SELECT max(version) FROM schema_version", [], |r| r.get(0))
+        .map_err(|e| e.to_string())?;
+    let steps = schema::plan(found.unwrap_or(0), schema::SQLITE_VERSION)?;
+    if !steps.is_empty() {
+        for step in steps {
+            match step {
+                0 => tx.execute_batch(V1),
+                1 => to_v2(&tx),
+                _ => unreachable!("schema::SQLITE_VERSION steps"),
+            }
+            .map_err(|e| format!("migrating the schema to version {}: {e}", step + 1))?;
+        }
+        tx.execute("DELETE FROM schema_version", [])
+            .and_then(|_| {
+                tx.execute(
+                    "INSERT INTO schema_version (version) VALUES (?1)",
+                    params![schema::SQLITE_VERSION as i64],
+                )
+            })
+            .map_err(|e| e.to_string())?;
+    }
+    tx.commit().map_err(|e| e.to_string())
+}
+
+/// Commits batches on the writer's own connection.
+struct SqliteCommit(Connection);
+
+impl Commit for SqliteCommit {
+    fn commit(&mut self, rows: &[Row]) -> std::result::Result<(), String> {
+        let tx = self
+            .0
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| e.to_string())?;
+        {
+            let mut legs = tx
+                .prepare_cached("INSERT OR IGNORE INTO legs (key, value) VALUES (?1, ?2)")
+                .map_err(|e| e.to_string())?;
+            let mut entries = tx
+                .prepare_cached(&INSERT_ENTRY.replace("entries_v2", "entries"))
+                .map_err(|e| e.to_string())?;
+            for r in rows {
+                let key = key_bytes(&r.key);
+                match &r.value {
+                    Value::Leg(v) => legs.execute(params![key, &**v]),
+                    Value::Entry(e) => {
+                        entries.execute(params![k8(&key), key, e.json(), e.reward(), e.facts_json()])
+                    }
+                }
+                .map_err(|e| e.to_string())?;
+            }
+        }
+        tx.commit().map_err(|e| e.to_string())
+    }
+}
+
 impl SqliteCache {
-    /// Opens (creating if needed) the cache file.
+    /// Opens (creating if needed) the cache file, with four readers.
     pub fn open(path: &Path) -> Result<Self> {
-        let err = |e: rusqlite::Error| CoreError::Cache {
-            path: path.to_path_buf(),
-            message: e.to_string(),
+        Self::open_with(path, 4)
+    }
+
+    /// Opens (creating if needed) the cache file, with `readers` read connections (at least
+    /// one): as many threads as that read at once.
+    pub fn open_with(path: &Path, readers: usize) -> Result<Self> {
+        let err = |message: String| CoreError::Cache {
+            store: path.display().to_string(),
+            message,
         };
-        if let Some(dir) = path.parent() {
+        if let Some(dir) = path.parent()
+            && !dir.as_os_str().is_empty()
+        {
             std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
         }
-        let conn = Connection::open(path).map_err(err)?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))
-            .map_err(err)?;
-        conn.execute_batch(
-            "PRAGMA journal_mode=WAL;
-             PRAGMA synchronous=NORMAL;
-             CREATE TABLE IF NOT EXISTS legs (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-             CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, value TEXT NOT NULL);",
-        )
-        .map_err(err)?;
+        let mut conn = connect(path).map_err(|e| err(e.to_string()))?;
+        migrate(&mut conn).map_err(err)?;
+        // The writer's connection: a page cache that holds the key index of a large store, and
+        // a checkpoint every 4000 WAL pages rather than 1000 (a page changed by several batches
+        // is copied into the file once).
+        conn.execute_batch("PRAGMA cache_size=-16384; PRAGMA wal_autocheckpoint=4000;")
+            .map_err(|e| err(e.to_string()))?;
+        let readers = (0..readers.max(1))
+            .map(|_| {
+                connect(path).and_then(|c| {
+                    // Room for the key index of a large store, read at random.
+                    c.execute_batch(
+                        &std::env::var("AORLTA_EXP_READER").unwrap_or("PRAGMA cache_size=-8192;".into()),
+                    )?;
+                    Ok(Mutex::new(c))
+                })
+            })
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(|e| err(e.to_string()))?;
+        let writer = Writer::start(path.display().to_string(), SqliteCommit(conn))
+            .map_err(|e| err(format!("starting the writer thread: {e}")))?;
         Ok(SqliteCache {
             path: path.to_path_buf(),
-            conn: Mutex::new(conn),
+            writer,
+            readers,
+            next: AtomicUsize::new(0),
             counters: Counters::default(),
         })
     }
@@ -47,59 +206,140 @@ impl SqliteCache {
         &self.path
     }
 
-    fn get(&self, table: &str, key: &str) -> Option<String> {
-        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
-        let sql = format!("SELECT value FROM {table} WHERE key = ?1");
-        match conn
-            .query_row(&sql, params![key], |r| r.get::<_, String>(0))
-            .optional()
-        {
-            Ok(v) => v,
-            Err(e) => {
-                eprintln!("warning: cache {}: read failed: {e}", self.path.display());
-                None
+    /// A free read connection (or, when every one is busy, the next in turn).
+    fn reader(&self) -> std::sync::MutexGuard<'_, Connection> {
+        let n = self.readers.len();
+        let start = self.next.fetch_add(1, Ordering::Relaxed) % n;
+        for i in 0..n {
+            if let Ok(g) = self.readers[(start + i) % n].try_lock() {
+                return g;
             }
         }
+        self.readers[start].lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn put(&self, table: &str, key: &str, value: &str) {
-        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
-        let sql = format!("INSERT OR REPLACE INTO {table} (key, value) VALUES (?1, ?2)");
-        if let Err(e) = conn.execute(&sql, params![key, value]) {
-            eprintln!("warning: cache {}: write failed: {e}", self.path.display());
+    /// The rows of `keys` (pending rows first, then one query for the rest), each made by
+    /// `row` from the query's columns after the key.
+    fn get<T>(
+        &self,
+        table: Table,
+        keys: &[&str],
+        pending: impl Fn(Value) -> Option<T>,
+        row: impl Fn(&rusqlite::Row<'_>) -> rusqlite::Result<Option<T>>,
+    ) -> Vec<Option<T>>
+    where
+        T: Clone,
+    {
+        let mut out: Vec<Option<T>> = keys
+            .iter()
+            .map(|k| self.writer.pending(table, k).and_then(&pending))
+            .collect();
+        let mut wanted: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+        for (i, k) in keys.iter().enumerate() {
+            if out[i].is_none() {
+                wanted.entry(key_bytes(k)).or_default().push(i);
+            }
         }
+        if wanted.is_empty() {
+            return out;
+        }
+        let list: Rc<Vec<rusqlite::types::Value>> = Rc::new(match table {
+            Table::Legs => wanted
+                .keys()
+                .map(|k| rusqlite::types::Value::Blob(k.clone()))
+                .collect(),
+            Table::Entries => wanted
+                .keys()
+                .map(|k| rusqlite::types::Value::Integer(k8(k)))
+                .collect(),
+        });
+        // An entry is found by its key's first 8 bytes; the whole key is checked below.
+        let sql = match table {
+            Table::Legs => "SELECT key, value FROM legs WHERE key IN rarray(?1)",
+            Table::Entries => "SELECT key, value, reward, facts FROM entries WHERE k8 IN rarray(?1)",
+        };
+        let conn = self.reader();
+        let result = conn.prepare_cached(sql).and_then(|mut stmt| {
+            let mut rows = stmt.query(params![list])?;
+            while let Some(r) = rows.next()? {
+                let key = r.get_ref(0)?.as_blob()?;
+                if let Some(idx) = wanted.get(key)
+                    && let Some(v) = row(r)?
+                {
+                    for &i in idx {
+                        out[i] = Some(v.clone());
+                    }
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            eprintln!("warning: cache {}: read failed: {e}", self.path.display());
+        }
+        out
     }
 }
 
 impl Cache for SqliteCache {
-    fn get_leg(&self, key: &str) -> Option<CachedLeg> {
-        self.get("legs", key).and_then(|v| serde_json::from_str(&v).ok())
+    fn get_legs(&self, keys: &[&str]) -> Vec<Option<CachedLeg>> {
+        let parse = |v: &str| serde_json::from_str::<CachedLeg>(v).ok();
+        self.get(
+            Table::Legs,
+            keys,
+            |v| match v {
+                Value::Leg(v) => parse(&v),
+                Value::Entry(_) => None,
+            },
+            |r| Ok(parse(r.get_ref(1)?.as_str()?)),
+        )
     }
 
     fn put_leg(&self, key: &str, leg: &CachedLeg) {
         if storable_leg(leg)
             && let Ok(v) = serde_json::to_string(leg)
         {
-            self.put("legs", key, &v);
+            self.writer.put(key, Value::Leg(v.into()));
         }
     }
 
-    fn get_entry(&self, key: &str) -> Option<RewardEntry> {
-        let found = self
-            .get("entries", key)
-            .and_then(|v| serde_json::from_str(&v).ok());
-        self.counters.record(found)
+    fn get_entries(&self, keys: &[&str]) -> Vec<Option<StoredEntry>> {
+        let found = self.get(
+            Table::Entries,
+            keys,
+            |v| match v {
+                Value::Entry(e) => Some(e),
+                Value::Leg(_) => None,
+            },
+            |r| {
+                Ok(StoredEntry::from_parts(
+                    r.get_ref(1)?.as_str()?,
+                    r.get(2)?,
+                    r.get_ref(3)?.as_str_or_null()?,
+                ))
+            },
+        );
+        self.counters.record(&found);
+        found
     }
 
     fn put_entry(&self, key: &str, entry: &RewardEntry) {
-        if storable_entry(entry)
-            && let Ok(v) = serde_json::to_string(entry)
-        {
-            self.put("entries", key, &v);
+        if storable_entry(entry) {
+            self.writer.put(key, Value::Entry(StoredEntry::of(entry)));
         }
+    }
+
+    fn flush(&self) -> Result<()> {
+        self.writer.flush().map_err(|message| CoreError::Cache {
+            store: self.path.display().to_string(),
+            message,
+        })
     }
 
     fn stats(&self) -> CacheStats {
         self.counters.stats()
+    }
+
+    fn describe(&self) -> String {
+        self.path.display().to_string()
     }
 }

@@ -1,7 +1,10 @@
 //! Run configs (`configs/*.yaml`): which tasks, which pool(s), which profile, where the output
 //! goes, how many at once, which cache, and the kernel tools. Paths are relative to the config
-//! file; unknown keys are an error naming the file, line and key.
+//! file; unknown keys are an error naming the file, line and key. The store is
+//! [`crate::cache::CACHE_URL_VAR`] when that is set, else `cache:` (a SQLite file, or a `postgres://` URL),
+//! else `<out>/cache.sqlite`.
 
+use crate::cache::CacheSpec;
 use crate::checks::Env;
 use crate::checks::kernel::{KernelEnv, KernelOverrides};
 use crate::error::{CoreError, Result};
@@ -37,7 +40,7 @@ struct RawConfig {
     #[serde(default = "one")]
     concurrency: usize,
     #[serde(default)]
-    cache: Option<PathBuf>,
+    cache: Option<String>,
     #[serde(default)]
     kernel: Option<serde_norway::Value>,
 }
@@ -61,8 +64,9 @@ pub struct RunConfig {
     pub out: PathBuf,
     /// Candidates scored at once.
     pub concurrency: usize,
-    /// The SQLite cache file (default `<out>/cache.sqlite`).
-    pub cache: PathBuf,
+    /// The store: [`crate::cache::CACHE_URL_VAR`] when set, else the config's `cache:` (a SQLite file, or a
+    /// `postgres://` URL), else `<out>/cache.sqlite`.
+    pub cache: CacheSpec,
     /// The `kernel:` section, as written (read by the kernel adapters' environment).
     pub kernel: Option<serde_norway::Value>,
 }
@@ -105,7 +109,14 @@ impl RunConfig {
             tasks: raw.tasks.into_vec().into_iter().map(at).collect(),
             pools: raw.pool.into_vec().into_iter().map(at).collect(),
             profile: at(raw.profile),
-            cache: raw.cache.map(at).unwrap_or_else(|| out.join("cache.sqlite")),
+            cache: match CacheSpec::from_env()? {
+                Some(from_env) => from_env,
+                None => match raw.cache {
+                    Some(c) if CacheSpec::is_url(&c) => CacheSpec::Postgres(c),
+                    Some(c) => CacheSpec::Sqlite(at(PathBuf::from(c))),
+                    None => CacheSpec::Sqlite(out.join("cache.sqlite")),
+                },
+            },
             out,
             concurrency: raw.concurrency,
             kernel: raw.kernel,
@@ -145,7 +156,12 @@ mod tests {
         let c = RunConfig::load(&f).unwrap();
         assert_eq!(c.tasks, vec![dir.path().join("t.jsonl")]);
         assert_eq!(c.pools.len(), 2);
-        assert_eq!(c.cache, dir.path().join("o").join("cache.sqlite"));
+        if std::env::var_os(crate::cache::CACHE_URL_VAR).is_none() {
+            assert_eq!(
+                c.cache,
+                CacheSpec::Sqlite(dir.path().join("o").join("cache.sqlite"))
+            );
+        }
         assert_eq!(lexical(Path::new("configs/../runs/x")), PathBuf::from("runs/x"));
         assert_eq!(lexical(Path::new("../a/./b")), PathBuf::from("../a/b"));
         std::fs::write(

@@ -4,12 +4,13 @@
 //! the completion's hash, the identity of the sources its adapter's results depend on
 //! ([`crate::sources`]), the adapter's name and version, the leg's parameters and the adapter's
 //! world identity (compiler, reference, judge, host). An entry's key hashes the sources of the
-//! reward functions and profiles, the profile's hash, the task, the completion and every leg's
-//! identity, so any change that can change a result changes the key.
+//! reward functions and profiles, the profile's hash, the task, every leg's identity and the
+//! completion itself, so any change that can change a result changes the key; all of it but the
+//! completion is the same for every candidate of a task, so that part is hashed once per task.
 
-use crate::cache::{Cache, CachedLeg};
+use crate::cache::{Cache, CachedLeg, StoredEntry};
 use crate::checks::{Adapter, Env, LegInput, LegOutput, Registry};
-use crate::hash::{hash_parts, hash_str};
+use crate::hash::{feed, hash_parts, hash_str};
 use crate::profile::{LegSpec, LoadedProfile};
 use crate::reward::{RewardInput, RewardOutcome, RewardRegistry, apply};
 use crate::task::{Task, TaskSet};
@@ -55,6 +56,8 @@ pub struct Engine {
     legs: Vec<Arc<dyn Adapter>>,
     /// Memoised leg identities per (task hash, leg index).
     identities: Mutex<HashMap<(String, usize), String>>,
+    /// Memoised entry-key hashers per task hash ([`Engine::entry_prefix`]).
+    prefixes: Mutex<HashMap<String, blake3::Hasher>>,
 }
 
 impl Engine {
@@ -79,6 +82,7 @@ impl Engine {
             parts,
             legs,
             identities: Mutex::default(),
+            prefixes: Mutex::default(),
         }
     }
 
@@ -105,14 +109,153 @@ impl Engine {
     /// Scores a candidate whose task is in the engine's task set; an unknown task gives an
     /// unscored entry with reason `unknown-task`.
     pub fn score(&self, cand: &Candidate) -> RewardEntry {
-        match self.tasks.get(&cand.task) {
-            Some(task) => self.score_task(task, cand),
-            None => RewardEntry::error(
-                &cand.id,
-                &cand.task,
-                &self.profile.profile.name,
-                Reason::new("unknown-task", format!("no task with id `{}`", cand.task)),
-            ),
+        self.score_batch(std::slice::from_ref(cand))
+            .pop()
+            .expect("one entry per candidate")
+    }
+
+    /// Scores candidates whose tasks are in the engine's task set, each exactly as [`Engine::score`]
+    /// would, with the store read in batches (see [`Engine::score_tasks`]). Entries in input order.
+    pub fn score_batch(&self, cands: &[Candidate]) -> Vec<RewardEntry> {
+        let items: Vec<(Option<&Task>, &Candidate)> = cands
+            .iter()
+            .map(|c| (self.tasks.get(&c.task).map(|t| t.as_ref()), c))
+            .collect();
+        self.score_items(&items, false)
+            .into_iter()
+            .map(|s| match s {
+                Scored::Entry(e) => e,
+                Scored::Stored(_) => unreachable!("entries are read back whole"),
+            })
+            .collect()
+    }
+
+    /// [`Engine::score_batch`], with the entries found in the store left in their stored form
+    /// (served under the candidate's id: [`StoredEntry::line`], [`StoredEntry::entry`]), so
+    /// a caller that only writes them out never builds them.
+    pub fn score_batch_stored(&self, cands: &[Candidate]) -> Vec<Scored> {
+        let items: Vec<(Option<&Task>, &Candidate)> = cands
+            .iter()
+            .map(|c| (self.tasks.get(&c.task).map(|t| t.as_ref()), c))
+            .collect();
+        self.score_items(&items, true)
+    }
+
+    /// Scores candidates against given tasks (inline tasks, or ones from the set), each exactly
+    /// as [`Engine::score_task`] would. The store is read in batches: one read for every entry,
+    /// one for the leg results of the entries not found, then the missing entries are computed
+    /// in turn; a candidate identical to an earlier one of the batch is looked up again after
+    /// it, so it is served from what the earlier one stored, as one after the other would be.
+    pub fn score_tasks(&self, items: &[(&Task, &Candidate)]) -> Vec<RewardEntry> {
+        let items: Vec<(Option<&Task>, &Candidate)> = items.iter().map(|&(t, c)| (Some(t), c)).collect();
+        self.score_items(&items, false)
+            .into_iter()
+            .map(|s| match s {
+                Scored::Entry(e) => e,
+                Scored::Stored(_) => unreachable!("entries are read back whole"),
+            })
+            .collect()
+    }
+
+    fn score_items(&self, items: &[(Option<&Task>, &Candidate)], stored: bool) -> Vec<Scored> {
+        let keyed: Vec<Option<Keyed<'_>>> = items
+            .iter()
+            .map(|&(task, cand)| {
+                task.map(|task| Keyed {
+                    key: self.entry_key(task, &cand.completion),
+                    task,
+                    cand,
+                })
+            })
+            .collect();
+        let mut out: Vec<Option<Scored>> = items
+            .iter()
+            .zip(&keyed)
+            .map(|(&(_, cand), k)| {
+                k.is_none().then(|| {
+                    Scored::Entry(RewardEntry::error(
+                        &cand.id,
+                        &cand.task,
+                        &self.profile.profile.name,
+                        Reason::new("unknown-task", format!("no task with id `{}`", cand.task)),
+                    ))
+                })
+            })
+            .collect();
+        // First occurrences of each key, then the repeats (served from what the first stored).
+        let mut seen = std::collections::HashSet::new();
+        let (firsts, repeats): (Vec<usize>, Vec<usize>) = (0..items.len())
+            .filter(|&i| keyed[i].is_some())
+            .partition(|&i| seen.insert(keyed[i].as_ref().map(|k| k.key.as_str())));
+        for round in [firsts, repeats] {
+            self.score_round(&round, &keyed, &mut out, stored);
+        }
+        out.into_iter().map(|e| e.expect("every item scored")).collect()
+    }
+
+    /// Looks up and computes the entries of `round` (indices into `keyed`); entries found are
+    /// left in their stored form when `stored`.
+    fn score_round(
+        &self,
+        round: &[usize],
+        keyed: &[Option<Keyed<'_>>],
+        out: &mut [Option<Scored>],
+        stored: bool,
+    ) {
+        if round.is_empty() {
+            return;
+        }
+        let k = |i: usize| keyed[i].as_ref().expect("only known tasks are looked up");
+        let Some(cache) = &self.parts.cache else {
+            for &i in round {
+                out[i] = Some(Scored::Entry(self.compute(k(i), &mut HashMap::new())));
+            }
+            return;
+        };
+        let keys: Vec<&str> = round.iter().map(|&i| k(i).key.as_str()).collect();
+        let found = cache.get_entries(&keys);
+        let mut missing = Vec::new();
+        for (&i, hit) in round.iter().zip(found) {
+            out[i] = match hit {
+                Some(hit) if stored => Some(Scored::Stored(hit)),
+                // A stored text that is not an entry is computed again.
+                Some(hit) => hit.entry(&k(i).cand.id).map(Scored::Entry),
+                None => None,
+            };
+            if out[i].is_none() {
+                missing.push(i);
+            }
+        }
+        let cached_legs: Vec<usize> = (0..self.legs.len())
+            .filter(|&l| self.legs[l].cacheable())
+            .collect();
+        let leg_keys: Vec<String> = if cached_legs.is_empty() {
+            Vec::new()
+        } else {
+            missing
+                .iter()
+                .flat_map(|&i| {
+                    let hash = hash_str(&k(i).cand.completion);
+                    cached_legs
+                        .iter()
+                        .filter_map(|&l| self.leg_key(k(i).task, &hash, l))
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        };
+        let mut legs: HashMap<String, CachedLeg> = if leg_keys.is_empty() {
+            HashMap::new()
+        } else {
+            let refs: Vec<&str> = leg_keys.iter().map(String::as_str).collect();
+            let got = cache.get_legs(&refs);
+            leg_keys
+                .into_iter()
+                .zip(got)
+                .filter_map(|(key, leg)| leg.map(|l| (key, l)))
+                .collect()
+        };
+        for i in missing {
+            out[i] = Some(Scored::Entry(self.compute(k(i), &mut legs)));
         }
     }
 
@@ -150,10 +293,22 @@ impl Engine {
 
     /// The cache key of an entry for this task and completion (identical items share it).
     pub fn entry_key(&self, task: &Task, completion: &str) -> String {
-        self.entry_key_of(task, &hash_str(completion))
+        let mut h = self.entry_prefix(task);
+        feed(&mut h, completion.as_bytes());
+        h.finalize().to_hex().to_string()
     }
 
-    fn entry_key_of(&self, task: &Task, completion_hash: &str) -> String {
+    /// The hasher of an entry key fed with everything but the completion (memoised per task):
+    /// the parts of [`hash_parts`], length-prefixed.
+    fn entry_prefix(&self, task: &Task) -> blake3::Hasher {
+        if let Some(h) = self
+            .prefixes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&task.hash)
+        {
+            return h.clone();
+        }
         let ids: Vec<String> = (0..self.legs.len()).map(|i| self.identity(task, i)).collect();
         let sources = crate::sources::entry();
         let mut parts: Vec<&[u8]> = vec![
@@ -161,10 +316,18 @@ impl Engine {
             sources.as_bytes(),
             self.profile.hash.as_bytes(),
             task.hash.as_bytes(),
-            completion_hash.as_bytes(),
         ];
         parts.extend(ids.iter().map(|s| s.as_bytes()));
-        hash_parts(parts)
+        let mut h = blake3::Hasher::new();
+        for p in parts {
+            feed(&mut h, p);
+        }
+        let mut memo = self.prefixes.lock().unwrap_or_else(|e| e.into_inner());
+        if memo.len() >= IDENTITY_MEMO_MAX {
+            memo.clear();
+        }
+        memo.insert(task.hash.clone(), h.clone());
+        h
     }
 
     fn version_identity(&self, task: &Task) -> VersionIdentity {
@@ -185,20 +348,36 @@ impl Engine {
 
     /// Scores a candidate against a given task (an inline task, or one from the set).
     pub fn score_task(&self, task: &Task, cand: &Candidate) -> RewardEntry {
-        let completion_hash = hash_str(&cand.completion);
-        let key = self.entry_key_of(task, &completion_hash);
-        if let Some(cache) = &self.parts.cache
-            && let Some(mut hit) = cache.get_entry(&key)
-        {
-            hit.id = cand.id.clone();
-            hit.elapsed_s = 0.0;
-            for leg in &mut hit.legs {
-                leg.cached = true;
-                leg.elapsed_s = 0.0;
-            }
-            return hit;
-        }
+        self.score_tasks(&[(task, cand)])
+            .pop()
+            .expect("one entry per candidate")
+    }
+
+    /// The cache key of leg `i`'s result for a task and completion, when its adapter's results
+    /// are cached.
+    fn leg_key(&self, task: &Task, completion_hash: &str, i: usize) -> Option<String> {
+        self.legs[i].cacheable().then(|| {
+            let id = self.identity(task, i);
+            hash_parts([
+                b"leg".as_slice(),
+                task.hash.as_bytes(),
+                completion_hash.as_bytes(),
+                id.as_bytes(),
+            ])
+        })
+    }
+
+    /// Runs the legs of an entry the store did not hold, with the leg results found for it in
+    /// `found` (taken out as used), and stores what may be stored.
+    fn compute(&self, k: &Keyed<'_>, found: &mut HashMap<String, CachedLeg>) -> RewardEntry {
+        let (task, cand) = (k.task, k.cand);
         let start = Instant::now();
+        // Only leg keys use the completion's own hash.
+        let completion_hash = if self.legs.iter().any(|a| a.cacheable()) {
+            hash_str(&cand.completion)
+        } else {
+            String::new()
+        };
         let mut results: Vec<LegResult> = Vec::with_capacity(self.legs.len());
         let mut extracted: Option<String> = None;
         for (i, spec) in self.profile.profile.legs.iter().enumerate() {
@@ -208,7 +387,8 @@ impl Engine {
                     ..LegResult::with_state(&spec.name, &spec.adapter, LegState::Skipped, reason)
                 },
                 None => {
-                    let (result, text) = self.run_leg(i, task, cand, &completion_hash, extracted.as_deref());
+                    let (result, text) =
+                        self.run_leg(i, task, cand, &completion_hash, extracted.as_deref(), found);
                     if result.state == LegState::Clean && text.is_some() {
                         extracted = text;
                     }
@@ -246,7 +426,7 @@ impl Engine {
             elapsed_s: start.elapsed().as_secs_f64(),
         };
         if let Some(cache) = &self.parts.cache {
-            cache.put_entry(&key, &entry);
+            cache.put_entry(&k.key, &entry);
         }
         entry
     }
@@ -258,21 +438,14 @@ impl Engine {
         cand: &Candidate,
         completion_hash: &str,
         extracted: Option<&str>,
+        found: &mut HashMap<String, CachedLeg>,
     ) -> (LegResult, Option<String>) {
         let spec = &self.profile.profile.legs[i];
         let adapter = &self.legs[i];
-        let leg_key = adapter.cacheable().then(|| {
-            let id = self.identity(task, i);
-            hash_parts([
-                b"leg".as_slice(),
-                task.hash.as_bytes(),
-                completion_hash.as_bytes(),
-                id.as_bytes(),
-            ])
-        });
+        let leg_key = self.leg_key(task, completion_hash, i);
         let cache = self.parts.cache.as_ref().filter(|_| leg_key.is_some());
-        if let (Some(cache), Some(k)) = (cache, &leg_key)
-            && let Some(hit) = cache.get_leg(k)
+        if let Some(k) = &leg_key
+            && let Some(hit) = found.remove(k)
         {
             let result = LegResult {
                 name: spec.name.clone(),
@@ -330,6 +503,22 @@ impl Engine {
         };
         (result, out.extracted)
     }
+}
+
+/// A candidate with its task and keys, ready to be looked up.
+struct Keyed<'a> {
+    task: &'a Task,
+    cand: &'a Candidate,
+    key: String,
+}
+
+/// An entry as [`Engine::score_batch_stored`] gives it.
+#[derive(Debug, Clone)]
+pub enum Scored {
+    /// Computed now.
+    Entry(RewardEntry),
+    /// Found in the store, in its stored form: served under the candidate's id.
+    Stored(StoredEntry),
 }
 
 /// Every non-clean state has a reason: an adapter that gives none gets one naming it.

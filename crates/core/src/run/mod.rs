@@ -11,5 +11,5 @@ pub mod summary;
 pub mod validation;
 
 pub use config::RunConfig;
-pub use engine::{Engine, EngineParts};
+pub use engine::{Engine, EngineParts, Scored};
 pub use summary::Summary;

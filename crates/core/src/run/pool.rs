@@ -12,30 +12,71 @@ pub fn read_pool(path: &Path) -> Result<(Vec<Candidate>, Vec<SkippedLine>)> {
     let mut cands = Vec::new();
     let mut skipped = Vec::new();
     for (i, raw) in text.split(|&b| b == b'\n').enumerate() {
-        let place = || format!("{}:{}", path.display(), i + 1);
-        let Ok(line) = std::str::from_utf8(raw) else {
-            skipped.push(SkippedLine {
-                place: place(),
-                message: "not valid UTF-8".into(),
-            });
-            continue;
-        };
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<PoolLine>(line) {
-            Ok(p) => cands.push(Candidate {
-                id: p.id.unwrap_or_else(|| format!("{}#{}", p.task, i + 1)),
-                task: p.task,
-                completion: p.completion,
-            }),
-            Err(e) => skipped.push(SkippedLine {
-                place: place(),
-                message: e.to_string(),
-            }),
+        match parse_line(path, i + 1, raw) {
+            Some(Ok(c)) => cands.push(c),
+            Some(Err(s)) => skipped.push(s),
+            None => {}
         }
     }
     Ok((cands, skipped))
+}
+
+/// Line `number` (1-based) of the pool at `path` as a candidate (without an id it gets
+/// `<task>#<number>`), or why it is skipped; `None` when the line is blank.
+pub fn parse_line(path: &Path, number: usize, raw: &[u8]) -> Option<Result<Candidate, SkippedLine>> {
+    if raw.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    // The JSON reader checks the text is UTF-8 as it goes; only a failed line is looked at again.
+    let err = match serde_json::from_slice::<PoolLine>(raw) {
+        Ok(p) => {
+            return Some(Ok(Candidate {
+                id: p.id.unwrap_or_else(|| format!("{}#{number}", p.task)),
+                task: p.task,
+                completion: p.completion,
+            }));
+        }
+        Err(e) => e,
+    };
+    let message = match std::str::from_utf8(raw) {
+        Err(_) => "not valid UTF-8".to_string(),
+        Ok(line) if line.trim().is_empty() => return None,
+        Ok(_) => err.to_string(),
+    };
+    Some(Err(SkippedLine {
+        place: format!("{}:{number}", path.display()),
+        message,
+    }))
+}
+
+/// The lines of a pool that are not blank (malformed ones included), read without parsing
+/// them: what a progress bar counts to.
+pub fn count_lines(path: &Path) -> Result<usize> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).map_err(|e| CoreError::io(path, e))?;
+    let mut r = std::io::BufReader::with_capacity(1 << 20, file);
+    let (mut n, mut blank) = (0, true);
+    loop {
+        let buf = r.fill_buf().map_err(|e| CoreError::io(path, e))?;
+        if buf.is_empty() {
+            break;
+        }
+        let mut start = 0;
+        for nl in memchr::memchr_iter(b'\n', buf) {
+            if blank {
+                blank = buf[start..nl].iter().all(u8::is_ascii_whitespace);
+            }
+            n += usize::from(!blank);
+            blank = true;
+            start = nl + 1;
+        }
+        if blank {
+            blank = buf[start..].iter().all(u8::is_ascii_whitespace);
+        }
+        let len = buf.len();
+        r.consume(len);
+    }
+    Ok(n + usize::from(!blank))
 }
 
 #[cfg(test)]
@@ -56,5 +97,12 @@ mod tests {
         assert_eq!(s.len(), 2);
         assert!(s[0].place.ends_with("p.jsonl:2"));
         assert!(s[1].place.ends_with("p.jsonl:3") && s[1].message.contains("UTF-8"));
+        assert_eq!(count_lines(&f).unwrap(), 4);
+        std::fs::write(&f, "\n  \n{}\n\n{}").unwrap();
+        assert_eq!(
+            count_lines(&f).unwrap(),
+            2,
+            "blank lines are not counted, a last line without newline is"
+        );
     }
 }

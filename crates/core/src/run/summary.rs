@@ -1,6 +1,7 @@
 //! A run's summary: counts, scored share, mean reward, pass rate, states per leg and the most
 //! frequent reasons, as JSON, Markdown and a terminal table.
 
+use crate::cache::Facts;
 use aorlta_record::{LegState, RewardEntry};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -66,58 +67,189 @@ pub struct Summary {
     pub elapsed_s: f64,
 }
 
-impl Summary {
-    /// Summarises entries.
-    pub fn of(entries: &[RewardEntry]) -> Self {
-        let mut s = Summary {
-            count: entries.len(),
-            ..Summary::default()
-        };
-        let mut total = 0.0;
-        let mut passed = 0;
-        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
-        for e in entries {
-            if let Some(r) = e.reward {
-                s.scored += 1;
-                total += r;
-            }
-            if !e.legs.is_empty() && e.legs.iter().all(|l| l.cached) {
-                s.cached += 1;
-            }
-            if passed_entry(e) {
-                passed += 1;
-            }
-            for r in &e.reasons {
-                *reasons.entry(format!("entry: {}", r.code)).or_default() += 1;
-            }
-            for l in &e.legs {
-                if !s.leg_order.contains(&l.name) {
-                    s.leg_order.push(l.name.clone());
-                }
-                s.legs.entry(l.name.clone()).or_default().add(l.state);
-                if l.state != LegState::Clean
-                    && l.state != LegState::Skipped
-                    && let Some(code) = l.first_code()
-                {
-                    *reasons.entry(format!("{}: {code}", l.name)).or_default() += 1;
-                }
+/// A summary made one entry at a time, so a run holds its counts and never its entries. A
+/// builder for one part of a run ([`SummaryBuilder::part`]) keeps that part's rewards in
+/// order, so that parts merged in input order sum the rewards exactly as one builder would.
+#[derive(Debug, Clone, Default)]
+pub struct SummaryBuilder {
+    s: Summary,
+    total: f64,
+    rewards: Option<Vec<f64>>,
+    passed: usize,
+    reasons: BTreeMap<String, usize>,
+}
+
+impl SummaryBuilder {
+    /// A builder for one part of a run, to be [merged](SummaryBuilder::merge) into the whole.
+    pub fn part() -> Self {
+        SummaryBuilder {
+            rewards: Some(Vec::new()),
+            ..SummaryBuilder::default()
+        }
+    }
+
+    /// Counts one entry.
+    pub fn add(&mut self, e: &RewardEntry) {
+        let legs = e.legs.iter().map(|l| LegView {
+            name: &l.name,
+            state: l.state,
+            informational: l.informational,
+            cached: l.cached,
+            first: l.first_code(),
+        });
+        self.count(
+            e.reward,
+            e.scored,
+            e.reasons.iter().map(|r| r.code.as_str()),
+            legs,
+        );
+    }
+
+    /// Counts one entry from its reward and facts (as a store keeps them).
+    pub fn add_facts(&mut self, reward: Option<f64>, f: &Facts) {
+        let legs = f.legs.iter().map(|l| LegView {
+            name: &l.name,
+            state: l.state,
+            informational: l.informational,
+            cached: l.cached,
+            first: l.first.as_deref(),
+        });
+        self.count(reward, f.scored, f.reasons.iter().map(String::as_str), legs);
+    }
+
+    fn count<'a>(
+        &mut self,
+        reward: Option<f64>,
+        scored: bool,
+        reasons: impl Iterator<Item = &'a str>,
+        legs: impl Iterator<Item = LegView<'a>> + Clone,
+    ) {
+        let s = &mut self.s;
+        s.count += 1;
+        if let Some(r) = reward {
+            s.scored += 1;
+            match &mut self.rewards {
+                Some(v) => v.push(r),
+                None => self.total += r,
             }
         }
+        let mut all = legs.clone().peekable();
+        if all.peek().is_some() && legs.clone().all(|l| l.cached) {
+            s.cached += 1;
+        }
+        let passed = scored
+            && legs.clone().next().is_some()
+            && legs
+                .clone()
+                .filter(|l| !l.informational)
+                .all(|l| l.state == LegState::Clean);
+        if passed {
+            self.passed += 1;
+        }
+        for code in reasons {
+            count(&mut self.reasons, &format!("entry: {code}"), 1);
+        }
+        for l in legs {
+            if !s.leg_order.iter().any(|n| n == l.name) {
+                s.leg_order.push(l.name.to_string());
+            }
+            match s.legs.get_mut(l.name) {
+                Some(c) => c.add(l.state),
+                None => s.legs.entry(l.name.to_string()).or_default().add(l.state),
+            }
+            if l.state != LegState::Clean
+                && l.state != LegState::Skipped
+                && let Some(code) = l.first
+            {
+                count(&mut self.reasons, &format!("{}: {code}", l.name), 1);
+            }
+        }
+    }
+
+    /// Adds the counts of a part of the run that comes after everything added so far.
+    pub fn merge(&mut self, part: SummaryBuilder) {
+        let p = part.s;
+        self.s.count += p.count;
+        self.s.scored += p.scored;
+        self.s.cached += p.cached;
+        self.passed += part.passed;
+        let rewards = part.rewards.unwrap_or_default();
+        match &mut self.rewards {
+            Some(v) => v.extend(rewards),
+            None => {
+                for r in rewards {
+                    self.total += r;
+                }
+                self.total += part.total;
+            }
+        }
+        for name in p.leg_order {
+            if !self.s.leg_order.contains(&name) {
+                self.s.leg_order.push(name);
+            }
+        }
+        for (name, c) in p.legs {
+            let mine = self.s.legs.entry(name).or_default();
+            mine.clean += c.clean;
+            mine.broke += c.broke;
+            mine.unsettled += c.unsettled;
+            mine.skipped += c.skipped;
+        }
+        for (k, n) in part.reasons {
+            count(&mut self.reasons, &k, n);
+        }
+    }
+
+    /// The summary of the entries added.
+    pub fn finish(self) -> Summary {
+        let mut s = self.s;
+        let total = self.total + self.rewards.unwrap_or_default().iter().sum::<f64>();
         s.mean_reward = if s.scored > 0 {
             total / s.scored as f64
         } else {
             0.0
         };
         s.pass_rate = if s.count > 0 {
-            passed as f64 / s.count as f64
+            self.passed as f64 / s.count as f64
         } else {
             0.0
         };
-        let mut top: Vec<(String, usize)> = reasons.into_iter().collect();
+        let mut top: Vec<(String, usize)> = self.reasons.into_iter().collect();
         top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         top.truncate(10);
         s.top_reasons = top;
         s
+    }
+}
+
+/// What the summary counts of one leg.
+#[derive(Clone, Copy)]
+struct LegView<'a> {
+    name: &'a str,
+    state: LegState,
+    informational: bool,
+    cached: bool,
+    first: Option<&'a str>,
+}
+
+/// Adds `n` to the count of `key`.
+fn count(map: &mut BTreeMap<String, usize>, key: &str, n: usize) {
+    match map.get_mut(key) {
+        Some(c) => *c += n,
+        None => {
+            map.insert(key.to_string(), n);
+        }
+    }
+}
+
+impl Summary {
+    /// Summarises entries.
+    pub fn of(entries: &[RewardEntry]) -> Self {
+        let mut b = SummaryBuilder::default();
+        for e in entries {
+            b.add(e);
+        }
+        b.finish()
     }
 
     /// The headline figures as (terminal label, value) pairs, in the order both renderings use;

@@ -75,7 +75,7 @@ fn run_pool(args: &Args, pool: &Path) -> anyhow::Result<ExitCode> {
     config.pools = vec![std::path::absolute(pool)?];
     let scratch = tempfile::Builder::new().prefix("aorlta-bench-pool-").tempdir()?;
     config.out = scratch.path().to_path_buf();
-    config.cache = scratch.path().join("cache.sqlite");
+    config.cache = aorlta_core::cache::CacheSpec::Sqlite(scratch.path().join("cache.sqlite"));
     if let Some(c) = args.concurrency {
         config.concurrency = c.max(1);
     }
@@ -93,16 +93,17 @@ fn run_pool(args: &Args, pool: &Path) -> anyhow::Result<ExitCode> {
     };
     let concurrency = config.concurrency;
     let run = prepare(config, Registry::builtin(), env).context("preparing the run")?;
+    let (candidates, _) = aorlta_core::run::pool::read_pool(pool)?;
     println!(
         "pool {}: {} completions; profile {}; {} workers",
         pool.display(),
-        run.candidates.len(),
+        candidates.len(),
         run.engine.profile().profile.name,
         concurrency
     );
-    let bar = indicatif::ProgressBar::new(run.candidates.len() as u64);
+    let bar = indicatif::ProgressBar::new(run.lines as u64);
     let start = Instant::now();
-    let done = execute(&run, &|_, _| bar.inc(1))?;
+    let done = execute(&run, &|_| bar.inc(1))?;
     let wall = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let text = std::fs::read_to_string(&done.rewards)?;
@@ -111,7 +112,7 @@ fn run_pool(args: &Args, pool: &Path) -> anyhow::Result<ExitCode> {
         .map(serde_json::from_str)
         .collect::<Result<_, _>>()
         .context("reading the run's rewards")?;
-    let completions: Vec<&str> = run.candidates.iter().map(|c| c.completion.as_str()).collect();
+    let completions: Vec<&str> = candidates.iter().map(|c| c.completion.as_str()).collect();
     let report = aorlta_core::bench::PoolReport::of(&entries, &completions, wall, gpus);
     print!("{report}");
     print!("{}", done.summary.to_terminal());

@@ -1,0 +1,462 @@
+//! The shared store: a PostgreSQL database named by a URL (`postgres://user@host:port/db`), for
+//! several processes or nodes scoring against one cache. `tokio-postgres` with a `deadpool`
+//! pool, on a small runtime of the store's own, so the engine's threads call it like the
+//! SQLite store: a read is one `WHERE key = ANY($1)` query for all its keys; puts go through the
+//! [`Writer`] thread, one transaction per batch of `INSERT … SELECT * FROM UNNEST(…) ON CONFLICT
+//! (key) DO NOTHING` (the first value stored under a key stays; a key's results are the same
+//! whoever computes them), its keys sorted so that two writers sharing keys take their locks in
+//! one order, retried on a deadlock, a serialisation failure or a lost connection. Errors name
+//! the URL without its password. No TLS: reach the server by a unix socket or a private network.
+
+use super::schema;
+use super::writer::{Commit, Row, Table, Value, Writer};
+use super::{Cache, CacheStats, CachedLeg, Counters, StoredEntry, key_bytes, storable_entry, storable_leg};
+use crate::error::{CoreError, Result};
+use aorlta_record::RewardEntry;
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use std::collections::HashMap;
+use std::future::Future;
+use std::time::Duration;
+use tokio_postgres::NoTls;
+
+/// How long connecting may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Attempts at committing one batch.
+const ATTEMPTS: usize = 3;
+/// The advisory lock the schema's migrations hold (any fixed number; one migration at a time).
+const MIGRATION_LOCK: i64 = 0x616f_726c_7461;
+
+/// `url` without its password (`user:secret@` becomes `user@`, a `password=` parameter is
+/// blanked): what messages show.
+pub fn redact_url(url: &str) -> String {
+    let (scheme, rest) = match url.split_once("://") {
+        Some((s, r)) => (format!("{s}://"), r),
+        None => (String::new(), url),
+    };
+    let cut = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(cut);
+    let authority = match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _)) => format!("{user}@{host}"),
+            None => authority.to_string(),
+        },
+        None => authority.to_string(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let params: Vec<String> = query
+                .split('&')
+                .map(|p| match p.split_once('=') {
+                    Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=…"),
+                    _ => p.to_string(),
+                })
+                .collect();
+            format!("{path}?{}", params.join("&"))
+        }
+        None => tail.to_string(),
+    };
+    format!("{scheme}{authority}{tail}")
+}
+
+/// A PostgreSQL-backed cache.
+pub struct PgCache {
+    url: String,
+    writer: Option<Writer>,
+    pool: Pool,
+    rt: Option<tokio::runtime::Runtime>,
+    counters: Counters,
+}
+
+impl std::fmt::Debug for PgCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgCache")
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Runs `fut` on the store's runtime and waits for it from this thread (which may be any
+/// thread, a runtime's own included).
+fn wait<T: Send + 'static>(rt: &tokio::runtime::Handle, fut: impl Future<Output = T> + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    rt.spawn(async move {
+        let _ = tx.send(fut.await);
+    });
+    rx.recv()
+        .expect("the store's runtime runs until the store is dropped")
+}
+
+/// One error's text with its causes (`tokio-postgres` keeps the server's message in a cause).
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut source = e.source();
+    while let Some(c) = source {
+        let text = c.to_string();
+        if !s.contains(&text) {
+            s.push_str(": ");
+            s.push_str(&text);
+        }
+        source = c.source();
+    }
+    s
+}
+
+/// Creates the schema or brings it up to this build's version, one process at a time.
+async fn migrate(pool: Pool) -> std::result::Result<(), String> {
+    let mut client = pool.get().await.map_err(|e| chain(&e))?;
+    let tx = client.transaction().await.map_err(|e| chain(&e))?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(|e| chain(&e))?;
+    tx.batch_execute("CREATE TABLE IF NOT EXISTS aorlta_schema_version (version INTEGER NOT NULL)")
+        .await
+        .map_err(|e| chain(&e))?;
+    let found: Option<i32> = tx
+        .query_one("SELECT max(version) FROM aorlta_schema_version", &[])
+        .await
+        .map_err(|e| chain(&e))?
+        .get(0);
+    let steps = schema::plan(i64::from(found.unwrap_or(0)), schema::POSTGRES.len())?;
+    if !steps.is_empty() {
+        for (i, sql) in schema::POSTGRES.iter().enumerate().skip(steps.start) {
+            tx.batch_execute(sql)
+                .await
+                .map_err(|e| format!("migrating the schema to version {}: {}", i + 1, chain(&e)))?;
+        }
+        let v = schema::POSTGRES.len() as i32;
+        tx.execute("DELETE FROM aorlta_schema_version", &[])
+            .await
+            .map_err(|e| chain(&e))?;
+        tx.execute("INSERT INTO aorlta_schema_version (version) VALUES ($1)", &[&v])
+            .await
+            .map_err(|e| chain(&e))?;
+    }
+    tx.commit().await.map_err(|e| chain(&e))
+}
+
+/// Commits batches through the pool, from the writer thread.
+struct PgCommit {
+    pool: Pool,
+    rt: tokio::runtime::Handle,
+}
+
+/// One batch's rows by table, each sorted by key with repeats left out.
+struct Batch {
+    leg_keys: Vec<Vec<u8>>,
+    leg_values: Vec<String>,
+    keys: Vec<Vec<u8>>,
+    values: Vec<String>,
+    rewards: Vec<Option<f64>>,
+    facts: Vec<String>,
+}
+
+impl Batch {
+    fn of(rows: &[Row]) -> Self {
+        let mut legs: Vec<(Vec<u8>, &str)> = Vec::new();
+        let mut entries: Vec<(Vec<u8>, &StoredEntry)> = Vec::new();
+        for r in rows {
+            match &r.value {
+                Value::Leg(v) => legs.push((key_bytes(&r.key), v)),
+                Value::Entry(e) => entries.push((key_bytes(&r.key), e)),
+            }
+        }
+        legs.sort_by(|a, b| a.0.cmp(&b.0));
+        legs.dedup_by(|a, b| a.0 == b.0);
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries.dedup_by(|a, b| a.0 == b.0);
+        let (leg_keys, leg_values) = legs.into_iter().map(|(k, v)| (k, v.to_string())).unzip();
+        let mut b = Batch {
+            leg_keys,
+            leg_values,
+            keys: Vec::with_capacity(entries.len()),
+            values: Vec::with_capacity(entries.len()),
+            rewards: Vec::with_capacity(entries.len()),
+            facts: Vec::with_capacity(entries.len()),
+        };
+        for (k, e) in entries {
+            b.keys.push(k);
+            b.values.push(e.json().to_string());
+            b.rewards.push(e.reward());
+            b.facts.push(e.facts_json().to_string());
+        }
+        b
+    }
+}
+
+/// Whether a failed commit is worth another try: a deadlock, a serialisation failure, or a
+/// connection that broke.
+fn retryable(e: &tokio_postgres::Error) -> bool {
+    use tokio_postgres::error::SqlState;
+    match e.code() {
+        Some(c) => *c == SqlState::T_R_DEADLOCK_DETECTED || *c == SqlState::T_R_SERIALIZATION_FAILURE,
+        None => e.is_closed() || e.as_db_error().is_none(),
+    }
+}
+
+async fn commit_batch(pool: &Pool, b: &Batch) -> std::result::Result<(), (bool, String)> {
+    let pg = |e: tokio_postgres::Error| (retryable(&e), chain(&e));
+    let mut client = pool.get().await.map_err(|e| (true, chain(&e)))?;
+    let tx = client.transaction().await.map_err(pg)?;
+    if !b.leg_keys.is_empty() {
+        let stmt = tx
+            .prepare_cached(
+                "INSERT INTO aorlta_legs (key, value) SELECT * FROM UNNEST($1::bytea[], $2::text[]) \
+                 ON CONFLICT (key) DO NOTHING",
+            )
+            .await
+            .map_err(pg)?;
+        tx.execute(&stmt, &[&b.leg_keys, &b.leg_values])
+            .await
+            .map_err(pg)?;
+    }
+    if !b.keys.is_empty() {
+        let stmt = tx
+            .prepare_cached(
+                "INSERT INTO aorlta_entries (key, value, reward, facts) \
+                 SELECT * FROM UNNEST($1::bytea[], $2::text[], $3::float8[], $4::text[]) \
+                 ON CONFLICT (key) DO NOTHING",
+            )
+            .await
+            .map_err(pg)?;
+        tx.execute(&stmt, &[&b.keys, &b.values, &b.rewards, &b.facts])
+            .await
+            .map_err(pg)?;
+    }
+    tx.commit().await.map_err(pg)
+}
+
+impl Commit for PgCommit {
+    fn commit(&mut self, rows: &[Row]) -> std::result::Result<(), String> {
+        let batch = Batch::of(rows);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match self.rt.block_on(commit_batch(&self.pool, &batch)) {
+                Ok(()) => return Ok(()),
+                Err((true, _)) if attempt < ATTEMPTS => {
+                    std::thread::sleep(Duration::from_millis(100 << attempt));
+                }
+                Err((_, e)) => return Err(e),
+            }
+        }
+    }
+}
+
+impl PgCache {
+    /// Connects to the database at `url`, creates or migrates the schema, and starts the
+    /// writer; `readers` is how many threads may read at once (the pool holds that many
+    /// connections and one for the writer).
+    pub fn connect(url: &str, readers: usize) -> Result<Self> {
+        let shown = redact_url(url);
+        let err = |message: String| CoreError::Cache {
+            store: shown.clone(),
+            message,
+        };
+        let mut config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e: tokio_postgres::Error| err(format!("not a PostgreSQL URL: {}", chain(&e))))?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        if config.get_application_name().is_none() {
+            config.application_name("aorlta");
+        }
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("aorlta-pg")
+            .enable_all()
+            .build()
+            .map_err(|e| err(format!("starting the store's runtime: {e}")))?;
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(readers.max(1) + 1)
+            .runtime(Runtime::Tokio1)
+            .create_timeout(Some(CONNECT_TIMEOUT))
+            .wait_timeout(Some(Duration::from_secs(60)))
+            .build()
+            .map_err(|e| err(e.to_string()))?;
+        wait(rt.handle(), migrate(pool.clone())).map_err(err)?;
+        let writer = Writer::start(
+            shown.clone(),
+            PgCommit {
+                pool: pool.clone(),
+                rt: rt.handle().clone(),
+            },
+        )
+        .map_err(|e| err(format!("starting the writer thread: {e}")))?;
+        Ok(PgCache {
+            url: shown,
+            writer: Some(writer),
+            pool,
+            rt: Some(rt),
+            counters: Counters::default(),
+        })
+    }
+
+    fn writer(&self) -> &Writer {
+        self.writer
+            .as_ref()
+            .expect("the writer lives as long as the store")
+    }
+
+    fn handle(&self) -> &tokio::runtime::Handle {
+        self.rt
+            .as_ref()
+            .expect("the runtime lives as long as the store")
+            .handle()
+    }
+
+    /// The rows of `keys` not pending in the writer, one query; each made by `row`.
+    fn get<T: Clone + Send + 'static>(
+        &self,
+        table: Table,
+        keys: &[&str],
+        pending: impl Fn(Value) -> Option<T>,
+        row: fn(&tokio_postgres::Row) -> Option<T>,
+    ) -> Vec<Option<T>> {
+        let mut out: Vec<Option<T>> = keys
+            .iter()
+            .map(|k| self.writer().pending(table, k).and_then(&pending))
+            .collect();
+        let mut wanted: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+        for (i, k) in keys.iter().enumerate() {
+            if out[i].is_none() {
+                wanted.entry(key_bytes(k)).or_default().push(i);
+            }
+        }
+        if wanted.is_empty() {
+            return out;
+        }
+        let list: Vec<Vec<u8>> = wanted.keys().cloned().collect();
+        let pool = self.pool.clone();
+        let sql = match table {
+            Table::Legs => "SELECT key, value FROM aorlta_legs WHERE key = ANY($1)",
+            Table::Entries => "SELECT key, value, reward, facts FROM aorlta_entries WHERE key = ANY($1)",
+        };
+        let found = wait(self.handle(), async move {
+            let client = pool.get().await.map_err(|e| chain(&e))?;
+            let stmt = client.prepare_cached(sql).await.map_err(|e| chain(&e))?;
+            let rows = client.query(&stmt, &[&list]).await.map_err(|e| chain(&e))?;
+            Ok::<_, String>(
+                rows.iter()
+                    .filter_map(|r| Some((r.try_get::<_, Vec<u8>>(0).ok()?, row(r)?)))
+                    .collect::<Vec<_>>(),
+            )
+        });
+        match found {
+            Ok(rows) => {
+                for (k, v) in rows {
+                    if let Some(idx) = wanted.get(&k) {
+                        for &i in idx {
+                            out[i] = Some(v.clone());
+                        }
+                    }
+                }
+            }
+            Err(e) => eprintln!("warning: cache {}: read failed: {e}", self.url),
+        }
+        out
+    }
+}
+
+impl Drop for PgCache {
+    /// Commits what is queued, then stops the runtime (from any thread, a runtime's own
+    /// included).
+    fn drop(&mut self) {
+        drop(self.writer.take());
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+impl Cache for PgCache {
+    fn get_legs(&self, keys: &[&str]) -> Vec<Option<CachedLeg>> {
+        self.get(
+            Table::Legs,
+            keys,
+            |v| match v {
+                Value::Leg(v) => serde_json::from_str(&v).ok(),
+                Value::Entry(_) => None,
+            },
+            |r| serde_json::from_str(r.try_get::<_, &str>(1).ok()?).ok(),
+        )
+    }
+
+    fn put_leg(&self, key: &str, leg: &CachedLeg) {
+        if storable_leg(leg)
+            && let Ok(v) = serde_json::to_string(leg)
+        {
+            self.writer().put(key, Value::Leg(v.into()));
+        }
+    }
+
+    fn get_entries(&self, keys: &[&str]) -> Vec<Option<StoredEntry>> {
+        let found = self.get(
+            Table::Entries,
+            keys,
+            |v| match v {
+                Value::Entry(e) => Some(e),
+                Value::Leg(_) => None,
+            },
+            |r| {
+                StoredEntry::from_parts(
+                    r.try_get::<_, &str>(1).ok()?,
+                    r.try_get::<_, Option<f64>>(2).ok()?,
+                    r.try_get::<_, Option<&str>>(3).ok()?,
+                )
+            },
+        );
+        self.counters.record(&found);
+        found
+    }
+
+    fn put_entry(&self, key: &str, entry: &RewardEntry) {
+        if storable_entry(entry) {
+            self.writer().put(key, Value::Entry(StoredEntry::of(entry)));
+        }
+    }
+
+    fn flush(&self) -> Result<()> {
+        self.writer().flush().map_err(|message| CoreError::Cache {
+            store: self.url.clone(),
+            message,
+        })
+    }
+
+    fn stats(&self) -> CacheStats {
+        self.counters.stats()
+    }
+
+    fn describe(&self) -> String {
+        self.url.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_shown_without_their_password() {
+        assert_eq!(
+            redact_url("postgres://u:s3cret@db.example:5432/aorlta"),
+            "postgres://u@db.example:5432/aorlta"
+        );
+        assert_eq!(
+            redact_url("postgresql://u@/db?host=/tmp/x&password=s3cret&port=5"),
+            "postgresql://u@/db?host=/tmp/x&password=…&port=5"
+        );
+        assert_eq!(
+            redact_url("postgres://db.example/aorlta"),
+            "postgres://db.example/aorlta"
+        );
+        assert_eq!(redact_url("postgres://u:p@h"), "postgres://u@h");
+    }
+}

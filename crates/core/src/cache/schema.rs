@@ -1,0 +1,64 @@
+//! The persistent stores' schemas, versioned. Each store keeps its version in a one-row table;
+//! opening a store runs, in one transaction, the migrations from its version up to this build's
+//! (the steps below, in order, never edited once released), and refuses a store whose version
+//! is newer than this build knows, since this build could misread it.
+//!
+//! Changelog:
+//! - SQLite 1: `legs` and `entries`, each `key TEXT PRIMARY KEY, value TEXT NOT NULL` (the value
+//!   is the JSON of a [`super::CachedLeg`] or a reward entry). Files written before the store was
+//!   versioned have exactly these tables and no version table: they are read as version 0 and
+//!   step 1 (`IF NOT EXISTS`) adopts them as they are.
+//! - SQLite 2: keys are `BLOB`s (the 32 bytes of the 64 hex digits the engine makes), and
+//!   `entries` is `(k8 INTEGER, key BLOB, value TEXT, reward REAL, facts TEXT)` with an index on
+//!   `k8`, the key's first 8 bytes: an index a third the size of one on the whole key, searched
+//!   by integer, and the whole key checked on every row it finds (see `sqlite.rs`); `reward` and
+//!   `facts` are [`super::StoredEntry`]'s. Version 1's rows are copied over with their keys
+//!   decoded, and no reward or facts (their facts are then read from their value).
+//! - PostgreSQL 1: `aorlta_legs (key BYTEA, value TEXT)` and `aorlta_entries (key BYTEA,
+//!   value TEXT, reward DOUBLE PRECISION, facts TEXT)`, as SQLite 2.
+
+use std::ops::Range;
+
+/// How many steps SQLite's schema has (`sqlite.rs` holds them).
+pub(crate) const SQLITE_VERSION: usize = 2;
+
+/// PostgreSQL's steps (its tables carry an `aorlta_` prefix, since the database may be shared).
+pub(crate) const POSTGRES: &[&str] = &[
+    "CREATE TABLE IF NOT EXISTS aorlta_legs (key BYTEA PRIMARY KEY, value TEXT NOT NULL);
+     CREATE TABLE IF NOT EXISTS aorlta_entries (key BYTEA PRIMARY KEY, value TEXT NOT NULL,
+         reward DOUBLE PRECISION, facts TEXT NOT NULL);",
+];
+
+/// The steps to run on a store at `found` (0 when it has no version yet) for a build that
+/// knows `steps` of them, or the error that refuses a newer store.
+pub(crate) fn plan(found: i64, steps: usize) -> Result<Range<usize>, String> {
+    let known = steps as i64;
+    if found > known {
+        return Err(format!(
+            "its schema is version {found}, newer than this build's {known}: it was written by a newer \
+             aorlta; use that one, or another cache"
+        ));
+    }
+    if found < 0 {
+        return Err(format!(
+            "its schema version table says {found}, which no build writes"
+        ));
+    }
+    Ok(found as usize..steps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_run_the_missing_steps_and_refuse_newer_stores() {
+        assert_eq!(plan(0, 3), Ok(0..3));
+        assert_eq!(plan(2, 3), Ok(2..3));
+        assert_eq!(plan(3, 3), Ok(3..3));
+        let err = plan(4, 3).unwrap_err();
+        assert!(err.contains("version 4, newer than this build's 3"), "{err}");
+        assert!(plan(-1, 3).is_err());
+        assert_eq!((SQLITE_VERSION, POSTGRES.len()), (2, 1));
+    }
+}
