@@ -9,6 +9,8 @@ need=()
 command -v hipcc >/dev/null || need+=(hipcc)
 command -v clang++-19 >/dev/null || need+=(clang-19)
 command -v ld.lld-19 >/dev/null || need+=(lld-19)
+# clang-19 bundles code objects for several architectures with this tool, from clang-tools-19.
+[ -x /usr/lib/llvm-19/bin/clang-offload-bundler ] || need+=(clang-tools-19)
 [ -e /usr/lib/x86_64-linux-gnu/libamdhip64.so.5 ] || need+=(libamdhip64-5)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then

@@ -5,8 +5,9 @@ verl maps a reward to a number, so an unscored entry (``reward: null``) becomes
 "aorlta_mask": 1.0 | 0.0}`` where ``aorlta_mask`` is 0.0 when the score is the stand-in. verl
 copies the dict's other keys into ``reward_extra_info`` (one list per key, logged with the
 batch). **verl itself never reads ``aorlta_mask``**: its advantage estimators see the stand-in
-score like any other, and no way to keep unscored samples out of it is offered yet
-(docs/SERVICE.md).
+score like any other. To keep unscored samples out of the advantage baseline, score with
+``unscored_score=nan`` and train with an ``aorlta_*`` estimator
+(:mod:`aorlta_client.verl_advantage`, docs/SERVICE.md).
 
 The task id is the sample's ``reward_model.ground_truth``; ``extra_info["aorlta_task"]`` (an
 id or an inline task object) takes precedence when present.
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from aorlta_client.client import AsyncClient, Client, Coalescer, default_url
@@ -40,7 +42,11 @@ from aorlta_client.client import AsyncClient, Client, Coalescer, default_url
 log = logging.getLogger("aorlta_client.verl")
 
 _clients: Dict[str, Client] = {}
-_coalescers: Dict[Tuple[int, str, Optional[str]], Coalescer] = {}
+# Per event loop (held weakly: a closed loop's coalescers go with it, and a new loop that
+# reuses a dead one's id() never finds them).
+_coalescers: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Dict[Tuple[str, Optional[str]], Coalescer]]" = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _client(url: Optional[str]) -> Client:
@@ -52,10 +58,12 @@ def _client(url: Optional[str]) -> Client:
 
 def _coalescer(url: Optional[str], profile: Optional[str]) -> Coalescer:
     """One async client and coalescer per event loop, URL and profile."""
-    key = (id(asyncio.get_running_loop()), url or default_url(), profile)
-    if key not in _coalescers:
-        _coalescers[key] = Coalescer(AsyncClient(key[1], profile=profile))
-    return _coalescers[key]
+    loop = asyncio.get_running_loop()
+    mine = _coalescers.setdefault(loop, {})
+    key = (url or default_url(), profile)
+    if key not in mine:
+        mine[key] = Coalescer(AsyncClient(key[0], profile=profile))
+    return mine[key]
 
 
 def _task(ground_truth: Any, extra_info: Optional[dict]) -> Any:

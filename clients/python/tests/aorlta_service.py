@@ -20,12 +20,13 @@ def _binary() -> pathlib.Path:
     return b
 
 
-def start_server(d: pathlib.Path, extra: str = ""):
-    """Starts ``aorlta serve`` over the Q&A example (plus ``extra`` config lines) in folder
-    ``d``; returns the process and its URL."""
+def start_server(d: pathlib.Path, extra: str = "", config_text: str = ""):
+    """Starts ``aorlta serve`` over the Q&A example (plus ``extra`` config lines), or over
+    ``config_text`` when given, in folder ``d``; returns the process and its URL."""
     config = d / "serve.yaml"
     config.write_text(
-        f"tasks: {EXAMPLES / 'tasks.jsonl'}\n"
+        config_text
+        or f"tasks: {EXAMPLES / 'tasks.jsonl'}\n"
         f"profiles: [{EXAMPLES / 'profile.yaml'}]\n"
         "cache: {kind: none}\n" + extra
     )

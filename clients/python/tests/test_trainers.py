@@ -55,7 +55,7 @@ def test_verl_async_compute_score_coalesces_concurrent_calls(server, monkeypatch
 
     async def go():
         out = await asyncio.gather(*(verl.compute_score("aorlta-qa", c, gt, {}) for gt, c in samples))
-        [coalescer] = [v for k, v in verl._coalescers.items() if k[0] == id(asyncio.get_running_loop())]
+        [coalescer] = verl._coalescers[asyncio.get_running_loop()].values()
         return out, coalescer.requests
 
     out, requests = asyncio.run(go())

@@ -243,6 +243,33 @@ fn a_second_run_on_the_same_output_folder_is_refused_while_the_first_runs() {
     assert_eq!(lines.len(), 20_000);
 }
 
+#[test]
+fn a_folder_it_may_not_write_is_named_with_permission_denied_once() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = setup(dir.path(), 3);
+    let locked = dir.path().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("out: out", "out: locked/out");
+    std::fs::write(&config, text).unwrap();
+    let mut cmd = aorlta();
+    // Root ignores permission bits: the run is then made as `nobody`, for whom they hold.
+    if std::fs::metadata(dir.path()).unwrap().uid() == 0 {
+        cmd.uid(65534).gid(65534);
+    }
+    let out = cmd.args(["score", "--quiet"]).arg(&config).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Permission denied"), "{err}");
+    assert!(err.contains("locked/out"), "the path is named: {err}");
+    assert_eq!(err.matches("os error").count(), 1, "the OS error once: {err}");
+}
+
 /// Two `aorlta score` processes at once over the same pool, each with its own output folder and
 /// both on one PostgreSQL database (a throwaway server; skipped, saying why, where there are no
 /// server binaries and `CI` is unset): both finish with the same rewards, and a third run is

@@ -12,6 +12,7 @@ pub mod config;
 pub mod conn;
 pub mod error;
 pub mod items;
+pub mod memory;
 pub mod metrics;
 pub mod openrlhf;
 pub mod queue;
@@ -29,13 +30,16 @@ use std::sync::Arc;
 
 /// Serves `state` on `listener` until `shutdown` completes, then drains: no new connections,
 /// every request already accepted is answered, the workers finish their queues and stop.
-/// Connections are capped and request heads time-limited ([`conn`]).
+/// Connections are capped and request heads time-limited ([`conn`]); freed heap is handed back
+/// to the OS every half minute ([`memory`]).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: Arc<AppState>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let trimmer = memory::spawn_trimmer();
     conn::accept_loop(listener, Arc::clone(&state), shutdown).await;
+    trimmer.abort();
     tracing::info!("every accepted request is answered; stopping the workers");
     let s = Arc::clone(&state);
     tokio::task::spawn_blocking(move || s.scheduler.shutdown())

@@ -473,6 +473,96 @@ def near_misses(rng: random.Random) -> None:
         add("near-misses", f"2^{{{d}}}", boxed(str(2 ** d), rng), "right")
 
 
+def decimal_commas(rng: random.Random) -> None:
+    """Decimals written with a decimal comma (`1000,99`, `0,111`) against the same decimal with a
+    point, and the near misses: a comma and a space between two numbers, other digits."""
+    for _ in range(30):
+        a, b = rng.randrange(1, 10_000), rng.randrange(10, 100)
+        add("decimal-commas", f"{a}.{b}", boxed(f"{a},{b}", rng), "right", "a decimal comma")
+        add("decimal-commas", f"{a},{b}", f"{a}.{b}", "right", "a decimal comma in the reference")
+        add("decimal-commas", f"{a}.{b}", boxed(f"{a}, {b}", rng), "wrong",
+            "a comma and a space separate two numbers")
+        add("decimal-commas", f"{a}.{b}", boxed(f"{a},{b + 1}", rng), "wrong")
+    for _ in range(15):
+        d = rng.randrange(100, 1000)
+        add("decimal-commas", f"0.{d}", boxed(f"0,{d}", rng), "right", "no thousands group after a 0")
+        add("decimal-commas", f"{d}", boxed(f"0,{d}", rng), "wrong", "0,ddd is not ddd")
+
+
+def closing_sentences(rng: random.Random) -> None:
+    """Completions whose answer is only in a closing sentence after the math ("Therefore, there
+    are 12 ways."), a statement in prose, and the near misses: reasoning after the sentence, a
+    negation, two numbers."""
+    for _ in range(30):
+        n = rng.randrange(2, 500)
+        work = f"Each choice gives $k = {n % 7 + 2}$ options, and we count them one by one."
+        add("closing-sentences", str(n), f"{work} Therefore, there are {n} ways to do it.", "right")
+        add("closing-sentences", str(n), f"{work} Therefore, there are {n} ways. I hope it is correct.",
+            "right", "a sign-off after the closing sentence")
+        add("closing-sentences", str(n), f"{work} Thus the total is {n}.", "right")
+        add("closing-sentences", str(n), f"{work} Therefore, there are {n + 1} ways to do it.", "wrong")
+        add("closing-sentences", str(n), f"{work} So the total is not {n}.", "wrong", "a negation")
+        add("closing-sentences", str(n), f"{work} Thus it lies between {n} and {n + 5}.", "wrong",
+            "two numbers, no answer")
+        add("closing-sentences", str(n),
+            f"{work} So the total is {n}. " + "Wait, let me check each case again carefully. " * 3,
+            "wrong", "reasoning goes on after it: no final answer")
+        add("closing-sentences", str(n), f"Final Answer: She needs {n} more apples.", "right",
+            "a statement in prose with one number")
+    for _ in range(15):
+        p = rng.randrange(2, 100)
+        add("closing-sentences", f"{p}\%", f"Comparing $a$ and $b$ term by term. Hence the price rises by {p}%.",
+            "right")
+        add("closing-sentences", f"{p}\%", f"Comparing $a$ and $b$ term by term. Hence the price rises by {p + 1}%.",
+            "wrong")
+
+
+def equations_and_ranges(rng: random.Random) -> None:
+    """An assignment against an equation in another form, a function's range, several boxed
+    answers joined by their units or by part labels."""
+    for _ in range(30):
+        a, b = rng.randrange(1, 9), rng.randrange(1, 9)
+        c = rng.randrange(-20, 21)
+        m, k = Fraction(-a, b), Fraction(c, b)
+        line = f"{fmt_frac(m)}x {'+' if k >= 0 else '-'} {fmt_frac(abs(k))}"
+        add("equations-ranges", f"{a}x + {b}y = {c}", boxed(f"y = {line}", rng), "right",
+            "the same line solved for y")
+        add("equations-ranges", f"{a}x + {b}y = {c}", boxed(f"y = {fmt_frac(-m)}x + {fmt_frac(k)}", rng),
+            "wrong" if m != 0 else "right", "the slope's sign flipped")
+        hi = rng.randrange(1, 30)
+        add("equations-ranges", f"0 < f(x) < {hi}", boxed(f"(0, {hi})", rng), "right", "the range of f")
+        add("equations-ranges", f"0 < f(x) < {hi}", boxed(f"[0, {hi})", rng), "wrong", "strictness differs")
+    for _ in range(30):
+        u, v = rng.sample(range(1, 40), 2)
+        add("equations-ranges", f"{u}, {v}", f"So \\boxed{{{u}}} apples and \\boxed{{{v}}} pears.", "right",
+            "boxes joined by their units and `and`")
+        add("equations-ranges", f"{u}", f"So \\boxed{{{u}}} apples and \\boxed{{{v}}} pears.", "wrong",
+            "two answers for one")
+        add("equations-ranges", f"({u}, {v}), ({v}, {u})",
+            f"$$\\boxed{{({u}, {v})}} \\text{{ for part (a) and }} \\boxed{{({v}, {u})}}$$", "right",
+            "boxes joined by a part label")
+
+
+def matrix_arithmetic(rng: random.Random) -> None:
+    """Sums, products and multiples of matrices written out, against the matrix they come to."""
+    def mat(mm) -> str:
+        rows = " \\\\ ".join(" & ".join(str(v) for v in r) for r in mm)
+        return f"\\begin{{pmatrix}} {rows} \\end{{pmatrix}}"
+
+    for _ in range(30):
+        p = [[rng.randrange(-5, 6) for _ in range(2)] for _ in range(2)]
+        q = [[rng.randrange(-5, 6) for _ in range(2)] for _ in range(2)]
+        add2 = [[p[i][j] + q[i][j] for j in range(2)] for i in range(2)]
+        pq = [[sum(p[i][k] * q[k][j] for k in range(2)) for j in range(2)] for i in range(2)]
+        qp = [[sum(q[i][k] * p[k][j] for k in range(2)) for j in range(2)] for i in range(2)]
+        add("matrix-arithmetic", mat(add2), boxed(f"{mat(p)} + {mat(q)}", rng), "right")
+        add("matrix-arithmetic", mat(pq), boxed(f"{mat(p)} {mat(q)}", rng), "right")
+        add("matrix-arithmetic", mat(pq), boxed(f"{mat(q)} \\cdot {mat(p)}", rng),
+            "wrong" if pq != qp else "right", "the product in the other order")
+        add("matrix-arithmetic", mat(add2), boxed(f"{mat(p)} - {mat(q)}", rng),
+            "wrong" if any(q[i][j] for i in range(2) for j in range(2)) else "right")
+
+
 def examples() -> None:
     """The Q&A example's pools, with the outcome its generator intended for each line."""
     tasks = {}
@@ -504,6 +594,10 @@ def build() -> str:
     rng = random.Random(12_2026)
     for make in (numbers, fractions, worked_references, multi_box, solution_lists, relations,
                  labels, matrices, bases, units, symbolic, near_misses):
+        make(rng)
+    # Later classes draw from a generator of their own, so the pairs above stay as they were.
+    rng = random.Random(12_2026_2)
+    for make in (decimal_commas, closing_sentences, equations_and_ranges, matrix_arithmetic):
         make(rng)
     examples()
     ids = [p["id"] for p in PAIRS]

@@ -394,6 +394,23 @@ pub fn pathological_cases() -> Vec<Case> {
             ),
         ),
         case(
+            "matrix product 100×1 by 1×100",
+            "1",
+            format!(
+                "\\boxed{{\\begin{{pmatrix}}{}\\end{{pmatrix}}\\begin{{pmatrix}}{}\\end{{pmatrix}}}}",
+                ["3"; 100].join("\\\\"),
+                ["7"; 100].join("&")
+            ),
+        ),
+        case(
+            "4 KiB sum of 2×2 matrices",
+            "\\begin{pmatrix}110 & 110 \\\\ 110 & 110\\end{pmatrix}",
+            format!(
+                "\\boxed{{{}}}",
+                ["\\begin{pmatrix}1&1\\\\1&1\\end{pmatrix}"; 110].join("+")
+            ),
+        ),
+        case(
             "16-variable formula, reordered",
             &vars.join("+"),
             format!("\\boxed{{{}}}", vars_rev.join("+")),

@@ -26,7 +26,7 @@ pub fn register(r: &mut Registry) {
     }));
     r.add(Arc::new(CompareAdapter {
         name: "normalised-match",
-        version: "2",
+        version: "3",
         comparer: NormalisedMatch,
     }));
 }
@@ -64,7 +64,7 @@ impl Adapter for ParseAdapter {
         "parse"
     }
     fn version(&self) -> &'static str {
-        "2"
+        "3"
     }
     fn check_params(&self, p: &serde_json::Value) -> Result<(), String> {
         params::<ParseParams>(p).map(|_| ())

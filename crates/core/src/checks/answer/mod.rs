@@ -9,6 +9,7 @@ mod spans;
 
 use aorlta_record::Reason;
 use serde::{Deserialize, Serialize};
+pub(crate) use spans::connectors_only;
 
 /// A form of final answer a profile may accept, in the order they are tried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -16,7 +17,8 @@ use serde::{Deserialize, Serialize};
 pub enum AnswerForm {
     /// The last `\boxed{...}` (nested braces handled).
     Boxed,
-    /// An explicit "the answer is ..." / "Answer: ..." statement.
+    /// An explicit "the answer is ..." / "Answer: ..." statement, or a closing sentence
+    /// ("Therefore, there are 12 ways.") after all the math.
     Statement,
     /// The last LaTeX math span (`$…$`, `\(…\)`, `\[…\]`).
     Latex,
@@ -56,14 +58,18 @@ pub struct Answer {
 ///   allowed: `… \boxed{255} … Final Answer: The final answer is $10,455$.` answers
 ///   `$10,455$`, the boxes being steps), the last `\boxed{…}` or `\fbox{…}` whose braces balance (an unbalanced one is
 ///   skipped; nested boxes give the innermost, which starts last); boxes joined to it only by
-///   connectors (spaces, `,`, `\quad`, "and", `\text{ or }`) come with it, as one run of text
-///   from the first box to the last (several answers);
+///   connectors (spaces, `,`, `\quad`, "and", `\text{ or }`, part labels, a name before a box,
+///   a unit word after one) come with it, as one run of text from the first
+///   box to the last (several answers);
 /// - statement: the last "answer is …", "answer: …" or "final answer: …" (any case), up to the
 ///   end of its line or sentence, without a trailing period or markdown bold; a display span
-///   (`$$…$$`, `\[…\]`) right after it is the answer, across lines;
+///   (`$$…$$`, `\[…\]`) right after it is the answer, across lines; a sentence in prose gives
+///   its one number. With none, a closing sentence after all the math that concludes
+///   ("Therefore, there are 12 such sequences.") or is the whole completion gives its number;
 /// - latex: the last non-empty `$…$`, `$$…$$`, `\(…\)` or `\[…\]` (an inline `$` opens only
 ///   before a non-space and closes only after a non-space and before a non-digit, so prices
-///   such as `$5` do not pair up);
+///   such as `$5` do not pair up; inline math whose delimiters stand on lines of their own is
+///   not a span);
 /// - bare: the whole completion when it is only a number (at most 64 bytes: digits, signs,
 ///   `.`, `,`, `/`, `%`, an exponent, spaces between digit groups), without a final period;
 /// - number: the last number (sign, thousands commas, decimals, exponent, `a/b`).
@@ -87,7 +93,9 @@ pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) ->
                 }
             }
             AnswerForm::Boxed => spans::last_boxed(completion),
-            AnswerForm::Statement => spans::last_statement(completion),
+            AnswerForm::Statement => {
+                spans::last_statement(completion).or_else(|| spans::closing_sentence(completion))
+            }
             AnswerForm::Latex => spans::last_math(completion),
             AnswerForm::Bare => spans::bare_number(completion),
             AnswerForm::Number => spans::last_number(completion),

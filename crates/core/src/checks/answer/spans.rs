@@ -87,9 +87,12 @@ fn siblings(s: &str, boxes: &[(usize, usize)], k: usize) -> usize {
 }
 
 /// Whether `gap` (between two boxes) holds only what joins answers: spaces, `,`, `;`, `$`, `~`,
-/// LaTeX spacing (`\quad`, `\,`), math delimiters (`\(`, `\]`), and the words "and" or "or",
-/// plain or in `\text{}`, `\textrm{}`, `\mathrm{}` or `\mbox{}`. At most 64 bytes are looked at.
-pub(super) fn connectors_only(gap: &str) -> bool {
+/// markdown `*`, LaTeX spacing (`\quad`, `\,`), math delimiters (`\(`, `\]`), the words "and",
+/// "or", "for" and "part", part labels (`(a)`, `(2)`, `(ii)`), a name set before the next box
+/// (`y_2 =`), and right after the box one plain word before a separator (its unit or what it
+/// counts: `\boxed{1} papers and \boxed{2}`); plain or in `\text{}`, `\textrm{}`, `\mathrm{}`
+/// or `\mbox{}`. At most 64 bytes are looked at.
+pub(crate) fn connectors_only(gap: &str) -> bool {
     const SPACING: [&str; 10] = [
         "\\qquad", "\\quad", "\\,", "\\;", "\\:", "\\ ", "\\(", "\\)", "\\[", "\\]",
     ];
@@ -97,40 +100,108 @@ pub(super) fn connectors_only(gap: &str) -> bool {
     if gap.len() > 64 {
         return false;
     }
-    let skip = |r: &str| {
-        r.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '$' | '~'))
-            .len()
-    };
-    let word = |r: &str| {
-        ["and", "or"]
-            .into_iter()
-            .find(|w| starts_with_ci(r.as_bytes(), 0, w.as_bytes()))
-            .filter(|w| !r.as_bytes().get(w.len()).is_some_and(u8::is_ascii_alphanumeric))
-            .map(str::len)
-    };
     let mut rest = gap;
+    let mut first = true;
     loop {
-        rest = &rest[rest.len() - skip(rest)..];
+        rest =
+            rest.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '$' | '~' | '*'));
         if rest.is_empty() {
             return true;
         }
-        if let Some(n) = word(rest) {
-            rest = &rest[n..];
+        let n = if let Some(n) = joining_word(rest)
+            .or_else(|| part_label(rest))
+            .or_else(|| name_label(rest))
+        {
+            n
+        } else if let Some(n) = unit_word(rest).filter(|_| first) {
+            n
         } else if let Some(sp) = SPACING.iter().find(|sp| rest.starts_with(*sp)) {
-            rest = &rest[sp.len()..];
+            sp.len()
         } else if let Some(w) = WRAPPERS.iter().find(|w| rest.starts_with(*w)) {
             let Some(close) = rest.find('}') else {
                 return false;
             };
-            let inner = rest[w.len()..close].trim();
-            if !(inner.is_empty() || word(inner) == Some(inner.len())) {
+            if !connectors_only(&rest[w.len()..close]) {
                 return false;
             }
-            rest = &rest[close + 1..];
+            close + 1
         } else {
             return false;
+        };
+        rest = &rest[n..];
+        first = false;
+    }
+}
+
+/// The length of "and", "or", "for" or "part" (any case) at the start of `r`, as a whole word.
+fn joining_word(r: &str) -> Option<usize> {
+    ["and", "or", "for", "part"]
+        .into_iter()
+        .find(|w| starts_with_ci(r.as_bytes(), 0, w.as_bytes()))
+        .filter(|w| !r.as_bytes().get(w.len()).is_some_and(u8::is_ascii_alphanumeric))
+        .map(str::len)
+}
+
+/// The length of a part label at the start of `r`: one to three letters or digits in
+/// parentheses (`(a)`, `(2)`, `(ii)`).
+fn part_label(r: &str) -> Option<usize> {
+    let b = r.as_bytes();
+    let inner = b
+        .get(1..)?
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .count();
+    (b[0] == b'(' && (1..=3).contains(&inner) && b.get(1 + inner) == Some(&b')')).then_some(inner + 2)
+}
+
+/// The length of a name and `=` at the start of `r`, naming the box after it: a letter with an
+/// optional subscript (`y =`, `x_2 =`, `x_{2} =`).
+fn name_label(r: &str) -> Option<usize> {
+    let b = r.as_bytes();
+    if !b.first()?.is_ascii_alphabetic() || b.get(1).is_some_and(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    let mut i = 1;
+    if b.get(i) == Some(&b'_') {
+        i += 1;
+        if b.get(i) == Some(&b'{') {
+            let inner = b[i + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .count();
+            if inner == 0 || b.get(i + 1 + inner) != Some(&b'}') {
+                return None;
+            }
+            i += inner + 2;
+        } else if b.get(i).is_some_and(u8::is_ascii_alphanumeric) {
+            i += 1;
+        } else {
+            return None;
         }
     }
+    while b.get(i) == Some(&b' ') {
+        i += 1;
+    }
+    (b.get(i) == Some(&b'=')).then_some(i + 1)
+}
+
+/// The length of one plain word (two to twenty letters) at the start of `r` when a separator
+/// (`,`, `;`, "and", "or") follows it: the unit or the thing counted after a boxed number.
+fn unit_word(r: &str) -> Option<usize> {
+    let n = r.bytes().take_while(u8::is_ascii_alphabetic).count();
+    if !(2..=20).contains(&n) || joining_word(r).is_some() {
+        return None;
+    }
+    let after = r[n..].trim_start_matches(' ');
+    let separates = after.starts_with([',', ';'])
+        || ["and", "or"].iter().any(|w| {
+            starts_with_ci(after.as_bytes(), 0, w.as_bytes())
+                && !after
+                    .as_bytes()
+                    .get(w.len())
+                    .is_some_and(u8::is_ascii_alphanumeric)
+        });
+    separates.then_some(n)
 }
 
 /// When a box opens at `i` (a backslash): where its content starts.
@@ -190,10 +261,127 @@ pub(super) fn last_statement(s: &str) -> Option<&str> {
         {
             let text = unquote(after_last_is(statement_text(s, start)));
             if !text.is_empty() {
-                return Some(text);
+                // `Jane started growing Sphere 3 hours ago`: the sentence's one number.
+                return Some(sentence_number(text).unwrap_or(text));
             }
         }
     }
+}
+
+/// The answer of a closing sentence that comes after all the math (`… $d = \frac{90}{n}$ …
+/// Therefore, there are 12 such sequences. I hope it is correct.`): the last sentence that holds
+/// a digit, when it closes the completion (at most a short sign-off such as `I hope it is
+/// correct.` after it), no `$` or `\` comes after its start, and it begins with "therefore",
+/// "thus", "hence" or "so" or is the whole completion. Its answer is what follows its last
+/// ` is ` when that is one number (`so the number is 10 which is 1,000.99m²` answers
+/// `1,000.99m²`, as does `the number is not 10 which is 1,000.99m²` alone); else, for a
+/// sentence that concludes and holds no negation, its only number ([`sentence_number`]). One
+/// pass back from the end, and one over the sentence.
+pub(super) fn closing_sentence(s: &str) -> Option<&str> {
+    // A sentence longer than this is not a closing sentence.
+    const MAX_SENTENCE: usize = 1024;
+    // What may follow it: a sign-off, not more reasoning.
+    const MAX_AFTER: usize = 80;
+    let b = s.as_bytes();
+    let after_math = prev(b, b.len(), |c| (c == b'$') | (c == b'\\')).map_or(0, |k| k + 1);
+    let digit = prev(b, b.len(), |c| c.is_ascii_digit())?;
+    if digit < after_math {
+        return None;
+    }
+    let ends = |i: usize| {
+        b[i] == b'\n'
+            || (matches!(b[i], b'.' | b'!' | b'?') && b.get(i + 1).is_none_or(u8::is_ascii_whitespace))
+    };
+    let mut start = digit;
+    while start > after_math && !ends(start - 1) {
+        start -= 1;
+        if digit - start > MAX_SENTENCE {
+            return None;
+        }
+    }
+    let mut end = digit;
+    while end < b.len() && !ends(end) {
+        end += 1;
+        if end - digit > MAX_SENTENCE {
+            return None;
+        }
+    }
+    if s[end..].trim().len() > MAX_AFTER {
+        return None;
+    }
+    let sentence = s[start..end].trim().trim_start_matches(['*', '_']).trim_start();
+    let lead = sentence.split(|c: char| !c.is_ascii_alphabetic()).next()?;
+    let concludes = ["therefore", "thus", "hence", "so"]
+        .iter()
+        .any(|w| lead.eq_ignore_ascii_case(w));
+    let whole = s[..start].trim().is_empty();
+    if !(concludes || whole) {
+        return None;
+    }
+    // What the sentence finally says a thing is: `… is not 10 which is 1,000.99€`.
+    let after_is = after_last_is(sentence);
+    if after_is.len() < sentence.len()
+        && let Some(n) = lone_number(after_is)
+    {
+        return Some(n);
+    }
+    if !concludes || negated(sentence) {
+        return None;
+    }
+    sentence_number(sentence)
+}
+
+/// The one number of a sentence in prose (`Jane started growing Sphere 3 hours ago` gives `3`,
+/// `increases by 100%` gives `100%`): `None` when the sentence holds math (`$`, `\`), a
+/// negation, a number before any plain word, or more or fewer than one number.
+fn sentence_number(t: &str) -> Option<&str> {
+    if t.len() > 1024 || t.contains(['$', '\\']) || negated(t) {
+        return None;
+    }
+    let mut found = None;
+    let mut words_before = false;
+    for w in t.split_ascii_whitespace() {
+        if w.bytes().any(|c| c.is_ascii_digit()) {
+            if found.is_some() || !words_before {
+                return None;
+            }
+            found = Some(lone_number(w)?);
+        } else if w.len() >= 2
+            && w.trim_end_matches([',', ';', ':'])
+                .bytes()
+                .all(|c| c.is_ascii_alphabetic())
+        {
+            words_before = true;
+        }
+    }
+    found
+}
+
+/// `t` when it is one number, with what is written against it (a sign, a currency sign, `%`,
+/// a unit: `-3`, `2/3`, `100%`, `1,000.99€`, `1,000.99m²`), without the punctuation after it.
+fn lone_number(t: &str) -> Option<&str> {
+    let t = t
+        .trim()
+        .trim_end_matches(['.', ',', ';', ':', '!', '?', ')'])
+        .trim_start_matches('(');
+    let mut chars = t.chars();
+    let first = chars.next()?;
+    let starts = first.is_ascii_digit()
+        || (matches!(first, '-' | '+' | '.' | '$' | '€' | '£')
+            && chars.next().is_some_and(|c| c.is_ascii_digit()));
+    (starts && !t.contains(char::is_whitespace)).then_some(t)
+}
+
+/// Whether a sentence says "not", "no", "never", "cannot", "neither", "nor" or "none", or has
+/// a word ending in "n't".
+fn negated(t: &str) -> bool {
+    t.split(|c: char| !(c.is_ascii_alphabetic() || c == '\'' || c == '’'))
+        .any(|w| {
+            let w = w.to_ascii_lowercase();
+            ["not", "no", "never", "cannot", "neither", "nor", "none"].contains(&w.as_str())
+                || w.ends_with("n't")
+                || w.ends_with("n’t")
+        })
 }
 
 /// The "final answer" statement that closes a completion after its boxes (`… \boxed{255} …
@@ -204,9 +392,17 @@ pub(super) fn last_statement(s: &str) -> Option<&str> {
 pub(super) fn final_statement_after_boxes(s: &str) -> Option<&str> {
     let b = s.as_bytes();
     let phrase = b"final answer";
-    let at = (0..b.len().saturating_sub(phrase.len() - 1))
-        .rev()
-        .find(|&i| b[i..i + phrase.len()].eq_ignore_ascii_case(phrase))?;
+    // Found from the end by its `fin`, 32 bytes at a time ([`prev_folded`]).
+    let mut until = b.len();
+    let at = loop {
+        let i = prev_folded(b, until, *b"fin")?;
+        if b.get(i..i + phrase.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(phrase))
+        {
+            break i;
+        }
+        until = i;
+    };
     let first_box = next_box(b, 0)?;
     if first_box.0 > at || next_box(b, at).is_some() {
         return None;
@@ -237,12 +433,20 @@ fn after_last_is(text: &str) -> &str {
     let b = text.as_bytes();
     let mut in_math = false;
     let mut at = None;
-    for i in 0..b.len() {
-        if b[i] == b'$' && !escaped(b, i) {
-            in_math = !in_math;
+    let mut i = 0;
+    loop {
+        i = next(b, i, |c| (c == b'$') | (c == b' '));
+        if i >= b.len() {
+            break;
+        }
+        if b[i] == b'$' {
+            if !escaped(b, i) {
+                in_math = !in_math;
+            }
         } else if !in_math && b[i..].starts_with(b" is ") {
             at = Some(i);
         }
+        i += 1;
     }
     match at {
         Some(i) if has_prose_word(&text[..i]) && !text[i + 4..].trim().is_empty() => text[i + 4..].trim(),
@@ -383,7 +587,12 @@ pub(super) fn last_math(s: &str) -> Option<&str> {
 fn loose_dollar_span(s: &str) -> Option<&str> {
     let b = s.as_bytes();
     let (mut open, mut last) = (None::<usize>, None);
-    for i in 0..b.len() {
+    let mut i = 0;
+    loop {
+        i = next(b, i, |c| (c == b'$') | (c == b'\n'));
+        if i >= b.len() {
+            break;
+        }
         match b[i] {
             b'\n' if b.get(i + 1) == Some(&b'\n') => open = None,
             b'$' if escaped(b, i) => {}
@@ -392,15 +601,27 @@ fn loose_dollar_span(s: &str) -> Option<&str> {
                 None => open = Some(i),
                 Some(a) => {
                     let inner = s[a + 1..i].trim();
-                    if !inner.is_empty() && !has_prose_word(inner) {
+                    if !inner.is_empty() && !has_prose_word(inner) && !on_own_lines(&s[a + 1..i]) {
                         last = Some(inner);
                     }
                 }
             },
             _ => {}
         }
+        i += 1;
     }
     last
+}
+
+/// Whether the content of an inline span begins or ends with a line break (spaces aside): its
+/// delimiters stand on lines of their own (`\( ⏎ 9 ⏎ \)`), which inline math never does, so it
+/// is not read as a span.
+#[inline]
+fn on_own_lines(inner: &str) -> bool {
+    let b = inner.as_bytes();
+    let blank = |c: &u8| *c == b' ' || *c == b'\t';
+    let line_break = |k: Option<usize>| k.is_some_and(|k| matches!(b[k], b'\n' | b'\r'));
+    line_break(b.iter().position(|c| !blank(c))) || line_break(b.iter().rposition(|c| !blank(c)))
 }
 
 /// The last `\begin{env}…\end{env}` of a math environment with something inside, whole.
@@ -500,7 +721,10 @@ fn last_math_span(s: &str) -> Option<&str> {
                 *missing = true;
                 i += 1;
             } else {
-                record(i + 1, j - 1);
+                // Inline math never stands on lines of its own; display math may.
+                if c == b'[' || !on_own_lines(&s[i + 1..j - 1]) {
+                    record(i + 1, j - 1);
+                }
                 i = j + 1;
             }
             continue;

@@ -104,6 +104,25 @@ fn boxes_joined_by_connectors_are_one_answer() {
         "a box around the last is not beside it"
     );
     assert_eq!(text("\\boxed{1} and orange \\boxed{2}", b).as_deref(), Some("2"));
+    // A unit word right after a box, before a separator; part labels; names before a box.
+    assert_eq!(
+        text("\\boxed{1} papers and \\boxed{2} bins", b).as_deref(),
+        Some("\\boxed{1} papers and \\boxed{2}")
+    );
+    assert_eq!(text("\\boxed{3} apples \\boxed{4}", b).as_deref(), Some("4"));
+    assert_eq!(
+        text("\\boxed{(3, 3)} \\text{ for part (a) and } \\boxed{(1, 1)}", b).as_deref(),
+        Some("\\boxed{(3, 3)} \\text{ for part (a) and } \\boxed{(1, 1)}")
+    );
+    assert_eq!(
+        text("**(a)** \\boxed{3}\n**(b)** \\boxed{5}", b).as_deref(),
+        Some("\\boxed{3}\n**(b)** \\boxed{5}")
+    );
+    assert_eq!(
+        text("\\(y_1 = \\boxed{1} \\) and \\( y_{2} = \\boxed{2} \\)", b).as_deref(),
+        Some("\\boxed{1} \\) and \\( y_{2} = \\boxed{2}")
+    );
+    assert_eq!(text("\\boxed{1} so x = \\boxed{2}", b).as_deref(), Some("2"));
     let many = "\\boxed{1} \\quad ".repeat(2000);
     let run = text(&many, b).unwrap();
     assert!(
@@ -192,9 +211,74 @@ fn statements() {
         "not inside math"
     );
     assert_eq!(text("Answer: 5 is", s).as_deref(), Some("5 is"));
+    // A sentence in prose gives its one number; a number first, two, or a negation leave it.
+    assert_eq!(
+        text("Final Answer: Jane started growing Sphere 3 hours ago.", s).as_deref(),
+        Some("3")
+    );
+    assert_eq!(text("Final Answer: 5 apples", s).as_deref(), Some("5 apples"));
+    assert_eq!(
+        text("Answer: between 3 and 4", s).as_deref(),
+        Some("between 3 and 4")
+    );
+    assert_eq!(text("Answer: surely not 3", s).as_deref(), Some("surely not 3"));
     assert_eq!(text("the answers: 4", s), None);
     assert_eq!(text("reanswer: 4", s), None);
     assert_eq!(text("I answered it", s), None);
+}
+
+/// A closing sentence after all the math gives its number; reasoning or math after it, a
+/// negation, two numbers, or a sentence that neither concludes nor is the whole completion
+/// leave it.
+#[test]
+fn a_closing_sentence_after_the_math_is_the_answer() {
+    let s = &[AnswerForm::Statement];
+    let sl = &[AnswerForm::Statement, AnswerForm::Latex];
+    assert_eq!(
+        text(
+            "so P(A) = 2/3. Therefore, the probability that Alice wins is 2/3. <|im_start|>user",
+            s
+        )
+        .as_deref(),
+        Some("2/3")
+    );
+    assert_eq!(
+        text(
+            "We get $d = \\frac{90}{n}$. Therefore, there are 12 such sequences. I hope it is correct.",
+            sl
+        )
+        .as_deref(),
+        Some("12")
+    );
+    assert_eq!(
+        text("$$\\frac{x'}{x} \\geq 2.$$ Thus the error increases by 100%.", sl).as_deref(),
+        Some("100%")
+    );
+    assert_eq!(
+        text("so the number is 10 which is 1,000.99m²", s).as_deref(),
+        Some("1,000.99m²")
+    );
+    assert_eq!(
+        text("the number is not 10 which is 1,000.99€", s).as_deref(),
+        Some("1,000.99€"),
+        "a whole one-sentence completion: what follows its last `is`"
+    );
+    let more = format!(
+        "So the probability is 3/8. {}",
+        "Let me check that again. ".repeat(5)
+    );
+    assert_eq!(text(&more, s), None, "more reasoning after it");
+    assert_eq!(
+        text("Therefore, it has 2 parts: $x = 5$.", sl).as_deref(),
+        Some("x = 5")
+    );
+    assert_eq!(text("Therefore, the total is not 12.", s), None);
+    assert_eq!(text("Therefore, it cannot be 12.", s), None);
+    assert_eq!(text("First we try it. We get 12 cases.", s), None);
+    assert_eq!(text("We get 12 cases", s), None, "a whole sentence with no `is`");
+    assert_eq!(text("Thus we compare 3 and 4.", s), None);
+    assert_eq!(text("Hence there are 5 apples", s).as_deref(), Some("5"));
+    assert_eq!(text("Therefore, the answer is 7.", s).as_deref(), Some("7"));
 }
 
 #[test]
@@ -249,6 +333,14 @@ fn math_spans_with_a_space_inside_a_dollar_when_nothing_strict_is_there() {
     assert_eq!(text("it costs $5 and $ 6", l), None);
     assert_eq!(text("between $ 5 and 6 $", l), None);
     assert_eq!(text("$ 9\n\n$", l), None, "no span across a blank line");
+    // Inline math set on lines of its own is not inline math; display math may be.
+    assert_eq!(text("Answer $ \n 9 \n $", l), None);
+    assert_eq!(text("Answer \\( \n 9 \n \\)", l), None);
+    assert_eq!(text("Answer \\(9 \n\\)", l), None);
+    assert_eq!(text("Answer \\[ \n 9 \n \\]", l).as_deref(), Some("9"));
+    assert_eq!(text("Answer $$ \n 9 \n $$", l).as_deref(), Some("9"));
+    assert_eq!(text("Answer \\(x +\n 1\\)", l).as_deref(), Some("x +\n 1"));
+    assert_eq!(text("$5$ then \\( \n 9 \n \\)", l).as_deref(), Some("5"));
     // A strict span anywhere wins.
     assert_eq!(text("$ 9 $ but $x$", l).as_deref(), Some("x"));
 }

@@ -51,6 +51,23 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
     Ok(match (a, b) {
         (Value::Named(n, x), Value::Named(m, y)) => n == m && same(x, y, budget)?,
         (Value::Named(_, x), y) | (y, Value::Named(_, x)) => same(x, y, budget)?,
+        // `y = -\frac12 x + \frac34` against an equation is that equation (`2x + 4y - 3 = 0`),
+        // against anything else its value.
+        (Value::Assigned { equation, .. }, r @ Value::Relation { .. })
+        | (r @ Value::Relation { .. }, Value::Assigned { equation, .. }) => same(equation, r, budget)?,
+        (Value::Assigned { value, .. }, y) | (y, Value::Assigned { value, .. }) => same(value, y, budget)?,
+        // `1,22` is the decimal 1.22 against one number, the list `1, 22` against anything else.
+        (Value::CommaDecimal { decimal, .. }, n @ Value::Num { .. })
+        | (n @ Value::Num { .. }, Value::CommaDecimal { decimal, .. }) => {
+            let x = Value::Num {
+                x: decimal.clone(),
+                unit: None,
+            };
+            same(&x, n, budget)?
+        }
+        (Value::CommaDecimal { list, .. }, y) | (y, Value::CommaDecimal { list, .. }) => {
+            same(list, y, budget)?
+        }
         (Value::Num { x, unit: u }, Value::Num { x: y, unit: v }) => {
             numbers(x, u.as_deref(), y, v.as_deref(), budget.strict)
         }

@@ -1,9 +1,12 @@
 //! The single-pass tokenizer behind answer comparison. It turns an answer (plain text, LaTeX or a
 //! mix) into a small vector of tokens in one left-to-right pass: numbers with their digit groups
-//! joined (`12,345`, `12 345`, `12\,345`, `12{,}345`), words, variables, operators and the LaTeX
-//! commands the reader knows. Wrappers that only change how text looks (`\text{}`, `\mathrm{}`,
-//! `\boxed{}`, `\left`, spacing commands, math delimiters) vanish here, so the reader never sees
-//! them. Braces must balance; an unknown command is an error, never skipped.
+//! joined (`12,345`, `12 345`, `12\,345`, `12{,}345`, `12 {, }345`), words, variables, operators
+//! and the LaTeX commands the reader knows. Wrappers that only change how text looks (`\text{}`,
+//! `\mathrm{}`, `\boxed{}`, `\left`, spacing commands, math delimiters) vanish here, so the reader
+//! never sees them. Braces must balance; an unknown command is an error, never skipped (but a
+//! wide space run into the next word, `\quadx`, is the space and the word).
+
+use crate::checks::answer::connectors_only;
 
 /// A number as written: its digits without separators, where the decimal point was, and the
 /// exponent of scientific notation (`1.2e-3`).
@@ -194,8 +197,10 @@ pub(super) struct Token {
 enum Group {
     /// A plain LaTeX group; its braces become tokens.
     Plain,
-    /// The argument of a wrapper (`\boxed{}`); its braces vanish.
+    /// The argument of a wrapper (`\mathbf{}`); its braces vanish.
     Wrapper,
+    /// The argument of a box (`\boxed{}`, `\fbox{}`); its braces vanish.
+    Box,
     /// The argument of a text wrapper (`\text{}`); its braces vanish and its tokens are marked.
     Text,
 }
@@ -204,6 +209,7 @@ enum Group {
 enum Cmd {
     Tok(Tk),
     Wrapper { text: bool },
+    Box,
     Space,
     Discard,
     Delimiter,
@@ -228,6 +234,7 @@ pub(super) fn lex(src: &str) -> Result<Vec<Token>, String> {
         space: false,
         dollars_delimit: dollars_are_delimiters(src.as_bytes()),
         envs: Vec::new(),
+        last_box: None,
     }
     .run()
 }
@@ -262,6 +269,8 @@ struct Lexer<'s> {
     /// Open environments, innermost last: `true` for a display environment (`align*`,
     /// `cases`…) whose `&` vanish and whose `\\` separate answers, `false` for a matrix.
     envs: Vec<bool>,
+    /// The byte after the last box's closing brace and the tokens there were then.
+    last_box: Option<(usize, usize)>,
 }
 
 /// Display environments whose lines are answers (`&` alignment marks vanish, `\\` separates).
@@ -337,6 +346,7 @@ impl Lexer<'_> {
                         Some(Group::Plain) => self.push(Tk::RBrace),
                         Some(Group::Text) => self.text_depth -= 1,
                         Some(Group::Wrapper) => {}
+                        Some(Group::Box) => self.last_box = Some((self.i + 1, self.out.len())),
                     }
                     self.i += 1;
                 }
@@ -419,7 +429,8 @@ impl Lexer<'_> {
             i += 1;
         }
         let int_len = digits.len();
-        if (1..=3).contains(&int_len) {
+        // A leading group of `0` is never a thousands group: `0,111` is not 111.
+        if (1..=3).contains(&int_len) && digits != "0" {
             let mut kind = None;
             while let Some((k, len)) = group_separator(b, i, self.brackets <= 0) {
                 if kind.is_some_and(|first| first != k) {
@@ -657,6 +668,23 @@ impl Lexer<'_> {
                     }
                 }
             }
+            Cmd::Box => {
+                // Boxes joined only by what joins answers (`\boxed{1}\boxed{2}`, `\boxed{1}
+                // papers and \boxed{2}`, `… \text{ for part (a) and } \boxed{…}`) are the items
+                // of a list: what stands between them is one separator.
+                if let Some((after, len)) = self.last_box.take()
+                    && connectors_only(&self.src[after..start - 1])
+                {
+                    self.out.truncate(len);
+                    self.space = true;
+                    self.push(Tk::Comma);
+                }
+                let j = self.skip_spaces_from(end);
+                if self.at(j) == b'{' {
+                    self.i = j + 1;
+                    self.groups.push(Group::Box);
+                }
+            }
             Cmd::Space => self.space = true,
             Cmd::Discard => {
                 let j = self.skip_spaces_from(end);
@@ -725,7 +753,19 @@ impl Lexer<'_> {
                     self.push(tk);
                 }
             }
-            Cmd::Unknown => return Err(format!("unknown command `\\{name}`")),
+            Cmd::Unknown => {
+                // `\quadx`: a wide space run into the next word is the space and the word (a
+                // space has no meaning to lose); any other unknown name is an error.
+                if let Some(sp) = ["qquad", "quad"]
+                    .into_iter()
+                    .find(|sp| name.len() > sp.len() && name.starts_with(sp))
+                {
+                    self.i = start + sp.len();
+                    self.push(Tk::Quad);
+                    return Ok(());
+                }
+                return Err(format!("unknown command `\\{name}`"));
+            }
         }
         Ok(())
     }
@@ -787,7 +827,7 @@ fn skip_group(b: &[u8], open: usize) -> Option<usize> {
 }
 
 /// A digit-group separator at `i` followed by exactly three digits (then a non-digit): its kind
-/// (1 comma, 2 space, 3 `{,}`) and length. A bare comma counts only outside brackets, where
+/// (1 comma, 2 space, 3 `{,}` with or without spaces) and length. A bare comma counts only outside brackets, where
 /// `(1,234)` would otherwise be ambiguous.
 fn group_separator(b: &[u8], i: usize, comma_ok: bool) -> Option<(u8, usize)> {
     let rest = &b[i.min(b.len())..];
@@ -799,8 +839,8 @@ fn group_separator(b: &[u8], i: usize, comma_ok: bool) -> Option<(u8, usize)> {
         (1, 3)
     } else if comma_ok && rest.starts_with(b",") {
         (1, 1)
-    } else if rest.starts_with(b"{,}") {
-        (3, 3)
+    } else if let Some(len) = braced_comma(rest) {
+        (3, len)
     } else if rest.starts_with(b" ") || rest.starts_with(b"~") {
         (2, 1)
     } else if rest.starts_with(b"\\,") || rest.starts_with(b"\\ ") || rest.starts_with(b"\\;") {
@@ -815,6 +855,25 @@ fn group_separator(b: &[u8], i: usize, comma_ok: bool) -> Option<(u8, usize)> {
     let group = rest.get(len..len + 3)?;
     let after = rest.get(len + 3).copied().unwrap_or(b' ');
     (group.iter().all(u8::is_ascii_digit) && !after.is_ascii_digit()).then_some((kind, len))
+}
+
+/// The length of a comma in braces at the start of `b`, `{,}` as TeX users group digits in
+/// math, with the spaces math mode ignores around and inside it (`14 {, }916`).
+fn braced_comma(b: &[u8]) -> Option<usize> {
+    let spaces = |mut i: usize| {
+        while b.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        i
+    };
+    let mut i = spaces(0);
+    for want in [b'{', b',', b'}'] {
+        if b.get(i) != Some(&want) {
+            return None;
+        }
+        i = spaces(i + 1);
+    }
+    Some(i)
 }
 
 /// Whether `c` continues a word: ASCII letters and digits, and letters of other scripts (but
@@ -843,7 +902,7 @@ fn greek_char(c: char) -> Option<&'static str> {
 
 /// What the lexer does with the command `\name`.
 fn command(name: &str) -> Cmd {
-    use Cmd::{Begin, Delimiter, Discard, EmptySet, End, Reals, Space, Tok, Unknown, Wrapper};
+    use Cmd::{Begin, Box, Delimiter, Discard, EmptySet, End, Reals, Space, Tok, Unknown, Wrapper};
     if let Some(f) = Func::from_name(name) {
         return Tok(Tk::Fn(f));
     }
@@ -881,8 +940,10 @@ fn command(name: &str) -> Cmd {
         "pounds" => Tok(Tk::Currency('£')),
         "text" | "textrm" | "textnormal" | "textup" | "textbf" | "textit" | "textsf" | "texttt"
         | "textmd" | "emph" | "mathrm" | "mbox" | "hbox" | "operatorname" => Wrapper { text: true },
-        "boxed" | "fbox" | "mathbf" | "mathit" | "mathsf" | "mathtt" | "mathnormal" | "bm" | "boldsymbol"
-        | "overline" => Wrapper { text: false },
+        "boxed" | "fbox" => Box,
+        "mathbf" | "mathit" | "mathsf" | "mathtt" | "mathnormal" | "bm" | "boldsymbol" | "overline" => {
+            Wrapper { text: false }
+        }
         "quad" | "qquad" => Tok(Tk::Quad),
         "displaystyle" | "textstyle" | "scriptstyle" | "limits" | "nolimits" | "enspace" | "thinspace"
         | "medspace" | "thickspace" | "negthinspace" | "negmedspace" | "negthickspace" | "space"
@@ -958,6 +1019,7 @@ mod tests {
             "12 345 678",
             "12\\,345\\,678",
             "12{,}345{,}678",
+            "12 {, }345 {, }678",
             "12\u{2009}345\u{2009}678",
         ] {
             assert_eq!(num(s).digits, "12345678", "{s}");
@@ -1005,6 +1067,28 @@ mod tests {
                 .contains("tabular")
         );
         assert!(lex("\\begin{align*} x").unwrap_err().contains("never closed"));
+    }
+
+    #[test]
+    fn boxes_joined_by_connectors_are_list_items() {
+        let one_two = vec![Tk::Num(num("1")), Tk::Comma, Tk::Num(num("2"))];
+        assert_eq!(kinds("\\boxed{1}\\boxed{2}"), one_two);
+        assert_eq!(kinds("\\boxed{1} papers and \\boxed{2}"), one_two);
+        assert_eq!(kinds("\\boxed{1} \\text{ for part (a) and } \\boxed{2}"), one_two);
+        assert_eq!(
+            kinds("\\boxed{1} + \\boxed{2}"),
+            vec![Tk::Num(num("1")), Tk::Plus, Tk::Num(num("2"))]
+        );
+    }
+
+    #[test]
+    fn a_wide_space_run_into_a_word_is_the_space_and_the_word() {
+        assert_eq!(
+            kinds("1,\\quadx"),
+            vec![Tk::Num(num("1")), Tk::Comma, Tk::Quad, Tk::Letter('x')]
+        );
+        assert_eq!(kinds("\\qquadab"), vec![Tk::Quad, Tk::Word("ab".into())]);
+        assert!(lex("\\quadx").is_ok() && lex("\\quax").is_err());
     }
 
     #[test]

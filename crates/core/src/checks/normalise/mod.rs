@@ -31,7 +31,10 @@
 //!   the names' alphabetical order). `\quad`, "and", "or" and the lines of `align*`/`cases`
 //!   separate answers.
 //! - Equations are the same when `lhs - rhs` of one is a nonzero constant times the other's at
-//!   every formula point (`2x + 4 = 0` = `x + 2 = 0`).
+//!   every formula point (`2x + 4 = 0` = `x + 2 = 0`). An assignment whose name was dropped is
+//!   also its equation when the other side is one (`y = -\frac12 x + \frac34` = `2x + 4y - 3 =
+//!   0`); a function of one variable ranged by inequalities is an interval (`0 < f(x) < 1` =
+//!   `(0, 1)`); `|AB| = 1` names a length, `A:B = 1` a ratio (`A: 1` is choice A).
 //! - Ratios (`11:21`) are equal when proportional (`22:42`), and a ratio of two equals its
 //!   quotient (`\frac{11}{21}`) leniently; a ratio with a zero term equals only the same terms
 //!   (`12:00` is a time, not the proportion `1:0`).
@@ -39,8 +42,11 @@
 //!   case- and space-insensitively; a number never equals a word; a text of more than a few
 //!   words, or with operators, is not an answer (a worked solution is unreadable).
 //! - A comma followed by exactly three digits outside brackets (or `,\!` anywhere) is a
-//!   thousands separator (`12,345`, `32,\!349`); inside brackets it separates (`(1,234)` is a
-//!   pair). Decimal commas are not read.
+//!   thousands separator (`12,345`, `32,\!349`, `14 {, }916`); inside brackets it separates
+//!   (`(1,234)` is a pair). A group of `0` never leads thousands (`0,111` is not 111). Two whole
+//!   numbers joined by a comma with no space (`1000,99`, `1,22`, `0,111`) are also the decimal
+//!   they spell with a decimal comma: against one number that decimal is compared, against
+//!   anything else the list (`1,22` = `1.22` and `1,22` = `\{1, 22\}`; `1, 22` ≠ `1.22`).
 //! - Formulas with variables (`2x+1`, `(x-1)(x+1)`, `\ln(x^2)` and `2\ln x`) are equal when they
 //!   agree at eight seeded rational points, exactly where the arithmetic stays rational (see
 //!   `equal`); `x \pm y` is the two formulas.

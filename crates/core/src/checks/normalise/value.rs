@@ -10,13 +10,16 @@
 //! 4. A bracketed collection: a set `\{1, 2\}` (order-insensitive), a tuple `(1, 2)` or a list
 //!    `[1, 2, 3]` (ordered), an interval `[0, 1)` (two ends of mixed brackets; bracket kinds
 //!    matter for every two-element collection), a matrix (`\begin{pmatrix}…\end{pmatrix}`).
+//!    Sums, differences, multiples and products of matrices of numbers are the matrix they come
+//!    to (read after ratios, before a plain number or formula).
 //! 5. A bare list `1, 2`, `1; 2`, `1 and 2`, `1 \quad 2`, `x = 2 or x = 3`: order-insensitive,
 //!    like a set (answers that list solutions). A list whose items all name their values
 //!    (`x = 1, y = 2`, `p=5,q=2;p=7,q=2`) is the solutions it lists, each a tuple of its values
 //!    in the names' alphabetical order.
 //! 6. `x = 5`, `AB = 5`, `\angle A = 30^\circ`, `x \in [0,1)`, `(x, y) = (1, 2)`, `f(x) = 2x`,
 //!    `\frac{NO}{BO} = \frac{1}{\sqrt6}`, `V_1:V_2 = 11:21`: the value on the right (a left side
-//!    that only names). Inside a list the name is kept. `v \approx w` is `v` (`\approx w` and
+//!    that only names; also the equation it is, against an equation: `y = 2x + 3` equals
+//!    `2x - y + 3 = 0`). Inside a list the name is kept. `v \approx w` is `v` (`\approx w` and
 //!    `x \approx w` are `w`); a chain of closed values `\frac12 = 0.5` is its last value. An
 //!    inequality in one variable (`a < x \le b`, `x \ge a`, `a \le |x| < b`) is the interval
 //!    or union it describes. Any other relation (`x^2 + y^2 = 1`, `x < y`) is compared side by
@@ -30,7 +33,7 @@
 //!    compared as words. Otherwise it is unreadable.
 
 use super::expr::{self, Ast, describe, is_math_name, symbol};
-use super::lexer::{self, Tk, Token};
+use super::lexer::{self, NumLit, Tk, Token};
 use super::number::Real;
 use super::units;
 
@@ -106,6 +109,14 @@ pub(super) enum Value {
     Relation { items: Vec<Value>, ops: Vec<Rel> },
     /// `x = 5` inside a list.
     Named(Box<str>, Box<Value>),
+    /// `y = 2x + 3` standing alone: the value on the right (the left side only names it), and
+    /// the equation it also is, compared when the other side is an equation
+    /// (`2x - y + 3 = 0`).
+    Assigned { value: Box<Value>, equation: Box<Value> },
+    /// `1,22`: two whole numbers with a comma between them and no space, which is also a
+    /// decimal written with a decimal comma. Against one number it is the decimal; against
+    /// anything else, the list.
+    CommaDecimal { list: Box<Value>, decimal: Real },
 }
 
 /// Reads one answer, or says why it cannot be read.
@@ -124,6 +135,7 @@ pub(super) fn read(src: &str) -> Result<Value, String> {
         t: &toks,
         mate,
         depth: 0,
+        matrices: toks.iter().any(|t| t.tk == Tk::MatBegin),
     };
     r.element(0, toks.len(), false)
 }
@@ -235,6 +247,8 @@ struct Reader<'t> {
     t: &'t [Token],
     mate: Vec<u32>,
     depth: u32,
+    /// Whether any token opens a matrix (matrix arithmetic is looked for only then).
+    matrices: bool,
 }
 
 impl<'t> Reader<'t> {
@@ -309,6 +323,13 @@ impl<'t> Reader<'t> {
             if let [(a, b)] = parts[..] {
                 return self.element(a, b, in_list);
             }
+            if !in_list
+                && let [first, second] = parts[..]
+                && let Some(decimal) = self.decimal_comma(first, second)
+            {
+                let list = Box::new(named_groups(self.elements(&parts)?));
+                return Ok(Value::CommaDecimal { list, decimal });
+            }
             return Ok(named_groups(self.elements(&parts)?));
         }
         if let Some(v) = self.relation(lo, hi, in_list)? {
@@ -317,7 +338,205 @@ impl<'t> Reader<'t> {
         if let Some(v) = self.ratio(lo, hi)? {
             return Ok(v);
         }
+        if let Some(v) = self.matrix_arithmetic(lo, hi)? {
+            return Ok(v);
+        }
         self.scalar(lo, hi)
+    }
+
+    /// Arithmetic on matrices of numbers, as the matrix it comes to: sums and differences of
+    /// terms, each a product of matrices (side by side or joined by `\cdot`, `\times`) with an
+    /// optional closed factor before them (`2\begin{pmatrix}…\end{pmatrix}`). `None` when
+    /// `lo..hi` has no matrix at its top level or is not of that shape; an error when the sizes
+    /// do not agree or an entry is not a number.
+    fn matrix_arithmetic(&mut self, lo: usize, hi: usize) -> Result<Option<Value>, String> {
+        /// The most multiplications one product may take (a 21 × 21 square by another).
+        const MAX_PRODUCT: usize = 10_000;
+        if !self.matrices {
+            return Ok(None);
+        }
+        let top = |r: &Self, i: usize| -> Option<usize> {
+            if opens(r.tk(i)) {
+                let m = r.mate[i];
+                (m != NONE && (m as usize) < hi).then_some(m as usize + 1)
+            } else {
+                Some(i + 1)
+            }
+        };
+        let mut i = lo;
+        let mut any = false;
+        while i < hi {
+            any |= *self.tk(i) == Tk::MatBegin;
+            let Some(next) = top(self, i) else { return Ok(None) };
+            i = next;
+        }
+        if !any {
+            return Ok(None);
+        }
+        let mut total: Option<Vec<Vec<Real>>> = None;
+        let mut i = lo;
+        while i < hi {
+            let negative = match self.tk(i) {
+                Tk::Minus => true,
+                Tk::Plus => false,
+                _ if i == lo => false,
+                _ => return Ok(None),
+            };
+            if matches!(self.tk(i), Tk::Minus | Tk::Plus) {
+                i += 1;
+            }
+            let start = i;
+            while i < hi && !matches!(self.tk(i), Tk::Plus | Tk::Minus) {
+                let Some(next) = top(self, i) else { return Ok(None) };
+                i = next;
+            }
+            let Some(mut term) = self.matrix_term(start, i, MAX_PRODUCT)? else {
+                return Ok(None);
+            };
+            if negative {
+                term = term
+                    .iter()
+                    .map(|row| row.iter().map(Real::neg).collect())
+                    .collect();
+            }
+            total = Some(match total {
+                None => term,
+                Some(sum) => {
+                    if sum.len() != term.len() || sum.iter().zip(&term).any(|(r, t)| r.len() != t.len()) {
+                        return Err("a sum of matrices of different sizes".into());
+                    }
+                    let mut out = Vec::with_capacity(sum.len());
+                    for (r, t) in sum.iter().zip(&term) {
+                        out.push(
+                            r.iter()
+                                .zip(t)
+                                .map(|(a, b)| a.add(b))
+                                .collect::<Result<Vec<_>, _>>()?,
+                        );
+                    }
+                    out
+                }
+            });
+        }
+        let Some(rows) = total else { return Ok(None) };
+        Ok(Some(Value::Matrix(
+            rows.into_iter()
+                .map(|r| r.into_iter().map(|x| Value::Num { x, unit: None }).collect())
+                .collect(),
+        )))
+    }
+
+    /// One term of [`Self::matrix_arithmetic`]: an optional closed factor, then matrices side by
+    /// side or joined by `\cdot`/`\times`, multiplied out. `None` when it is not of that shape.
+    fn matrix_term(
+        &mut self,
+        lo: usize,
+        hi: usize,
+        max_product: usize,
+    ) -> Result<Option<Vec<Vec<Real>>>, String> {
+        let Some(first) = (lo..hi).find(|&k| *self.tk(k) == Tk::MatBegin) else {
+            return Ok(None);
+        };
+        let mut scale_end = first;
+        if scale_end > lo && *self.tk(scale_end - 1) == Tk::Times {
+            scale_end -= 1;
+        }
+        let scale = if scale_end > lo {
+            match expr::parse(&self.t[lo..scale_end]) {
+                Ok(ast) if ast.vars().is_empty() => Some(ast.value(1)?),
+                _ => return Ok(None),
+            }
+        } else {
+            None
+        };
+        let mut product: Option<Vec<Vec<Real>>> = None;
+        let mut i = first;
+        while i < hi {
+            if *self.tk(i) == Tk::Times && product.is_some() && i + 1 < hi && *self.tk(i + 1) == Tk::MatBegin
+            {
+                i += 1;
+            }
+            if *self.tk(i) != Tk::MatBegin {
+                return Ok(None);
+            }
+            let end = self.mate[i] as usize;
+            let Value::Matrix(cells) = self.matrix(i + 1, end)? else {
+                return Ok(None);
+            };
+            let m = cells
+                .into_iter()
+                .map(|row| {
+                    row.into_iter()
+                        .map(|v| match v {
+                            Value::Num { x, unit: None } => Ok(x),
+                            _ => Err("matrix arithmetic on entries that are not numbers".to_string()),
+                        })
+                        .collect::<Result<Vec<_>, _>>()
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            product = Some(match product {
+                None => m,
+                Some(p) => {
+                    let (n, k, w) = (p.len(), m.len(), m[0].len());
+                    if p[0].len() != k {
+                        return Err("a product of matrices whose sizes do not match".into());
+                    }
+                    if n * k * w > max_product {
+                        return Err("matrices too large to multiply".into());
+                    }
+                    let mut out = Vec::with_capacity(n);
+                    for row in &p {
+                        let mut r = Vec::with_capacity(w);
+                        for c in 0..w {
+                            let mut acc = Real::int(0);
+                            for (a, m_row) in row.iter().zip(&m) {
+                                acc = acc.add(&a.mul(&m_row[c])?)?;
+                            }
+                            r.push(acc);
+                        }
+                        out.push(r);
+                    }
+                    out
+                }
+            });
+            i = end + 1;
+        }
+        Ok(match (product, scale) {
+            (Some(p), Some(c)) => Some(
+                p.iter()
+                    .map(|row| row.iter().map(|x| c.mul(x)).collect::<Result<Vec<_>, _>>())
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            (p, _) => p,
+        })
+    }
+
+    /// `1000,99`, `1,22`, `0,111`, `-2,5`: two whole numbers joined by a comma with no space on
+    /// either side that the lexer did not take for a thousands separator (the part after it is
+    /// not three digits, or the part before it is `0` or longer than three), as the decimal it
+    /// is when the comma is a decimal comma.
+    fn decimal_comma(&self, (a, b): (usize, usize), (c, d): (usize, usize)) -> Option<Real> {
+        let neg = b == a + 2 && *self.tk(a) == Tk::Minus;
+        let first = if neg { a + 1 } else { a };
+        if b != first + 1 || c != b + 1 || d != c + 1 || *self.tk(b) != Tk::Comma {
+            return None;
+        }
+        if self.t[b].space || self.t[c].space {
+            return None;
+        }
+        let (Tk::Num(int), Tk::Num(frac)) = (self.tk(first), self.tk(c)) else {
+            return None;
+        };
+        if !int.is_plain_int() || !frac.is_plain_int() {
+            return None;
+        }
+        let x = Real::literal(&NumLit {
+            digits: format!("{}{}", int.digits, frac.digits),
+            frac: u32::try_from(frac.digits.len()).ok()?,
+            exp: 0,
+            point: true,
+        });
+        Some(if neg { x.neg() } else { x })
     }
 
     /// `a : b (: c…)`, each term a number or formula.
@@ -549,7 +768,11 @@ impl<'t> Reader<'t> {
                 Some(c.to_ascii_uppercase())
             }
             (Some(Tk::Letter(c)), Some(Tk::RParen | Tk::Colon), _) if n == 2 => Some(c.to_ascii_uppercase()),
-            (Some(Tk::Letter(c)), Some(Tk::RParen | Tk::Colon), Some(_)) if upper_first(c) => Some(*c),
+            // `B) text`, `B: text`; a colon with no space after it joins a ratio (`A:B = 1`).
+            (Some(Tk::Letter(c)), Some(Tk::RParen), Some(_)) if upper_first(c) => Some(*c),
+            (Some(Tk::Letter(c)), Some(Tk::Colon), Some(_)) if upper_first(c) && self.t[lo + 2].space => {
+                Some(*c)
+            }
             _ => None,
         }
     }
@@ -722,6 +945,8 @@ mod tests {
             Ok(Value::Matrix(_)) => "matrix",
             Ok(Value::Relation { .. }) => "relation",
             Ok(Value::Named(..)) => "named",
+            Ok(Value::CommaDecimal { .. }) => "comma-decimal",
+            Ok(Value::Assigned { .. }) => "assigned",
             Err(_) => "unreadable",
         }
     }
@@ -743,11 +968,22 @@ mod tests {
             ("2 \\pm \\sqrt{3}", "set"),
             ("[0,1) \\cup (2,3]", "union"),
             ("\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "matrix"),
+            (
+                "2\\begin{pmatrix} 1 \\end{pmatrix} + \\begin{pmatrix} 2 \\end{pmatrix}",
+                "matrix",
+            ),
+            ("\\begin{pmatrix} 1 \\end{pmatrix} cm", "unreadable"),
             ("0 < x \\le 1", "seq"),
             ("x^2 + y^2 = 1", "relation"),
             ("11:21", "ratio"),
+            ("1,22", "comma-decimal"),
+            ("1, 22", "set"),
+            ("1,234", "num"),
             ("V_1:V_2 = 11:21", "ratio"),
-            ("x = 5", "num"),
+            ("x = 5", "assigned"),
+            ("x = 1, 2", "set"),
+            ("A:B = 1", "num"),
+            ("A: 1", "choice"),
             ("5 or 7", "set"),
             ("about 12", "text"),
             ("", "unreadable"),

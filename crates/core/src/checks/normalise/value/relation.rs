@@ -27,7 +27,8 @@ impl Reader<'_> {
         let equalities =
             ops.iter().all(|t| matches!(t, Tk::Eq | Tk::Approx)) || (ops.len() == 1 && *ops[0] == Tk::In);
         if equalities {
-            let name = self.names(first_lo, first_hi);
+            // Braces in a name only group (`x_{1}` is `x_1`).
+            let name = self.names(first_lo, first_hi).map(|n| n.replace(['{', '}'], ""));
             let start = usize::from(name.is_some() || first_lo == first_hi);
             let approx = ops.iter().position(|t| **t == Tk::Approx);
             let pick = match approx {
@@ -61,6 +62,24 @@ impl Reader<'_> {
                 }
                 return Ok(Some(match name {
                     Some(name) if in_list => Value::Named(name.into(), Box::new(v)),
+                    // `y = 2x + 3`: also the equation, for an answer written as one.
+                    Some(_)
+                        if parts.len() == 2
+                            && ops == [&Tk::Eq]
+                            && matches!(v, Value::Num { unit: None, .. } | Value::Formula(..)) =>
+                    {
+                        // As a formula: a lone `y` is a variable here, not a choice letter.
+                        match self.scalar(first_lo, first_hi) {
+                            Ok(lhs @ Value::Formula(..)) => Value::Assigned {
+                                equation: Box::new(Value::Relation {
+                                    items: vec![lhs, v.clone()],
+                                    ops: vec![Rel::Eq],
+                                }),
+                                value: Box::new(v),
+                            },
+                            _ => v,
+                        }
+                    }
                     _ => v,
                 }));
             }
@@ -115,7 +134,8 @@ impl Reader<'_> {
         let negated = |(lo, hi): (usize, usize)| {
             hi > lo + 1 && *self.tk(lo) == Tk::Minus && self.variable(lo + 1, hi) == Some(hi)
         };
-        let is_var = |p: (usize, usize)| self.unknown(p).is_some() || negated(p);
+        let is_var =
+            |p: (usize, usize)| self.unknown(p).is_some() || negated(p) || self.function_of_variable(p);
         // (variable part index, lower bound (part, closed), upper bound (part, closed))
         type Bound = Option<(usize, bool)>;
         let (var, lower, upper): (usize, Bound, Bound) = match (parts.len(), ops) {
@@ -198,6 +218,21 @@ impl Reader<'_> {
         .then_some(true)
     }
 
+    /// Whether `part` is a function applied to one variable (`f(x)`, `g'(t)`): in a chain of
+    /// inequalities it is the quantity whose range the chain gives (`0 < f(x) < 1`).
+    fn function_of_variable(&self, (lo, hi): (usize, usize)) -> bool {
+        if hi < lo + 4 || !matches!(self.tk(lo), Tk::Letter(_)) || *self.tk(hi - 1) != Tk::RParen {
+            return false;
+        }
+        let mut i = lo + 1;
+        while i < hi && *self.tk(i) == Tk::Prime {
+            i += 1;
+        }
+        *self.tk(i) == Tk::LParen
+            && self.mate[i] as usize == hi - 1
+            && self.variable(i + 1, hi - 1) == Some(hi - 1)
+    }
+
     /// The name when `lo..hi` is a variable (`x`, `x_1`, `\theta`), a short name of letters
     /// (`AB`), a function of one variable (`f(x)`) or a tuple of variables (`(x, y)`).
     pub(super) fn names(&self, lo: usize, hi: usize) -> Option<String> {
@@ -217,6 +252,14 @@ impl Reader<'_> {
                 Some(w.clone())
             }
             (Some(Tk::Letter(_)), _) if self.applied(lo, hi) => Some(self.render(lo, hi)),
+            // The length of a segment: `|AB| = 1`.
+            (Some(Tk::Bar), 3)
+                if *self.tk(hi - 1) == Tk::Bar
+                    && matches!(self.tk(lo + 1), Tk::Word(w)
+                        if w.len() <= 4 && w.bytes().all(|c| c.is_ascii_uppercase())) =>
+            {
+                Some(self.render(lo, hi))
+            }
             (Some(Tk::LParen), n) if n >= 3 && self.mate[lo] as usize == hi - 1 => {
                 let parts = self.split(lo + 1, hi - 1, |tk| *tk == Tk::Comma).ok()?;
                 for (a, b) in parts {
@@ -278,7 +321,7 @@ impl Reader<'_> {
         }
         parts
             .into_iter()
-            .map(|(a, b)| (self.variable(a, b) == Some(b)).then(|| self.render(a, b)))
+            .map(|(a, b)| (self.variable(a, b) == Some(b)).then(|| self.render(a, b).replace(['{', '}'], "")))
             .collect()
     }
 

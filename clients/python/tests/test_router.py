@@ -1,0 +1,137 @@
+"""The router (``aorlta_client.router``, standard library only) over two real ``aorlta serve``
+processes given by URL, without Ray: kernel items spread within their share and kept on their
+node, a worker killed half-way, and no worker left."""
+
+import json
+import math
+import signal
+
+import pytest
+
+from aorlta_service import EXAMPLES, ROOT, start_server, stop_server
+
+KERNELS = ROOT / "examples" / "kernels"
+
+
+def _config(d):
+    # Each service has its own memory store and its own fake GPU 0 (its own lease folder).
+    return (
+        f"tasks: [{EXAMPLES / 'tasks.jsonl'}, {KERNELS / 'tasks'}]\n"
+        f"profiles: [{EXAMPLES / 'profile.yaml'}, {KERNELS / 'profile.yaml'}]\n"
+        "cache: {kind: memory, max-entries: 10000}\n"
+        f"gpus: [0]\nkernel: {{fake-gpu: true, lease-dir: {d / 'leases'}}}\n"
+    )
+
+
+def _pool(path):
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture
+def services(tmp_path):
+    procs = []
+    for n in range(2):
+        d = tmp_path / f"node{n}"
+        d.mkdir()
+        procs.append(start_server(d, config_text=_config(d)))
+    yield procs
+    for proc, _ in procs:
+        if proc.poll() is None:
+            stop_server(proc)
+
+
+def _router(services, **kw):
+    from aorlta_client.router import Router, Worker
+
+    opts = dict(kernel_chunk=4, qa_chunk=20, connections=1)
+    opts.update(kw)
+    return Router([Worker(url, key=f"node{n}", gpus=1) for n, (_, url) in enumerate(services)], **opts)
+
+
+def _essence(e):
+    return (e["id"], e["reward"], e["scored"], [(l["name"], l["state"]) for l in e["legs"]])
+
+
+def _metric(url, name):
+    from aorlta_client import Client
+
+    for line in Client(url).metrics().splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError(f"{name} not in /metrics")
+
+
+def test_kernel_items_stay_within_their_share_and_on_their_node(services):
+    router = _router(services)
+    items = _pool(KERNELS / "pool.jsonl")
+    first = router.score(items, "kernels")
+    rows = router.summary_rows()
+    share = math.ceil(1.1 * len(items) / 2)
+    assert sum(r["kernel_entries"] for r in rows) == len(items)
+    assert all(0 < r["kernel_entries"] <= share for r in rows), rows
+    # Again, through a new router: every item goes to the node that scored it, whose own store
+    # answers it (each service's store is its own memory).
+    misses = [_metric(url, "aorlta_cache_misses_total") for _, url in services]
+    again = _router(services).score(items, "kernels")
+    assert [_essence(e) for e in again] == [_essence(e) for e in first]
+    assert [_metric(url, "aorlta_cache_misses_total") for _, url in services] == misses
+
+
+def test_a_killed_worker_s_items_are_scored_by_the_other(services):
+    from aorlta_client import Client
+
+    items = _pool(KERNELS / "pool.jsonl")
+    want = Client(services[1][1]).score(items, "kernels")
+    router = _router(services)
+    victim = services[0][0]
+    at = []
+
+    def progress(done, total):
+        if not at and done >= total // 2:
+            victim.send_signal(signal.SIGKILL)
+            victim.wait(timeout=10)
+            at.append(done)
+
+    got = router.score(items, "kernels", progress)
+    assert [_essence(e) for e in got] == [_essence(e) for e in want]
+    dead, live = router.summary_rows()
+    assert at and at[0] < len(items)
+    assert dead["state"] == "dead" and "liveness check failed" in dead["dead_reason"], dead
+    assert live["state"] == "live" and dead["entries"] + live["entries"] == len(items)
+
+
+def test_a_worker_that_stops_answering_is_retired_without_waiting_for_its_time_out(services):
+    from aorlta_client import Client
+
+    items = _pool(KERNELS / "pool.jsonl")
+    want = Client(services[1][1]).score(items, "kernels")
+    router = _router(services, probe_after=1.0)
+    victim = services[0][0]
+    at = []
+
+    def progress(done, total):
+        # Stopped, not killed: its connections stay open and nothing answers on them.
+        if not at and done >= total // 2:
+            victim.send_signal(signal.SIGSTOP)
+            at.append(done)
+
+    try:
+        got = router.score(items, "kernels", progress)
+    finally:
+        victim.send_signal(signal.SIGCONT)
+    assert [_essence(e) for e in got] == [_essence(e) for e in want]
+    dead, live = router.summary_rows()
+    # Retired by the check of its unanswered request, not by the request's own time-out.
+    assert dead["state"] == "dead" and "unanswered" in dead["dead_reason"], dead
+    assert live["state"] == "live"
+
+
+def test_with_no_worker_left_items_are_unscored_no_worker(services):
+    router = _router(services)
+    for proc, _ in services:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+    items = _pool(EXAMPLES / "after.jsonl")[:3] + _pool(KERNELS / "pool.jsonl")[:3]
+    entries = router.score(items)
+    assert [e["id"] for e in entries] == [it["id"] for it in items]
+    assert all(e["reward"] is None and not e["scored"] and e["reasons"][0]["code"] == "no-worker" for e in entries)

@@ -1,0 +1,61 @@
+//! Gives freed heap back to the operating system while the service runs.
+//!
+//! The service's live heap is bounded (the memory cache, the compile cache and the seed-draw
+//! counters turn over in generations), but glibc's allocator keeps the pages of freed memory in
+//! each thread's arena; as generations are dropped on different worker threads, the resident set
+//! creeps up although the heap does not (an hour's soak under a heap profiler: live heap between
+//! 53 and 80 MiB throughout, resident memory rising 0.2 MiB a minute). A periodic `malloc_trim`
+//! releases those free pages from every arena.
+
+use std::time::Duration;
+
+/// How often freed memory is handed back.
+pub const TRIM_EVERY: Duration = Duration::from_secs(30);
+
+/// Hands free heap pages back to the OS; returns whether any were released. A no-op where the
+/// allocator is not glibc's.
+pub fn trim() -> bool {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: malloc_trim takes no pointers and only walks the allocator's own arenas under
+        // their locks; it is safe to call from any thread at any time.
+        unsafe { libc::malloc_trim(0) == 1 }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        false
+    }
+}
+
+/// Trims every [`TRIM_EVERY`] until dropped (the task is aborted with its handle).
+pub fn spawn_trimmer() -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async {
+        let mut every = tokio::time::interval(TRIM_EVERY);
+        every.tick().await;
+        loop {
+            every.tick().await;
+            // It walks every arena: off the async workers.
+            let _ = tokio::task::spawn_blocking(trim).await;
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    fn trimming_after_freeing_a_large_scattered_heap_releases_pages() {
+        // Many small blocks on another thread's arena, then all but every 64th freed: the free
+        // memory sits between live blocks, which only a trim gives back.
+        let kept = std::thread::spawn(|| {
+            let blocks: Vec<Vec<u8>> = (0..200_000).map(|i| vec![i as u8; 512]).collect();
+            blocks.into_iter().step_by(64).collect::<Vec<_>>()
+        })
+        .join()
+        .unwrap();
+        assert!(trim(), "nothing was released although ~100 MiB was freed");
+        assert_eq!(kept.len(), 3125);
+    }
+}
