@@ -215,6 +215,19 @@ pub struct StoreRow {
     /// Whether the goals are this store's (the embedded default's); another store's figures
     /// are reported beside it.
     pub goals: bool,
+    /// The machine's 1-minute load average just before the first run (other work on the
+    /// machine slows both runs).
+    pub load: Option<f64>,
+}
+
+/// The 1-minute load average, from `/proc/loadavg`.
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 impl StoreRow {
@@ -286,17 +299,19 @@ impl fmt::Display for ScoreBenchReport {
             "store",
             "candidates",
             "distinct",
+            "load",
             "first s",
             "first cand/s",
             "first CPU s",
             "rerun s",
+            "rerun CPU s",
             "rerun/first",
             "rerun hits",
             "peak MiB first",
             "peak MiB rerun",
             "rerun rewards",
         ];
-        let rows: Vec<[String; 12]> = self
+        let rows: Vec<[String; 14]> = self
             .rows
             .iter()
             .map(|r| {
@@ -304,10 +319,12 @@ impl fmt::Display for ScoreBenchReport {
                     r.store.clone(),
                     r.candidates.to_string(),
                     r.distinct.to_string(),
+                    r.load.map_or("-".into(), |l| format!("{l:.2}")),
                     format!("{:.2}", r.first.wall.as_secs_f64()),
                     format!("{:.0}", r.per_second()),
                     format!("{:.2}", r.first.cpu.as_secs_f64()),
                     format!("{:.2}", r.rerun.wall.as_secs_f64()),
+                    format!("{:.2}", r.rerun.cpu.as_secs_f64()),
                     format!("{:.1}%", 100.0 * r.ratio()),
                     format!(
                         "{:.1}%",

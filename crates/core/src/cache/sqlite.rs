@@ -35,7 +35,10 @@ pub struct SqliteCache {
 fn connect(path: &Path) -> rusqlite::Result<Connection> {
     let conn = Connection::open(path)?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
-    conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")?;
+    // 16 KiB pages for a new file (an existing one keeps its own): a chunk's entries, stored
+    // together, are read in a quarter of the page fetches, and the key index is a level
+    // shallower.
+    conn.execute_batch("PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")?;
     // `rarray(?)`: a list of keys bound as one parameter.
     rusqlite::vtab::array::load_module(&conn)?;
     Ok(conn)
@@ -175,9 +178,9 @@ impl SqliteCache {
         let mut conn = connect(path).map_err(|e| err(e.to_string()))?;
         migrate(&mut conn).map_err(err)?;
         // The writer's connection: a page cache that holds the key index of a large store, and
-        // a checkpoint every 4000 WAL pages rather than 1000 (a page changed by several batches
-        // is copied into the file once).
-        conn.execute_batch("PRAGMA cache_size=-16384; PRAGMA wal_autocheckpoint=4000;")
+        // a checkpoint every 1000 WAL pages of 16 KiB rather than 1000 of 4 KiB (a page changed
+        // by several batches is copied into the file once).
+        conn.execute_batch("PRAGMA cache_size=-16384; PRAGMA wal_autocheckpoint=1000;")
             .map_err(|e| err(e.to_string()))?;
         let readers = (0..readers.max(1))
             .map(|_| {

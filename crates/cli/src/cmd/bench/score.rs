@@ -7,8 +7,8 @@
 
 use anyhow::Context;
 use aorlta_core::bench::score::{
-    Measured, ScoreBenchReport, StoreRow, Workload, compare_rewards, run_cache_counts, run_measured,
-    write_workload,
+    Measured, ScoreBenchReport, StoreRow, Workload, compare_rewards, load_average, run_cache_counts,
+    run_measured, write_workload,
 };
 use aorlta_core::cache::CACHE_URL_VAR;
 use aorlta_core::cache::pg_server::{self, TempServer};
@@ -160,6 +160,7 @@ fn postgres(args: &Args, server: &mut Option<TempServer>) -> anyhow::Result<Opti
 /// The fresh run and the rerun of one workload.
 fn measure(name: &str, w: &Workload) -> anyhow::Result<StoreRow> {
     let out = w.dir.join("out");
+    let load = load_average();
     eprintln!("{name}: first run (empty store) …");
     let first = score(&w.config)?;
     let first_rewards = w.dir.join("first-rewards.jsonl");
@@ -182,6 +183,7 @@ fn measure(name: &str, w: &Workload) -> anyhow::Result<StoreRow> {
         rerun_cache,
         differing,
         goals: name == "sqlite",
+        load,
     })
 }
 
