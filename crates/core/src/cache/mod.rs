@@ -199,15 +199,25 @@ impl Counters {
 /// A key as the persistent stores keep it: the 32 bytes of a key of 64 hex digits (what the
 /// engine makes), any other key's own bytes after a zero byte (so the two never meet).
 pub(crate) fn key_bytes(key: &str) -> Vec<u8> {
+    fn digit(c: u8) -> Option<u8> {
+        match c {
+            b'0'..=b'9' => Some(c - b'0'),
+            b'a'..=b'f' => Some(c - b'a' + 10),
+            b'A'..=b'F' => Some(c - b'A' + 10),
+            _ => None,
+        }
+    }
     let hex = key.as_bytes();
-    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
     if hex.len() == 64 {
-        let decoded: Option<Vec<u8>> = hex
-            .chunks(2)
-            .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
-            .collect();
-        if let Some(d) = decoded {
-            return d;
+        let mut out = Vec::with_capacity(32);
+        for p in hex.chunks_exact(2) {
+            match (digit(p[0]), digit(p[1])) {
+                (Some(h), Some(l)) => out.push(h << 4 | l),
+                _ => break,
+            }
+        }
+        if out.len() == 32 {
+            return out;
         }
     }
     let mut raw = Vec::with_capacity(hex.len() + 1);

@@ -132,6 +132,11 @@ impl StoredEntry {
         serde_json::from_str(&self.facts).ok()
     }
 
+    /// True when both have the same facts (the very same text, or equal ones).
+    pub fn same_facts(&self, other: &StoredEntry) -> bool {
+        Arc::ptr_eq(&self.facts, &other.facts) || self.facts == other.facts
+    }
+
     /// True when both hold the very same texts (not copies).
     pub(crate) fn same(&self, other: &StoredEntry) -> bool {
         Arc::ptr_eq(&self.json, &other.json)
@@ -147,20 +152,28 @@ impl StoredEntry {
     /// The JSON line of [`StoredEntry::entry`] for `id` (without a newline), made by putting the
     /// id into the stored text; `None` when the text is not in the stored form.
     pub fn line(&self, id: &str) -> Option<String> {
-        let at = self.json.find(EMPTY_ID)?;
+        let mut out = Vec::with_capacity(self.json.len() + id.len() + 2);
+        self.write_line(id, &mut out)
+            .then(|| String::from_utf8(out).expect("JSON text and a JSON string are UTF-8"))
+    }
+
+    /// Appends [`StoredEntry::line`] to `out`; false (and nothing appended) when the text is
+    /// not in the stored form.
+    pub fn write_line(&self, id: &str, out: &mut Vec<u8>) -> bool {
+        let Some(at) = self.json.find(EMPTY_ID) else {
+            return false;
+        };
         // The id is the entry's second field, after the `format` object: nothing before it
         // but `{"format":{…},`, so this is the top-level id and not one inside a leg's detail.
         let head = &self.json[..at];
         if !(head.starts_with("{\"format\":{") && head.ends_with("},") && head.matches('{').count() == 2) {
-            return None;
+            return false;
         }
-        let quoted = serde_json::to_string(id).expect("strings serialise");
-        let mut line = String::with_capacity(self.json.len() + quoted.len());
-        line.push_str(head);
-        line.push_str("\"id\":");
-        line.push_str(&quoted);
-        line.push_str(&self.json[at + EMPTY_ID.len()..]);
-        Some(line)
+        out.extend_from_slice(head.as_bytes());
+        out.extend_from_slice(b"\"id\":");
+        serde_json::to_writer(&mut *out, id).expect("strings serialise");
+        out.extend_from_slice(&self.json.as_bytes()[at + EMPTY_ID.len()..]);
+        true
     }
 }
 

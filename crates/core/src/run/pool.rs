@@ -29,13 +29,7 @@ pub fn parse_line(path: &Path, number: usize, raw: &[u8]) -> Option<Result<Candi
     }
     // The JSON reader checks the text is UTF-8 as it goes; only a failed line is looked at again.
     let err = match serde_json::from_slice::<PoolLine>(raw) {
-        Ok(p) => {
-            return Some(Ok(Candidate {
-                id: p.id.unwrap_or_else(|| format!("{}#{number}", p.task)),
-                task: p.task,
-                completion: p.completion,
-            }));
-        }
+        Ok(p) => return Some(Ok(candidate(p, number))),
         Err(e) => e,
     };
     let message = match std::str::from_utf8(raw) {
@@ -47,6 +41,16 @@ pub fn parse_line(path: &Path, number: usize, raw: &[u8]) -> Option<Result<Candi
         place: format!("{}:{number}", path.display()),
         message,
     }))
+}
+
+/// The candidate of a pool line read from line `number` (without an id it gets
+/// `<task>#<number>`).
+pub fn candidate(p: PoolLine, number: usize) -> Candidate {
+    Candidate {
+        id: p.id.unwrap_or_else(|| format!("{}#{number}", p.task)),
+        task: p.task,
+        completion: p.completion,
+    }
 }
 
 /// The lines of a pool that are not blank (malformed ones included), read without parsing

@@ -12,16 +12,16 @@
 
 use super::config::RunConfig;
 use super::engine::{Engine, EngineParts, Scored};
-use super::pool::{count_lines, parse_line};
+use super::pool::{candidate, count_lines, parse_line};
 use super::summary::{Summary, SummaryBuilder};
-use crate::cache::{Cache, CacheStats, Facts};
+use crate::cache::{Cache, CacheStats, Facts, StoredEntry};
 use crate::checks::{Env, Registry};
 use crate::error::{CoreError, Result};
 use crate::profile::LoadedProfile;
 use crate::reward::RewardRegistry;
 use crate::task::{SkippedLine, TaskSet};
-use aorlta_record::Candidate;
-use std::collections::{BTreeMap, HashMap};
+use aorlta_record::{Candidate, PoolLine};
+use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -132,12 +132,12 @@ pub fn prepare(config: RunConfig, adapters: Registry, env: Env) -> Result<Prepar
     })
 }
 
-/// A chunk of pool lines: its place in the run, its lines' bytes one after the other, and each
-/// line's pool, number and end in those bytes.
+/// A chunk of pool lines: its place in the run, its lines' bytes one after the other (each
+/// followed by a newline), and each line's pool, number, start and end in those bytes.
 struct Chunk {
     seq: usize,
     bytes: Vec<u8>,
-    lines: Vec<(usize, usize, usize)>,
+    lines: Vec<(usize, usize, usize, usize)>,
 }
 
 impl Chunk {
@@ -149,21 +149,58 @@ impl Chunk {
         }
     }
 
-    /// Each line's pool, number and bytes.
-    fn iter(&self) -> impl Iterator<Item = (usize, usize, &[u8])> {
-        let mut start = 0;
-        self.lines.iter().map(move |&(p, n, end)| {
-            let line = &self.bytes[start..end];
-            start = end;
-            (p, n, line)
-        })
+    /// Ends the line that began at `start` (line `number` of pool `p`): kept unless blank.
+    fn end_line(&mut self, p: usize, number: usize, start: usize) {
+        if self.bytes[start..].iter().all(u8::is_ascii_whitespace) {
+            self.bytes.truncate(start);
+        } else {
+            self.lines.push((p, number, start, self.bytes.len()));
+            self.bytes.push(b'\n');
+        }
+    }
+
+    /// The candidates of the chunk's lines, and its malformed lines, in order. The lines are
+    /// read by one JSON reader, one value after another, as long as each value is its line
+    /// (then the reader's buffers serve every line); from a line that is not, each line is read
+    /// alone, as [`parse_line`] reads it.
+    fn parse(&self, pools: &[PathBuf]) -> (Vec<Candidate>, Vec<SkippedLine>) {
+        let mut cands = Vec::with_capacity(self.lines.len());
+        let mut skipped = Vec::new();
+        let mut stream = serde_json::Deserializer::from_slice(&self.bytes).into_iter::<PoolLine>();
+        let mut alone = self.lines.len();
+        for (i, &(_, number, _, end)) in self.lines.iter().enumerate() {
+            match stream.next() {
+                Some(Ok(line))
+                    if stream.byte_offset() <= end
+                        && self.bytes[stream.byte_offset()..end]
+                            .iter()
+                            .all(u8::is_ascii_whitespace) =>
+                {
+                    cands.push(candidate(line, number));
+                }
+                _ => {
+                    alone = i;
+                    break;
+                }
+            }
+        }
+        for &(p, number, start, end) in &self.lines[alone..] {
+            match parse_line(&pools[p], number, &self.bytes[start..end]) {
+                Some(Ok(c)) => cands.push(c),
+                Some(Err(s)) => skipped.push(s),
+                None => {}
+            }
+        }
+        (cands, skipped)
     }
 }
 
-/// What one pool line became: its entry's JSON line, or a skipped line.
-enum Done {
-    Line(String),
-    Skipped(SkippedLine),
+/// What one chunk became: its entries' JSON lines (each ending in a newline), its malformed
+/// lines, and its part of the summary.
+struct Scoring {
+    lines: Vec<u8>,
+    skipped: Vec<SkippedLine>,
+    part: SummaryBuilder,
 }
 
 /// Scores every candidate; `on_done(done)` is called as each pool line is finished with
@@ -183,7 +220,8 @@ pub fn execute(run: &PreparedRun, on_done: &(dyn Fn(usize) + Sync)) -> Result<Ru
     let out = &run.config.out;
     let rewards_path = out.join("rewards.jsonl");
     let file = std::fs::File::create(&rewards_path).map_err(|e| CoreError::io(&rewards_path, e))?;
-    let mut writer = std::io::BufWriter::with_capacity(1 << 20, file);
+    // A chunk's lines are one buffer, written in one call: no buffering of its own.
+    let mut writer = file;
     let concurrency = run.config.concurrency.max(1);
     let chunk_len = (run.lines / (concurrency * 8)).clamp(1, MAX_CHUNK);
     let workers = concurrency.min(run.lines.div_ceil(chunk_len).max(1));
@@ -194,7 +232,7 @@ pub fn execute(run: &PreparedRun, on_done: &(dyn Fn(usize) + Sync)) -> Result<Ru
     let (work_tx, work_rx) = mpsc::sync_channel::<Chunk>(workers);
     let work_rx = Mutex::new(work_rx);
     std::thread::scope(|scope| -> Result<()> {
-        let (done_tx, done_rx) = mpsc::channel::<Result<(usize, Vec<Done>, SummaryBuilder)>>();
+        let (done_tx, done_rx) = mpsc::channel::<Result<(usize, Scoring)>>();
         let window = workers * WINDOW_PER_WORKER;
         let (token_tx, token_rx) = mpsc::sync_channel::<()>(window);
         for _ in 0..window {
@@ -214,8 +252,8 @@ pub fn execute(run: &PreparedRun, on_done: &(dyn Fn(usize) + Sync)) -> Result<Ru
                 loop {
                     let next = work_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
                     let Ok(chunk) = next else { break };
-                    let (outcome, part) = score_chunk(run, &chunk, done, on_done);
-                    if done_tx.send(Ok((chunk.seq, outcome, part))).is_err() {
+                    let scoring = score_chunk(run, &chunk, done, on_done);
+                    if done_tx.send(Ok((chunk.seq, scoring))).is_err() {
                         break;
                     }
                 }
@@ -224,25 +262,17 @@ pub fn execute(run: &PreparedRun, on_done: &(dyn Fn(usize) + Sync)) -> Result<Ru
         drop(done_tx);
         // Write chunks in input order as they complete; each written chunk frees a place in the
         // window for the reader.
-        let mut pending: BTreeMap<usize, (Vec<Done>, SummaryBuilder)> = BTreeMap::new();
+        let mut pending: BTreeMap<usize, Scoring> = BTreeMap::new();
         let mut written = 0;
         for got in done_rx {
-            let (seq, outcome, part) = got?;
-            pending.insert(seq, (outcome, part));
-            while let Some((items, part)) = pending.remove(&written) {
-                for item in items {
-                    match item {
-                        Done::Line(line) => {
-                            writer
-                                .write_all(line.as_bytes())
-                                .and_then(|_| writer.write_all(b"\n"))
-                                .map_err(|err| CoreError::io(&rewards_path, err))?;
-                        }
-                        Done::Skipped(s) => skipped.push(s),
-                    }
-                }
-                builder.merge(part);
-                writer.flush().map_err(|err| CoreError::io(&rewards_path, err))?;
+            let (seq, scoring) = got?;
+            pending.insert(seq, scoring);
+            while let Some(s) = pending.remove(&written) {
+                writer
+                    .write_all(&s.lines)
+                    .map_err(|err| CoreError::io(&rewards_path, err))?;
+                skipped.extend(s.skipped);
+                builder.merge(s.part);
                 written += 1;
                 let _ = token_tx.send(());
             }
@@ -304,26 +334,31 @@ fn read_chunks(
         let file = std::fs::File::open(path).map_err(|e| CoreError::io(path, e))?;
         let mut r = std::io::BufReader::with_capacity(1 << 20, file);
         let mut number = 0;
+        let mut start = chunk.bytes.len();
         loop {
-            let start = chunk.bytes.len();
-            let n = r
-                .read_until(b'\n', &mut chunk.bytes)
-                .map_err(|e| CoreError::io(path, e))?;
-            if n == 0 {
+            let buf = r.fill_buf().map_err(|e| CoreError::io(path, e))?;
+            if buf.is_empty() {
+                if chunk.bytes.len() > start {
+                    // A last line without a newline.
+                    chunk.end_line(p, number + 1, start);
+                }
                 break;
             }
-            number += 1;
-            if chunk.bytes.last() == Some(&b'\n') {
-                chunk.bytes.pop();
-            }
-            if chunk.bytes[start..].iter().all(u8::is_ascii_whitespace) {
-                chunk.bytes.truncate(start);
+            let (take, ended) = match memchr::memchr(b'\n', buf) {
+                Some(i) => (i, true),
+                None => (buf.len(), false),
+            };
+            chunk.bytes.extend_from_slice(&buf[..take]);
+            r.consume(take + usize::from(ended));
+            if !ended {
                 continue;
             }
-            chunk.lines.push((p, number, chunk.bytes.len()));
+            number += 1;
+            chunk.end_line(p, number, start);
             if chunk.lines.len() == chunk_len && !send(&mut chunk) {
                 return Ok(());
             }
+            start = chunk.bytes.len();
         }
     }
     if !chunk.lines.is_empty() {
@@ -340,56 +375,62 @@ fn score_chunk(
     chunk: &Chunk,
     done: &AtomicUsize,
     on_done: &(dyn Fn(usize) + Sync),
-) -> (Vec<Done>, SummaryBuilder) {
-    let mut part = SummaryBuilder::part();
-    let mut slots: Vec<Option<Done>> = Vec::with_capacity(chunk.lines.len());
-    let mut cands: Vec<Candidate> = Vec::with_capacity(chunk.lines.len());
-    let mut at: Vec<usize> = Vec::with_capacity(chunk.lines.len());
-    for (p, number, bytes) in chunk.iter() {
-        match parse_line(&run.config.pools[p], number, bytes) {
-            Some(Ok(c)) => {
-                at.push(slots.len());
-                slots.push(None);
-                cands.push(c);
+) -> Scoring {
+    let mut out = Scoring {
+        lines: Vec::with_capacity(chunk.bytes.len()),
+        skipped: Vec::new(),
+        part: SummaryBuilder::part(),
+    };
+    let (cands, skipped) = chunk.parse(&run.config.pools);
+    out.skipped = skipped;
+    let scored = run.engine.score_batch_stored(&cands);
+    // Most entries' facts are the same few texts (shared by the store's reads): each is read
+    // once per chunk.
+    let mut facts: Vec<(&StoredEntry, Option<Facts>, usize)> = Vec::new();
+    for (scored, cand) in scored.iter().zip(&cands) {
+        let from_store = match scored {
+            Scored::Stored(s) => {
+                let at = match facts.iter().position(|(o, _, _)| o.same_facts(s)) {
+                    Some(at) => at,
+                    None => {
+                        facts.push((s, s.facts(), 0));
+                        facts.len() - 1
+                    }
+                };
+                let readable = facts[at].1.is_some() && s.write_line(&cand.id, &mut out.lines);
+                if readable {
+                    out.part.add_reward(s.reward());
+                    facts[at].2 += 1;
+                }
+                readable
             }
-            Some(Err(s)) => slots.push(Some(Done::Skipped(s))),
-            None => {}
+            Scored::Entry(_) => false,
+        };
+        if !from_store {
+            let again;
+            let entry = match scored {
+                Scored::Entry(e) => e,
+                Scored::Stored(_) => {
+                    again = run.engine.score(cand);
+                    &again
+                }
+            };
+            out.part.add(entry);
+            serde_json::to_writer(&mut out.lines, entry).expect("entries serialise");
+        }
+        out.lines.push(b'\n');
+    }
+    for (_, f, n) in &facts {
+        if let Some(f) = f
+            && *n > 0
+        {
+            out.part.add_facts_times(f, *n);
         }
     }
-    let scored = run.engine.score_batch_stored(&cands);
-    // Most entries' facts are the same few texts: each is read once per chunk.
-    let mut facts: HashMap<Arc<str>, Option<Facts>> = HashMap::new();
-    for ((i, scored), cand) in at.into_iter().zip(scored).zip(&cands) {
-        let from_store = match &scored {
-            Scored::Stored(s) => {
-                if !facts.contains_key(s.facts_json()) {
-                    facts.insert(s.facts_json().into(), s.facts());
-                }
-                let f = facts[s.facts_json()].as_ref();
-                s.line(&cand.id).zip(f).map(|(line, f)| {
-                    part.add_facts(s.reward(), f);
-                    line
-                })
-            }
-            Scored::Entry(_) => None,
-        };
-        let line = match from_store {
-            Some(line) => line,
-            None => {
-                let entry = match scored {
-                    Scored::Entry(e) => e,
-                    Scored::Stored(_) => run.engine.score(cand),
-                };
-                part.add(&entry);
-                serde_json::to_string(&entry).expect("entries serialise")
-            }
-        };
-        slots[i] = Some(Done::Line(line));
-    }
-    for _ in 0..slots.len() {
+    for _ in 0..cands.len() + out.skipped.len() {
         on_done(done.fetch_add(1, Ordering::Relaxed) + 1);
     }
-    (slots.into_iter().flatten().collect(), part)
+    out
 }
 
 #[cfg(test)]
@@ -426,6 +467,49 @@ mod tests {
             work_dir: dir.to_path_buf(),
             kernel: None,
         }
+    }
+
+    /// The lines of `text` read as the reader thread cuts them, into one chunk.
+    fn chunk_of(text: &[u8]) -> Chunk {
+        let mut c = Chunk::new(0, 16);
+        let mut number = 0;
+        for line in text.split(|&b| b == b'\n') {
+            number += 1;
+            let start = c.bytes.len();
+            c.bytes.extend_from_slice(line);
+            c.end_line(0, number, start);
+        }
+        c
+    }
+
+    #[test]
+    fn a_chunk_reads_its_lines_as_each_line_alone_would_be_read() {
+        let text: &[u8] = b"{\"task\":\"a\",\"completion\":\"x\\ny\"}  \n\n   \n\
+            {\"task\":\"b\",\"completion\":\"z\",\"id\":\"c2\"}\n\
+            {\"task\":\"c\",\"completion\":\"w\"} {\"task\":\"d\",\"completion\":\"v\"}\n\
+            {\"task\":\n\"e\",\"completion\":\"u\"}\n\
+            \xff\n{\"task\":\"f\",\"completion\":\"t\"}";
+        let pools = [PathBuf::from("p.jsonl")];
+        let (cands, skipped) = chunk_of(text).parse(&pools);
+        let mut alone = (Vec::new(), Vec::new());
+        for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+            match parse_line(&pools[0], i + 1, line) {
+                Some(Ok(c)) => alone.0.push(c),
+                Some(Err(s)) => alone.1.push(s),
+                None => {}
+            }
+        }
+        assert_eq!(cands, alone.0);
+        assert_eq!(
+            skipped.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            alone.1.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            cands.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
+            ["a#1", "c2", "f#9"]
+        );
+        assert_eq!(cands[0].completion, "x\ny");
+        assert_eq!(skipped.len(), 4, "{skipped:?}");
     }
 
     #[test]

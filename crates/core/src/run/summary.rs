@@ -21,12 +21,12 @@ pub struct StateCounts {
 }
 
 impl StateCounts {
-    fn add(&mut self, s: LegState) {
+    fn add_n(&mut self, s: LegState, n: usize) {
         match s {
-            LegState::Clean => self.clean += 1,
-            LegState::Broke => self.broke += 1,
-            LegState::Unsettled => self.unsettled += 1,
-            LegState::Skipped => self.skipped += 1,
+            LegState::Clean => self.clean += n,
+            LegState::Broke => self.broke += n,
+            LegState::Unsettled => self.unsettled += n,
+            LegState::Skipped => self.skipped += n,
         }
     }
 }
@@ -90,6 +90,7 @@ impl SummaryBuilder {
 
     /// Counts one entry.
     pub fn add(&mut self, e: &RewardEntry) {
+        self.add_reward(e.reward);
         let legs = e.legs.iter().map(|l| LegView {
             name: &l.name,
             state: l.state,
@@ -97,16 +98,31 @@ impl SummaryBuilder {
             cached: l.cached,
             first: l.first_code(),
         });
-        self.count(
-            e.reward,
-            e.scored,
-            e.reasons.iter().map(|r| r.code.as_str()),
-            legs,
-        );
+        self.tally(1, e.scored, e.reasons.iter().map(|r| r.code.as_str()), legs);
     }
 
     /// Counts one entry from its reward and facts (as a store keeps them).
     pub fn add_facts(&mut self, reward: Option<f64>, f: &Facts) {
+        self.add_reward(reward);
+        self.add_facts_times(f, 1);
+    }
+
+    /// Counts one entry by its reward alone: its facts are counted with
+    /// [`SummaryBuilder::add_facts_times`] (entries whose facts are the same, at once).
+    pub fn add_reward(&mut self, reward: Option<f64>) {
+        self.s.count += 1;
+        if let Some(r) = reward {
+            self.s.scored += 1;
+            match &mut self.rewards {
+                Some(v) => v.push(r),
+                None => self.total += r,
+            }
+        }
+    }
+
+    /// Counts the facts of `n` entries whose rewards were counted with
+    /// [`SummaryBuilder::add_reward`].
+    pub fn add_facts_times(&mut self, f: &Facts, n: usize) {
         let legs = f.legs.iter().map(|l| LegView {
             name: &l.name,
             state: l.state,
@@ -114,28 +130,21 @@ impl SummaryBuilder {
             cached: l.cached,
             first: l.first.as_deref(),
         });
-        self.count(reward, f.scored, f.reasons.iter().map(String::as_str), legs);
+        self.tally(n, f.scored, f.reasons.iter().map(String::as_str), legs);
     }
 
-    fn count<'a>(
+    /// Counts `n` entries alike in everything but their rewards.
+    fn tally<'a>(
         &mut self,
-        reward: Option<f64>,
+        n: usize,
         scored: bool,
         reasons: impl Iterator<Item = &'a str>,
         legs: impl Iterator<Item = LegView<'a>> + Clone,
     ) {
         let s = &mut self.s;
-        s.count += 1;
-        if let Some(r) = reward {
-            s.scored += 1;
-            match &mut self.rewards {
-                Some(v) => v.push(r),
-                None => self.total += r,
-            }
-        }
         let mut all = legs.clone().peekable();
         if all.peek().is_some() && legs.clone().all(|l| l.cached) {
-            s.cached += 1;
+            s.cached += n;
         }
         let passed = scored
             && legs.clone().next().is_some()
@@ -144,24 +153,24 @@ impl SummaryBuilder {
                 .filter(|l| !l.informational)
                 .all(|l| l.state == LegState::Clean);
         if passed {
-            self.passed += 1;
+            self.passed += n;
         }
         for code in reasons {
-            count(&mut self.reasons, &format!("entry: {code}"), 1);
+            count(&mut self.reasons, &format!("entry: {code}"), n);
         }
         for l in legs {
-            if !s.leg_order.iter().any(|n| n == l.name) {
+            if !s.leg_order.iter().any(|name| name == l.name) {
                 s.leg_order.push(l.name.to_string());
             }
             match s.legs.get_mut(l.name) {
-                Some(c) => c.add(l.state),
-                None => s.legs.entry(l.name.to_string()).or_default().add(l.state),
+                Some(c) => c.add_n(l.state, n),
+                None => s.legs.entry(l.name.to_string()).or_default().add_n(l.state, n),
             }
             if l.state != LegState::Clean
                 && l.state != LegState::Skipped
                 && let Some(code) = l.first
             {
-                count(&mut self.reasons, &format!("{}: {code}", l.name), 1);
+                count(&mut self.reasons, &format!("{}: {code}", l.name), n);
             }
         }
     }
