@@ -74,6 +74,8 @@ impl Server {
             .arg("--ready-file")
             .arg(&ready)
             .env("RUST_LOG", "warn")
+            // The config names the store, whatever the caller's environment says.
+            .env_remove(aorlta_core::cache::CACHE_URL_VAR)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .spawn()

@@ -680,3 +680,42 @@ fn a_kernel_profile_is_served_through_the_harness_on_the_fake_device() {
         "leases are given back after the job"
     );
 }
+
+/// Two services on one PostgreSQL store (`cache: postgres://…` in their configs; a throwaway
+/// server, skipped, saying why, where there are no server binaries and `CI` is unset): what one
+/// computed, the other serves from the store, entry for entry.
+#[test]
+fn two_services_share_a_postgres_store() {
+    let Some(pg) = aorlta_core::cache::pg_server::TempServer::for_tests() else {
+        return;
+    };
+    let url = pg.create_db("service").unwrap();
+    let cfg = format!("cache: \"{url}\"\n");
+    let (a, b) = (Server::start(&cfg), Server::start(&cfg));
+    let batch = json!({"items": [
+        item("qa-001", "17 × 23 = 391, so \\boxed{391}."),
+        item("qa-002", "I think it is \\boxed{27}."),
+    ]});
+    let all_cached = |r: &[Value]| {
+        r.iter()
+            .all(|e| e["legs"].as_array().unwrap().iter().all(|l| l["cached"] == true))
+    };
+    let first = a.post_json("/v1/score", &batch).results();
+    assert!(!all_cached(&first), "computed by the first service");
+    // The first service commits its batch a moment after answering; ask until it is there.
+    let t0 = Instant::now();
+    let second = loop {
+        let r = b.post_json("/v1/score", &batch).results();
+        if all_cached(&r) {
+            break r;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "never served from the store: {r:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let strip = |v: Vec<Value>| v.into_iter().map(strip_timings).collect::<Vec<_>>();
+    assert_eq!(strip(first), strip(second));
+    assert!(b.metric("aorlta_cache_hits_total") >= 2.0);
+}
