@@ -212,6 +212,9 @@ pub struct StoreRow {
     pub rerun_cache: (u64, u64),
     /// Rerun reward lines that differ from the first run's.
     pub differing: usize,
+    /// Whether the goals are this store's (the embedded default's); another store's figures
+    /// are reported beside it.
+    pub goals: bool,
 }
 
 impl StoreRow {
@@ -235,8 +238,12 @@ impl StoreRow {
         self.first.peak_rss.max(self.rerun.peak_rss)
     }
 
-    /// Whether every goal is met.
+    /// Whether every goal is met (always, for a store the goals are not for, but that its
+    /// rerun's rewards are the first run's).
     pub fn meets_goals(&self) -> bool {
+        if !self.goals {
+            return self.differing == 0;
+        }
         self.per_second() >= GOAL_PER_SECOND
             && self.ratio() <= GOAL_RERUN_RATIO
             && self.peak() < GOAL_PEAK_BYTES
@@ -341,7 +348,7 @@ impl fmt::Display for ScoreBenchReport {
             line(f, &r.iter().map(String::as_str).collect::<Vec<_>>())?;
         }
         writeln!(f)?;
-        for r in &self.rows {
+        for r in self.rows.iter().filter(|r| r.goals) {
             writeln!(
                 f,
                 "  {}: first run {:.0} cand/s (goal >= {:.0}: {}), rerun {:.1}% of it (goal <= {:.0}%: {}), \
@@ -357,6 +364,17 @@ impl fmt::Display for ScoreBenchReport {
                 GOAL_PEAK_BYTES as f64 / 1e6,
                 mib(GOAL_PEAK_BYTES),
                 met(r.peak() < GOAL_PEAK_BYTES),
+            )?;
+        }
+        for r in self.rows.iter().filter(|r| !r.goals) {
+            writeln!(
+                f,
+                "  {}: first run {:.0} cand/s, rerun {:.1}% of it, peak {} MiB (reported beside SQLite: \
+                 the goals are the embedded default's)",
+                r.store,
+                r.per_second(),
+                100.0 * r.ratio(),
+                mib(r.peak()),
             )?;
         }
         Ok(())

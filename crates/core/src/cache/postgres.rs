@@ -16,6 +16,7 @@ use aorlta_record::RewardEntry;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use std::collections::HashMap;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio_postgres::NoTls;
 
@@ -409,7 +410,7 @@ impl Cache for PgCache {
                 StoredEntry::from_parts(
                     r.try_get::<_, &str>(1).ok()?,
                     r.try_get::<_, Option<f64>>(2).ok()?,
-                    r.try_get::<_, Option<&str>>(3).ok()?,
+                    r.try_get::<_, Option<&str>>(3).ok()?.map(Arc::from),
                 )
             },
         );

@@ -12,10 +12,11 @@ use crate::error::{CoreError, Result};
 use aorlta_record::RewardEntry;
 use rusqlite::{Connection, TransactionBehavior, params};
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// How long a connection waits for another process's lock before giving up.
@@ -225,56 +226,73 @@ impl SqliteCache {
         table: Table,
         keys: &[&str],
         pending: impl Fn(Value) -> Option<T>,
-        row: impl Fn(&rusqlite::Row<'_>) -> rusqlite::Result<Option<T>>,
+        mut row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<Option<T>>,
     ) -> Vec<Option<T>>
     where
         T: Clone,
     {
-        let mut out: Vec<Option<T>> = keys
-            .iter()
-            .map(|k| self.writer.pending(table, k).and_then(&pending))
+        let mut out: Vec<Option<T>> = self
+            .writer
+            .pending_many(table, keys)
+            .into_iter()
+            .map(|v| v.and_then(&pending))
             .collect();
-        let mut wanted: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
-        for (i, k) in keys.iter().enumerate() {
+        let bytes: Vec<Vec<u8>> = keys.iter().map(|k| key_bytes(k)).collect();
+        // Each key asked for once; a repeat takes its first's answer.
+        let mut first: HashMap<&[u8], usize> = HashMap::with_capacity(keys.len());
+        let mut repeats: Vec<(usize, usize)> = Vec::new();
+        for (i, b) in bytes.iter().enumerate() {
             if out[i].is_none() {
-                wanted.entry(key_bytes(k)).or_default().push(i);
+                match first.entry(b.as_slice()) {
+                    Entry::Occupied(f) => repeats.push((*f.get(), i)),
+                    Entry::Vacant(v) => {
+                        v.insert(i);
+                    }
+                }
             }
         }
-        if wanted.is_empty() {
+        if first.is_empty() {
             return out;
         }
         let list: Rc<Vec<rusqlite::types::Value>> = Rc::new(match table {
-            Table::Legs => wanted
+            Table::Legs => first
                 .keys()
-                .map(|k| rusqlite::types::Value::Blob(k.clone()))
+                .map(|k| rusqlite::types::Value::Blob(k.to_vec()))
                 .collect(),
-            Table::Entries => wanted
+            Table::Entries => first
                 .keys()
                 .map(|k| rusqlite::types::Value::Integer(k8(k)))
                 .collect(),
         });
-        // An entry is found by its key's first 8 bytes; the whole key is checked below.
+        // The list drives the join, one index search per key; an entry is found by its key's
+        // first 8 bytes and its whole key is checked below.
         let sql = match table {
-            Table::Legs => "SELECT key, value FROM legs WHERE key IN rarray(?1)",
-            Table::Entries => "SELECT key, value, reward, facts FROM entries WHERE k8 IN rarray(?1)",
+            Table::Legs => {
+                "SELECT l.key, l.value FROM rarray(?1) AS r CROSS JOIN legs AS l ON l.key = r.value"
+            }
+            Table::Entries => {
+                "SELECT e.key, e.value, e.reward, e.facts FROM rarray(?1) AS r \
+                 CROSS JOIN entries AS e ON e.k8 = r.value"
+            }
         };
         let conn = self.reader();
         let result = conn.prepare_cached(sql).and_then(|mut stmt| {
             let mut rows = stmt.query(params![list])?;
             while let Some(r) = rows.next()? {
                 let key = r.get_ref(0)?.as_blob()?;
-                if let Some(idx) = wanted.get(key)
-                    && let Some(v) = row(r)?
+                if let Some(&i) = first.get(key)
+                    && out[i].is_none()
                 {
-                    for &i in idx {
-                        out[i] = Some(v.clone());
-                    }
+                    out[i] = row(r)?;
                 }
             }
             Ok(())
         });
         if let Err(e) = result {
             eprintln!("warning: cache {}: read failed: {e}", self.path.display());
+        }
+        for (f, i) in repeats {
+            out[i] = out[f].clone();
         }
         out
     }
@@ -303,6 +321,7 @@ impl Cache for SqliteCache {
     }
 
     fn get_entries(&self, keys: &[&str]) -> Vec<Option<StoredEntry>> {
+        let mut seen: Vec<Arc<str>> = Vec::new();
         let found = self.get(
             Table::Entries,
             keys,
@@ -311,11 +330,19 @@ impl Cache for SqliteCache {
                 Value::Leg(_) => None,
             },
             |r| {
-                Ok(StoredEntry::from_parts(
-                    r.get_ref(1)?.as_str()?,
-                    r.get(2)?,
-                    r.get_ref(3)?.as_str_or_null()?,
-                ))
+                // Most entries' facts are the same few texts: each is kept once.
+                let facts = match r.get_ref(3)?.as_str_or_null()? {
+                    Some(f) => Some(match seen.iter().find(|s| &***s == f) {
+                        Some(s) => Arc::clone(s),
+                        None => {
+                            let s: Arc<str> = f.into();
+                            seen.push(Arc::clone(&s));
+                            s
+                        }
+                    }),
+                    None => None,
+                };
+                Ok(StoredEntry::from_parts(r.get_ref(1)?.as_str()?, r.get(2)?, facts))
             },
         );
         self.counters.record(&found);

@@ -97,9 +97,9 @@ impl StoredEntry {
 
     /// A stored entry as read back: its text, reward and facts (`None` for a row stored
     /// without them, whose facts are read from the text). `None` when the text is not an entry.
-    pub fn from_parts(json: &str, reward: Option<f64>, facts: Option<&str>) -> Option<Self> {
+    pub fn from_parts(json: &str, reward: Option<f64>, facts: Option<Arc<str>>) -> Option<Self> {
         let facts: Arc<str> = match facts {
-            Some(f) => f.into(),
+            Some(f) => f,
             None => {
                 let e: RewardEntry = serde_json::from_str(json).ok()?;
                 serde_json::to_string(&Facts::of(&served(e, ""))).ok()?.into()

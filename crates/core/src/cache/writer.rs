@@ -163,6 +163,15 @@ impl Writer {
         lock(&self.shared.pending[table.index()]).get(key).cloned()
     }
 
+    /// [`Writer::pending`] for many keys, under one lock.
+    pub fn pending_many(&self, table: Table, keys: &[&str]) -> Vec<Option<Value>> {
+        let p = lock(&self.shared.pending[table.index()]);
+        if p.is_empty() {
+            return vec![None; keys.len()];
+        }
+        keys.iter().map(|k| p.get(*k).cloned()).collect()
+    }
+
     /// Waits until every row queued so far is committed (or failed); an error when rows failed
     /// to commit since the last flush.
     pub fn flush(&self) -> Result<(), String> {

@@ -181,6 +181,7 @@ fn measure(name: &str, w: &Workload) -> anyhow::Result<StoreRow> {
         rerun,
         rerun_cache,
         differing,
+        goals: name == "sqlite",
     })
 }
 
