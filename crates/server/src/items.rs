@@ -97,6 +97,7 @@ pub async fn score_all(
         state.metrics.add_timed_out(timed_out);
     }
     state.metrics.observe_answered(&out);
+    state.commit_answers().await;
     Ok(out)
 }
 

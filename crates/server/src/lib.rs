@@ -29,7 +29,8 @@ use std::future::Future;
 use std::sync::Arc;
 
 /// Serves `state` on `listener` until `shutdown` completes, then drains: no new connections,
-/// every request already accepted is answered, the workers finish their queues and stop.
+/// every request already accepted is answered, the workers finish their queues and stop, and
+/// the store commits what they put in it.
 /// Connections are capped and request heads time-limited ([`conn`]); freed heap is handed back
 /// to the OS every half minute ([`memory`]).
 pub async fn serve(
@@ -42,9 +43,12 @@ pub async fn serve(
     trimmer.abort();
     tracing::info!("every accepted request is answered; stopping the workers");
     let s = Arc::clone(&state);
-    tokio::task::spawn_blocking(move || s.scheduler.shutdown())
-        .await
-        .map_err(std::io::Error::other)?;
+    tokio::task::spawn_blocking(move || {
+        s.scheduler.shutdown();
+        s.flush_cache();
+    })
+    .await
+    .map_err(std::io::Error::other)?;
     Ok(())
 }
 

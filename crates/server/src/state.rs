@@ -86,6 +86,23 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// Commits every result put in the store so far (a drained service calls it before it
+    /// exits, so what it computed is in a shared store for the next service).
+    pub fn flush_cache(&self) {
+        if let Some(c) = &self.cache {
+            flush(c.as_ref());
+        }
+    }
+
+    /// [`AppState::flush_cache`] off the async workers: a request's answers are committed
+    /// before they are sent, so a service killed after answering never has the next one
+    /// score them again.
+    pub async fn commit_answers(&self) {
+        if let Some(c) = self.cache.clone() {
+            let _ = tokio::task::spawn_blocking(move || flush(c.as_ref())).await;
+        }
+    }
+
     /// Loads the tasks, profiles and cache a config names and starts the workers. `env` is the
     /// machine's tools (scratch folder, kernel tools), built by the caller as for a scoring run.
     pub fn from_config(cfg: &ServeConfig, config_path: &Path, env: Arc<Env>) -> Result<Self, ServerError> {
@@ -268,5 +285,11 @@ impl AppState {
                 .and_then(|k| k.leases_if_started().map(|l| l.held()))
                 .unwrap_or(0),
         }
+    }
+}
+
+fn flush(c: &dyn Cache) {
+    if let Err(e) = c.flush() {
+        tracing::error!(store = %c.describe(), error = %e, "results not stored");
     }
 }
