@@ -97,7 +97,10 @@ pub async fn score_all(
         state.metrics.add_timed_out(timed_out);
     }
     state.metrics.observe_answered(&out);
-    state.commit_answers().await;
+    // Only what was computed now is stored (and may be waiting to be committed).
+    if out.iter().any(|e| e.scored && e.legs.iter().any(|l| !l.cached)) {
+        state.commit_answers().await;
+    }
     Ok(out)
 }
 
