@@ -1,6 +1,7 @@
 """Starting and stopping a real ``aorlta serve`` on loopback for the tests (the binary is
 ``$AORLTA_BIN``, default ``target/debug/aorlta``; build it with ``cargo build -p aorlta``)."""
 
+import importlib
 import os
 import pathlib
 import signal
@@ -11,6 +12,17 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "qa"
+
+
+def need(module: str):
+    """Imports a module of the trainer venv, or skips (fails when that venv is required:
+    ``AORLTA_TRAINERS_REQUIRED=1``, what ``scripts/test`` sets there)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        if os.environ.get("AORLTA_TRAINERS_REQUIRED") == "1":
+            pytest.fail(f"{module} is not importable in the trainer venv: {e}")
+        pytest.skip(f"{module} is not installed (run scripts/trainer-venv.sh)")
 
 
 def _binary() -> pathlib.Path:

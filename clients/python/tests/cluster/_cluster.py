@@ -1,27 +1,13 @@
 """Helpers shared by the Ray tests: paths, the shared service config, the pools."""
 
-import importlib
 import json
-import os
 import pathlib
 
-import pytest
-
-from aorlta_service import ROOT
+from aorlta_service import ROOT, need  # noqa: F401 (need: imported from here by the tests)
 
 KERNELS = ROOT / "examples" / "kernels"
 QA = ROOT / "examples" / "qa"
 CLIENT = ROOT / "clients" / "python"
-
-
-def need(module: str):
-    """Imports a module, or skips (fails when the trainer venv is required)."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as e:
-        if os.environ.get("AORLTA_TRAINERS_REQUIRED") == "1":
-            pytest.fail(f"{module} is not importable in the trainer venv: {e}")
-        pytest.skip(f"{module} is not installed (run scripts/trainer-venv.sh)")
 
 
 def pool(path: pathlib.Path):

@@ -1,20 +1,8 @@
 """Helpers shared by the trainer tests."""
 
-import importlib
-import os
 import pathlib
 
-import pytest
-
-
-def need(module: str):
-    """Imports a trainer module, or skips (fails when the trainers are required)."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as e:
-        if os.environ.get("AORLTA_TRAINERS_REQUIRED") == "1":
-            pytest.fail(f"{module} is not importable in the trainer venv: {e}")
-        pytest.skip(f"{module} is not installed (run scripts/trainer-venv.sh)")
+from aorlta_service import need  # noqa: F401 (imported from here by the tests)
 
 
 def client_file(name: str) -> str:
