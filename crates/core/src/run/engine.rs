@@ -117,28 +117,22 @@ impl Engine {
     /// Scores candidates whose tasks are in the engine's task set, each exactly as [`Engine::score`]
     /// would, with the store read in batches (see [`Engine::score_tasks`]). Entries in input order.
     pub fn score_batch(&self, cands: &[Candidate]) -> Vec<RewardEntry> {
-        let items: Vec<(Option<&Task>, &Candidate)> = cands
-            .iter()
-            .map(|c| (self.tasks.get(&c.task).map(|t| t.as_ref()), c))
-            .collect();
-        self.score_items(&items, false)
-            .into_iter()
-            .map(|s| match s {
-                Scored::Entry(e) => e,
-                Scored::Stored(_) => unreachable!("entries are read back whole"),
-            })
-            .collect()
+        whole(self.score_items(&self.with_tasks(cands), false))
     }
 
     /// [`Engine::score_batch`], with the entries found in the store left in their stored form
     /// (served under the candidate's id: [`StoredEntry::line`], [`StoredEntry::entry`]), so
     /// a caller that only writes them out never builds them.
     pub fn score_batch_stored(&self, cands: &[Candidate]) -> Vec<Scored> {
-        let items: Vec<(Option<&Task>, &Candidate)> = cands
+        self.score_items(&self.with_tasks(cands), true)
+    }
+
+    /// Each candidate with its task from the set (none when the set lacks it).
+    fn with_tasks<'a>(&'a self, cands: &'a [Candidate]) -> Vec<(Option<&'a Task>, &'a Candidate)> {
+        cands
             .iter()
             .map(|c| (self.tasks.get(&c.task).map(|t| t.as_ref()), c))
-            .collect();
-        self.score_items(&items, true)
+            .collect()
     }
 
     /// Scores candidates against given tasks (inline tasks, or ones from the set), each exactly
@@ -148,13 +142,7 @@ impl Engine {
     /// it, so it is served from what the earlier one stored, as one after the other would be.
     pub fn score_tasks(&self, items: &[(&Task, &Candidate)]) -> Vec<RewardEntry> {
         let items: Vec<(Option<&Task>, &Candidate)> = items.iter().map(|&(t, c)| (Some(t), c)).collect();
-        self.score_items(&items, false)
-            .into_iter()
-            .map(|s| match s {
-                Scored::Entry(e) => e,
-                Scored::Stored(_) => unreachable!("entries are read back whole"),
-            })
-            .collect()
+        whole(self.score_items(&items, false))
     }
 
     fn score_items(&self, items: &[(Option<&Task>, &Candidate)], stored: bool) -> Vec<Scored> {
@@ -510,6 +498,17 @@ struct Keyed<'a> {
     task: &'a Task,
     cand: &'a Candidate,
     key: String,
+}
+
+/// The entries of a batch scored with `stored: false` (every one built whole).
+fn whole(scored: Vec<Scored>) -> Vec<RewardEntry> {
+    scored
+        .into_iter()
+        .map(|s| match s {
+            Scored::Entry(e) => e,
+            Scored::Stored(_) => unreachable!("entries are read back whole"),
+        })
+        .collect()
 }
 
 /// An entry as [`Engine::score_batch_stored`] gives it.
