@@ -306,12 +306,17 @@ pub fn pathological_cases() -> Vec<Case> {
         ),
         case("unbalanced $ (\"$1 \" × 350k)", "1", fill("$1 ", MIB)),
         case("lone $ × 1 MiB", "1", fill("$", MIB)),
+        case("escaped \\$ × 512k", "1", fill("\\$", MIB)),
+        case("inline spans \"$a b$ \" × 175k", "1", fill("$a b$ ", MIB)),
+        case("paragraphs \"⏎⏎$1\" × 262k", "1", fill("\n\n$1", MIB)),
+        case("\"(\" × 1 MiB", "1", fill("(", MIB)),
         case(
             "nested \\sqrt{\\sqrt{…}}",
             "2",
             format!("\\boxed{{{}2{}}}", "\\sqrt{".repeat(k), "}".repeat(k)),
         ),
         case("unclosed \\boxed{\\boxed{…", "1", fill("\\boxed{", MIB)),
+        case("unclosed \\boxed{{}\\boxed{{}…", "1", fill("\\boxed{{}", MIB)),
         case("\"answer: \" × 130k", "1", fill("answer: ", MIB)),
         case("unclosed \\( × 512k", "1", fill("\\(", MIB)),
         case(

@@ -64,6 +64,182 @@ pub(super) fn prev(b: &[u8], until: usize, hit: impl Fn(u8) -> bool + Copy) -> O
     None
 }
 
+/// The byte a window test sees beyond either end of the text: a space (neither a delimiter,
+/// a backslash, a digit nor a line break).
+const EDGE: u8 = b' ';
+
+/// A byte with its neighbours, as the window scanners ([`next_where`], [`prev_where`],
+/// [`count_where`]) test it.
+#[derive(Clone, Copy)]
+pub(super) struct Around {
+    /// The byte two before.
+    pub two_before: u8,
+    /// The byte before.
+    pub before: u8,
+    /// The byte itself.
+    pub byte: u8,
+    /// The byte after.
+    pub after: u8,
+}
+
+impl Around {
+    /// Whether the byte may be unescaped: `false` only when a single backslash stands before it
+    /// (certainly escaped); with two, one may escape the other, and [`escaped`] settles it.
+    #[inline(always)]
+    pub fn maybe_unescaped(self) -> bool {
+        (self.before != b'\\') | (self.two_before == b'\\')
+    }
+}
+
+/// Bytes a window around a chunk of `CHUNK` holds: two before and one after.
+const WINDOW: usize = CHUNK + 3;
+
+/// The byte at `k + 2` of `w` with its neighbours.
+#[inline(always)]
+fn around(w: &[u8; WINDOW], k: usize) -> Around {
+    Around {
+        two_before: w[k],
+        before: w[k + 1],
+        byte: w[k + 2],
+        after: w[k + 3],
+    }
+}
+
+/// The byte at `i` with its neighbours ([`EDGE`] past either end).
+#[inline(always)]
+fn around_at(b: &[u8], i: usize) -> Around {
+    if i >= 2
+        && let Some(&[two_before, before, byte, after]) = b.get(i - 2..i + 2)
+    {
+        return Around {
+            two_before,
+            before,
+            byte,
+            after,
+        };
+    }
+    let at = |k: Option<usize>| k.and_then(|k| b.get(k)).copied().unwrap_or(EDGE);
+    Around {
+        two_before: at(i.checked_sub(2)),
+        before: at(i.checked_sub(1)),
+        byte: b[i],
+        after: at(Some(i + 1)),
+    }
+}
+
+/// The window around the chunk starting at `i`, when all of it lies inside `b`.
+#[inline(always)]
+fn window(b: &[u8], i: usize) -> Option<&[u8; WINDOW]> {
+    b.get(i.checked_sub(2)?..i + CHUNK + 1)?.try_into().ok()
+}
+
+/// How many bytes of the chunk in window `w` `hit` accepts, when some byte passes `byte` (cheap,
+/// and skips the window tests of a chunk without candidates); 0 otherwise.
+#[inline(always)]
+fn hits(w: &[u8; WINDOW], byte: impl Fn(u8) -> bool + Copy, hit: impl Fn(Around) -> bool + Copy) -> u8 {
+    let middle: &[u8; CHUNK] = w[2..2 + CHUNK].try_into().expect("a chunk inside its window");
+    if !any(middle, byte) {
+        return 0;
+    }
+    let mut n = 0u8;
+    for k in 0..CHUNK {
+        n += u8::from(hit(around(w, k)));
+    }
+    n
+}
+
+/// The first index at or after `from` whose byte and neighbours `hit` accepts, or `b.len()`:
+/// [`next`] for tests that look at a byte's neighbours (a `$` after a non-space), so that bytes
+/// that only look like a hit are skipped 32 at a time rather than one call each. `byte` accepts
+/// every byte that a hit is at (the `$` of that test).
+#[inline(always)]
+pub(super) fn next_where(
+    b: &[u8],
+    from: usize,
+    byte: impl Fn(u8) -> bool + Copy,
+    hit: impl Fn(Around) -> bool + Copy,
+) -> usize {
+    let mut i = from;
+    while i < b.len() && (i < 2 || i < from + NEAR) {
+        if byte(b[i]) && hit(around_at(b, i)) {
+            return i;
+        }
+        i += 1;
+    }
+    while let Some(w) = window(b, i) {
+        if hits(w, byte, hit) != 0 {
+            break;
+        }
+        i += CHUNK;
+    }
+    while i < b.len() && !(byte(b[i]) && hit(around_at(b, i))) {
+        i += 1;
+    }
+    i.min(b.len())
+}
+
+/// The last index in `floor..until` whose byte and neighbours `hit` accepts ([`next_where`] run
+/// backwards).
+#[inline(always)]
+pub(super) fn prev_where(
+    b: &[u8],
+    floor: usize,
+    until: usize,
+    byte: impl Fn(u8) -> bool + Copy,
+    hit: impl Fn(Around) -> bool + Copy,
+) -> Option<usize> {
+    let mut i = until.min(b.len());
+    // The last byte has no byte after it to read in a window: test it alone.
+    if i == b.len() && i > floor {
+        i -= 1;
+        if byte(b[i]) && hit(around_at(b, i)) {
+            return Some(i);
+        }
+    }
+    while i >= floor + CHUNK
+        && let Some(w) = window(b, i - CHUNK)
+    {
+        if hits(w, byte, hit) != 0 {
+            break;
+        }
+        i -= CHUNK;
+    }
+    while i > floor {
+        i -= 1;
+        if byte(b[i]) && hit(around_at(b, i)) {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// How many indices in `from..to` `hit` accepts, 32 at a time (`byte` as for [`next_where`]).
+pub(super) fn count_where(
+    b: &[u8],
+    from: usize,
+    to: usize,
+    byte: impl Fn(u8) -> bool + Copy,
+    hit: impl Fn(Around) -> bool + Copy,
+) -> usize {
+    let to = to.min(b.len());
+    let mut i = from;
+    let mut n = 0;
+    while i < to && i < 2 {
+        n += usize::from(byte(b[i]) && hit(around_at(b, i)));
+        i += 1;
+    }
+    while i + CHUNK <= to {
+        let Some(w) = window(b, i) else { break };
+        n += usize::from(hits(w, byte, hit));
+        i += CHUNK;
+    }
+    while i < to {
+        n += usize::from(byte(b[i]) && hit(around_at(b, i)));
+        i += 1;
+    }
+    n
+}
+
 /// The last index `i` before `until` where the three bytes at `i`, lower-cased (`| 0x20`),
 /// are `pat` (a lower-case pattern of letters).
 pub(super) fn prev_folded(b: &[u8], until: usize, pat: [u8; 3]) -> Option<usize> {

@@ -3,7 +3,9 @@
 //! scanner works back from the end. A completion of any size and shape takes time linear in its
 //! length. Scanners return trimmed slices of the completion, cut only at ASCII bytes.
 
-use super::scan::{closing_brace, escaped, next, prev, prev_folded};
+use super::scan::{
+    Around, closing_brace, count_where, escaped, next, next_where, prev, prev_folded, prev_where,
+};
 
 /// The content of the last `\boxed{…}` or `\fbox{…}` whose braces balance (the one that
 /// starts last; an empty one is skipped). When boxes before it are joined to it only by
@@ -19,14 +21,32 @@ use super::scan::{closing_brace, escaped, next, prev, prev_folded};
 /// over closed ones: every byte is scanned about once.
 pub(super) fn last_boxed(s: &str) -> Option<&str> {
     let b = s.as_bytes();
+    // A box can close only at a `}` after its content starts: boxes after the last `}` are
+    // not collected.
+    let last_brace = prev(b, b.len(), |c| c == b'}')?;
     let mut boxes: Vec<(usize, usize)> = Vec::new();
     let mut from = 0;
-    while let Some((start, content)) = next_box(b, from) {
+    while let Some((start, content)) = next_box(b, from).filter(|bx| bx.1 <= last_brace) {
         boxes.push((start, content));
         from = content;
     }
-    let mut closes: Vec<Option<usize>> = vec![None; boxes.len()];
-    for k in (0..boxes.len()).rev() {
+    // Where each box closes, once boxes are scanned (none is, when all are passed over).
+    let mut closes: Vec<Option<usize>> = Vec::new();
+    let mut next = boxes.len();
+    while next > 0 {
+        let k = next - 1;
+        // When the box after this one never closes (or there is none), this one can close only
+        // at a `}` before that box starts: every box that starts after the last such `}` stays
+        // open, and is passed over at once (a completion cut off in `\boxed{\boxed{…`).
+        if !matches!(closes.get(k + 1), Some(Some(_))) {
+            let limit = boxes.get(k + 1).map_or(b.len(), |bx| bx.0);
+            let brace = prev(b, limit, |c| c == b'}')?;
+            if brace < boxes[k].1 {
+                next = boxes[..k].partition_point(|bx| bx.1 <= brace);
+                continue;
+            }
+        }
+        next = k;
         let content = boxes[k].1;
         let mut i = content;
         let mut depth = 1i64;
@@ -47,6 +67,9 @@ pub(super) fn last_boxed(s: &str) -> Option<&str> {
                 _ => break None,
             }
         };
+        if closes.is_empty() {
+            closes.resize(boxes.len(), None);
+        }
         closes[k] = close;
         if let Some(c) = close {
             let text = s[content..c].trim();
@@ -205,6 +228,7 @@ fn unit_word(r: &str) -> Option<usize> {
 }
 
 /// When a box opens at `i` (a backslash): where its content starts.
+#[inline(always)]
 fn box_at(b: &[u8], i: usize) -> Option<usize> {
     let rest = &b[i + 1..];
     let name = if rest.starts_with(b"boxed") {
@@ -227,6 +251,7 @@ fn box_at(b: &[u8], i: usize) -> Option<usize> {
 
 /// The first box at or after `from`: (its backslash, its content start). Both names contain an
 /// `x`, a rare byte in LaTeX, so the search jumps from `x` to `x`.
+#[inline(always)]
 fn next_box(b: &[u8], from: usize) -> Option<(usize, usize)> {
     let mut i = from;
     loop {
@@ -583,8 +608,60 @@ pub(super) fn last_math(s: &str) -> Option<&str> {
 /// The content of the last `$ … $` pair, taken in order within a paragraph (`$$` and escaped
 /// `\$` left out), whose content holds no word of two or more plain letters between spaces:
 /// `$ 9 $` and
-/// `$ \begin{pmatrix}1 & 0\end{pmatrix} $` are math, `$5 and $ 6` is two prices. One pass.
+/// `$ \begin{pmatrix}1 & 0\end{pmatrix} $` are math, `$5 and $ 6` is two prices.
+///
+/// A blank line or a `$` beside another `$` ends the pairing, and the lone `$`s between two such
+/// ends pair up in order. So the runs between ends are taken from the last back: the run's lone
+/// `$`s are counted (an odd one out is the last), and its pairs are tried from the last back,
+/// until one holds math. Each run is scanned a few times, 32 bytes at a time, and each pair's
+/// content is read at most once.
 fn loose_dollar_span(s: &str) -> Option<&str> {
+    let b = s.as_bytes();
+    let dollar = |c: u8| c == b'$';
+    let ends_pairing = |a: Around| {
+        ((a.byte == b'\n') & (a.after == b'\n'))
+            | ((a.byte == b'$') & ((a.before == b'$') | (a.after == b'$')))
+    };
+    let lone = |a: Around| (a.byte == b'$') & (a.before != b'$') & (a.after != b'$') & a.maybe_unescaped();
+    // Past this many runs, the rest is taken in one pass forward, a call per `$`.
+    const RUNS_BACK: usize = 16;
+    let mut end = b.len();
+    for _ in 0..RUNS_BACK {
+        let stop = last_unescaped(b, 0, end, |c| (c == b'$') | (c == b'\n'), ends_pairing);
+        let from = stop.map_or(0, |k| k + 1);
+        // Fewer than two lone `$` make no pair (escaped ones only make fewer).
+        let mut count = count_where(b, from, end, dollar, lone);
+        if count >= 2 {
+            let mut until = end;
+            while let Some(k) = prev_where(b, from, until, dollar, |a| lone(a) & (a.before == b'\\')) {
+                count -= usize::from(escaped(b, k));
+                until = k;
+            }
+            let mut close = last_unescaped(b, from, end, dollar, lone);
+            if count % 2 == 1 {
+                close = close.and_then(|z| last_unescaped(b, from, z, dollar, lone));
+            }
+            while let Some(z) = close {
+                let Some(a) = last_unescaped(b, from, z, dollar, lone) else {
+                    break;
+                };
+                if loose_math(s, a, z) {
+                    return Some(s[a + 1..z].trim());
+                }
+                close = last_unescaped(b, from, a, dollar, lone);
+            }
+        }
+        // A run of `$` or of line breaks holds no lone `$`: the run before this one ends where
+        // it starts.
+        let stop = stop?;
+        end = prev(b, stop, |c| c != b[stop]).map_or(0, |k| k + 1);
+    }
+    loose_dollar_span_forward(&s[..end])
+}
+
+/// [`loose_dollar_span`] in one pass forward: each `$` and line break in turn, pairing lone `$`s
+/// as they come. Many short runs (`⏎⏎$1⏎⏎$1…`) cost less this way than taken back one by one.
+fn loose_dollar_span_forward(s: &str) -> Option<&str> {
     let b = s.as_bytes();
     let (mut open, mut last) = (None::<usize>, None);
     let mut i = 0;
@@ -599,18 +676,41 @@ fn loose_dollar_span(s: &str) -> Option<&str> {
             b'$' if b.get(i + 1) == Some(&b'$') || (i > 0 && b[i - 1] == b'$') => open = None,
             b'$' => match open.take() {
                 None => open = Some(i),
-                Some(a) => {
-                    let inner = s[a + 1..i].trim();
-                    if !inner.is_empty() && !has_prose_word(inner) && !on_own_lines(&s[a + 1..i]) {
-                        last = Some(inner);
-                    }
-                }
+                Some(a) => last = Some((a, i)).filter(|&(a, z)| loose_math(s, a, z)).or(last),
             },
             _ => {}
         }
         i += 1;
     }
-    last
+    last.map(|(a, z)| s[a + 1..z].trim())
+}
+
+/// Whether the pair of `$` at `a` and `z` holds math: not empty, no prose word, not on lines of
+/// its own.
+fn loose_math(s: &str, a: usize, z: usize) -> bool {
+    let inner = s[a + 1..z].trim();
+    !inner.is_empty() && !has_prose_word(inner) && !on_own_lines(&s[a + 1..z])
+}
+
+/// The last index in `floor..until` that `hit` accepts and that is not an escaped `$` (an escaped
+/// `$` neither pairs nor ends a pairing). `byte` as for [`prev_where`].
+#[inline(always)]
+fn last_unescaped(
+    b: &[u8],
+    floor: usize,
+    mut until: usize,
+    byte: impl Fn(u8) -> bool + Copy,
+    hit: impl Fn(Around) -> bool + Copy,
+) -> Option<usize> {
+    loop {
+        let k = prev_where(b, floor, until, byte, |a| {
+            hit(a) & ((a.byte != b'$') | a.maybe_unescaped())
+        })?;
+        if b[k] != b'$' || !escaped(b, k) {
+            return Some(k);
+        }
+        until = k;
+    }
 }
 
 /// Whether the content of an inline span begins or ends with a line break (spaces aside): its
@@ -684,19 +784,30 @@ fn last_math_span(s: &str) -> Option<&str> {
     let mut no_close_display = false;
     // Set when an inline `$` finds neither closer nor later opener: no `$` after it matters.
     let mut no_more_dollars = false;
+    // Whether the last byte found was not a delimiter after all.
+    let mut missed = false;
     let mut i = 0;
     loop {
         let (dollar, paren, brack) = (!no_more_dollars, !no_close_paren, !no_close_brack);
-        i = next(b, i, |c| {
-            (dollar & (c == b'$')) | (paren & (c == b'(')) | (brack & (c == b'['))
-        });
+        let candidate = |c: u8| (dollar & (c == b'$')) | (paren & (c == b'(')) | (brack & (c == b'['));
+        // Byte by byte while hits are real; after one that was not (a bracket without its
+        // backslash, an escaped `$`), their neighbours are tested too, 32 bytes at a time.
+        i = if missed {
+            next_where(b, i, candidate, |a| {
+                (dollar & (a.byte == b'$') & a.maybe_unescaped())
+                    | ((a.before == b'\\') & ((paren & (a.byte == b'(')) | (brack & (a.byte == b'['))))
+            })
+        } else {
+            next(b, i, candidate)
+        };
         if i >= n {
             break;
         }
         let c = b[i];
+        missed = escaped(b, i) != (c != b'$');
         if c != b'$' {
             // `\(` or `\[`: an unescaped backslash before the bracket.
-            if !escaped(b, i) {
+            if missed {
                 i += 1;
                 continue;
             }
@@ -711,7 +822,7 @@ fn last_math_span(s: &str) -> Option<&str> {
             }
             let mut j = i + 1;
             loop {
-                j = next(b, j, |x| x == close);
+                j = next_where(b, j, |x| x == close, |a| (a.before == b'\\') & (a.byte == close));
                 if j >= n || escaped(b, j) {
                     break;
                 }
@@ -729,14 +840,12 @@ fn last_math_span(s: &str) -> Option<&str> {
             }
             continue;
         }
-        if escaped(b, i) {
+        if missed {
             i += 1;
             continue;
         }
         // `$$$$` is an empty display: skip runs of them at once.
-        while b.get(i..i + 4) == Some(b"$$$$") {
-            i += 4;
-        }
+        i += (next(b, i, |c| c != b'$') - i) / 4 * 4;
         if b.get(i) != Some(&b'$') {
             continue;
         }
@@ -747,8 +856,13 @@ fn last_math_span(s: &str) -> Option<&str> {
             }
             let mut j = i + 2;
             loop {
-                j = next(b, j, |x| x == b'$');
-                if j + 1 >= n || (b[j + 1] == b'$' && !escaped(b, j)) {
+                j = next_where(
+                    b,
+                    j,
+                    |x| x == b'$',
+                    |a| (a.byte == b'$') & (a.after == b'$') & a.maybe_unescaped(),
+                );
+                if j + 1 >= n || !escaped(b, j) {
                     break;
                 }
                 j += 1;
@@ -762,40 +876,114 @@ fn last_math_span(s: &str) -> Option<&str> {
             }
             continue;
         }
-        // An inline `$` opens before a non-space. It closes at a `$` after a non-space and
-        // before a non-digit; a `$` that cannot close but can open means the first was a price,
-        // and the span restarts there. With neither, there is no later `$` that could open a
+        // An inline `$` opens before a non-space. It closes at the first `$` after a non-space
+        // and before a non-digit (or ends at a blank line); a `$` before that which cannot close
+        // but can open means the first was a price, and the span restarts there, so the span
+        // opens at the last such `$`. With no closer, there is no later `$` that could open a
         // span, so no later `$` is looked at.
         if b.get(i + 1).is_none_or(u8::is_ascii_whitespace) {
             i += 1;
             continue;
         }
-        let mut open = i;
-        let mut j = i + 1;
-        i = loop {
-            j = next(b, j, |x| (x == b'$') | (x == b'\n'));
-            if j >= n {
+        i = match inline_span(b, i) {
+            Inline::Closed { open, close } => {
+                record(open + 1, close);
+                close + 1
+            }
+            Inline::Paragraph(at) => at,
+            Inline::Unclosed { open } => {
                 no_more_dollars = true;
-                break open + 1;
+                open + 1
             }
-            if b[j] == b'\n' {
-                if b.get(j + 1) == Some(&b'\n') {
-                    break j;
-                }
-            } else if !escaped(b, j) {
-                let closes = !b[j - 1].is_ascii_whitespace() && !b.get(j + 1).is_some_and(u8::is_ascii_digit);
-                if closes {
-                    record(open + 1, j);
-                    break j + 1;
-                }
-                if b.get(j + 1).is_some_and(|c| !c.is_ascii_whitespace()) {
-                    open = j;
-                }
-            }
-            j += 1;
         };
     }
     last.map(|(a, z)| s[a..z].trim())
+}
+
+/// How an inline `$` span that opens at a `$` ends ([`inline_span`]).
+enum Inline {
+    /// At the `$` at `close`, the span having restarted at the `$` at `open`.
+    Closed { open: usize, close: usize },
+    /// At the blank line at this index.
+    Paragraph(usize),
+    /// Not at all; `open` is the last `$` it restarted at.
+    Unclosed { open: usize },
+}
+
+/// Where the inline span opening at the `$` at `i` ends. It closes at the first unescaped `$`
+/// after a non-space and before a non-digit, or ends at a blank line; an unescaped `$` before
+/// that which cannot close but can open (before a non-space) means the `$` it restarted at was a
+/// price, and the span restarts there.
+///
+/// The first few `$` and line breaks are taken one at a time (spans are short); past those, the
+/// closer is found 32 bytes at a time and the last `$` that restarts the span is found back
+/// from it, so that a run of `$` that never closes (`$1 $1 $1 …`) costs a vector pass.
+fn inline_span(b: &[u8], i: usize) -> Inline {
+    const ONE_AT_A_TIME: usize = 8;
+    let n = b.len();
+    let closes = |j: usize| !b[j - 1].is_ascii_whitespace() && !b.get(j + 1).is_some_and(u8::is_ascii_digit);
+    let mut open = i;
+    let mut j = i + 1;
+    for _ in 0..ONE_AT_A_TIME {
+        j = next(b, j, |x| (x == b'$') | (x == b'\n'));
+        if j >= n {
+            return Inline::Unclosed { open };
+        }
+        if b[j] == b'\n' {
+            if b.get(j + 1) == Some(&b'\n') {
+                return Inline::Paragraph(j);
+            }
+        } else if !escaped(b, j) {
+            if closes(j) {
+                return Inline::Closed { open, close: j };
+            }
+            if b.get(j + 1).is_some_and(|c| !c.is_ascii_whitespace()) {
+                open = j;
+            }
+        }
+        j += 1;
+    }
+    let floor = open + 1;
+    let stop = loop {
+        let k = next_where(
+            b,
+            j,
+            |x| (x == b'$') | (x == b'\n'),
+            |a| {
+                ((a.byte == b'$')
+                    & !a.before.is_ascii_whitespace()
+                    & !a.after.is_ascii_digit()
+                    & a.maybe_unescaped())
+                    | ((a.byte == b'\n') & (a.after == b'\n'))
+            },
+        );
+        if k < n && b[k] == b'$' && escaped(b, k) {
+            j = k + 1;
+            continue;
+        }
+        break k;
+    };
+    let mut until = stop;
+    while let Some(k) = prev_where(
+        b,
+        floor,
+        until,
+        |x| x == b'$',
+        |a| (a.byte == b'$') & !a.after.is_ascii_whitespace() & a.maybe_unescaped(),
+    ) {
+        if !escaped(b, k) {
+            open = k;
+            break;
+        }
+        until = k;
+    }
+    if stop >= n {
+        Inline::Unclosed { open }
+    } else if b[stop] == b'\n' {
+        Inline::Paragraph(stop)
+    } else {
+        Inline::Closed { open, close: stop }
+    }
 }
 
 /// Bytes a number may contain.
@@ -934,3 +1122,7 @@ fn only_number(t: &str) -> bool {
     let plain = t.replace("\\,", " ").replace("{,}", ",");
     starts && t.bytes().any(|c| c.is_ascii_digit()) && plain.chars().all(ok_char)
 }
+
+#[cfg(test)]
+#[path = "spans_reference.rs"]
+mod reference;
