@@ -6,8 +6,9 @@
 //! creeps up although the heap does not (24 minutes of the soak under heaptrack: from minute 12
 //! on, the live heap's low point in each 2-minute window stayed at 58 to 67 MiB and its high
 //! point at 77 to 83 MiB while the resident set kept rising). A periodic `malloc_trim` releases
-//! free pages from every arena; it slows that growth but does not stop it (docs/SERVICE.md,
-//! "Soak").
+//! free pages from every arena; it slows that growth but does not stop it. Capping the arenas
+//! at two ([`limit_arenas`], called at start) is what keeps the resident set flat
+//! (docs/SERVICE.md, "Soak").
 
 use std::time::Duration;
 
@@ -22,6 +23,33 @@ pub fn trim() -> bool {
         // SAFETY: malloc_trim takes no pointers and only walks the allocator's own arenas under
         // their locks; it is safe to call from any thread at any time.
         unsafe { libc::malloc_trim(0) == 1 }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        false
+    }
+}
+
+/// The most heap arenas the service lets glibc keep (its default is 8 per core). Each arena
+/// holds on to the pages freed in it; with many, memory freed on one worker thread sits unused
+/// while another thread's arena grows. Two arenas bring the soak's resident set down and keep
+/// it flat (docs/SERVICE.md, "Soak"); they cost some Q&A throughput under contention (`aorlta
+/// bench serve` at batch 256 on 2 cores: about 70,000–73,000 items/s against 84,000–87,000 with
+/// 16), far above the service's goal. An operator who wants the other trade sets
+/// `MALLOC_ARENA_MAX`.
+pub const ARENAS: i32 = 2;
+
+/// Caps glibc's heap arenas at [`ARENAS`], unless `MALLOC_ARENA_MAX` is set (the operator's
+/// choice stands). Call before the service starts its threads. Returns whether the cap is now
+/// set; `false` where the allocator is not glibc's or the variable is set.
+pub fn limit_arenas() -> bool {
+    if std::env::var_os("MALLOC_ARENA_MAX").is_some() {
+        return false;
+    }
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallopt takes no pointers; it sets one allocator parameter under its lock.
+        unsafe { libc::mallopt(libc::M_ARENA_MAX, ARENAS) == 1 }
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
     {
@@ -45,6 +73,12 @@ pub fn spawn_trimmer() -> tokio::task::JoinHandle<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    fn the_arena_cap_is_taken_unless_the_operator_set_one() {
+        assert_eq!(limit_arenas(), std::env::var_os("MALLOC_ARENA_MAX").is_none());
+    }
 
     #[test]
     #[cfg(all(target_os = "linux", target_env = "gnu"))]

@@ -35,6 +35,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .try_init();
+    // Before any thread of the service starts.
+    aorlta_server::memory::limit_arenas();
     let cfg = ServeConfig::load(&args.config)?;
     let bind = args.bind.unwrap_or(cfg.bind);
     let env = ServeEnv::build(&cfg)?;
