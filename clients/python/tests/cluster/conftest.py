@@ -4,6 +4,12 @@ in for nodes, each with one ``fake_gpu`` (kernels run on the fake device). These
 ``AORLTA_TRAINERS_REQUIRED=1`` (what ``scripts/test`` sets) a missing ``ray`` is a failure."""
 
 import os
+import pathlib
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
 
 import pytest
 
@@ -60,3 +66,42 @@ def cluster():
 @pytest.fixture(scope="session")
 def binary():
     return str(_binary())
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A throwaway PostgreSQL server (``initdb`` and ``pg_ctl`` from ``AORLTA_PG_BIN``, what
+    ``scripts/test`` exports; as the ``postgres`` user when run as root), listening only on a
+    socket in its folder; yields a ``postgres://`` URL of its ``postgres`` database. Skipped
+    without the server binaries, a failure when ``AORLTA_TRAINERS_REQUIRED=1``."""
+    bin_dir = pathlib.Path(os.environ.get("AORLTA_PG_BIN", ""))
+    if not (bin_dir.name and (bin_dir / "initdb").is_file() and (bin_dir / "pg_ctl").is_file()):
+        msg = "no PostgreSQL server binaries: set AORLTA_PG_BIN (scripts/install-postgres.sh --find-only)"
+        if os.environ.get("AORLTA_TRAINERS_REQUIRED") == "1":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="aorlta-pg-"))
+    user = None
+    if os.geteuid() == 0:
+        # The server refuses to run as root.
+        pw = pwd.getpwnam("postgres")
+        os.chown(folder, pw.pw_uid, pw.pw_gid)
+        user = "postgres"
+    with socket.socket() as s:  # a free number for the socket's name
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    data, log = folder / "data", folder / "server.log"
+
+    def run(*args):
+        out = subprocess.run(args, cwd=folder, user=user, env={**os.environ, "LC_ALL": "C"},
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        assert out.returncode == 0, f"{args[0]} failed: {out.stdout}{out.stderr}"
+
+    run(str(bin_dir / "initdb"), "-D", str(data), "-U", "aorlta", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")
+    opts = f"-k {folder} -p {port} -c listen_addresses='' -c fsync=off -c synchronous_commit=off"
+    run(str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", opts, "-w", "-t", "60", "start")
+    try:
+        yield f"postgresql://aorlta@/postgres?host={folder}&port={port}"
+    finally:
+        run(str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop")
+        shutil.rmtree(folder, ignore_errors=True)

@@ -69,8 +69,12 @@ def score_killing_one(svc, items, profile):
     return svc.score(items, profile, progress), at[0] if at else None
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def store(request, tmp_path_factory):
+    """The shared store: one SQLite file on this host, or a PostgreSQL server (what several
+    hosts share)."""
+    if request.param == "postgres":
+        return request.getfixturevalue("postgres")
     return tmp_path_factory.mktemp("shared-store") / "cache.sqlite"
 
 

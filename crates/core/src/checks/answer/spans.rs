@@ -774,7 +774,9 @@ fn last_math_span(s: &str) -> Option<&str> {
     let n = b.len();
     let mut last: Option<(usize, usize)> = None;
     let mut record = |a: usize, z: usize| {
-        if a <= z && !s[a..z].trim().is_empty() {
+        // Most spans start with a plain byte: no need to trim them to see they are not empty.
+        let plain = |c: &u8| c.is_ascii() && !c.is_ascii_whitespace();
+        if a < z && (s.as_bytes()[a..z].first().is_some_and(plain) || !s[a..z].trim().is_empty()) {
             last = Some((a, z));
         }
     };
