@@ -275,3 +275,45 @@ def test_the_service_config_paths_are_made_absolute(tmp_path):
     path.write_text("tasks: [a\nprofiles: b\n")
     with pytest.raises(ValueError, match=r"serve.yaml:\d+: not YAML"):
         read_config(path)
+
+
+def test_verls_reward_loop_manager_scores_through_the_front_from_its_ray_actors(cluster, config, tmp_path, binary, pools, single_node):
+    """verl's own ``RewardLoopManager`` (its reward path in a training run) in the same Ray
+    cluster as the AORLTA workers: it starts its ``RewardLoopWorker`` actors on the cluster's
+    nodes, each loads ``aorlta_client/verl.py`` by path and sends its chunk's samples to the
+    front; the scores verl assembles are the single service's rewards, and an unscored sample
+    gets the stand-in."""
+    need("verl")
+    torch = need("torch")
+    from omegaconf import OmegaConf
+    from verl.experimental.reward_loop.reward_loop import RewardLoopManager
+    from verl_data import dataproto, toy_tokenizer
+
+    tokenizer, path = toy_tokenizer(tmp_path / "tokenizer")
+    # 39 pool items and one unscored sample: verl splits the batch evenly over its 2 workers.
+    items = pools["qa"][:39]
+    want = [e["reward"] if e["scored"] else -0.2 for e in single_node["qa"][:39]]
+    samples = [(it["task"], it["completion"]) for it in items] + [("no-such-task", "\\boxed{1}")]
+    with start(config, tmp_path / "cache.sqlite", binary) as svc:
+        cfg = OmegaConf.create(
+            {
+                "actor_rollout_ref": {"model": {"path": str(path), "tokenizer_path": None}},
+                "reward": {
+                    "num_workers": 2,
+                    "custom_reward_function": {
+                        "path": str(CLIENT / "aorlta_client" / "verl.py"),
+                        "name": "compute_score",
+                        "reward_kwargs": {"url": svc.url, "profile": "qa", "unscored_score": -0.2},
+                    },
+                    "reward_manager": {"source": "register", "name": "naive", "module": {"path": None, "name": "x"}},
+                    "reward_model": {"enable": False},
+                },
+            }
+        )
+        manager = RewardLoopManager(cfg)
+        out = manager.compute_rm_score(dataproto(tokenizer, samples))
+        served = sum(row["entries"] for row in svc.router.summary_rows())
+    got = out.batch["rm_scores"].sum(dim=-1)
+    assert torch.allclose(got, torch.tensor(want + [-0.2], dtype=got.dtype)), (got.tolist(), want)
+    assert list(out.non_tensor_batch["aorlta_mask"]) == [1.0 if e["scored"] else 0.0 for e in single_node["qa"][:39]] + [0.0]
+    assert served >= len(items), "the samples were scored by the cluster's workers"

@@ -13,27 +13,7 @@ import asyncio
 import pytest
 
 from _trainers import client_file, need
-
-
-def _dataproto(tokenizer, samples, prompt="Q: "):
-    torch = need("torch")
-    np = need("numpy")
-    verl = need("verl")
-    prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
-    rows = [tokenizer(c + "<|im_end|>", add_special_tokens=False)["input_ids"] for _, c in samples]
-    width = max(len(r) for r in rows) + 2
-    pad = tokenizer.pad_token_id
-    responses = torch.tensor([r + [pad] * (width - len(r)) for r in rows])
-    prompts = torch.tensor([prompt_ids] * len(rows))
-    mask = torch.tensor([[1] * len(prompt_ids) + [1] * len(r) + [0] * (width - len(r)) for r in rows])
-    return verl.DataProto.from_dict(
-        tensors={"prompts": prompts, "responses": responses, "attention_mask": mask},
-        non_tensors={
-            "data_source": np.array(["aorlta"] * len(rows), dtype=object),
-            "reward_model": np.array([{"ground_truth": t} for t, _ in samples], dtype=object),
-            "extra_info": np.array([{"index": i} for i in range(len(rows))], dtype=object),
-        },
-    )
+from verl_data import dataproto as _dataproto
 
 
 def _score_requests(url):

@@ -110,7 +110,7 @@ def test_the_reward_loop_gives_nan_for_an_unscored_sample(server, monkeypatch, t
     from verl.experimental.reward_loop.reward_loop import RewardLoopWorker
     from verl.trainer.ppo.ray_trainer import compute_advantage
 
-    from test_verl import _dataproto
+    from verl_data import dataproto as _dataproto
 
     from aorlta_client import verl_advantage
 
