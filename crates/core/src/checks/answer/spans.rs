@@ -632,7 +632,8 @@ fn loose_dollar_span(s: &str) -> Option<&str> {
         // Fewer than two lone `$` make no pair (escaped ones only make fewer).
         let mut count = count_where(b, from, end, dollar, lone);
         if count >= 2 {
-            let mut until = end;
+            // Only a `$` after a backslash may be escaped: none to look for without one.
+            let mut until = if b[from..end].contains(&b'\\') { end } else { from };
             while let Some(k) = prev_where(b, from, until, dollar, |a| lone(a) & (a.before == b'\\')) {
                 count -= usize::from(escaped(b, k));
                 until = k;
