@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A soak benchmark for `aorlta serve`: hours of distinct Q&A and kernel items (kernels on the
-fake device, so no GPU is needed), sampling the service's memory (VmRSS) and its work folder
-(files and bytes, where compiled code objects live) as it goes, to show both stay flat.
+fake device, so no GPU is needed), sampling the service's memory (VmRSS), that of its harness
+processes (its child processes, summed) and its work folder (files and bytes, where compiled
+code objects live) as it goes, to show all stay flat.
 
     scripts/soak.py --binary target/release/aorlta --minutes 60 [--samples 12]
 
@@ -30,6 +31,24 @@ def rss_kib(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     return 0
+
+
+def children_rss_kib(pid: int) -> int:
+    """The resident memory of every process under ``pid`` (its harness processes), summed."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            kids = [int(k) for t in os.listdir(f"/proc/{p}/task") for k in open(f"/proc/{p}/task/{t}/children").read().split()]
+        except OSError:
+            continue
+        for k in kids:
+            try:
+                total += rss_kib(k)
+            except OSError:
+                continue
+            todo.append(k)
+    return total
 
 
 def folder(path: pathlib.Path):
@@ -115,7 +134,7 @@ def main() -> int:
     for t in threads:
         t.start()
     print(f"aorlta soak: {args.minutes:g} min, distinct Q&A and kernel items (fake device), memory cache of {args.cache_entries}")
-    print(f"{'min':>6} {'qa items':>10} {'kernel items':>13} {'rss MiB':>8} {'work files':>11} {'work MiB':>9}")
+    print(f"{'min':>6} {'qa items':>10} {'kernel items':>13} {'rss MiB':>8} {'harness MiB':>12} {'work files':>11} {'work MiB':>9}")
     rows = []
     every = args.minutes * 60 / args.samples
     for s in range(args.samples + 1):
@@ -123,9 +142,12 @@ def main() -> int:
         while time.monotonic() < target:
             time.sleep(0.5)
         files, size = folder(work)
-        row = ((time.monotonic() - t0) / 60, sent["qa"], sent["kernel"], rss_kib(proc.pid) / 1024, files, size / 2**20)
+        row = (
+            (time.monotonic() - t0) / 60, sent["qa"], sent["kernel"], rss_kib(proc.pid) / 1024, files, size / 2**20,
+            children_rss_kib(proc.pid) / 1024,
+        )
         rows.append(row)
-        print(f"{row[0]:6.1f} {row[1]:10d} {row[2]:13d} {row[3]:8.1f} {row[4]:11d} {row[5]:9.2f}", flush=True)
+        print(f"{row[0]:6.1f} {row[1]:10d} {row[2]:13d} {row[3]:8.1f} {row[6]:12.1f} {row[4]:11d} {row[5]:9.2f}", flush=True)
     for t in threads:
         t.join(timeout=330)
     proc.send_signal(signal.SIGTERM)
@@ -135,6 +157,7 @@ def main() -> int:
     if half and first:
         print(
             f"rss MiB: max {max(r[3] for r in first):.1f} in the first half, {max(r[3] for r in half):.1f} in the second; "
+            f"harness MiB: max {max(r[6] for r in first):.1f} then {max(r[6] for r in half):.1f}; "
             f"work files: max {max(r[4] for r in first)} then {max(r[4] for r in half)}; non-200 answers: {sent['non200']}; exit {code}"
         )
     return 0 if code == 0 and sent["non200"] == 0 else 1

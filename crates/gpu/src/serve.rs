@@ -232,7 +232,7 @@ fn serve_opened<B: Backend>(opened: Result<B, HarnessError>, spool: &Path, start
 /// Serves jobs from standard input on one device; returns the exit code.
 pub fn serve(kind: BackendKind, device: u32, spool: &Path, start: Instant, tools: &Tools) -> i32 {
     match kind {
-        BackendKind::Fake => serve_opened(Ok(FakeBackend::new(device)), spool, start),
+        BackendKind::Fake => serve_opened(Ok(FakeBackend::serving(device)), spool, start),
         BackendKind::Cuda => serve_opened(open_cuda(device, tools), spool, start),
         BackendKind::Hip => serve_opened(open_hip(device, tools), spool, start),
     }
@@ -341,7 +341,7 @@ pub fn cli(args: &[String]) -> i32 {
         ("serve", Some(spool), _, _) => serve(kind, device, &spool, start, &tools),
         ("devices", _, _, Some(out)) => devices(kind, &out),
         ("run", _, Some(job), _) => match kind {
-            BackendKind::Fake => run_opened(Ok(FakeBackend::new(device)), &job),
+            BackendKind::Fake => run_opened(Ok(FakeBackend::serving(device)), &job),
             BackendKind::Cuda => run_opened(open_cuda(device, &tools), &job),
             BackendKind::Hip => run_opened(open_hip(device, &tools), &job),
         },

@@ -31,6 +31,11 @@ impl Memory {
         addr
     }
 
+    /// The size of the allocation at `ptr`, when there is one.
+    pub fn size(&self, ptr: DevPtr) -> Option<usize> {
+        self.allocs.get(&ptr).map(Vec::len)
+    }
+
     /// Frees an allocation; false when `ptr` is not one.
     pub fn free(&mut self, ptr: DevPtr) -> bool {
         self.allocs.remove(&ptr).is_some()

@@ -90,8 +90,12 @@ pub struct FakeBackend {
     seen_counts: BTreeSet<DevPtr>,
     /// Comparison counters the harness's device code has used.
     seen_compare: BTreeSet<DevPtr>,
-    /// Every call, in order.
+    /// Every call, in order, while [`FakeBackend::keep_log`] is set.
     pub log: Vec<Call>,
+    /// Whether calls are kept in [`FakeBackend::log`] (tests read it). The harness process
+    /// serving jobs turns it off: it lives as long as the service, and the log would grow with
+    /// every job.
+    pub keep_log: bool,
     /// Longest a hang is simulated before `wait_stop` reports it (seconds).
     pub hang_cap_s: f64,
     /// Seconds every launch keeps the fake device busy in real time (`AORLTA_FAKE_LAUNCH_S`;
@@ -107,6 +111,21 @@ impl Default for FakeBackend {
 }
 
 impl FakeBackend {
+    /// Notes `call` in the log, when one is kept.
+    fn record(&mut self, call: Call) {
+        if self.keep_log {
+            self.log.push(call);
+        }
+    }
+
+    /// A fake device serving the harness's jobs: no call log kept.
+    pub fn serving(index: u32) -> Self {
+        FakeBackend {
+            keep_log: false,
+            ..Self::new(index)
+        }
+    }
+
     /// A fake device with the given ordinal.
     pub fn new(index: u32) -> Self {
         let device = DeviceInfo {
@@ -142,6 +161,7 @@ impl FakeBackend {
             seen_counts: BTreeSet::new(),
             seen_compare: BTreeSet::new(),
             log: Vec::new(),
+            keep_log: true,
             hang_cap_s: 10.0,
             busy_s: std::env::var("AORLTA_FAKE_LAUNCH_S")
                 .ok()
@@ -216,12 +236,12 @@ impl Backend for FakeBackend {
                 first_len: OnceCell::new(),
             }),
         );
-        self.log.push(Call::LoadModule(ModuleId(id)));
+        self.record(Call::LoadModule(ModuleId(id)));
         Ok(ModuleId(id))
     }
 
     fn unload_module(&mut self, module: ModuleId) -> Result<(), BackendError> {
-        self.log.push(Call::UnloadModule(module));
+        self.record(Call::UnloadModule(module));
         self.fault("cuModuleUnload")?;
         let m = self
             .modules
@@ -235,7 +255,7 @@ impl Backend for FakeBackend {
     }
 
     fn function(&mut self, module: ModuleId, symbol: &str) -> Result<Option<FuncId>, BackendError> {
-        self.log.push(Call::Function(module, symbol.to_string()));
+        self.record(Call::Function(module, symbol.to_string()));
         self.fault("cuModuleGetFunction")?;
         let m = self
             .modules
@@ -251,7 +271,7 @@ impl Backend for FakeBackend {
     }
 
     fn global(&mut self, module: ModuleId, symbol: &str) -> Result<Option<(DevPtr, usize)>, BackendError> {
-        self.log.push(Call::Global(module, symbol.to_string()));
+        self.record(Call::Global(module, symbol.to_string()));
         self.fault("cuModuleGetGlobal")?;
         let m = self
             .modules
@@ -261,7 +281,7 @@ impl Backend for FakeBackend {
     }
 
     fn set_max_dynamic_shared(&mut self, _func: FuncId, bytes: u32) -> Result<(), BackendError> {
-        self.log.push(Call::SetShared(bytes));
+        self.record(Call::SetShared(bytes));
         self.fault("cuFuncSetAttribute")
     }
 
@@ -275,14 +295,23 @@ impl Backend for FakeBackend {
             });
         }
         let p = self.mem.alloc(bytes);
-        self.log.push(Call::Alloc(bytes, p));
+        self.record(Call::Alloc(bytes, p));
         Ok(p)
     }
 
     unsafe fn free(&mut self, ptr: DevPtr) -> Result<(), BackendError> {
-        self.log.push(Call::Free(ptr));
+        self.record(Call::Free(ptr));
         self.fault("cuMemFree")?;
+        let end = ptr + self.mem.size(ptr).unwrap_or(0).max(1) as u64;
         if self.mem.free(ptr) {
+            // Counters in freed memory are no longer the harness's: forget them, so the sets
+            // hold only live counters however many jobs have run.
+            for set in [&mut self.seen_counts, &mut self.seen_compare] {
+                let stale: Vec<DevPtr> = set.range(ptr..end).copied().collect();
+                for p in stale {
+                    set.remove(&p);
+                }
+            }
             Ok(())
         } else {
             Err(Self::driver("cuMemFree", "not an allocation"))
@@ -290,7 +319,7 @@ impl Backend for FakeBackend {
     }
 
     unsafe fn copy_d2h(&mut self, dst: &mut [u8], src: DevPtr) -> Result<(), BackendError> {
-        self.log.push(Call::CopyD2H(src, dst.len()));
+        self.record(Call::CopyD2H(src, dst.len()));
         self.fault("cuMemcpyDtoH")?;
         let data = self
             .mem
@@ -301,7 +330,7 @@ impl Backend for FakeBackend {
     }
 
     unsafe fn memset_d32(&mut self, dst: DevPtr, value: u32, count: usize) -> Result<(), BackendError> {
-        self.log.push(Call::MemsetD32(dst, count));
+        self.record(Call::MemsetD32(dst, count));
         self.fault("cuMemsetD32")?;
         let s = self
             .mem
@@ -316,7 +345,7 @@ impl Backend for FakeBackend {
     }
 
     fn reset_persisting_l2(&mut self) -> Result<(), BackendError> {
-        self.log.push(Call::ResetL2);
+        self.record(Call::ResetL2);
         self.fault("cuCtxResetPersistingL2Cache")?;
         self.persist_reset = true;
         self.flushed_bytes = 0;
@@ -324,7 +353,7 @@ impl Backend for FakeBackend {
     }
 
     fn record_event(&mut self, slot: EventSlot) -> Result<(), BackendError> {
-        self.log.push(Call::Record(slot));
+        self.record(Call::Record(slot));
         self.fault("cuEventRecord")
     }
 
@@ -339,7 +368,7 @@ impl Backend for FakeBackend {
             .funcs
             .get(&func.0)
             .ok_or_else(|| Self::driver("cuLaunchKernel", "unknown function"))?;
-        self.log.push(Call::Launch(ModuleId(id)));
+        self.record(Call::Launch(ModuleId(id)));
         let module = self
             .modules
             .get(&id)
@@ -351,7 +380,7 @@ impl Backend for FakeBackend {
     }
 
     fn wait_stop(&mut self, timeout_s: f64) -> Result<Wait, BackendError> {
-        self.log.push(Call::WaitStop);
+        self.record(Call::WaitStop);
         self.fault("cuEventQuery")?;
         match self.pending {
             Some((_, true)) => {
@@ -376,7 +405,7 @@ impl Backend for FakeBackend {
     }
 
     fn elapsed_s(&mut self) -> Result<f64, BackendError> {
-        self.log.push(Call::Elapsed);
+        self.record(Call::Elapsed);
         self.fault("cuEventElapsedTime")?;
         self.pending
             .map(|p| p.0)
@@ -384,19 +413,19 @@ impl Backend for FakeBackend {
     }
 
     fn synchronize(&mut self) -> Result<(), BackendError> {
-        self.log.push(Call::Sync);
+        self.record(Call::Sync);
         self.fault("cuCtxSynchronize")
     }
 
     fn load_helpers(&mut self) -> Result<(), BackendError> {
-        self.log.push(Call::LoadHelpers);
+        self.record(Call::LoadHelpers);
         self.fault("cuModuleLoadData (harness)")?;
         self.helpers = true;
         Ok(())
     }
 
     fn unload_helpers(&mut self) -> Result<(), BackendError> {
-        self.log.push(Call::UnloadHelpers);
+        self.record(Call::UnloadHelpers);
         self.fault("cuModuleUnload (harness)")?;
         self.helpers = false;
         Ok(())
@@ -406,7 +435,7 @@ impl Backend for FakeBackend {
         // A device runs them in one launch, in no order: the fake refuses what would race there.
         crate::backend::independent(ops).map_err(|m| Self::driver("cuLaunchKernel (harness)", m))?;
         for op in ops {
-            self.log.push(Call::Helper(*op));
+            self.record(Call::Helper(*op));
             self.fault("cuLaunchKernel (harness)")?;
             if !self.helpers {
                 return Err(Self::driver("helper", "the harness's device code is not loaded"));
@@ -428,5 +457,40 @@ impl Backend for FakeBackend {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_serving_fake_keeps_no_log_and_forgets_the_counters_of_freed_memory() {
+        for (mut b, logs) in [(FakeBackend::new(0), true), (FakeBackend::serving(0), false)] {
+            b.load_helpers().unwrap();
+            for _ in 0..100 {
+                let data = b.alloc(256).unwrap();
+                let counters = b.alloc(64).unwrap();
+                let op = HelperOp::CheckGuard {
+                    src: data,
+                    bytes: 256,
+                    offset: 0,
+                    count: counters + 8,
+                };
+                // SAFETY: both pointers are live allocations of the fake device.
+                unsafe {
+                    b.helpers(&[op]).unwrap();
+                    assert!(b.seen_counts.contains(&(counters + 8)));
+                    b.free(data).unwrap();
+                    b.free(counters).unwrap();
+                }
+            }
+            assert!(
+                b.seen_counts.is_empty(),
+                "{} counters kept after their memory was freed",
+                b.seen_counts.len()
+            );
+            assert_eq!(!b.log.is_empty(), logs);
+        }
     }
 }
