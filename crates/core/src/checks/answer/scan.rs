@@ -69,7 +69,7 @@ pub(super) fn prev(b: &[u8], until: usize, hit: impl Fn(u8) -> bool + Copy) -> O
 const EDGE: u8 = b' ';
 
 /// A byte with its neighbours, as the window scanners ([`next_where`], [`prev_where`],
-/// [`count_where`]) test it.
+/// [`count_back_to`]) test it.
 #[derive(Clone, Copy)]
 pub(super) struct Around {
     /// The byte two before.
@@ -213,31 +213,57 @@ pub(super) fn prev_where(
     None
 }
 
-/// How many indices in `from..to` `hit` accepts, 32 at a time (`byte` as for [`next_where`]).
-pub(super) fn count_where(
+/// Going back from `until`: the last index that `stop` accepts and `confirm` confirms, and how
+/// many indices after it (up to `until`) `count` accepts, in one pass 32 bytes at a time. `byte`
+/// accepts every byte that either test is at.
+pub(super) fn count_back_to(
     b: &[u8],
-    from: usize,
-    to: usize,
+    until: usize,
     byte: impl Fn(u8) -> bool + Copy,
-    hit: impl Fn(Around) -> bool + Copy,
-) -> usize {
-    let to = to.min(b.len());
-    let mut i = from;
+    stop: impl Fn(Around) -> bool + Copy,
+    confirm: impl Fn(usize) -> bool,
+    count: impl Fn(Around) -> bool + Copy,
+) -> (Option<usize>, usize) {
+    let mut i = until.min(b.len());
     let mut n = 0;
-    while i < to && i < 2 {
-        n += usize::from(byte(b[i]) && hit(around_at(b, i)));
-        i += 1;
+    loop {
+        if i >= CHUNK + 2
+            && let Some(w) = window(b, i - CHUNK)
+        {
+            let middle: &[u8; CHUNK] = w[2..2 + CHUNK].try_into().expect("a chunk inside its window");
+            if !any(middle, byte) {
+                i -= CHUNK;
+                continue;
+            }
+            let (mut stops, mut hits) = (0u8, 0u8);
+            for k in 0..CHUNK {
+                let a = around(w, k);
+                stops |= u8::from(stop(a));
+                hits += u8::from(count(a));
+            }
+            if stops == 0 {
+                n += usize::from(hits);
+                i -= CHUNK;
+                continue;
+            }
+        }
+        // This chunk (or what is left at the start, or the end's last bytes) byte by byte.
+        let low = i.saturating_sub(CHUNK);
+        while i > low {
+            i -= 1;
+            if !byte(b[i]) {
+                continue;
+            }
+            let a = around_at(b, i);
+            if stop(a) && confirm(i) {
+                return (Some(i), n);
+            }
+            n += usize::from(count(a));
+        }
+        if i == 0 {
+            return (None, n);
+        }
     }
-    while i + CHUNK <= to {
-        let Some(w) = window(b, i) else { break };
-        n += usize::from(hits(w, byte, hit));
-        i += CHUNK;
-    }
-    while i < to {
-        n += usize::from(byte(b[i]) && hit(around_at(b, i)));
-        i += 1;
-    }
-    n
 }
 
 /// The last index `i` before `until` where the three bytes at `i`, lower-cased (`| 0x20`),

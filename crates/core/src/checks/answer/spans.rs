@@ -4,7 +4,7 @@
 //! length. Scanners return trimmed slices of the completion, cut only at ASCII bytes.
 
 use super::scan::{
-    Around, closing_brace, count_where, escaped, next, next_where, prev, prev_folded, prev_where,
+    Around, closing_brace, count_back_to, escaped, next, next_where, prev, prev_folded, prev_where,
 };
 
 /// The content of the last `\boxed{…}` or `\fbox{…}` whose braces balance (the one that
@@ -627,10 +627,17 @@ fn loose_dollar_span(s: &str) -> Option<&str> {
     const RUNS_BACK: usize = 16;
     let mut end = b.len();
     for _ in 0..RUNS_BACK {
-        let stop = last_unescaped(b, 0, end, |c| (c == b'$') | (c == b'\n'), ends_pairing);
+        // Where this run starts, and its lone `$` (those that may be unescaped), in one pass.
+        let (stop, mut count) = count_back_to(
+            b,
+            end,
+            |c| (c == b'$') | (c == b'\n'),
+            |a| ends_pairing(a) & ((a.byte != b'$') | a.maybe_unescaped()),
+            |k| b[k] != b'$' || !escaped(b, k),
+            lone,
+        );
         let from = stop.map_or(0, |k| k + 1);
         // Fewer than two lone `$` make no pair (escaped ones only make fewer).
-        let mut count = count_where(b, from, end, dollar, lone);
         if count >= 2 {
             // Only a `$` after a backslash may be escaped: none to look for without one.
             let mut until = if b[from..end].contains(&b'\\') { end } else { from };
