@@ -31,14 +31,9 @@ impl Memory {
         addr
     }
 
-    /// The size of the allocation at `ptr`, when there is one.
-    pub fn size(&self, ptr: DevPtr) -> Option<usize> {
-        self.allocs.get(&ptr).map(Vec::len)
-    }
-
-    /// Frees an allocation; false when `ptr` is not one.
-    pub fn free(&mut self, ptr: DevPtr) -> bool {
-        self.allocs.remove(&ptr).is_some()
+    /// Frees an allocation: its size, or `None` when `ptr` is not one.
+    pub fn free(&mut self, ptr: DevPtr) -> Option<usize> {
+        self.allocs.remove(&ptr).map(|v| v.len())
     }
 
     /// The allocation holding `[addr, addr + len)`: its base and the offset of `addr`.
@@ -92,8 +87,8 @@ mod tests {
         assert_eq!(m.read(a + 96, 2), Some(&[1u8, 2][..]));
         assert!(m.read(a + 200, 1).is_none());
         assert_eq!(m.locate(b + 3, 7), Some((b, 3)));
-        assert!(m.free(a));
-        assert!(!m.free(a));
+        assert!(m.free(a).is_some());
+        assert!(m.free(a).is_none());
         assert!(m.read(a, 1).is_none());
     }
 }

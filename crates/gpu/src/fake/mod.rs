@@ -302,20 +302,20 @@ impl Backend for FakeBackend {
     unsafe fn free(&mut self, ptr: DevPtr) -> Result<(), BackendError> {
         self.record(Call::Free(ptr));
         self.fault("cuMemFree")?;
-        let end = ptr + self.mem.size(ptr).unwrap_or(0).max(1) as u64;
-        if self.mem.free(ptr) {
-            // Counters in freed memory are no longer the harness's: forget them, so the sets
-            // hold only live counters however many jobs have run.
-            for set in [&mut self.seen_counts, &mut self.seen_compare] {
-                let stale: Vec<DevPtr> = set.range(ptr..end).copied().collect();
-                for p in stale {
-                    set.remove(&p);
-                }
+        let len = self
+            .mem
+            .free(ptr)
+            .ok_or_else(|| Self::driver("cuMemFree", "not an allocation"))?;
+        // Counters in freed memory are no longer the harness's: forget them, so the sets hold
+        // only live counters however many jobs have run.
+        let end = ptr + len.max(1) as u64;
+        for set in [&mut self.seen_counts, &mut self.seen_compare] {
+            let stale: Vec<DevPtr> = set.range(ptr..end).copied().collect();
+            for p in stale {
+                set.remove(&p);
             }
-            Ok(())
-        } else {
-            Err(Self::driver("cuMemFree", "not an allocation"))
         }
+        Ok(())
     }
 
     unsafe fn copy_d2h(&mut self, dst: &mut [u8], src: DevPtr) -> Result<(), BackendError> {
