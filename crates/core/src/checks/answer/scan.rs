@@ -133,19 +133,28 @@ fn window(b: &[u8], i: usize) -> Option<&[u8; WINDOW]> {
     b.get(i.checked_sub(2)?..i + CHUNK + 1)?.try_into().ok()
 }
 
-/// How many bytes of the chunk in window `w` `hit` accepts, when some byte passes `byte` (cheap,
-/// and skips the window tests of a chunk without candidates); 0 otherwise.
+/// The chunk a window is around.
 #[inline(always)]
-fn hits(w: &[u8; WINDOW], byte: impl Fn(u8) -> bool + Copy, hit: impl Fn(Around) -> bool + Copy) -> u8 {
-    let middle: &[u8; CHUNK] = w[2..2 + CHUNK].try_into().expect("a chunk inside its window");
-    if !any(middle, byte) {
-        return 0;
+fn middle(w: &[u8; WINDOW]) -> &[u8; CHUNK] {
+    w[2..2 + CHUNK].try_into().expect("a chunk inside its window")
+}
+
+/// Whether `hit` accepts a byte of the chunk in window `w`. The cheap `byte` test runs first: a
+/// chunk none of whose bytes it accepts has its windows left untested.
+#[inline(always)]
+fn any_where(
+    w: &[u8; WINDOW],
+    byte: impl Fn(u8) -> bool + Copy,
+    hit: impl Fn(Around) -> bool + Copy,
+) -> bool {
+    if !any(middle(w), byte) {
+        return false;
     }
     let mut n = 0u8;
     for k in 0..CHUNK {
-        n += u8::from(hit(around(w, k)));
+        n |= u8::from(hit(around(w, k)));
     }
-    n
+    n != 0
 }
 
 /// The first index at or after `from` whose byte and neighbours `hit` accepts, or `b.len()`:
@@ -167,7 +176,7 @@ pub(super) fn next_where(
         i += 1;
     }
     while let Some(w) = window(b, i) {
-        if hits(w, byte, hit) != 0 {
+        if any_where(w, byte, hit) {
             break;
         }
         i += CHUNK;
@@ -199,7 +208,7 @@ pub(super) fn prev_where(
     while i >= floor + CHUNK
         && let Some(w) = window(b, i - CHUNK)
     {
-        if hits(w, byte, hit) != 0 {
+        if any_where(w, byte, hit) {
             break;
         }
         i -= CHUNK;
@@ -230,8 +239,7 @@ pub(super) fn count_back_to(
         if i >= CHUNK + 2
             && let Some(w) = window(b, i - CHUNK)
         {
-            let middle: &[u8; CHUNK] = w[2..2 + CHUNK].try_into().expect("a chunk inside its window");
-            if !any(middle, byte) {
+            if !any(middle(w), byte) {
                 i -= CHUNK;
                 continue;
             }

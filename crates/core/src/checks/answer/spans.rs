@@ -39,8 +39,11 @@ pub(super) fn last_boxed(s: &str) -> Option<&str> {
         // at a `}` before that box starts: every box that starts after the last such `}` stays
         // open, and is passed over at once (a completion cut off in `\boxed{\boxed{…`).
         if !matches!(closes.get(k + 1), Some(Some(_))) {
-            let limit = boxes.get(k + 1).map_or(b.len(), |bx| bx.0);
-            let brace = prev(b, limit, |c| c == b'}')?;
+            // The last `}` of all is known already.
+            let brace = match boxes.get(k + 1) {
+                Some(bx) => prev(b, bx.0, |c| c == b'}')?,
+                None => last_brace,
+            };
             if brace < boxes[k].1 {
                 next = boxes[..k].partition_point(|bx| bx.1 <= brace);
                 continue;
@@ -814,7 +817,8 @@ fn last_math_span(s: &str) -> Option<&str> {
             break;
         }
         let c = b[i];
-        missed = escaped(b, i) != (c != b'$');
+        // A `$` is real when not escaped, a bracket when escaped (`\(`).
+        missed = if c == b'$' { escaped(b, i) } else { !escaped(b, i) };
         if c != b'$' {
             // `\(` or `\[`: an unescaped backslash before the bracket.
             if missed {
@@ -973,19 +977,14 @@ fn inline_span(b: &[u8], i: usize) -> Inline {
         }
         break k;
     };
-    let mut until = stop;
-    while let Some(k) = prev_where(
+    if let Some(k) = last_unescaped(
         b,
         floor,
-        until,
+        stop,
         |x| x == b'$',
-        |a| (a.byte == b'$') & !a.after.is_ascii_whitespace() & a.maybe_unescaped(),
+        |a| (a.byte == b'$') & !a.after.is_ascii_whitespace(),
     ) {
-        if !escaped(b, k) {
-            open = k;
-            break;
-        }
-        until = k;
+        open = k;
     }
     if stop >= n {
         Inline::Unclosed { open }
