@@ -35,7 +35,7 @@ const KERNEL_COMPILE: &[&str] = &[
     "core/src/checks/kernel/mod",
     "core/src/checks/kernel/config",
     "core/src/checks/kernel/env",
-    "core/src/checks/kernel/generations",
+    "core/src/generations",
     "core/src/checks/kernel/compile",
     "core/src/checks/kernel/compile_cache",
     "core/src/checks/kernel/nvcc",

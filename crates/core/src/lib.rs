@@ -6,6 +6,7 @@ pub mod bench;
 pub mod cache;
 pub mod checks;
 pub mod error;
+pub(crate) mod generations;
 pub mod hash;
 /// The timing judge ([`aorlta_judge`]), for the timing leg and the reward functions.
 pub use aorlta_judge as judge;

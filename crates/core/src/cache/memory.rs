@@ -1,57 +1,42 @@
 //! A bounded in-memory cache for a service that needs no persistence. Keys are spread over
-//! shards; each shard keeps two generations, and when the young one is full it becomes the old
-//! one and the old one is dropped, outside the lock. So memory stays bounded, recently used
-//! results survive a turnover, and no lookup ever waits for a large map to be freed.
+//! shards; each shard keeps two generations ([`Generations`]), and when the young one is full
+//! the old one is emptied and becomes the young one, its values freed after the lock is
+//! released. So memory stays bounded, recently used results survive a turnover, and no lookup
+//! waits for the values of a generation to be freed.
 
 use super::{Cache, CacheStats, CachedLeg, Counters, StoredEntry, storable_entry, storable_leg};
 use crate::error::Result;
+use crate::generations::Generations;
 use aorlta_record::RewardEntry;
-use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::sync::RwLock;
 
 const SHARDS: usize = 16;
 
-/// Two generations of one shard.
-#[derive(Debug)]
-struct Generations<V> {
-    young: HashMap<String, V>,
-    old: HashMap<String, V>,
-}
-
-impl<V> Default for Generations<V> {
-    fn default() -> Self {
-        Generations {
-            young: HashMap::new(),
-            old: HashMap::new(),
-        }
-    }
-}
-
 /// A sharded, two-generation map.
 #[derive(Debug)]
 struct Store<V> {
-    shards: Vec<RwLock<Generations<V>>>,
-    per_generation: usize,
+    shards: Vec<RwLock<Generations<String, V>>>,
     hasher: std::collections::hash_map::RandomState,
 }
 
 impl<V: Clone> Store<V> {
     fn new(max: usize) -> Self {
         Store {
-            shards: (0..SHARDS).map(|_| RwLock::default()).collect(),
-            per_generation: (max / SHARDS / 2).max(1),
+            shards: (0..SHARDS)
+                .map(|_| RwLock::new(Generations::new(max / SHARDS / 2)))
+                .collect(),
             hasher: Default::default(),
         }
     }
 
-    fn shard(&self, key: &str) -> &RwLock<Generations<V>> {
+    fn shard(&self, key: &str) -> &RwLock<Generations<String, V>> {
         &self.shards[self.hasher.hash_one(key) as usize % SHARDS]
     }
 
     fn get(&self, key: &str) -> Option<V> {
         let g = self.shard(key).read().unwrap_or_else(|e| e.into_inner());
-        g.young.get(key).or_else(|| g.old.get(key)).cloned()
+        g.get(key).cloned()
     }
 
     /// Inserts a value unless the key has one (the first value stored under a key stays; one
@@ -59,18 +44,7 @@ impl<V: Clone> Store<V> {
     fn insert(&self, key: &str, value: V) {
         let retired = {
             let mut g = self.shard(key).write().unwrap_or_else(|e| e.into_inner());
-            if g.young.contains_key(key) {
-                return;
-            }
-            let value = g.old.remove(key).unwrap_or(value);
-            let retired = if g.young.len() >= self.per_generation {
-                let young = std::mem::take(&mut g.young);
-                Some(std::mem::replace(&mut g.old, young))
-            } else {
-                None
-            };
-            g.young.insert(key.to_string(), value);
-            retired
+            g.get_or_insert_with(key, || value).1
         };
         drop(retired); // freed after the lock is released
     }
@@ -78,10 +52,7 @@ impl<V: Clone> Store<V> {
     fn len(&self) -> usize {
         self.shards
             .iter()
-            .map(|s| {
-                let g = s.read().unwrap_or_else(|e| e.into_inner());
-                g.young.len() + g.old.len()
-            })
+            .map(|s| s.read().unwrap_or_else(|e| e.into_inner()).len())
             .sum()
     }
 }

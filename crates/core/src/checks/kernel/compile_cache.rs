@@ -6,21 +6,15 @@
 //! service therefore holds at most `2 * max_entries` outcomes and their files.
 
 use super::nvcc::{CompileFailure, Compiled};
-use std::collections::HashMap;
+use crate::generations::Generations;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 type Outcome = Result<Compiled, CompileFailure>;
 type Cell = Arc<OnceLock<Outcome>>;
 
-#[derive(Default)]
-struct Generations {
-    new: HashMap<String, Cell>,
-    old: HashMap<String, Cell>,
-}
-
 /// The process's compile outcomes.
 pub struct CompileCache {
-    entries: Mutex<Generations>,
+    entries: Mutex<Generations<String, Cell>>,
     max_entries: usize,
     running: Mutex<usize>,
     slot_freed: Condvar,
@@ -40,7 +34,7 @@ impl CompileCache {
     /// A cache of at most `2 * max_entries` outcomes with `slots` compilers at a time.
     pub fn new(max_entries: usize, slots: usize) -> Self {
         CompileCache {
-            entries: Mutex::default(),
+            entries: Mutex::new(Generations::new(max_entries)),
             max_entries: max_entries.max(1),
             running: Mutex::new(0),
             slot_freed: Condvar::new(),
@@ -55,8 +49,7 @@ impl CompileCache {
 
     /// Outcomes held.
     pub fn len(&self) -> usize {
-        let g = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        g.new.len() + g.old.len()
+        self.entries.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     /// True when nothing is held.
@@ -66,28 +59,20 @@ impl CompileCache {
 
     fn cell(&self, key: &str) -> Cell {
         let mut g = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(c) = g.new.get(key) {
-            return Arc::clone(c);
-        }
-        let cell = g.old.remove(key).unwrap_or_default();
-        if g.new.len() >= self.max_entries {
-            let newer = std::mem::take(&mut g.new);
-            let dropped = std::mem::replace(&mut g.old, newer);
-            drop(g);
-            for c in dropped.values() {
-                if let Some(Ok(c)) = c.get() {
-                    let _ = std::fs::remove_file(&c.cubin);
-                }
+        let (cell, dropped) = g.get_or_insert_with(key, Cell::default);
+        let cell = Arc::clone(cell);
+        drop(g);
+        // The code objects only the emptied generation held go with it (outside the lock).
+        for c in dropped {
+            if let Some(Ok(c)) = c.get() {
+                let _ = std::fs::remove_file(&c.cubin);
             }
-            g = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         }
-        g.new.entry(key.to_string()).or_insert(cell).clone()
+        cell
     }
 
     fn forget(&self, key: &str) {
-        let mut g = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        g.new.remove(key);
-        g.old.remove(key);
+        self.entries.lock().unwrap_or_else(|e| e.into_inner()).remove(key);
     }
 
     /// The outcome for `key`: the cached one (and `true`), or `compile()`'s, run in a compiler

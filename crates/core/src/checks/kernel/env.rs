@@ -7,12 +7,12 @@
 use super::compile_cache::CompileCache;
 use super::config::{GpuSet, KernelConfig, Platform};
 use super::fake::FakeSpec;
-use super::generations::Generations;
 use super::nvcc::nvcc_version;
 use super::pool::HarnessPool;
 use crate::checks::Env;
 use crate::checks::kernel::lease::LeaseSet;
 use crate::error::{CoreError, Result};
+use crate::generations::Generations;
 use aorlta_record::kernel::harness::DeviceList;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -87,7 +87,9 @@ pub struct KernelEnv {
     fakes: RwLock<HashMap<String, FakeSpec>>,
     pool: HarnessPool,
     secret: u64,
-    draws: Mutex<Generations<String, (u64, u64)>>,
+    /// Seed-draw counters (epoch, draws) by a 128-bit hash of the purpose: 32 bytes an entry,
+    /// both generations allocated at start, so the service's memory does not creep as they fill.
+    draws: Mutex<Generations<u128, (u64, u64)>>,
     jobs: AtomicU64,
 }
 
@@ -280,7 +282,7 @@ impl KernelEnv {
             fakes: RwLock::new(HashMap::new()),
             pool: HarnessPool::default(),
             secret,
-            draws: Mutex::new(Generations::new(DRAWS_PER_GENERATION)),
+            draws: Mutex::new(Generations::preallocated(DRAWS_PER_GENERATION)),
             jobs: AtomicU64::new(0),
         })
     }
@@ -494,21 +496,13 @@ impl KernelEnv {
         // The counters are bounded by generations; a purpose whose counter was dropped starts
         // again at a later epoch (the number of generations dropped so far), so it never
         // draws a seed it drew before.
+        let key = purpose_key(purpose);
         let (epoch, k) = match self.draws.lock() {
             Ok(mut m) => {
-                let key = purpose.to_string();
-                let found = m.get_mut(&key).0.map(|c| {
-                    c.1 += 1;
-                    *c
-                });
-                match found {
-                    Some(c) => c,
-                    None => {
-                        let c = (m.turns(), 1);
-                        m.insert(key, c);
-                        c
-                    }
-                }
+                let epoch = m.turns();
+                let (c, _dropped) = m.get_or_insert_with(&key, || (epoch, 0));
+                c.1 += 1;
+                *c
             }
             Err(_) => (0, 0),
         };
@@ -553,5 +547,15 @@ impl KernelEnv {
     }
 }
 
-/// Seed-draw counters kept per generation.
-pub const DRAWS_PER_GENERATION: usize = 65_536;
+/// Seed-draw counters kept per generation: 7/8 of 65,536, so that each generation's table is
+/// exactly 65,536 slots (2 MiB) and never resized.
+pub const DRAWS_PER_GENERATION: usize = 57_344;
+
+/// The key of a purpose's draw counter: the first 128 bits of its blake3 hash (two purposes
+/// share a counter with chance about 2^-94 among the 2^17 kept, and then only draw later
+/// seeds of a sequence).
+fn purpose_key(purpose: &str) -> u128 {
+    let mut first = [0u8; 16];
+    first.copy_from_slice(&blake3::hash(purpose.as_bytes()).as_bytes()[..16]);
+    u128::from_le_bytes(first)
+}

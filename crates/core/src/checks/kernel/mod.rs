@@ -14,7 +14,6 @@ pub mod elf;
 pub mod env;
 pub mod exec;
 pub mod fake;
-mod generations;
 pub mod hip;
 pub mod lease;
 pub mod nvcc;
