@@ -3,6 +3,8 @@
 //! slices at ASCII characters, so it is linear in the completion's length and never cuts a
 //! UTF-8 character.
 
+mod blocks;
+mod dollars;
 mod fence;
 mod scan;
 mod spans;

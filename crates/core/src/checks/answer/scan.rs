@@ -222,58 +222,6 @@ pub(super) fn prev_where(
     None
 }
 
-/// Going back from `until`: the last index that `stop` accepts and `confirm` confirms, and how
-/// many indices after it (up to `until`) `count` accepts, in one pass 32 bytes at a time. `byte`
-/// accepts every byte that either test is at.
-pub(super) fn count_back_to(
-    b: &[u8],
-    until: usize,
-    byte: impl Fn(u8) -> bool + Copy,
-    stop: impl Fn(Around) -> bool + Copy,
-    confirm: impl Fn(usize) -> bool,
-    count: impl Fn(Around) -> bool + Copy,
-) -> (Option<usize>, usize) {
-    let mut i = until.min(b.len());
-    let mut n = 0;
-    loop {
-        if i >= CHUNK + 2
-            && let Some(w) = window(b, i - CHUNK)
-        {
-            if !any(middle(w), byte) {
-                i -= CHUNK;
-                continue;
-            }
-            let (mut stops, mut hits) = (0u8, 0u8);
-            for k in 0..CHUNK {
-                let a = around(w, k);
-                stops |= u8::from(stop(a));
-                hits += u8::from(count(a));
-            }
-            if stops == 0 {
-                n += usize::from(hits);
-                i -= CHUNK;
-                continue;
-            }
-        }
-        // This chunk (or what is left at the start, or the end's last bytes) byte by byte.
-        let low = i.saturating_sub(CHUNK);
-        while i > low {
-            i -= 1;
-            if !byte(b[i]) {
-                continue;
-            }
-            let a = around_at(b, i);
-            if stop(a) && confirm(i) {
-                return (Some(i), n);
-            }
-            n += usize::from(count(a));
-        }
-        if i == 0 {
-            return (None, n);
-        }
-    }
-}
-
 /// The last index `i` before `until` where the three bytes at `i`, lower-cased (`| 0x20`),
 /// are `pat` (a lower-case pattern of letters).
 pub(super) fn prev_folded(b: &[u8], until: usize, pat: [u8; 3]) -> Option<usize> {

@@ -3,9 +3,9 @@
 //! scanner works back from the end. A completion of any size and shape takes time linear in its
 //! length. Scanners return trimmed slices of the completion, cut only at ASCII bytes.
 
-use super::scan::{
-    Around, closing_brace, count_back_to, escaped, next, next_where, prev, prev_folded, prev_where,
-};
+use super::blocks::BLOCK;
+use super::dollars::skip_plain_spans;
+use super::scan::{Around, closing_brace, escaped, next, next_where, prev, prev_folded, prev_where};
 
 /// The content of the last `\boxed{…}` or `\fbox{…}` whose braces balance (the one that
 /// starts last; an empty one is skipped). When boxes before it are joined to it only by
@@ -603,102 +603,14 @@ pub(super) fn last_math(s: &str) -> Option<&str> {
             let end = |x: &str| x.as_ptr() as usize + x.len();
             Some(if end(b) > end(a) { b } else { a })
         }
-        (None, None) => loose_dollar_span(s),
+        (None, None) => super::dollars::loose_dollar_span(s),
         (a, b) => a.or(b),
     }
 }
 
-/// The content of the last `$ … $` pair, taken in order within a paragraph (`$$` and escaped
-/// `\$` left out), whose content holds no word of two or more plain letters between spaces:
-/// `$ 9 $` and
-/// `$ \begin{pmatrix}1 & 0\end{pmatrix} $` are math, `$5 and $ 6` is two prices.
-///
-/// A blank line or a `$` beside another `$` ends the pairing, and the lone `$`s between two such
-/// ends pair up in order. So the runs between ends are taken from the last back: the run's lone
-/// `$`s are counted (an odd one out is the last), and its pairs are tried from the last back,
-/// until one holds math. Each run is scanned a few times, 32 bytes at a time, and each pair's
-/// content is read at most once.
-fn loose_dollar_span(s: &str) -> Option<&str> {
-    let b = s.as_bytes();
-    let dollar = |c: u8| c == b'$';
-    let ends_pairing = |a: Around| {
-        ((a.byte == b'\n') & (a.after == b'\n'))
-            | ((a.byte == b'$') & ((a.before == b'$') | (a.after == b'$')))
-    };
-    let lone = |a: Around| (a.byte == b'$') & (a.before != b'$') & (a.after != b'$') & a.maybe_unescaped();
-    // Past this many runs, the rest is taken in one pass forward, a call per `$`.
-    const RUNS_BACK: usize = 16;
-    let mut end = b.len();
-    for _ in 0..RUNS_BACK {
-        // Where this run starts, and its lone `$` (those that may be unescaped), in one pass.
-        let (stop, mut count) = count_back_to(
-            b,
-            end,
-            |c| (c == b'$') | (c == b'\n'),
-            |a| ends_pairing(a) & ((a.byte != b'$') | a.maybe_unescaped()),
-            |k| b[k] != b'$' || !escaped(b, k),
-            lone,
-        );
-        let from = stop.map_or(0, |k| k + 1);
-        // Fewer than two lone `$` make no pair (escaped ones only make fewer).
-        if count >= 2 {
-            // Only a `$` after a backslash may be escaped: none to look for without one.
-            let mut until = if b[from..end].contains(&b'\\') { end } else { from };
-            while let Some(k) = prev_where(b, from, until, dollar, |a| lone(a) & (a.before == b'\\')) {
-                count -= usize::from(escaped(b, k));
-                until = k;
-            }
-            let mut close = last_unescaped(b, from, end, dollar, lone);
-            if count % 2 == 1 {
-                close = close.and_then(|z| last_unescaped(b, from, z, dollar, lone));
-            }
-            while let Some(z) = close {
-                let Some(a) = last_unescaped(b, from, z, dollar, lone) else {
-                    break;
-                };
-                if loose_math(s, a, z) {
-                    return Some(s[a + 1..z].trim());
-                }
-                close = last_unescaped(b, from, a, dollar, lone);
-            }
-        }
-        // A run of `$` or of line breaks holds no lone `$`: the run before this one ends where
-        // it starts.
-        let stop = stop?;
-        end = prev(b, stop, |c| c != b[stop]).map_or(0, |k| k + 1);
-    }
-    loose_dollar_span_forward(&s[..end])
-}
-
-/// [`loose_dollar_span`] in one pass forward: each `$` and line break in turn, pairing lone `$`s
-/// as they come. Many short runs (`⏎⏎$1⏎⏎$1…`) cost less this way than taken back one by one.
-fn loose_dollar_span_forward(s: &str) -> Option<&str> {
-    let b = s.as_bytes();
-    let (mut open, mut last) = (None::<usize>, None);
-    let mut i = 0;
-    loop {
-        i = next(b, i, |c| (c == b'$') | (c == b'\n'));
-        if i >= b.len() {
-            break;
-        }
-        match b[i] {
-            b'\n' if b.get(i + 1) == Some(&b'\n') => open = None,
-            b'$' if escaped(b, i) => {}
-            b'$' if b.get(i + 1) == Some(&b'$') || (i > 0 && b[i - 1] == b'$') => open = None,
-            b'$' => match open.take() {
-                None => open = Some(i),
-                Some(a) => last = Some((a, i)).filter(|&(a, z)| loose_math(s, a, z)).or(last),
-            },
-            _ => {}
-        }
-        i += 1;
-    }
-    last.map(|(a, z)| s[a + 1..z].trim())
-}
-
 /// Whether the pair of `$` at `a` and `z` holds math: not empty, no prose word, not on lines of
 /// its own.
-fn loose_math(s: &str, a: usize, z: usize) -> bool {
+pub(super) fn loose_math(s: &str, a: usize, z: usize) -> bool {
     let inner = s[a + 1..z].trim();
     !inner.is_empty() && !has_prose_word(inner) && !on_own_lines(&s[a + 1..z])
 }
@@ -799,9 +711,26 @@ fn last_math_span(s: &str) -> Option<&str> {
     let mut no_more_dollars = false;
     // Whether the last byte found was not a delimiter after all.
     let mut missed = false;
+    // Delimiters to take one at a time before runs of plain spans are looked for again, after
+    // a look that found too short a run to pay.
+    let mut one_at_a_time = 0u32;
     let mut i = 0;
     loop {
         let (dollar, paren, brack) = (!no_more_dollars, !no_close_paren, !no_close_brack);
+        if dollar {
+            if one_at_a_time == 0 {
+                let run = skip_plain_spans(b, i, paren, brack);
+                if let Some((a, z)) = run.last {
+                    record(a, z);
+                }
+                if run.resume < i + BLOCK {
+                    one_at_a_time = 8;
+                }
+                i = run.resume;
+            } else {
+                one_at_a_time -= 1;
+            }
+        }
         let candidate = |c: u8| (dollar & (c == b'$')) | (paren & (c == b'(')) | (brack & (c == b'['));
         // Byte by byte while hits are real; after one that was not (a bracket without its
         // backslash, an escaped `$`), their neighbours are tested too, 32 bytes at a time.

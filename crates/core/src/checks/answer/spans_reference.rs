@@ -1,7 +1,7 @@
 //! The first, plain forms of the scanners [`super`] speeds up: one call per delimiter. They
 //! define what the fast scanners must return, and the property tests hold the two equal.
 
-use super::{next_box, on_own_lines, siblings};
+use super::{loose_math, next_box, on_own_lines, siblings};
 use crate::checks::answer::scan::{closing_brace, escaped, next};
 
 /// The content of the last non-empty LaTeX math span.
@@ -191,6 +191,32 @@ pub(super) fn last_boxed(s: &str) -> Option<&str> {
     None
 }
 
+/// The content of the last loose `$ … $` pair that holds math, in one pass forward: each `$`
+/// and line break in turn, pairing lone `$`s as they come.
+pub(super) fn loose_dollar_span(s: &str) -> Option<&str> {
+    let b = s.as_bytes();
+    let (mut open, mut last) = (None::<usize>, None);
+    let mut i = 0;
+    loop {
+        i = next(b, i, |c| (c == b'$') | (c == b'\n'));
+        if i >= b.len() {
+            break;
+        }
+        match b[i] {
+            b'\n' if b.get(i + 1) == Some(&b'\n') => open = None,
+            b'$' if escaped(b, i) => {}
+            b'$' if b.get(i + 1) == Some(&b'$') || (i > 0 && b[i - 1] == b'$') => open = None,
+            b'$' => match open.take() {
+                None => open = Some(i),
+                Some(a) => last = Some((a, i)).filter(|&(a, z)| loose_math(s, a, z)).or(last),
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    last.map(|(a, z)| s[a + 1..z].trim())
+}
+
 #[cfg(test)]
 mod agree {
     use proptest::prelude::*;
@@ -230,7 +256,7 @@ mod agree {
         #[test]
         fn fast_scanners_agree_with_the_plain_ones(s in text()) {
             prop_assert_eq!(super::super::last_math_span(&s), super::last_math_span(&s));
-            prop_assert_eq!(super::super::loose_dollar_span(&s), super::super::loose_dollar_span_forward(&s));
+            prop_assert_eq!(super::super::super::dollars::loose_dollar_span(&s), super::loose_dollar_span(&s));
             prop_assert_eq!(super::super::last_boxed(&s), super::last_boxed(&s));
         }
     }
