@@ -38,10 +38,30 @@ fn connect(path: &Path) -> rusqlite::Result<Connection> {
     // 16 KiB pages for a new file (an existing one keeps its own): a chunk's entries, stored
     // together, are read in a quarter of the page fetches, and the key index is a level
     // shallower.
-    conn.execute_batch("PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")?;
+    conn.execute_batch("PRAGMA page_size=16384;")?;
+    wal(&conn)?;
+    conn.execute_batch("PRAGMA synchronous=NORMAL;")?;
     // `rarray(?)`: a list of keys bound as one parameter.
     rusqlite::vtab::array::load_module(&conn)?;
     Ok(conn)
+}
+
+/// Puts the file in WAL mode. Switching a new file takes an exclusive lock, and SQLite answers
+/// "database is locked" at once, without waiting, to the second of two connections switching
+/// together (workers starting side by side on one shared file), so this waits and tries again
+/// for up to [`BUSY_TIMEOUT`]; once the file is in WAL mode, the pragma takes no lock.
+fn wal(conn: &Connection) -> rusqlite::Result<()> {
+    let start = std::time::Instant::now();
+    loop {
+        match conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())) {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy && start.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            done => return done,
+        }
+    }
 }
 
 /// Step 1: the layout every build before versioning wrote.
@@ -186,9 +206,7 @@ impl SqliteCache {
             .map(|_| {
                 connect(path).and_then(|c| {
                     // Room for the key index of a large store, read at random.
-                    c.execute_batch(
-                        &std::env::var("AORLTA_EXP_READER").unwrap_or("PRAGMA cache_size=-8192;".into()),
-                    )?;
+                    c.execute_batch("PRAGMA cache_size=-8192;")?;
                     Ok(Mutex::new(c))
                 })
             })

@@ -249,6 +249,24 @@ fn two_sqlite_stores_on_one_file_write_the_same_keys_at_once() {
     two_writers(&a, &b);
 }
 
+#[test]
+fn sqlite_stores_opened_at_once_on_a_new_file_all_open() {
+    // Workers of one cluster start together on a shared file: none may find it locked.
+    for round in 0..20 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cache.sqlite");
+        let opened: Vec<std::result::Result<(), String>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..6)
+                .map(|_| s.spawn(|| SqliteCache::open(&path).map(drop).map_err(|e| e.to_string())))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for r in opened {
+            assert_eq!(r, Ok(()), "round {round}");
+        }
+    }
+}
+
 fn sqlite_version(path: &Path) -> i64 {
     let c = rusqlite::Connection::open(path).unwrap();
     c.query_row("SELECT version FROM schema_version", [], |r| r.get(0))
