@@ -96,6 +96,11 @@ impl<K: Hash + Eq, V> Generations<K, V> {
         self.young.len() + self.old.len()
     }
 
+    /// Entries a generation holds.
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
     /// How many generations were emptied so far.
     pub fn turns(&self) -> u64 {
         self.turns

@@ -18,8 +18,8 @@ pub(super) struct Block {
     pub backslash: u64,
     /// `\n`.
     pub newline: u64,
-    /// The classes below only once [`Block::complete`]d.
-    /// ASCII whitespace, and the bytes past the end.
+    /// ASCII whitespace, and the bytes past the end (this and the classes below are set by
+    /// [`Block::complete`]; zero before).
     pub space: u64,
     /// ASCII digits.
     pub digit: u64,
@@ -32,6 +32,8 @@ pub(super) struct Block {
     /// The byte before the block (a space before the text) and the one after it.
     pub before: u8,
     pub after: u8,
+    /// The block's bytes, padded.
+    bytes: [u8; BLOCK],
 }
 
 /// The classes of bytes a block is read for, as masks of one block.
@@ -47,19 +49,19 @@ struct Classes {
     high: u64,
 }
 
-/// The classes of 64 bytes, 16 at a time with SSE2 compares: `$`, `\\` and line breaks, and
-/// with `all` the rest.
+/// The classes of 64 bytes, 16 at a time with SSE2 compares: `$`, `\\` and line breaks, or
+/// with `rest` the others.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
-fn classes(c: &[u8; BLOCK], all: bool) -> Classes {
+fn classes(c: &[u8; BLOCK], rest: bool) -> Classes {
     // SAFETY: the build targets SSE2 (the cfg above: every x86-64 target has it), which is all
     // `classes_sse2` requires; it reads memory only through the safe array `c`.
-    unsafe { classes_sse2(c, all) }
+    unsafe { classes_sse2(c, rest) }
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[target_feature(enable = "sse2")]
-fn classes_sse2(c: &[u8; BLOCK], all: bool) -> Classes {
+fn classes_sse2(c: &[u8; BLOCK], rest: bool) -> Classes {
     use core::arch::x86_64::*;
     let mut out = Classes::default();
     for q in 0..BLOCK / 16 {
@@ -67,10 +69,10 @@ fn classes_sse2(c: &[u8; BLOCK], all: bool) -> Classes {
         let v = _mm_set_epi64x(word(8), word(0));
         let is = |x: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(x as i8));
         let mask = |m: __m128i| u64::from(_mm_movemask_epi8(m) as u16) << (16 * q);
-        out.dollar |= mask(is(b'$'));
-        out.backslash |= mask(is(b'\\'));
-        out.newline |= mask(is(b'\n'));
-        if !all {
+        if !rest {
+            out.dollar |= mask(is(b'$'));
+            out.backslash |= mask(is(b'\\'));
+            out.newline |= mask(is(b'\n'));
             continue;
         }
         let space = _mm_or_si128(
@@ -93,14 +95,15 @@ fn classes_sse2(c: &[u8; BLOCK], all: bool) -> Classes {
 
 /// [`classes`] one byte at a time.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-fn classes(c: &[u8; BLOCK], all: bool) -> Classes {
+fn classes(c: &[u8; BLOCK], rest: bool) -> Classes {
     let mut out = Classes::default();
     for (k, &x) in c.iter().enumerate() {
         let bit = |f: bool| u64::from(f) << k;
-        out.dollar |= bit(x == b'$');
-        out.backslash |= bit(x == b'\\');
-        out.newline |= bit(x == b'\n');
-        if all {
+        if !rest {
+            out.dollar |= bit(x == b'$');
+            out.backslash |= bit(x == b'\\');
+            out.newline |= bit(x == b'\n');
+        } else {
             out.space |= bit(x.is_ascii_whitespace());
             out.digit |= bit(x.is_ascii_digit());
             out.paren |= bit(x == b'(');
@@ -129,9 +132,9 @@ impl Block {
     /// backslashes and line breaks only; [`Block::complete`] adds the rest.
     #[inline(always)]
     pub fn at(b: &[u8], base: usize) -> Block {
-        let c = bytes_at(b, base, &mut [b' '; BLOCK]);
+        let bytes = bytes_at(b, base, &mut [b' '; BLOCK]);
         let len = b.len().saturating_sub(base);
-        let m = classes(&c, false);
+        let m = classes(&bytes, false);
         Block {
             valid: if len >= BLOCK { !0 } else { (1u64 << len) - 1 },
             dollar: m.dollar,
@@ -144,13 +147,14 @@ impl Block {
             high: 0,
             before: base.checked_sub(1).map_or(b' ', |k| b[k]),
             after: b.get(base + BLOCK).copied().unwrap_or(b' '),
+            bytes,
         }
     }
 
-    /// Adds the other classes to the block of `b` at `base`.
+    /// Adds the other classes.
     #[inline(always)]
-    pub fn complete(&mut self, b: &[u8], base: usize) {
-        let m = classes(&bytes_at(b, base, &mut [b' '; BLOCK]), true);
+    pub fn complete(&mut self) {
+        let m = classes(&self.bytes, true);
         self.space = m.space;
         self.digit = m.digit;
         self.paren = m.paren;
@@ -305,7 +309,7 @@ mod tests {
     #[test]
     fn a_block_past_the_end_reads_spaces() {
         let mut b = Block::at(b"a$\n\n(", 0);
-        b.complete(b"a$\n\n(", 0);
+        b.complete();
         assert_eq!(b.valid, 0b11111);
         assert_eq!(b.dollar, 0b10);
         assert_eq!(b.blank_lines(), 0b100);

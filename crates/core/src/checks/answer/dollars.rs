@@ -41,7 +41,7 @@ pub(super) fn skip_plain_spans(b: &[u8], from: usize, paren: bool, brack: bool) 
             base += BLOCK;
             continue;
         }
-        k.complete(b, base);
+        k.complete();
         let escaped = esc.next(k.backslash);
         let dollar = k.dollar & !escaped & k.valid;
         let parity = segmented_parity(dollar, k.blank_lines() & k.valid, inside);

@@ -15,7 +15,6 @@ type Cell = Arc<OnceLock<Outcome>>;
 /// The process's compile outcomes.
 pub struct CompileCache {
     entries: Mutex<Generations<String, Cell>>,
-    max_entries: usize,
     running: Mutex<usize>,
     slot_freed: Condvar,
     slots: usize,
@@ -24,7 +23,10 @@ pub struct CompileCache {
 impl std::fmt::Debug for CompileCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CompileCache")
-            .field("max_entries", &self.max_entries)
+            .field(
+                "max_entries",
+                &self.entries.lock().unwrap_or_else(|e| e.into_inner()).cap(),
+            )
             .field("slots", &self.slots)
             .finish_non_exhaustive()
     }
@@ -35,7 +37,6 @@ impl CompileCache {
     pub fn new(max_entries: usize, slots: usize) -> Self {
         CompileCache {
             entries: Mutex::new(Generations::new(max_entries)),
-            max_entries: max_entries.max(1),
             running: Mutex::new(0),
             slot_freed: Condvar::new(),
             slots: slots.max(1),
