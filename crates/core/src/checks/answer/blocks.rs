@@ -114,6 +114,43 @@ fn classes(c: &[u8; BLOCK], rest: bool) -> Classes {
     out
 }
 
+/// For each byte of `set`, the mask of the block's bytes equal to it.
+#[inline(always)]
+pub(super) fn eq_masks<const N: usize>(c: &[u8; BLOCK], set: [u8; N]) -> [u64; N] {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        // SAFETY: the build targets SSE2 (the cfg above), all `eq_masks_sse2` requires; it
+        // reads memory only through the safe array `c`.
+        unsafe { eq_masks_sse2(c, set) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        let mut out = [0u64; N];
+        for (k, &x) in c.iter().enumerate() {
+            for (m, &y) in out.iter_mut().zip(&set) {
+                *m |= u64::from(x == y) << k;
+            }
+        }
+        out
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn eq_masks_sse2<const N: usize>(c: &[u8; BLOCK], set: [u8; N]) -> [u64; N] {
+    use core::arch::x86_64::*;
+    let mut out = [0u64; N];
+    for q in 0..BLOCK / 16 {
+        let word = |k: usize| i64::from_le_bytes(c[16 * q + k..16 * q + k + 8].try_into().expect("8 bytes"));
+        let v = _mm_set_epi64x(word(8), word(0));
+        for (m, &y) in out.iter_mut().zip(&set) {
+            *m |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(y as i8))) as u16) << (16 * q);
+        }
+    }
+    out
+}
+
 /// The 64 bytes from `base`, padded with spaces past the end.
 #[inline(always)]
 fn bytes_at(b: &[u8], base: usize, pad: &mut [u8; BLOCK]) -> [u8; BLOCK] {

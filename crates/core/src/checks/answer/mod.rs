@@ -4,6 +4,7 @@
 //! UTF-8 character.
 
 mod blocks;
+mod boxes;
 mod dollars;
 mod fence;
 mod scan;

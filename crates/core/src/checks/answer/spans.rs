@@ -4,6 +4,7 @@
 //! length. Scanners return trimmed slices of the completion, cut only at ASCII bytes.
 
 use super::blocks::BLOCK;
+use super::boxes::{self, last_closed, next_box, prev_box};
 use super::dollars::skip_plain_spans;
 use super::scan::{Around, closing_brace, escaped, next, next_where, prev, prev_folded, prev_where};
 
@@ -14,100 +15,40 @@ use super::scan::{Around, closing_brace, escaped, next, next_where, prev, prev_f
 /// connectors included: several answers, which the comparison reads as a list. The walk back
 /// stops once the run is over 8 KiB, longer than any answer the comparison reads.
 ///
-/// Boxes are tried from the last back. A box closes at the first `}` that brings its depth to
-/// zero. When a later box never closes, no earlier box can close after that later box starts
-/// (the later box's braces keep the depth up to the end), and a later box that closes leaves the
-/// depth as it found it, so each earlier box scans only up to the next unclosed box, jumping
-/// over closed ones: every byte is scanned about once.
+/// The box is found in one pass over the brace depth ([`super::boxes::last_closed`]), its
+/// closing brace in one scan from its content, and the boxes joined to it back from it.
 pub(super) fn last_boxed(s: &str) -> Option<&str> {
     let b = s.as_bytes();
-    // A box can close only at a `}` after its content starts: boxes after the last `}` are
-    // not collected.
-    let last_brace = prev(b, b.len(), |c| c == b'}')?;
-    let mut boxes: Vec<(usize, usize)> = Vec::new();
-    let mut from = 0;
-    while let Some((start, content)) = next_box(b, from).filter(|bx| bx.1 <= last_brace) {
-        boxes.push((start, content));
-        from = content;
+    let (start, content) = last_closed(s)?;
+    let close = boxes::closing_brace(b, content)?;
+    let first = siblings(s, (start, content));
+    if first == start {
+        return Some(s[content..close].trim());
     }
-    // Where each box closes, once boxes are scanned (none is, when all are passed over).
-    let mut closes: Vec<Option<usize>> = Vec::new();
-    let mut next = boxes.len();
-    while next > 0 {
-        let k = next - 1;
-        // When the box after this one never closes (or there is none), this one can close only
-        // at a `}` before that box starts: every box that starts after the last such `}` stays
-        // open, and is passed over at once (a completion cut off in `\boxed{\boxed{…`).
-        if !matches!(closes.get(k + 1), Some(Some(_))) {
-            // The last `}` of all is known already.
-            let brace = match boxes.get(k + 1) {
-                Some(bx) => prev(b, bx.0, |c| c == b'}')?,
-                None => last_brace,
-            };
-            if brace < boxes[k].1 {
-                next = boxes[..k].partition_point(|bx| bx.1 <= brace);
-                continue;
-            }
-        }
-        next = k;
-        let content = boxes[k].1;
-        let mut i = content;
-        let mut depth = 1i64;
-        let mut m = k + 1;
-        let close = loop {
-            while m < boxes.len() && boxes[m].0 < i {
-                m += 1;
-            }
-            let limit = boxes.get(m).map_or(b.len(), |bx| bx.0);
-            if let Some(p) = closing_brace(b, i, limit, &mut depth) {
-                break Some(p);
-            }
-            match closes.get(m) {
-                Some(Some(c)) => {
-                    i = c + 1;
-                    m += 1;
-                }
-                _ => break None,
-            }
-        };
-        if closes.is_empty() {
-            closes.resize(boxes.len(), None);
-        }
-        closes[k] = close;
-        if let Some(c) = close {
-            let text = s[content..c].trim();
-            if !text.is_empty() {
-                let first = siblings(s, &boxes, k);
-                if first == k {
-                    return Some(text);
-                }
-                return Some(&s[boxes[first].0..=c]);
-            }
-        }
-    }
-    None
+    Some(&s[first..=close])
 }
 
-/// The first of the boxes that end the answer together with box `k`: a box before it counts
-/// when it closes before the next one starts, is not empty, and only connectors
-/// ([`connectors_only`]) stand between them. Each earlier box is scanned only up to the next
-/// box, so each byte is still scanned about once.
-fn siblings(s: &str, boxes: &[(usize, usize)], k: usize) -> usize {
+/// Where the first of the boxes that end the answer together with the box `last` (its start
+/// and content start) starts: a box before it counts when it closes before the next one starts,
+/// is not empty, and only connectors ([`connectors_only`]) stand between them. Each earlier box
+/// is scanned only up to the next box, so each byte is still scanned about once.
+fn siblings(s: &str, last: (usize, usize)) -> usize {
     // A run this long is longer than any answer the comparison reads (4 KiB): it is too long
     // however far back it goes, so the walk stops there.
     const MAX_RUN: usize = 8192;
     let b = s.as_bytes();
-    let mut first = k;
-    while first > 0 && boxes[k].1 - boxes[first].0 <= MAX_RUN {
-        let j = first - 1;
-        let mut depth = 1i64;
-        let Some(c) = closing_brace(b, boxes[j].1, boxes[first].0, &mut depth) else {
+    let mut first = last.0;
+    while last.1 - first <= MAX_RUN {
+        let Some((start, content)) = prev_box(b, first) else {
             break;
         };
-        if s[boxes[j].1..c].trim().is_empty() || !connectors_only(&s[c + 1..boxes[first].0]) {
+        let Some(c) = closing_brace(b, content, first, &mut 1) else {
+            break;
+        };
+        if s[content..c].trim().is_empty() || !connectors_only(&s[c + 1..first]) {
             break;
         }
-        first = j;
+        first = start;
     }
     first
 }
@@ -228,50 +169,6 @@ fn unit_word(r: &str) -> Option<usize> {
                     .is_some_and(u8::is_ascii_alphanumeric)
         });
     separates.then_some(n)
-}
-
-/// When a box opens at `i` (a backslash): where its content starts.
-#[inline(always)]
-fn box_at(b: &[u8], i: usize) -> Option<usize> {
-    let rest = &b[i + 1..];
-    let name = if rest.starts_with(b"boxed") {
-        5
-    } else if rest.starts_with(b"fbox") {
-        4
-    } else {
-        return None;
-    };
-    let after = i + 1 + name;
-    if b.get(after).is_some_and(u8::is_ascii_alphabetic) {
-        return None;
-    }
-    let mut j = after;
-    while j < b.len() && matches!(b[j], b' ' | b'\t') {
-        j += 1;
-    }
-    (b.get(j) == Some(&b'{')).then_some(j + 1)
-}
-
-/// The first box at or after `from`: (its backslash, its content start). Both names contain an
-/// `x`, a rare byte in LaTeX, so the search jumps from `x` to `x`.
-#[inline(always)]
-fn next_box(b: &[u8], from: usize) -> Option<(usize, usize)> {
-    let mut i = from;
-    loop {
-        i = next(b, i, |c| c == b'x');
-        if i >= b.len() {
-            return None;
-        }
-        for back in [3, 4] {
-            if i >= back
-                && b[i - back] == b'\\'
-                && let Some(content) = box_at(b, i - back)
-            {
-                return Some((i - back, content));
-            }
-        }
-        i += 1;
-    }
 }
 
 /// The content of the last "answer is …" / "answer: …" statement that is not empty, found

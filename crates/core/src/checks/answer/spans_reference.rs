@@ -1,7 +1,8 @@
 //! The first, plain forms of the scanners [`super`] speeds up: one call per delimiter. They
 //! define what the fast scanners must return, and the property tests hold the two equal.
 
-use super::{loose_math, next_box, on_own_lines, siblings};
+use super::{connectors_only, loose_math, on_own_lines};
+use crate::checks::answer::boxes::next_box;
 use crate::checks::answer::scan::{closing_brace, escaped, next};
 
 /// The content of the last non-empty LaTeX math span.
@@ -191,6 +192,25 @@ pub(super) fn last_boxed(s: &str) -> Option<&str> {
     None
 }
 
+/// The first of the boxes that end the answer together with box `k`, from the list of all
+/// boxes.
+fn siblings(s: &str, boxes: &[(usize, usize)], k: usize) -> usize {
+    let b = s.as_bytes();
+    let mut first = k;
+    while first > 0 && boxes[k].1 - boxes[first].0 <= 8192 {
+        let j = first - 1;
+        let mut depth = 1i64;
+        let Some(c) = closing_brace(b, boxes[j].1, boxes[first].0, &mut depth) else {
+            break;
+        };
+        if s[boxes[j].1..c].trim().is_empty() || !connectors_only(&s[c + 1..boxes[first].0]) {
+            break;
+        }
+        first = j;
+    }
+    first
+}
+
 /// The content of the last loose `$ … $` pair that holds math, in one pass forward: each `$`
 /// and line break in turn, pairing lone `$`s as they come.
 pub(super) fn loose_dollar_span(s: &str) -> Option<&str> {
@@ -242,6 +262,8 @@ mod agree {
             Just("}"),
             Just("\\boxed{"),
             Just("\\fbox{"),
+            Just("\\boxed  {"),
+            Just("\\fbox\t{"),
             Just(" and "),
             Just("\\quad "),
             Just("é"),
