@@ -61,12 +61,13 @@ fn classes(c: &[u8; BLOCK], rest: bool) -> Classes {
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[target_feature(enable = "sse2")]
+#[inline]
 fn classes_sse2(c: &[u8; BLOCK], rest: bool) -> Classes {
     use core::arch::x86_64::*;
     let mut out = Classes::default();
     for q in 0..BLOCK / 16 {
-        let word = |k: usize| i64::from_le_bytes(c[16 * q + k..16 * q + k + 8].try_into().expect("8 bytes"));
-        let v = _mm_set_epi64x(word(8), word(0));
+        // SAFETY: the 16 bytes at `16 * q` lie inside the 64-byte array.
+        let v = unsafe { _mm_loadu_si128(c.as_ptr().add(16 * q).cast()) };
         let is = |x: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(x as i8));
         let mask = |m: __m128i| u64::from(_mm_movemask_epi8(m) as u16) << (16 * q);
         if !rest {
@@ -142,8 +143,8 @@ fn eq_masks_sse2<const N: usize>(c: &[u8; BLOCK], set: [u8; N]) -> [u64; N] {
     use core::arch::x86_64::*;
     let mut out = [0u64; N];
     for q in 0..BLOCK / 16 {
-        let word = |k: usize| i64::from_le_bytes(c[16 * q + k..16 * q + k + 8].try_into().expect("8 bytes"));
-        let v = _mm_set_epi64x(word(8), word(0));
+        // SAFETY: the 16 bytes at `16 * q` lie inside the 64-byte array.
+        let v = unsafe { _mm_loadu_si128(c.as_ptr().add(16 * q).cast()) };
         for (m, &y) in out.iter_mut().zip(&set) {
             *m |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(y as i8))) as u16) << (16 * q);
         }
@@ -281,15 +282,28 @@ impl Escapes {
 
 /// The parity of `x`'s bits up to each bit inclusive, counted from the last bit of `reset` at or
 /// before it (a reset bit starts the count afresh), or from the block's start with `carry`
-/// (the parity so far) when there is none.
+/// (the parity so far) when there is none. `x` has no bit where `reset` has one.
+///
+/// The plain prefix parity `p` is six shifts and xors; a reset at `r` then has to cancel
+/// `p(r)` on its segment (up to the next reset), spread there by one addition: the bit `r + 1`
+/// added to the run of non-reset bits after `r` carries through it and stops at the next reset.
 #[inline(always)]
 pub(super) fn segmented_parity(x: u64, reset: u64, carry: bool) -> u64 {
-    let (mut p, mut g) = (x, reset);
+    let mut p = x;
     for s in [1, 2, 4, 8, 16, 32] {
-        p ^= (p << s) & !g;
-        g |= g << s;
+        p ^= p << s;
     }
-    if carry { p ^ !g } else { p }
+    if carry {
+        p = !p;
+    }
+    if reset == 0 {
+        return p;
+    }
+    // Resets where the parity so far is odd, and the segments they start.
+    let odd = p & reset;
+    let between = !reset;
+    let spread = (between.wrapping_add(odd << 1) ^ between) & between;
+    p ^ (odd | spread)
 }
 
 /// The highest set bit of `m` below bit `k`.

@@ -34,11 +34,12 @@ pub(super) fn skip_plain_spans(b: &[u8], from: usize, paren: bool, brack: bool) 
     let mut base = from;
     while base < n {
         let mut k = Block::at(b, base);
-        // With no `$` and nothing escaped, only a blank line can happen: it ends a span.
         if (k.dollar | k.backslash) == 0 && !esc.pending() {
-            esc.next(0);
-            inside &= k.blank_lines() & k.valid == 0;
-            base += BLOCK;
+            // Up to the next `$` or `\`, only a blank line can happen: it ends a span. The
+            // escapes stay as they are: no backslash comes before that byte.
+            let j = memchr::memchr2(b'$', b'\\', &b[base..]).unwrap_or(n - base);
+            inside &= !blank_line(&b[base..base + j]);
+            base += j;
             continue;
         }
         k.complete();
@@ -83,6 +84,11 @@ pub(super) fn skip_plain_spans(b: &[u8], from: usize, paren: bool, brack: bool) 
     }
 }
 
+/// Whether `b` holds a blank line (two line breaks in a row).
+fn blank_line(b: &[u8]) -> bool {
+    memchr::memmem::find(b, b"\n\n").is_some()
+}
+
 /// The content of the last `$ … $` pair, taken in order within a paragraph (`$$` and escaped
 /// `\$` left out), whose content reads as math ([`loose_math`]): `$ 9 $` and
 /// `$ \begin{pmatrix}1 & 0\end{pmatrix} $` are math, `$5 and $ 6` is two prices.
@@ -107,12 +113,13 @@ pub(super) fn loose_dollar_span(s: &str) -> Option<&str> {
     while base < b.len() {
         let k = Block::at(b, base);
         if k.dollar == 0 {
-            // No `$`: only a blank line can happen, ending the pairing.
-            esc.next(k.backslash);
-            if open.is_some() && k.blank_lines() & k.valid != 0 {
+            // Up to the next `$`, only a blank line can happen, ending the pairing.
+            let j = memchr::memchr(b'$', &b[base..]).unwrap_or(b.len() - base);
+            if open.is_some() && blank_line(&b[base..base + j]) {
                 open = None;
             }
-            base += BLOCK;
+            base += j;
+            esc = Escapes::before(b, base);
             continue;
         }
         let (lone, ends) = lone_and_ends(&k, esc.next(k.backslash));

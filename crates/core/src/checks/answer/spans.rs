@@ -356,22 +356,20 @@ fn unquote(text: &str) -> &str {
 /// more; otherwise the statement whole (`Paris`, `5 cm`, `$x = 2$`).
 fn after_last_is(text: &str) -> &str {
     let b = text.as_bytes();
-    let mut in_math = false;
+    let finder = memchr::memmem::Finder::new(b" is ");
+    // Whether `b[..seen]` leaves math open (unescaped `$` toggle it).
+    let (mut in_math, mut seen) = (false, 0);
     let mut at = None;
-    let mut i = 0;
-    loop {
-        i = next(b, i, |c| (c == b'$') | (c == b' '));
-        if i >= b.len() {
-            break;
+    let mut from = 0;
+    while let Some(k) = finder.find(&b[from..]).map(|k| from + k) {
+        for d in memchr::memchr_iter(b'$', &b[seen..k]) {
+            in_math ^= !escaped(b, seen + d);
         }
-        if b[i] == b'$' {
-            if !escaped(b, i) {
-                in_math = !in_math;
-            }
-        } else if !in_math && b[i..].starts_with(b" is ") {
-            at = Some(i);
+        seen = k;
+        if !in_math {
+            at = Some(k);
         }
-        i += 1;
+        from = k + 1;
     }
     match at {
         Some(i) if has_prose_word(&text[..i]) && !text[i + 4..].trim().is_empty() => text[i + 4..].trim(),
@@ -637,7 +635,7 @@ fn last_math_span(s: &str) -> Option<&str> {
                     | ((a.before == b'\\') & ((paren & (a.byte == b'(')) | (brack & (a.byte == b'['))))
             })
         } else {
-            next(b, i, candidate)
+            next_delimiter(b, i, dollar, paren, brack)
         };
         if i >= n {
             break;
@@ -738,6 +736,25 @@ fn last_math_span(s: &str) -> Option<&str> {
         };
     }
     last.map(|(a, z)| s[a..z].trim())
+}
+
+/// The first `$` (with `dollar`), `(` (with `paren`) or `[` (with `brack`) at or after `i`, or
+/// `b.len()`.
+#[inline]
+fn next_delimiter(b: &[u8], i: usize, dollar: bool, paren: bool, brack: bool) -> usize {
+    use memchr::{memchr, memchr2, memchr3};
+    let h = &b[i.min(b.len())..];
+    let found = match (dollar, paren, brack) {
+        (true, true, true) => memchr3(b'$', b'(', b'[', h),
+        (true, true, false) => memchr2(b'$', b'(', h),
+        (true, false, true) => memchr2(b'$', b'[', h),
+        (false, true, true) => memchr2(b'(', b'[', h),
+        (true, false, false) => memchr(b'$', h),
+        (false, true, false) => memchr(b'(', h),
+        (false, false, true) => memchr(b'[', h),
+        (false, false, false) => None,
+    };
+    found.map_or(b.len(), |k| i + k)
 }
 
 /// How an inline `$` span that opens at a `$` ends ([`inline_span`]).
