@@ -56,42 +56,45 @@ struct Classes {
 fn classes(c: &[u8; BLOCK], rest: bool) -> Classes {
     // SAFETY: the build targets SSE2 (the cfg above: every x86-64 target has it), which is all
     // `classes_sse2` requires; it reads memory only through the safe array `c`.
-    unsafe { classes_sse2(c, rest) }
+    classes_sse2(c, rest)
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[target_feature(enable = "sse2")]
-#[inline]
+#[inline(always)]
 fn classes_sse2(c: &[u8; BLOCK], rest: bool) -> Classes {
-    use core::arch::x86_64::*;
-    let mut out = Classes::default();
-    for q in 0..BLOCK / 16 {
-        // SAFETY: the 16 bytes at `16 * q` lie inside the 64-byte array.
-        let v = unsafe { _mm_loadu_si128(c.as_ptr().add(16 * q).cast()) };
-        let is = |x: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(x as i8));
-        let mask = |m: __m128i| u64::from(_mm_movemask_epi8(m) as u16) << (16 * q);
-        if !rest {
-            out.dollar |= mask(is(b'$'));
-            out.backslash |= mask(is(b'\\'));
-            out.newline |= mask(is(b'\n'));
-            continue;
+    // SAFETY: SSE2 is on for the whole build (the cfg on this function), and memory is
+    // read and written only where the comments inside say.
+    unsafe {
+        use core::arch::x86_64::*;
+        let mut out = Classes::default();
+        for q in 0..BLOCK / 16 {
+            // SAFETY: the 16 bytes at `16 * q` lie inside the 64-byte array.
+            let v = _mm_loadu_si128(c.as_ptr().add(16 * q).cast());
+            let is = |x: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(x as i8));
+            let mask = |m: __m128i| u64::from(_mm_movemask_epi8(m) as u16) << (16 * q);
+            if !rest {
+                out.dollar |= mask(is(b'$'));
+                out.backslash |= mask(is(b'\\'));
+                out.newline |= mask(is(b'\n'));
+                continue;
+            }
+            let space = _mm_or_si128(
+                _mm_or_si128(is(b' '), is(b'\t')),
+                _mm_or_si128(_mm_or_si128(is(b'\n'), is(b'\r')), is(b'\x0c')),
+            );
+            // `0`..=`9`: unchanged by both a max with `0` and a min with `9`.
+            let digit = _mm_and_si128(
+                _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(b'0' as i8)), v),
+                _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(b'9' as i8)), v),
+            );
+            out.space |= mask(space);
+            out.digit |= mask(digit);
+            out.paren |= mask(is(b'('));
+            out.brack |= mask(is(b'['));
+            out.high |= mask(v);
         }
-        let space = _mm_or_si128(
-            _mm_or_si128(is(b' '), is(b'\t')),
-            _mm_or_si128(_mm_or_si128(is(b'\n'), is(b'\r')), is(b'\x0c')),
-        );
-        // `0`..=`9`: unchanged by both a max with `0` and a min with `9`.
-        let digit = _mm_and_si128(
-            _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(b'0' as i8)), v),
-            _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(b'9' as i8)), v),
-        );
-        out.space |= mask(space);
-        out.digit |= mask(digit);
-        out.paren |= mask(is(b'('));
-        out.brack |= mask(is(b'['));
-        out.high |= mask(v);
+        out
     }
-    out
 }
 
 /// [`classes`] one byte at a time.
@@ -122,7 +125,7 @@ pub(super) fn eq_masks<const N: usize>(c: &[u8; BLOCK], set: [u8; N]) -> [u64; N
     {
         // SAFETY: the build targets SSE2 (the cfg above), all `eq_masks_sse2` requires; it
         // reads memory only through the safe array `c`.
-        unsafe { eq_masks_sse2(c, set) }
+        eq_masks_sse2(c, set)
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     {
@@ -137,19 +140,23 @@ pub(super) fn eq_masks<const N: usize>(c: &[u8; BLOCK], set: [u8; N]) -> [u64; N
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[target_feature(enable = "sse2")]
-#[inline]
+#[inline(always)]
 fn eq_masks_sse2<const N: usize>(c: &[u8; BLOCK], set: [u8; N]) -> [u64; N] {
-    use core::arch::x86_64::*;
-    let mut out = [0u64; N];
-    for q in 0..BLOCK / 16 {
-        // SAFETY: the 16 bytes at `16 * q` lie inside the 64-byte array.
-        let v = unsafe { _mm_loadu_si128(c.as_ptr().add(16 * q).cast()) };
-        for (m, &y) in out.iter_mut().zip(&set) {
-            *m |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(y as i8))) as u16) << (16 * q);
+    // SAFETY: SSE2 is on for the whole build (the cfg on this function), and memory is
+    // read and written only where the comments inside say.
+    unsafe {
+        use core::arch::x86_64::*;
+        let mut out = [0u64; N];
+        for q in 0..BLOCK / 16 {
+            // SAFETY: the 16 bytes at `16 * q` lie inside the 64-byte array.
+            let v = _mm_loadu_si128(c.as_ptr().add(16 * q).cast());
+            for (m, &y) in out.iter_mut().zip(&set) {
+                *m |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(y as i8))) as u16)
+                    << (16 * q);
+            }
         }
+        out
     }
-    out
 }
 
 /// The 64 bytes from `base`, padded with spaces past the end.
@@ -248,6 +255,11 @@ impl Escapes {
         Escapes {
             odd_run: run % 2 == 1,
         }
+    }
+
+    /// The state after a run of backslashes, odd or not.
+    pub fn after_run(odd: bool) -> Escapes {
+        Escapes { odd_run: odd }
     }
 
     /// Whether the next block's first byte is escaped by backslashes before it.

@@ -1,13 +1,7 @@
-//! `\boxed{…}` and `\fbox{…}`: where each opens, and which box is the last to open of those
-//! that close, found in one pass over the brace depth, 64 bytes at a time.
-//!
-//! A box whose content starts where the depth (unescaped `{` less `}` so far) is `d` closes
-//! at the first `}` after which the depth is `d - 1`, so it closes exactly when the depth
-//! somewhere after its start is lower than `d`. The pass keeps the boxes still open, in the
-//! order they opened (their depths then rise: an open box keeps the depth at or above its own),
-//! and closes the ones on top while a block's lowest depth is below theirs. Each box is taken
-//! and dropped once, and a block with braces costs a few dozen vector operations, so the pass
-//! is linear whatever the boxes and braces.
+//! `\boxed{…}` and `\fbox{…}`: where each opens, which box is the last to open of those that
+//! close (found in one walk back over the brace depth, 64 bytes at a time), and where a box
+//! closes (one walk forward). A block with braces costs a few dozen vector operations and a
+//! block without is jumped over, so both walks are linear whatever the boxes and braces.
 
 use super::blocks::{BLOCK, Escapes, eq_masks};
 
@@ -68,129 +62,225 @@ pub(super) fn prev_box(b: &[u8], until: usize) -> Option<(usize, usize)> {
     }
 }
 
-/// The 64 bytes from `base`, padded with spaces past the end.
-#[inline(always)]
-fn block_at(b: &[u8], base: usize) -> [u8; BLOCK] {
-    match b.get(base..base + BLOCK) {
-        Some(c) => c.try_into().expect("a block's length"),
-        None => {
-            let mut pad = [b' '; BLOCK];
-            pad[..b.len() - base].copy_from_slice(&b[base..]);
-            pad
-        }
-    }
-}
-
-/// The number of bits of `m` below bit `k`.
-#[inline(always)]
-fn below(m: u64, k: usize) -> i64 {
-    i64::from((m & ((1u64 << k) - 1)).count_ones())
+/// `part` (shorter than a block) followed by spaces.
+fn padded(part: &[u8]) -> [u8; BLOCK] {
+    let mut pad = [b' '; BLOCK];
+    pad[..part.len()].copy_from_slice(part);
+    pad
 }
 
 /// The box that starts last among those that close and hold more than whitespace: (its
 /// backslash, its content start). `\` escapes the byte after it, so `\{` and `\}` are not braces.
+///
+/// Walked back from the last `}`, block by block, keeping the depth from each byte to that `}`
+/// (`{` up, `}` down, so a box's own `{` lifts it) and its highest value after the block: a box
+/// whose content starts at depth `d` closes when the depth after it reaches `d + 1` somewhere
+/// (the `}` that brings its braces to zero). The first box met that closes is the answer.
+/// Boxes are found at their `{`, after the name and any spaces.
 pub(super) fn last_closed(s: &str) -> Option<(usize, usize)> {
     let b = s.as_bytes();
-    // A box can close only at a `}` after its content starts: boxes after the last `}` are
-    // not looked at.
-    let end = memchr::memrchr(b'}', b)?;
-    // Boxes open (content start, depth there), their depths strictly rising: of two open at one
-    // depth, both close at the same `}`, and only the later one can be the answer.
-    let mut open: Vec<(usize, i64)> = Vec::new();
-    // Content starts of boxes found whose content starts in a later block (spaces before the `{`).
-    let mut waiting: Vec<usize> = Vec::new();
-    let mut best: Option<usize> = None;
-    let mut close = |content: usize| {
-        // Empty: only whitespace before the `}` that closes it.
-        if best.is_none_or(|c| c < content) && !s[content..].trim_start().starts_with('}') {
-            best = Some(content);
-        }
-    };
-    let mut esc = Escapes::default();
-    let mut depth = 0i64;
-    let mut base = 0;
-    while base <= end {
-        let bytes = block_at(b, base);
-        let [lbrace, rbrace, backslash, x] = eq_masks(&bytes, [b'{', b'}', b'\\', b'x']);
-        let escaped = esc.next(backslash);
-        if (lbrace | rbrace | x) == 0 && waiting.is_empty() {
-            // Nothing here changes the depth or opens a box: go on at the next byte that may.
-            let Some(j) = memchr::memchr3(b'{', b'}', b'x', b.get(base + BLOCK..=end).unwrap_or_default())
-            else {
-                break;
-            };
-            base += BLOCK + j;
-            esc = Escapes::before(b, base);
+    // Boxes after the last `}` cannot close.
+    let mut top = memchr::memrchr(b'}', b)? + 1;
+    // The depth at `top` (from there to the last `}`), and the highest from `top` on.
+    let (mut depth, mut highest) = (0i64, 0i64);
+    let mut runs = Runs::default();
+    while top > 0 {
+        let base = top.saturating_sub(BLOCK);
+        let pad;
+        let bytes: &[u8; BLOCK] = match b[base..top].try_into() {
+            Ok(whole) => whole,
+            Err(_) => {
+                pad = padded(&b[base..top]);
+                &pad
+            }
+        };
+        let [lbrace, rbrace, backslash] = eq_masks(bytes, [b'{', b'}', b'\\']);
+        if (lbrace | rbrace) == 0 {
+            // No brace here: go on at the last brace before.
+            top = memchr::memrchr2(b'{', b'}', &b[..base])? + 1;
             continue;
         }
-        let mut xs = x;
-        while xs != 0 {
-            if let Some((_, content)) = box_with_x(b, base + xs.trailing_zeros() as usize)
-                && content <= end
-            {
-                waiting.push(content);
-            }
-            xs &= xs - 1;
-        }
-        let here = waiting.partition_point(|&c| c < base + BLOCK);
+        let escaped = Escapes::after_run(runs.odd_before(b, base)).next(backslash);
         let (opens, closes) = (lbrace & !escaped, rbrace & !escaped);
-        let lifts = i64::from(opens.count_ones()) - i64::from(closes.count_ones());
-        if here == 0
-            && open
-                .last()
-                .is_none_or(|o| o.1 <= depth - i64::from(closes.count_ones()))
-        {
-            // No box starts here and none open can close: only the depth moves.
-            depth += lifts;
-            base += BLOCK;
-            continue;
+        let sums = Sums::of(bytes, opens, closes, (lbrace | rbrace) & escaped != 0);
+        // A box's `{` comes after its name or a space.
+        let mut boxes = 0;
+        if opens != 0 {
+            let named = |c: u8| matches!(c, b'd' | b'x' | b' ' | b'\t');
+            let [d, x, space, tab] = eq_masks(bytes, [b'd', b'x', b' ', b'\t']);
+            boxes = opens & (((d | x | space | tab) << 1) | u64::from(base > 0 && named(b[base - 1])));
         }
-        if closes == 0 {
-            // Only rising: nothing closes, every box here stays open.
-            for content in waiting.drain(..here) {
-                push(&mut open, (content, depth + below(opens, content - base)));
-            }
-        } else if opens == 0 {
-            // Only falling: open boxes close down to the lowest depth, at the block's end; a box
-            // here closes when a `}` comes after its start.
-            while let Some(&(content, _)) = open.last().filter(|o| o.1 > depth + lifts) {
-                close(content);
-                open.pop();
-            }
-            for content in waiting.drain(..here) {
-                let k = content - base;
-                if closes >> k != 0 {
-                    close(content);
-                } else {
-                    push(&mut open, (content, depth + lifts));
-                }
-            }
-        } else {
-            let d = Depths::of(&bytes, opens, closes, (lbrace | rbrace) & escaped != 0);
-            let lowest = depth + i64::from(d.suffix_min[0].min(0));
-            while let Some(&(content, _)) = open.last().filter(|o| o.1 > lowest) {
-                close(content);
-                open.pop();
-            }
-            for content in waiting.drain(..here) {
-                let k = content - base;
-                let at = depth + if k == 0 { 0 } else { i64::from(d.prefix[k - 1]) };
-                if k < BLOCK && depth + i64::from(d.suffix_min[k]) < at {
-                    close(content);
-                } else {
-                    push(&mut open, (content, at));
-                }
+        while boxes != 0 {
+            let i = 63 - boxes.leading_zeros() as usize;
+            boxes &= !(1u64 << i);
+            let content = base + i + 1;
+            // Whether a box there would close, before whether one is there.
+            if highest.max(depth + sums.highest(i + 1)) > depth + sums.sum(i + 1)
+                && let Some(start) = box_before(b, base + i)
+                && !s[content..].trim_start().starts_with('}')
+            {
+                return Some((start, content));
             }
         }
-        depth += lifts;
-        base += BLOCK;
+        highest = highest.max(depth + sums.highest(0));
+        depth += sums.sum(0);
+        top = base;
     }
-    let content = best?;
-    let start = b[..content]
-        .iter()
-        .rposition(|&c| c == b'\\')
-        .expect("a box's backslash");
-    Some((start, content))
+    None
+}
+
+/// The backslash of the box whose `{` is at `brace`, when one opens there.
+fn box_before(b: &[u8], brace: usize) -> Option<usize> {
+    let name_end = match b[..brace].last()? {
+        b' ' | b'\t' => b[..brace].iter().rposition(|&c| c != b' ' && c != b'\t')? + 1,
+        _ => brace,
+    };
+    let start = [&b"\\boxed"[..], b"\\fbox"]
+        .into_iter()
+        .find(|name| b[..name_end].ends_with(name))
+        .map(|name| name_end - name.len())?;
+    (box_at(b, start) == Some(brace + 1)).then_some(start)
+}
+
+/// The run of backslashes that ends before a block, counted once however many blocks it
+/// reaches back through.
+#[derive(Default)]
+struct Runs {
+    /// The last run counted: where it starts and ends.
+    last: Option<(usize, usize)>,
+}
+
+impl Runs {
+    /// Whether an odd run of backslashes ends right before `base`.
+    fn odd_before(&mut self, b: &[u8], base: usize) -> bool {
+        if base == 0 || b[base - 1] != b'\\' {
+            return false;
+        }
+        let start = match self.last {
+            Some((start, end)) if start < base && base <= end => start,
+            _ => {
+                let start = b[..base].iter().rposition(|&c| c != b'\\').map_or(0, |k| k + 1);
+                self.last = Some((start, base));
+                start
+            }
+        };
+        (base - start) % 2 == 1
+    }
+}
+
+/// The depth through one block from each byte to the block's end (`{` up, `}` down), and its
+/// highest from each byte on (the block's end, depth 0, included).
+struct Sums {
+    opens: u64,
+    closes: u64,
+    /// Read from the bytes, when the block has both kinds of brace.
+    mixed: Option<([i8; BLOCK], [i8; BLOCK])>,
+}
+
+impl Sums {
+    #[inline(always)]
+    fn of(bytes: &[u8; BLOCK], opens: u64, closes: u64, some_escaped: bool) -> Sums {
+        let mixed = (opens != 0 && closes != 0).then(|| {
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            if !some_escaped {
+                // SAFETY: the build targets SSE2 (the cfg above), all `sums_sse2` requires; it
+                // reads and writes memory only through the arrays it is given and returns.
+                return sums_sse2(bytes);
+            }
+            let _ = (bytes, some_escaped);
+            let (mut sum, mut high) = ([0i8; BLOCK], [0i8; BLOCK]);
+            let (mut run, mut top) = (0i8, 0i8);
+            for k in (0..BLOCK).rev() {
+                run += (opens >> k & 1) as i8 - (closes >> k & 1) as i8;
+                top = top.max(run);
+                sum[k] = run;
+                high[k] = top;
+            }
+            (sum, high)
+        });
+        Sums { opens, closes, mixed }
+    }
+
+    /// The depth from byte `k` (up to 64) to the block's end.
+    #[inline(always)]
+    fn sum(&self, k: usize) -> i64 {
+        match &self.mixed {
+            Some((sum, _)) => sum.get(k).map_or(0, |&v| i64::from(v)),
+            None => {
+                let from = |m: u64| i64::from(m.checked_shr(k as u32).unwrap_or(0).count_ones());
+                from(self.opens) - from(self.closes)
+            }
+        }
+    }
+
+    /// The highest depth from byte `k` (up to 64) to the block's end, the end included.
+    #[inline(always)]
+    fn highest(&self, k: usize) -> i64 {
+        match &self.mixed {
+            Some((_, high)) => high.get(k).map_or(0, |&v| i64::from(v)),
+            // Only `{`: the depth falls toward the end, highest at `k`. Only `}`: it rises to 0.
+            None if self.closes == 0 => self.sum(k),
+            None => 0,
+        }
+    }
+}
+
+/// [`Sums::of`] from the bytes, 16 at a time: each byte's step summed toward the lane's start in
+/// four shifts, and the highest from each byte on taken in four more (as unsigned bytes, offset
+/// by 128, which SSE2 compares).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn sums_sse2(c: &[u8; BLOCK]) -> ([i8; BLOCK], [i8; BLOCK]) {
+    // SAFETY: SSE2 is on for the whole build (the cfg on this function), and memory is
+    // read and written only where the comments inside say.
+    unsafe {
+        use core::arch::x86_64::*;
+        let (mut sum, mut high) = ([0i8; BLOCK], [0i8; BLOCK]);
+        let bias = _mm_set1_epi8(i8::MIN);
+        let mut carry = _mm_setzero_si128();
+        // The highest of the lanes after, offset: depth 0 at the block's end.
+        let mut after = bias;
+        for q in (0..BLOCK / 16).rev() {
+            // SAFETY: 16 bytes at `16 * q` lie inside the 64-byte array.
+            let v = _mm_loadu_si128(c.as_ptr().add(16 * q).cast());
+            // `cmpeq` gives -1 where equal: `}` less `{` is +1 at `{`, -1 at `}`.
+            let mut p = _mm_sub_epi8(
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'}' as i8)),
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'{' as i8)),
+            );
+            p = _mm_add_epi8(p, _mm_srli_si128::<1>(p));
+            p = _mm_add_epi8(p, _mm_srli_si128::<2>(p));
+            p = _mm_add_epi8(p, _mm_srli_si128::<4>(p));
+            p = _mm_add_epi8(p, _mm_srli_si128::<8>(p));
+            p = _mm_add_epi8(p, carry);
+            carry = spread_first(p);
+            // SAFETY: 16 bytes at `16 * q` lie inside the 64-byte array.
+            _mm_storeu_si128(sum.as_mut_ptr().add(16 * q).cast(), p);
+            // Shifting in zeros brings in the lowest offset value, which a max leaves alone.
+            let mut u = _mm_xor_si128(p, bias);
+            u = _mm_max_epu8(u, _mm_srli_si128::<1>(u));
+            u = _mm_max_epu8(u, _mm_srli_si128::<2>(u));
+            u = _mm_max_epu8(u, _mm_srli_si128::<4>(u));
+            u = _mm_max_epu8(u, _mm_srli_si128::<8>(u));
+            u = _mm_max_epu8(u, after);
+            after = spread_first(u);
+            // SAFETY: 16 bytes at `16 * q` lie inside the 64-byte array.
+            _mm_storeu_si128(high.as_mut_ptr().add(16 * q).cast(), _mm_xor_si128(u, bias));
+        }
+        (sum, high)
+    }
+}
+
+/// The first byte of `v` in every byte.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn spread_first(v: core::arch::x86_64::__m128i) -> core::arch::x86_64::__m128i {
+    // SAFETY: SSE2 is on for the whole build (the cfg on this function), and memory is
+    // read and written only where the comments inside say.
+    unsafe {
+        use core::arch::x86_64::*;
+        _mm_shuffle_epi32::<0>(_mm_shufflelo_epi16::<0>(_mm_unpacklo_epi8(v, v)))
+    }
 }
 
 /// The `}` that closes the box whose content starts at `content`.
@@ -200,8 +290,15 @@ pub(super) fn closing_brace(b: &[u8], content: usize) -> Option<usize> {
     let mut depth = 1i64;
     let mut base = content;
     while base < b.len() {
-        let bytes = block_at(b, base);
-        let [lbrace, rbrace, backslash] = eq_masks(&bytes, [b'{', b'}', b'\\']);
+        let pad;
+        let bytes: &[u8; BLOCK] = match b.get(base..base + BLOCK) {
+            Some(whole) => whole.try_into().expect("a block's length"),
+            None => {
+                pad = padded(&b[base..]);
+                &pad
+            }
+        };
+        let [lbrace, rbrace, backslash] = eq_masks(bytes, [b'{', b'}', b'\\']);
         let escaped = esc.next(backslash);
         if (lbrace | rbrace) == 0 {
             let j = memchr::memchr2(b'{', b'}', b.get(base + BLOCK..)?)?;
@@ -220,8 +317,8 @@ pub(super) fn closing_brace(b: &[u8], content: usize) -> Option<usize> {
                 }
                 return Some(base + m.trailing_zeros() as usize);
             }
-            let d = Depths::of(&bytes, opens, closes, (lbrace | rbrace) & escaped != 0);
-            if let Some(k) = d.prefix.iter().position(|&p| depth + i64::from(p) == 0) {
+            let prefix = prefix_depths(bytes, opens, closes, (lbrace | rbrace) & escaped != 0);
+            if let Some(k) = prefix.iter().position(|&p| depth + i64::from(p) == 0) {
                 return Some(base + k);
             }
         }
@@ -231,117 +328,58 @@ pub(super) fn closing_brace(b: &[u8], content: usize) -> Option<usize> {
     None
 }
 
-/// `o` on top of the open boxes, in place of one at the same depth.
-fn push(open: &mut Vec<(usize, i64)>, o: (usize, i64)) {
-    if open.last().is_some_and(|top| top.1 >= o.1) {
-        debug_assert!(open.last().is_some_and(|top| top.1 == o.1));
-        open.pop();
+/// The depth through one block after each byte, relative to its start (`{` up, `}` down), for
+/// a block with both kinds of brace; `some_escaped` when it has escaped braces (then read from
+/// the masks `opens` and `closes` rather than the bytes).
+#[inline(always)]
+fn prefix_depths(bytes: &[u8; BLOCK], opens: u64, closes: u64, some_escaped: bool) -> [i8; BLOCK] {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if !some_escaped {
+        // SAFETY: the build targets SSE2 (the cfg above), all `prefix_sse2` requires; it reads
+        // and writes memory only through the arrays it is given and returns.
+        return prefix_sse2(bytes);
     }
-    open.push(o);
-}
-
-/// The depth through one block, relative to its start: after each byte, and the lowest from
-/// each byte on.
-struct Depths {
-    prefix: [i8; BLOCK],
-    suffix_min: [i8; BLOCK],
-}
-
-impl Depths {
-    /// Of a block's bytes, whose unescaped braces are `opens` and `closes`; `some_escaped` when
-    /// the block has escaped braces (then read from the masks rather than the bytes).
-    #[inline(always)]
-    fn of(bytes: &[u8; BLOCK], opens: u64, closes: u64, some_escaped: bool) -> Depths {
-        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-        if !some_escaped {
-            // SAFETY: the build targets SSE2 (the cfg above), all `depths_sse2` requires; it
-            // reads and writes memory only through the arrays it is given and returns.
-            return unsafe { depths_sse2(bytes) };
-        }
-        let _ = (bytes, some_escaped);
-        let mut d = Depths {
-            prefix: [0; BLOCK],
-            suffix_min: [0; BLOCK],
-        };
-        let mut run = 0i8;
-        for k in 0..BLOCK {
-            run += (opens >> k & 1) as i8 - (closes >> k & 1) as i8;
-            d.prefix[k] = run;
-        }
-        let mut low = i8::MAX;
-        for k in (0..BLOCK).rev() {
-            low = low.min(d.prefix[k]);
-            d.suffix_min[k] = low;
-        }
-        d
+    let _ = (bytes, some_escaped);
+    let mut prefix = [0i8; BLOCK];
+    let mut run = 0i8;
+    for (k, p) in prefix.iter_mut().enumerate() {
+        run += (opens >> k & 1) as i8 - (closes >> k & 1) as i8;
+        *p = run;
     }
+    prefix
 }
 
-/// [`Depths::of`] from the bytes, 16 at a time: each byte's step (`{` up, `}` down) summed
-/// in four shifts per lane, and the lowest from each byte on taken in four more (as unsigned
-/// bytes, offset by 128, which SSE2 compares).
+/// [`prefix_depths`] from the bytes, 16 at a time: each byte's step summed in four shifts per
+/// lane.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[target_feature(enable = "sse2")]
-#[inline]
-unsafe fn depths_sse2(c: &[u8; BLOCK]) -> Depths {
-    use core::arch::x86_64::*;
-    let mut d = Depths {
-        prefix: [0; BLOCK],
-        suffix_min: [0; BLOCK],
-    };
-    let mut lanes = [_mm_setzero_si128(); BLOCK / 16];
-    let mut carry = 0i8;
-    for (q, lane) in lanes.iter_mut().enumerate() {
-        // SAFETY: 16 bytes at `16 * q` lie inside the 64-byte array.
-        let v = unsafe { _mm_loadu_si128(c.as_ptr().add(16 * q).cast()) };
-        // `cmpeq` gives -1 where equal: `}` less `{` is +1 at `{`, -1 at `}`.
-        let mut p = _mm_sub_epi8(
-            _mm_cmpeq_epi8(v, _mm_set1_epi8(b'}' as i8)),
-            _mm_cmpeq_epi8(v, _mm_set1_epi8(b'{' as i8)),
-        );
-        p = _mm_add_epi8(p, _mm_slli_si128::<1>(p));
-        p = _mm_add_epi8(p, _mm_slli_si128::<2>(p));
-        p = _mm_add_epi8(p, _mm_slli_si128::<4>(p));
-        p = _mm_add_epi8(p, _mm_slli_si128::<8>(p));
-        p = _mm_add_epi8(p, _mm_set1_epi8(carry));
-        carry = (_mm_extract_epi16::<7>(p) >> 8) as i8;
-        *lane = p;
-        // SAFETY: 16 bytes at `16 * q` lie inside the 64-byte array.
-        unsafe { _mm_storeu_si128(d.prefix.as_mut_ptr().add(16 * q).cast(), p) };
+#[inline(always)]
+fn prefix_sse2(c: &[u8; BLOCK]) -> [i8; BLOCK] {
+    // SAFETY: SSE2 is on for the whole build (the cfg on this function), and memory is
+    // read and written only where the comments inside say.
+    unsafe {
+        use core::arch::x86_64::*;
+        let mut prefix = [0i8; BLOCK];
+        let mut carry = _mm_setzero_si128();
+        for q in 0..BLOCK / 16 {
+            // SAFETY: 16 bytes at `16 * q` lie inside the 64-byte array.
+            let v = _mm_loadu_si128(c.as_ptr().add(16 * q).cast());
+            // `cmpeq` gives -1 where equal: `}` less `{` is +1 at `{`, -1 at `}`.
+            let mut p = _mm_sub_epi8(
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'}' as i8)),
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'{' as i8)),
+            );
+            p = _mm_add_epi8(p, _mm_slli_si128::<1>(p));
+            p = _mm_add_epi8(p, _mm_slli_si128::<2>(p));
+            p = _mm_add_epi8(p, _mm_slli_si128::<4>(p));
+            p = _mm_add_epi8(p, _mm_slli_si128::<8>(p));
+            p = _mm_add_epi8(p, carry);
+            // The lane's last byte, in every byte.
+            carry = _mm_shuffle_epi32::<0xff>(_mm_shufflehi_epi16::<0xff>(_mm_unpackhi_epi8(p, p)));
+            // SAFETY: 16 bytes at `16 * q` lie inside the 64-byte array.
+            _mm_storeu_si128(prefix.as_mut_ptr().add(16 * q).cast(), p);
+        }
+        prefix
     }
-    let bias = _mm_set1_epi8(i8::MIN);
-    let ones = _mm_set1_epi8(-1);
-    let mut after = _mm_set1_epi8(-1);
-    for q in (0..BLOCK / 16).rev() {
-        // Shifted toward the lane's start, with the highest value coming in at its end.
-        let mut u = _mm_xor_si128(lanes[q], bias);
-        u = _mm_min_epu8(
-            u,
-            _mm_or_si128(_mm_srli_si128::<1>(u), _mm_slli_si128::<15>(ones)),
-        );
-        u = _mm_min_epu8(
-            u,
-            _mm_or_si128(_mm_srli_si128::<2>(u), _mm_slli_si128::<14>(ones)),
-        );
-        u = _mm_min_epu8(
-            u,
-            _mm_or_si128(_mm_srli_si128::<4>(u), _mm_slli_si128::<12>(ones)),
-        );
-        u = _mm_min_epu8(u, _mm_or_si128(_mm_srli_si128::<8>(u), _mm_slli_si128::<8>(ones)));
-        u = _mm_min_epu8(u, after);
-        // The lane's lowest, its first byte now, spread over a whole lane for the lane before.
-        let first = _mm_unpacklo_epi8(u, u);
-        let first = _mm_shufflelo_epi16::<0>(first);
-        after = _mm_shuffle_epi32::<0>(first);
-        // SAFETY: 16 bytes at `16 * q` lie inside the 64-byte array.
-        unsafe {
-            _mm_storeu_si128(
-                d.suffix_min.as_mut_ptr().add(16 * q).cast(),
-                _mm_xor_si128(u, bias),
-            )
-        };
-    }
-    d
 }
 
 #[cfg(test)]
@@ -356,10 +394,17 @@ mod tests {
         fn vector_depths_agree_with_counting(s in prop::collection::vec(prop_oneof![Just(b'{'), Just(b'}'), Just(b'a')], 64)) {
             let bytes: [u8; BLOCK] = s.as_slice().try_into().unwrap();
             let [o, c] = eq_masks(&bytes, [b'{', b'}']);
-            let fast = Depths::of(&bytes, o, c, false);
-            let slow = Depths::of(&bytes, o, c, true);
-            prop_assert_eq!(fast.prefix, slow.prefix);
-            prop_assert_eq!(fast.suffix_min, slow.suffix_min);
+            prop_assert_eq!(prefix_depths(&bytes, o, c, false), prefix_depths(&bytes, o, c, true));
+            let (fast, slow) = (Sums::of(&bytes, o, c, false), Sums::of(&bytes, o, c, true));
+            for k in 0..=BLOCK {
+                let sum: i64 = (k..BLOCK).map(|j| (o >> j & 1) as i64 - (c >> j & 1) as i64).sum();
+                let high = (k..=BLOCK)
+                    .map(|j| (j..BLOCK).map(|i| (o >> i & 1) as i64 - (c >> i & 1) as i64).sum::<i64>())
+                    .max()
+                    .unwrap();
+                prop_assert_eq!((fast.sum(k), fast.highest(k)), (sum, high), "at {}", k);
+                prop_assert_eq!((slow.sum(k), slow.highest(k)), (sum, high), "at {}", k);
+            }
         }
     }
 

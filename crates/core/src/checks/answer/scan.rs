@@ -228,7 +228,7 @@ pub(super) fn prev_folded(b: &[u8], until: usize, pat: [u8; 3]) -> Option<usize>
     let end = until.min(b.len().saturating_sub(2));
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     // SAFETY: the build targets SSE2 (the cfg above), all `prev_folded_sse2` requires.
-    let end = match unsafe { prev_folded_sse2(b, end, pat) } {
+    let end = match prev_folded_sse2(b, end, pat) {
         Ok(found) => return found,
         Err(end) => end,
     };
@@ -240,31 +240,35 @@ pub(super) fn prev_folded(b: &[u8], until: usize, pat: [u8; 3]) -> Option<usize>
 /// [`prev_folded`] 16 window starts at a time, from `end` back: `Ok` with the match, or
 /// `Err` with where the windows left to look at end.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[target_feature(enable = "sse2")]
-unsafe fn prev_folded_sse2(b: &[u8], mut end: usize, pat: [u8; 3]) -> Result<Option<usize>, usize> {
-    use core::arch::x86_64::*;
-    debug_assert!(end + 2 <= b.len());
-    let fold = _mm_set1_epi8(0x20);
-    let is = |at: *const u8, p: u8| {
-        // SAFETY: the caller reads 16 bytes at `at`, inside `b` (see below).
-        let v = unsafe { _mm_loadu_si128(at.cast()) };
-        _mm_cmpeq_epi8(_mm_or_si128(v, fold), _mm_set1_epi8(p as i8))
-    };
-    while end >= 16 {
-        let start = end - 16;
-        // Bytes `start..start + 18` are read: inside `b`, as `end + 2 <= b.len()`.
-        let at = b[start..].as_ptr();
-        let hits = _mm_and_si128(
-            _mm_and_si128(is(at, pat[0]), is(at.wrapping_add(1), pat[1])),
-            is(at.wrapping_add(2), pat[2]),
-        );
-        let m = _mm_movemask_epi8(hits) as u32;
-        if m != 0 {
-            return Ok(Some(start + 31 - m.leading_zeros() as usize));
+#[inline(always)]
+fn prev_folded_sse2(b: &[u8], mut end: usize, pat: [u8; 3]) -> Result<Option<usize>, usize> {
+    // SAFETY: SSE2 is on for the whole build (the cfg on this function), and memory is
+    // read and written only where the comments inside say.
+    unsafe {
+        use core::arch::x86_64::*;
+        debug_assert!(end + 2 <= b.len());
+        let fold = _mm_set1_epi8(0x20);
+        let is = |at: *const u8, p: u8| {
+            // SAFETY: the caller reads 16 bytes at `at`, inside `b` (see below).
+            let v = _mm_loadu_si128(at.cast());
+            _mm_cmpeq_epi8(_mm_or_si128(v, fold), _mm_set1_epi8(p as i8))
+        };
+        while end >= 16 {
+            let start = end - 16;
+            // Bytes `start..start + 18` are read: inside `b`, as `end + 2 <= b.len()`.
+            let at = b[start..].as_ptr();
+            let hits = _mm_and_si128(
+                _mm_and_si128(is(at, pat[0]), is(at.wrapping_add(1), pat[1])),
+                is(at.wrapping_add(2), pat[2]),
+            );
+            let m = _mm_movemask_epi8(hits) as u32;
+            if m != 0 {
+                return Ok(Some(start + 31 - m.leading_zeros() as usize));
+            }
+            end = start;
         }
-        end = start;
+        Err(end)
     }
-    Err(end)
 }
 
 /// Whether the byte at `i` is escaped: an odd number of backslashes right before it.
