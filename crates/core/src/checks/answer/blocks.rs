@@ -196,6 +196,12 @@ impl Block {
         }
     }
 
+    /// The block's `(` and `[`.
+    #[inline(always)]
+    pub fn brackets(&self) -> [u64; 2] {
+        eq_masks(&self.bytes, [b'(', b'['])
+    }
+
     /// Adds the other classes.
     #[inline(always)]
     pub fn complete(&mut self) {

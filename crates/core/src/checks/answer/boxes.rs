@@ -102,21 +102,25 @@ pub(super) fn last_closed(s: &str) -> Option<(usize, usize)> {
         }
         let escaped = Escapes::after_run(runs.odd_before(b, base)).next(backslash);
         let (opens, closes) = (lbrace & !escaped, rbrace & !escaped);
-        let sums = Sums::of(bytes, opens, closes, (lbrace | rbrace) & escaped != 0);
+        let sums = Sums::of(
+            bytes,
+            opens,
+            closes,
+            (lbrace | rbrace) & escaped != 0,
+            highest - depth,
+        );
         // A box's `{` comes after its name or a space.
         let mut boxes = 0;
         if opens != 0 {
-            let named = |c: u8| matches!(c, b'd' | b'x' | b' ' | b'\t');
-            let [d, x, space, tab] = eq_masks(bytes, [b'd', b'x', b' ', b'\t']);
-            boxes = opens & (((d | x | space | tab) << 1) | u64::from(base > 0 && named(b[base - 1])));
+            boxes = opens & box_braces(b, base, bytes);
         }
+        // Whether a box there would close, before whether one is there.
+        boxes = sums.closing(boxes, highest - depth);
         while boxes != 0 {
             let i = 63 - boxes.leading_zeros() as usize;
             boxes &= !(1u64 << i);
             let content = base + i + 1;
-            // Whether a box there would close, before whether one is there.
-            if highest.max(depth + sums.highest(i + 1)) > depth + sums.sum(i + 1)
-                && let Some(start) = box_before(b, base + i)
+            if let Some(start) = box_before(b, base + i)
                 && !s[content..].trim_start().starts_with('}')
             {
                 return Some((start, content));
@@ -129,17 +133,66 @@ pub(super) fn last_closed(s: &str) -> Option<(usize, usize)> {
     None
 }
 
+/// The bytes of the block at `base` (`bytes`) that may be the `{` of a box: after `dex` (of
+/// `\boxed`), `box` (of `\fbox`), a space or a tab.
+#[inline(always)]
+fn box_braces(b: &[u8], base: usize, bytes: &[u8; BLOCK]) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if base >= 3 && base + BLOCK <= b.len() {
+        return box_braces_sse2(&b[base - 3..base + BLOCK]);
+    }
+    let mut m = 0;
+    for (k, _) in bytes.iter().enumerate().filter(|(_, c)| **c == b'{') {
+        let before = |n: usize| (base + k).checked_sub(n).map_or(0, |i| b[i]);
+        let named = matches!(
+            (before(3), before(2), before(1)),
+            (b'x', b'e', b'd') | (b'b', b'o', b'x')
+        );
+        m |= u64::from(named || matches!(before(1), b' ' | b'\t')) << k;
+    }
+    m
+}
+
+/// [`box_braces`] 16 bytes at a time, from the block and the 3 bytes before it (`w`).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn box_braces_sse2(w: &[u8]) -> u64 {
+    assert_eq!(w.len(), BLOCK + 3);
+    // SAFETY: SSE2 is on for the whole build (the cfg on this function); the loads read the
+    // 16 bytes at `3 + 16 * q - back` for `back` up to 3, inside `w` (asserted above).
+    unsafe {
+        use core::arch::x86_64::*;
+        let mut m = 0u64;
+        for q in 0..BLOCK / 16 {
+            let at = |back: usize| _mm_loadu_si128(w.as_ptr().add(3 + 16 * q - back).cast());
+            let is = |v: __m128i, c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
+            let (v1, v2, v3) = (at(1), at(2), at(3));
+            let boxed = _mm_and_si128(_mm_and_si128(is(v1, b'd'), is(v2, b'e')), is(v3, b'x'));
+            let fbox = _mm_and_si128(_mm_and_si128(is(v1, b'x'), is(v2, b'o')), is(v3, b'b'));
+            let spaced = _mm_or_si128(is(v1, b' '), is(v1, b'\t'));
+            let named = _mm_or_si128(_mm_or_si128(boxed, fbox), spaced);
+            let brace = _mm_and_si128(is(at(0), b'{'), named);
+            m |= u64::from(_mm_movemask_epi8(brace) as u16) << (16 * q);
+        }
+        m
+    }
+}
+
 /// The backslash of the box whose `{` is at `brace`, when one opens there.
+#[inline(always)]
 fn box_before(b: &[u8], brace: usize) -> Option<usize> {
-    let name_end = match b[..brace].last()? {
-        b' ' | b'\t' => b[..brace].iter().rposition(|&c| c != b' ' && c != b'\t')? + 1,
-        _ => brace,
+    let named = |end: usize| match b[..end].last()? {
+        b'd' if end >= 6 && &b[end - 6..end] == b"\\boxed" => Some(end - 6),
+        b'x' if end >= 5 && &b[end - 5..end] == b"\\fbox" => Some(end - 5),
+        _ => None,
     };
-    let start = [&b"\\boxed"[..], b"\\fbox"]
-        .into_iter()
-        .find(|name| b[..name_end].ends_with(name))
-        .map(|name| name_end - name.len())?;
-    (box_at(b, start) == Some(brace + 1)).then_some(start)
+    match b[..brace].last()? {
+        b' ' | b'\t' => {
+            let start = named(b[..brace].iter().rposition(|&c| c != b' ' && c != b'\t')? + 1)?;
+            (box_at(b, start) == Some(brace + 1)).then_some(start)
+        }
+        _ => named(brace),
+    }
 }
 
 /// The run of backslashes that ends before a block, counted once however many blocks it
@@ -173,39 +226,64 @@ impl Runs {
 struct Sums {
     opens: u64,
     closes: u64,
-    /// Read from the bytes, when the block has both kinds of brace.
-    mixed: Option<([i8; BLOCK], [i8; BLOCK])>,
+    /// Read from the bytes, when the block has both kinds of brace: the depths, their highest
+    /// values, and the bytes `j` where the depth after `j` rises above the depth at `j`, the
+    /// block's end and what comes after it (higher by `after` than there) included.
+    mixed: Option<([i8; BLOCK], [i8; BLOCK], u64)>,
 }
 
 impl Sums {
+    /// A block's sums, whose unescaped braces are `opens` and `closes` (`some_escaped` when it
+    /// has escaped braces: then read from those masks rather than the bytes), with the depth
+    /// after the block rising `after` above the depth at its end.
     #[inline(always)]
-    fn of(bytes: &[u8; BLOCK], opens: u64, closes: u64, some_escaped: bool) -> Sums {
+    fn of(bytes: &[u8; BLOCK], opens: u64, closes: u64, some_escaped: bool, after: i64) -> Sums {
+        // Beyond the range of the depths in a block, either way.
+        let after = after.clamp(-100, 100) as i8;
         let mixed = (opens != 0 && closes != 0).then(|| {
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             if !some_escaped {
-                // SAFETY: the build targets SSE2 (the cfg above), all `sums_sse2` requires; it
-                // reads and writes memory only through the arrays it is given and returns.
-                return sums_sse2(bytes);
+                return sums_sse2(bytes, after);
             }
             let _ = (bytes, some_escaped);
-            let (mut sum, mut high) = ([0i8; BLOCK], [0i8; BLOCK]);
+            let (mut sum, mut high, mut rises) = ([0i8; BLOCK], [0i8; BLOCK], 0u64);
             let (mut run, mut top) = (0i8, 0i8);
             for k in (0..BLOCK).rev() {
                 run += (opens >> k & 1) as i8 - (closes >> k & 1) as i8;
                 top = top.max(run);
                 sum[k] = run;
                 high[k] = top;
+                rises |= u64::from(top.max(after) > run) << k;
             }
-            (sum, high)
+            (sum, high, rises)
         });
         Sums { opens, closes, mixed }
+    }
+
+    /// Of the `{` in `braces`, those after which the depth rises above the depth just after
+    /// them, with the depth after the block `after` above the depth at its end.
+    #[inline(always)]
+    fn closing(&self, braces: u64, after: i64) -> u64 {
+        match &self.mixed {
+            Some((_, _, rises)) => braces & ((rises >> 1) | (u64::from(after > 0) << 63)),
+            None => {
+                let mut m = braces;
+                let mut out = 0;
+                while m != 0 {
+                    let i = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    out |= u64::from(after.max(self.highest(i + 1)) > self.sum(i + 1)) << i;
+                }
+                out
+            }
+        }
     }
 
     /// The depth from byte `k` (up to 64) to the block's end.
     #[inline(always)]
     fn sum(&self, k: usize) -> i64 {
         match &self.mixed {
-            Some((sum, _)) => sum.get(k).map_or(0, |&v| i64::from(v)),
+            Some((sum, _, _)) => sum.get(k).map_or(0, |&v| i64::from(v)),
             None => {
                 let from = |m: u64| i64::from(m.checked_shr(k as u32).unwrap_or(0).count_ones());
                 from(self.opens) - from(self.closes)
@@ -217,7 +295,7 @@ impl Sums {
     #[inline(always)]
     fn highest(&self, k: usize) -> i64 {
         match &self.mixed {
-            Some((_, high)) => high.get(k).map_or(0, |&v| i64::from(v)),
+            Some((_, high, _)) => high.get(k).map_or(0, |&v| i64::from(v)),
             // Only `{`: the depth falls toward the end, highest at `k`. Only `}`: it rises to 0.
             None if self.closes == 0 => self.sum(k),
             None => 0,
@@ -230,12 +308,13 @@ impl Sums {
 /// by 128, which SSE2 compares).
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
-fn sums_sse2(c: &[u8; BLOCK]) -> ([i8; BLOCK], [i8; BLOCK]) {
+fn sums_sse2(c: &[u8; BLOCK], after: i8) -> ([i8; BLOCK], [i8; BLOCK], u64) {
     // SAFETY: SSE2 is on for the whole build (the cfg on this function), and memory is
     // read and written only where the comments inside say.
     unsafe {
         use core::arch::x86_64::*;
-        let (mut sum, mut high) = ([0i8; BLOCK], [0i8; BLOCK]);
+        let (mut sum, mut high, mut rises) = ([0i8; BLOCK], [0i8; BLOCK], 0u64);
+        let beyond = _mm_set1_epi8(after);
         let bias = _mm_set1_epi8(i8::MIN);
         let mut carry = _mm_setzero_si128();
         // The highest of the lanes after, offset: depth 0 at the block's end.
@@ -265,9 +344,12 @@ fn sums_sse2(c: &[u8; BLOCK]) -> ([i8; BLOCK], [i8; BLOCK]) {
             u = _mm_max_epu8(u, after);
             after = spread_first(u);
             // SAFETY: 16 bytes at `16 * q` lie inside the 64-byte array.
-            _mm_storeu_si128(high.as_mut_ptr().add(16 * q).cast(), _mm_xor_si128(u, bias));
+            let top = _mm_xor_si128(u, bias);
+            _mm_storeu_si128(high.as_mut_ptr().add(16 * q).cast(), top);
+            let rise = _mm_or_si128(_mm_cmpgt_epi8(top, p), _mm_cmpgt_epi8(beyond, p));
+            rises |= u64::from(_mm_movemask_epi8(rise) as u16) << (16 * q);
         }
-        (sum, high)
+        (sum, high, rises)
     }
 }
 
@@ -391,11 +473,14 @@ mod tests {
         #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
 
         #[test]
-        fn vector_depths_agree_with_counting(s in prop::collection::vec(prop_oneof![Just(b'{'), Just(b'}'), Just(b'a')], 64)) {
+        fn vector_depths_agree_with_counting(
+            s in prop::collection::vec(prop_oneof![Just(b'{'), Just(b'}'), Just(b'a')], 64),
+            after in -70i64..70,
+        ) {
             let bytes: [u8; BLOCK] = s.as_slice().try_into().unwrap();
             let [o, c] = eq_masks(&bytes, [b'{', b'}']);
             prop_assert_eq!(prefix_depths(&bytes, o, c, false), prefix_depths(&bytes, o, c, true));
-            let (fast, slow) = (Sums::of(&bytes, o, c, false), Sums::of(&bytes, o, c, true));
+            let (fast, slow) = (Sums::of(&bytes, o, c, false, after), Sums::of(&bytes, o, c, true, after));
             for k in 0..=BLOCK {
                 let sum: i64 = (k..BLOCK).map(|j| (o >> j & 1) as i64 - (c >> j & 1) as i64).sum();
                 let high = (k..=BLOCK)
@@ -405,6 +490,10 @@ mod tests {
                 prop_assert_eq!((fast.sum(k), fast.highest(k)), (sum, high), "at {}", k);
                 prop_assert_eq!((slow.sum(k), slow.highest(k)), (sum, high), "at {}", k);
             }
+            let lone = Sums { opens: o, closes: c, mixed: None };
+            let want = lone.closing(o, after);
+            prop_assert_eq!(fast.closing(o, after), want);
+            prop_assert_eq!(slow.closing(o, after), want);
         }
     }
 

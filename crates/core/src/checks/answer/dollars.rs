@@ -42,6 +42,28 @@ pub(super) fn skip_plain_spans(b: &[u8], from: usize, paren: bool, brack: bool) 
             base += j;
             continue;
         }
+        if k.dollar == 0 {
+            // No `$`: a blank line ends a span, and outside one (from the block's start, or from
+            // the blank line that ends it) a `\(` or `\[` that can open stops the run.
+            let escaped = esc.next(k.backslash);
+            let blank = k.blank_lines() & k.valid;
+            if paren | brack {
+                let [p, q] = k.brackets();
+                let opening = ((if paren { p } else { 0 }) | (if brack { q } else { 0 })) & escaped & k.valid;
+                let outside = match (inside, blank) {
+                    (false, _) => !0,
+                    (true, 0) => 0,
+                    (true, _) => !((blank & blank.wrapping_neg()) - 1),
+                };
+                if opening & outside != 0 {
+                    let resume = base + (opening & outside).trailing_zeros() as usize;
+                    return Plain { resume, last };
+                }
+            }
+            inside &= blank == 0;
+            base += BLOCK;
+            continue;
+        }
         k.complete();
         let escaped = esc.next(k.backslash);
         let dollar = k.dollar & !escaped & k.valid;
