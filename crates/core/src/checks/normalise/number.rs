@@ -308,8 +308,8 @@ pub(super) struct Real {
     /// The exact rational, when the arithmetic stayed rational and fits.
     q: Option<Q>,
     /// The written decimal, when the value is a plain literal (possibly signed or scaled by a
-    /// power of ten).
-    dec: Option<Dec>,
+    /// power of ten); boxed, as most values are not literals and a value is moved often.
+    dec: Option<Box<Dec>>,
     /// Whether this is `∞` written as such (not an overflow).
     inf: bool,
 }
@@ -321,7 +321,7 @@ impl Real {
         Real {
             f: dec.to_f64(),
             q: dec.to_q(),
-            dec: Some(dec),
+            dec: Some(Box::new(dec)),
             inf: false,
         }
     }
@@ -393,9 +393,11 @@ impl Real {
         Real {
             f: -self.f,
             q: self.q.and_then(Q::neg),
-            dec: self.dec.as_ref().map(|d| Dec {
-                neg: !d.neg,
-                ..d.clone()
+            dec: self.dec.as_ref().map(|d| {
+                Box::new(Dec {
+                    neg: !d.neg,
+                    ..(**d).clone()
+                })
             }),
             inf: self.inf,
         }
@@ -407,6 +409,25 @@ impl Real {
         } else {
             Ok(())
         }
+    }
+
+    /// `Σ aᵢ × bᵢ` (an entry of a matrix product): what adding the products one by one to `0`
+    /// gives, without building each product.
+    pub fn dot<'a>(pairs: impl Iterator<Item = (&'a Real, &'a Real)>) -> Result<Real, String> {
+        let (mut f, mut q) = (0.0, Some(Q::int(0)));
+        for (a, b) in pairs {
+            a.no_infinity(b)?;
+            f += a.f * b.f;
+            q = q
+                .zip(a.q.zip(b.q).and_then(|(x, y)| x.mul(y)))
+                .and_then(|(s, p)| s.add(p));
+        }
+        Ok(Real {
+            f,
+            q,
+            dec: None,
+            inf: false,
+        })
     }
 
     /// `self + o`.
@@ -440,7 +461,7 @@ impl Real {
         Ok(Real {
             f: self.f * o.f,
             q: self.q.zip(o.q).and_then(|(a, b)| a.mul(b)),
-            dec,
+            dec: dec.map(Box::new),
             inf: false,
         })
     }
@@ -471,7 +492,7 @@ impl Real {
         if base_zero && e.f < 0.0 {
             return Err("division by zero".into());
         }
-        let dec = match (self.dec.as_ref().and_then(Dec::pow10), eq.and_then(Q::as_int)) {
+        let dec = match (self.dec.as_deref().and_then(Dec::pow10), eq.and_then(Q::as_int)) {
             (Some(p), Some(k)) => i64::try_from(k)
                 .ok()
                 .and_then(|k| p.checked_mul(k))
@@ -508,7 +529,7 @@ impl Real {
         Ok(Real {
             f,
             q,
-            dec,
+            dec: dec.map(Box::new),
             inf: false,
         })
     }
@@ -548,7 +569,7 @@ impl Real {
         Real {
             f: self.f * 10f64.powi(k as i32),
             q: self.q.zip(q).and_then(|(a, b)| a.mul(b)),
-            dec: self.dec.as_ref().and_then(|d| d.shift(k)),
+            dec: self.dec.as_ref().and_then(|d| d.shift(k)).map(Box::new),
             inf: self.inf,
         }
     }

@@ -488,11 +488,7 @@ impl<'t> Reader<'t> {
                     for row in &p {
                         let mut r = Vec::with_capacity(w);
                         for c in 0..w {
-                            let mut acc = Real::int(0);
-                            for (a, m_row) in row.iter().zip(&m) {
-                                acc = acc.add(&a.mul(&m_row[c])?)?;
-                            }
-                            r.push(acc);
+                            r.push(Real::dot(row.iter().zip(m.iter().map(|m_row| &m_row[c])))?);
                         }
                         out.push(r);
                     }
