@@ -42,10 +42,12 @@ pub(super) fn skip_plain_spans(b: &[u8], from: usize, paren: bool, brack: bool) 
             base += j;
             continue;
         }
-        if k.dollar == 0 {
-            // No `$`: a blank line ends a span, and outside one (from the block's start, or from
-            // the blank line that ends it) a `\(` or `\[` that can open stops the run.
-            let escaped = esc.next(k.backslash);
+        let escaped = esc.next(k.backslash);
+        let dollar = k.dollar & !escaped & k.valid;
+        if dollar == 0 {
+            // No `$` that counts: a blank line ends a span, and outside one (from the block's
+            // start, or from the blank line that ends it) a `\(` or `\[` that can open stops
+            // the run.
             let blank = k.blank_lines() & k.valid;
             if paren | brack {
                 let [p, q] = k.brackets();
@@ -65,8 +67,6 @@ pub(super) fn skip_plain_spans(b: &[u8], from: usize, paren: bool, brack: bool) 
             continue;
         }
         k.complete();
-        let escaped = esc.next(k.backslash);
-        let dollar = k.dollar & !escaped & k.valid;
         let parity = segmented_parity(dollar, k.blank_lines() & k.valid, inside);
         let (opens, closes) = (dollar & parity, dollar & !parity);
         let ws = |c: u8| c.is_ascii_whitespace();
