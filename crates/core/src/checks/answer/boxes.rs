@@ -320,13 +320,7 @@ fn sums_sse2(c: &[u8; BLOCK], after: i8) -> ([i8; BLOCK], [i8; BLOCK], u64) {
         // The highest of the lanes after, offset: depth 0 at the block's end.
         let mut after = bias;
         for q in (0..BLOCK / 16).rev() {
-            // SAFETY: 16 bytes at `16 * q` lie inside the 64-byte array.
-            let v = _mm_loadu_si128(c.as_ptr().add(16 * q).cast());
-            // `cmpeq` gives -1 where equal: `}` less `{` is +1 at `{`, -1 at `}`.
-            let mut p = _mm_sub_epi8(
-                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'}' as i8)),
-                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'{' as i8)),
-            );
+            let mut p = steps(c, q);
             p = _mm_add_epi8(p, _mm_srli_si128::<1>(p));
             p = _mm_add_epi8(p, _mm_srli_si128::<2>(p));
             p = _mm_add_epi8(p, _mm_srli_si128::<4>(p));
@@ -350,6 +344,24 @@ fn sums_sse2(c: &[u8; BLOCK], after: i8) -> ([i8; BLOCK], [i8; BLOCK], u64) {
             rises |= u64::from(_mm_movemask_epi8(rise) as u16) << (16 * q);
         }
         (sum, high, rises)
+    }
+}
+
+/// The brace steps of lane `q` of a block: +1 at `{`, -1 at `}`, 0 elsewhere.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn steps(c: &[u8; BLOCK], q: usize) -> core::arch::x86_64::__m128i {
+    assert!(q < BLOCK / 16);
+    // SAFETY: SSE2 is on for the whole build (the cfg on this function); the 16 bytes at
+    // `16 * q` lie inside the 64-byte array (asserted above).
+    unsafe {
+        use core::arch::x86_64::*;
+        let v = _mm_loadu_si128(c.as_ptr().add(16 * q).cast());
+        // `cmpeq` gives -1 where equal: `}` less `{` is +1 at `{`, -1 at `}`.
+        _mm_sub_epi8(
+            _mm_cmpeq_epi8(v, _mm_set1_epi8(b'}' as i8)),
+            _mm_cmpeq_epi8(v, _mm_set1_epi8(b'{' as i8)),
+        )
     }
 }
 
@@ -443,13 +455,7 @@ fn prefix_sse2(c: &[u8; BLOCK]) -> [i8; BLOCK] {
         let mut prefix = [0i8; BLOCK];
         let mut carry = _mm_setzero_si128();
         for q in 0..BLOCK / 16 {
-            // SAFETY: 16 bytes at `16 * q` lie inside the 64-byte array.
-            let v = _mm_loadu_si128(c.as_ptr().add(16 * q).cast());
-            // `cmpeq` gives -1 where equal: `}` less `{` is +1 at `{`, -1 at `}`.
-            let mut p = _mm_sub_epi8(
-                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'}' as i8)),
-                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'{' as i8)),
-            );
+            let mut p = steps(c, q);
             p = _mm_add_epi8(p, _mm_slli_si128::<1>(p));
             p = _mm_add_epi8(p, _mm_slli_si128::<2>(p));
             p = _mm_add_epi8(p, _mm_slli_si128::<4>(p));

@@ -246,7 +246,7 @@ fn prev_folded_sse2(b: &[u8], mut end: usize, pat: [u8; 3]) -> Result<Option<usi
     // read and written only where the comments inside say.
     unsafe {
         use core::arch::x86_64::*;
-        debug_assert!(end + 2 <= b.len());
+        debug_assert!(end == 0 || end + 2 <= b.len());
         let fold = _mm_set1_epi8(0x20);
         let is = |at: *const u8, p: u8| {
             // SAFETY: the caller reads 16 bytes at `at`, inside `b` (see below).
