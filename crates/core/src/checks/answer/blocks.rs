@@ -54,8 +54,6 @@ struct Classes {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 fn classes(c: &[u8; BLOCK], rest: bool) -> Classes {
-    // SAFETY: the build targets SSE2 (the cfg above: every x86-64 target has it), which is all
-    // `classes_sse2` requires; it reads memory only through the safe array `c`.
     classes_sse2(c, rest)
 }
 
@@ -123,8 +121,6 @@ fn classes(c: &[u8; BLOCK], rest: bool) -> Classes {
 pub(super) fn eq_masks<const N: usize>(c: &[u8; BLOCK], set: [u8; N]) -> [u64; N] {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
-        // SAFETY: the build targets SSE2 (the cfg above), all `eq_masks_sse2` requires; it
-        // reads memory only through the safe array `c`.
         eq_masks_sse2(c, set)
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]

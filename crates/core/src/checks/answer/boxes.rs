@@ -337,8 +337,8 @@ fn sums_sse2(c: &[u8; BLOCK], after: i8) -> ([i8; BLOCK], [i8; BLOCK], u64) {
             u = _mm_max_epu8(u, _mm_srli_si128::<8>(u));
             u = _mm_max_epu8(u, after);
             after = spread_first(u);
-            // SAFETY: 16 bytes at `16 * q` lie inside the 64-byte array.
             let top = _mm_xor_si128(u, bias);
+            // SAFETY: 16 bytes at `16 * q` lie inside the 64-byte array.
             _mm_storeu_si128(high.as_mut_ptr().add(16 * q).cast(), top);
             let rise = _mm_or_si128(_mm_cmpgt_epi8(top, p), _mm_cmpgt_epi8(beyond, p));
             rises |= u64::from(_mm_movemask_epi8(rise) as u16) << (16 * q);
@@ -369,8 +369,7 @@ fn steps(c: &[u8; BLOCK], q: usize) -> core::arch::x86_64::__m128i {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 fn spread_first(v: core::arch::x86_64::__m128i) -> core::arch::x86_64::__m128i {
-    // SAFETY: SSE2 is on for the whole build (the cfg on this function), and memory is
-    // read and written only where the comments inside say.
+    // SAFETY: SSE2 is on for the whole build (the cfg on this function); no memory is touched.
     unsafe {
         use core::arch::x86_64::*;
         _mm_shuffle_epi32::<0>(_mm_shufflelo_epi16::<0>(_mm_unpacklo_epi8(v, v)))
@@ -429,8 +428,6 @@ pub(super) fn closing_brace(b: &[u8], content: usize) -> Option<usize> {
 fn prefix_depths(bytes: &[u8; BLOCK], opens: u64, closes: u64, some_escaped: bool) -> [i8; BLOCK] {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     if !some_escaped {
-        // SAFETY: the build targets SSE2 (the cfg above), all `prefix_sse2` requires; it reads
-        // and writes memory only through the arrays it is given and returns.
         return prefix_sse2(bytes);
     }
     let _ = (bytes, some_escaped);

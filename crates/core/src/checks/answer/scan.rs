@@ -227,7 +227,6 @@ pub(super) fn prev_where(
 pub(super) fn prev_folded(b: &[u8], until: usize, pat: [u8; 3]) -> Option<usize> {
     let end = until.min(b.len().saturating_sub(2));
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    // SAFETY: the build targets SSE2 (the cfg above), all `prev_folded_sse2` requires.
     let end = match prev_folded_sse2(b, end, pat) {
         Ok(found) => return found,
         Err(end) => end,
