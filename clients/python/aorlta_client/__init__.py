@@ -6,6 +6,8 @@
 - :mod:`aorlta_client.trl`: ``reward_func`` for ``GRPOTrainer(reward_funcs=...)``.
 - :mod:`aorlta_client.openrlhf`: the remote-URL recipe and a reward function file.
 
+Every client sends the service's bearer token from ``token=`` or ``$AORLTA_TOKEN``.
+
 An entry the service cannot score (an unsettled leg, an unknown task, a time-out) is never
 silently 0: each trainer drop-in maps it to what that trainer understands, and says so.
 """

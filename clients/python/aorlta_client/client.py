@@ -13,7 +13,9 @@ sync client, ``asyncio`` streams for the async one). Both
   than abandoned by the client;
 - raise :class:`AorltaError` with the service's error code on any other refusal, or, with
   ``on_unreachable="unscored"``, answer every item of a request that could not be delivered
-  within the budget as unscored (reason ``unreachable``) instead of raising.
+  within the budget as unscored (reason ``unreachable``) instead of raising;
+- send the service's bearer token (``token=``, else ``$AORLTA_TOKEN``) as ``Authorization:
+  Bearer TOKEN`` on every request (a service bound beyond loopback requires one).
 
 :class:`Coalescer` gathers concurrent single-item calls on one event loop into batched
 requests (verl awaits one ``compute_score`` per sample).
@@ -40,9 +42,19 @@ log = logging.getLogger("aorlta_client")
 Item = Union[Mapping[str, Any], Tuple[Any, str]]
 
 
+#: The environment variable that holds the service's bearer token.
+TOKEN_VAR = "AORLTA_TOKEN"
+
+
 def default_url() -> str:
     """The service URL: ``$AORLTA_URL``, else ``http://127.0.0.1:8787``."""
     return os.environ.get("AORLTA_URL", DEFAULT_URL)
+
+
+def default_token() -> Optional[str]:
+    """The bearer token: ``$AORLTA_TOKEN`` (surrounding white space removed), else None."""
+    t = os.environ.get(TOKEN_VAR, "").strip()
+    return t or None
 
 
 class AorltaError(Exception):
@@ -156,6 +168,7 @@ class _Settings:
         max_batch: int,
         retry_budget: float,
         on_unreachable: str,
+        token: Optional[str],
     ):
         parsed = urllib.parse.urlsplit(url or default_url())
         if parsed.scheme != "http" or not parsed.hostname:
@@ -171,7 +184,14 @@ class _Settings:
         self.max_batch = max_batch
         self.retry_budget = retry_budget
         self.on_unreachable = on_unreachable
+        token = (default_token() if token is None else token.strip()) or None
+        if token is not None and any(c.isspace() or not c.isprintable() or not c.isascii() for c in token):
+            raise ValueError("the token must be printable ASCII without spaces")
+        self._auth = {"Authorization": f"Bearer {token}"} if token else {}
         self._checked_timeout = False
+
+    def __repr__(self) -> str:  # never shows the token
+        return f"{type(self).__name__}(http://{self.host}:{self.port}{self.base}, token={'set' if self._auth else 'none'})"
 
     def _retry_wait(self, attempt: int, status: int, headers: Mapping[str, str], start: float) -> Optional[float]:
         """How long to wait before retry ``attempt`` (1-based), or None when the retry budget
@@ -236,7 +256,8 @@ class Client(_Settings):
     the service's item time limit on first use); ``retry_budget`` seconds within which 503s,
     dropped connections and time-outs are retried (``retries`` caps the count too when given);
     ``max_batch`` the most items sent in one request; ``on_unreachable`` ``"raise"`` (default)
-    or ``"unscored"``.
+    or ``"unscored"``; ``token`` the service's bearer token (``$AORLTA_TOKEN`` when ``None``;
+    ``""`` sends none).
     """
 
     def __init__(
@@ -249,10 +270,11 @@ class Client(_Settings):
         max_batch: int = 1024,
         retry_budget: float = 600.0,
         on_unreachable: str = "raise",
+        token: Optional[str] = None,
     ):
         super().__init__(
             url, profile=profile, timeout=timeout, retries=retries, max_batch=max_batch,
-            retry_budget=retry_budget, on_unreachable=on_unreachable,
+            retry_budget=retry_budget, on_unreachable=on_unreachable, token=token,
         )
         self._local = threading.local()
 
@@ -277,6 +299,7 @@ class Client(_Settings):
         raises for other statuses."""
         data = None if body is None else json.dumps(body).encode()
         headers = {"Content-Type": "application/json"} if data is not None else {}
+        headers.update(self._auth)
         attempt, start = 0, time.monotonic()
         while True:
             try:
@@ -408,10 +431,11 @@ class AsyncClient(_Settings):
         retry_budget: float = 600.0,
         on_unreachable: str = "raise",
         connections: int = 8,
+        token: Optional[str] = None,
     ):
         super().__init__(
             url, profile=profile, timeout=timeout, retries=retries, max_batch=max_batch,
-            retry_budget=retry_budget, on_unreachable=on_unreachable,
+            retry_budget=retry_budget, on_unreachable=on_unreachable, token=token,
         )
         self._idle: List[Tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
         self._slots = asyncio.Semaphore(connections)
@@ -438,6 +462,8 @@ class AsyncClient(_Settings):
         else:
             reader, writer = await asyncio.open_connection(self.host, self.port)
         head = f"{method} {self.base}{path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+        for k, v in self._auth.items():
+            head += f"{k}: {v}\r\n"
         if data is not None:
             head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
         writer.write((head + "\r\n").encode() + (data or b""))

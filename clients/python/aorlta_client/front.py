@@ -1,13 +1,23 @@
 """The router's HTTP front: the routes of one ``aorlta serve`` (``POST /v1/score``, ``POST
 /get_reward``, ``GET /v1/tasks``, ``/v1/profiles``, ``/healthz``) answered by a
 :class:`~aorlta_client.router.Router` over several, so the trainer drop-ins take its URL in place
-of one service's. Standard library only (``http.server``, one thread per connection)."""
+of one service's. Standard library only (``http.server``, one thread per connection).
+
+Like the service, the front asks for a bearer token (``Authorization: Bearer TOKEN``, or the
+token as the password of Basic authentication, which is what a URL ``http://aorlta:TOKEN@HOST``
+sends) on every route but ``/healthz`` when it has one, compares it in constant time, never logs
+it, and refuses to listen beyond loopback without one."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import http.server
+import ipaddress
 import json
 import logging
+import socket
 import threading
 import urllib.parse
 from typing import Any, Dict, Mapping, Optional, Tuple
@@ -101,6 +111,19 @@ def get_reward(router: Router, body: Mapping[str, Any], query: str = "") -> Tupl
     return 200, json.dumps(answer).encode()
 
 
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address) is only reachable from this machine."""
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except OSError:
+        return False
+    return bool(infos) and all(ipaddress.ip_address(i[4][0]).is_loopback for i in infos)
+
+
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: "_FrontServer"
@@ -119,6 +142,39 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _error(self, status: int, code: str, message: str) -> None:
         self._send(status, json.dumps({"error": {"code": code, "message": message, "status": status}}).encode())
+
+    def _authorized(self) -> bool:
+        """Whether the request carries the front's token (always, without one); a 401 when not.
+        The request's body is not read: the answer closes the connection."""
+        token = self.server.token
+        if token is None:
+            return True
+        scheme, _, presented = (self.headers.get("Authorization") or "").partition(" ")
+        presented = presented.strip()
+        if scheme.lower() == "basic":
+            # A token in the URL (OpenRLHF's remote reward URL http://aorlta:TOKEN@HOST/...)
+            # arrives as Basic authentication: the token is the password.
+            try:
+                presented = base64.b64decode(presented, validate=True).decode().partition(":")[2]
+            except (ValueError, UnicodeDecodeError):
+                presented = ""
+        elif scheme.lower() != "bearer":
+            presented = ""
+        # Hashes of equal length compared in constant time: neither the token nor its length shows.
+        seen = hashlib.sha256(presented.encode()).digest()
+        if presented and hmac.compare_digest(seen, token):
+            return True
+        self.close_connection = True
+        why = "the bearer token is not this front's" if presented else "this front needs `Authorization: Bearer TOKEN`"
+        payload = json.dumps({"error": {"code": "unauthorized", "message": why, "status": 401}}).encode()
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.send_header("WWW-Authenticate", "Bearer")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(payload)
+        return False
 
     def _body(self) -> Optional[Any]:
         n = int(self.headers.get("Content-Length") or 0)
@@ -139,6 +195,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if path == "/healthz":
             h = health(router)
             self._send(200 if h["live_workers"] else 503, json.dumps(h).encode())
+        elif not self._authorized():
+            return
         elif path in ("/v1/tasks", "/v1/profiles"):
             self._send(*forward(router, "GET", path))
         else:
@@ -147,6 +205,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         path, _, query = self.path.partition("?")
         router = self.server.router
+        if not self._authorized():
+            return
         if path not in ("/v1/score", "/get_reward"):
             self._error(404, "not-found", f"no route POST {path} on the router")
             return
@@ -176,10 +236,11 @@ class _FrontServer(http.server.ThreadingHTTPServer):
     request_queue_size = 1024
     allow_reuse_address = True
 
-    def __init__(self, addr: Tuple[str, int], router: Router, max_body: int):
+    def __init__(self, addr: Tuple[str, int], router: Router, max_body: int, token: Optional[str]):
         super().__init__(addr, _Handler)
         self.router = router
         self.max_body = max_body
+        self.token = hashlib.sha256(token.encode()).digest() if token else None
 
 
 class Front:
@@ -198,11 +259,21 @@ class Front:
         self._thread.join(timeout=10)
 
 
-def serve_front(router: Router, host: str = "127.0.0.1", port: int = 0, max_body: int = 64 << 20) -> Front:
+def serve_front(
+    router: Router, host: str = "127.0.0.1", port: int = 0, max_body: int = 64 << 20, token: Optional[str] = None
+) -> Front:
     """Serves ``router`` over HTTP on ``host:port`` (0: a free port) in a background thread:
     ``POST /v1/score``, ``POST /get_reward``, ``GET /v1/tasks``, ``/v1/profiles`` and
-    ``/healthz`` (every worker's state; 503 when none lives)."""
-    server = _FrontServer((host, port), router, max_body)
+    ``/healthz`` (every worker's state; 503 when none lives). With ``token``, every route but
+    ``/healthz`` requires it (``Authorization: Bearer TOKEN``); without one, ``host`` must be a
+    loopback address (ValueError otherwise)."""
+    token = (token or "").strip() or None
+    if token is None and not is_loopback(host):
+        raise ValueError(
+            f"refusing to serve the front on {host} without a token: an address other than loopback can be "
+            "reached from other hosts. Pass token= (or set AORLTA_TOKEN), or use 127.0.0.1"
+        )
+    server = _FrontServer((host, port), router, max_body, token)
     thread = threading.Thread(target=server.serve_forever, name="aorlta-front", daemon=True)
     thread.start()
     return Front(server, thread)

@@ -273,7 +273,13 @@ class Router:
                 if not batch.left or batch.error is not None:
                     break
                 if not any(t.is_alive() for t in threads if not self._dead(t, batch)):
-                    # Every sender ended (every worker it had died): answer what is queued.
+                    # Every sender ended (every worker it had died): answer what is queued, and
+                    # what a dead worker's sender still holds (it may not have given it back yet;
+                    # its late answer or give-back is then dropped, its token gone).
+                    for w in self.workers:
+                        if w.dead:
+                            for kind, chunk, _ in batch.flying.pop(id(w), {}).values():
+                                self._no_worker(batch, [i for i in chunk if batch.out[i] is None], kind)
                     self._starve(batch, force=True)
                     break
                 batch.cond.wait(1.0)

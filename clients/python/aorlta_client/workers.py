@@ -20,7 +20,8 @@ class Worker:
     ``url`` is its base URL; ``key`` names it for the rendezvous order (the node's host name:
     the same key finds the same node again); ``gpus`` how many GPUs its kernel lane leases (0:
     Q&A only); ``alive`` a liveness check (a Ray actor's answer; ``/healthz`` when ``None``);
-    ``info`` what its starter reported (host, node, pid ...).
+    ``info`` what its starter reported (host, node, pid ...); ``token`` its bearer token
+    (``$AORLTA_TOKEN`` when ``None``).
     """
 
     def __init__(
@@ -32,6 +33,7 @@ class Worker:
         alive: Optional[Callable[[], bool]] = None,
         info: Optional[Mapping[str, Any]] = None,
         retry_budget: float = 3.0,
+        token: Optional[str] = None,
     ):
         self.url = url.rstrip("/")
         self.key = key or self.url
@@ -40,8 +42,9 @@ class Worker:
         self._alive = alive
         # Transport failures are retried briefly (a dead worker is found in seconds); a 503 past
         # the budget is raised and retried by the router, the worker being alive.
-        self.client = Client(self.url, retry_budget=retry_budget, on_unreachable="raise")
-        self._probe = Client(self.url, retries=0, timeout=5.0)
+        self._token = token
+        self.client = Client(self.url, retry_budget=retry_budget, on_unreachable="raise", token=token)
+        self._probe = Client(self.url, retries=0, timeout=5.0, token=token)
         self.dead = False
         self.dead_reason = ""
         self.entries = 0
@@ -51,6 +54,10 @@ class Worker:
         self.streak = 0
         self._room = (float("-inf"), 0)
         self.probed = float("-inf")
+
+    def new_client(self, **options: Any) -> Client:
+        """A :class:`Client` of this worker with its token and ``options``."""
+        return Client(self.url, token=self._token, **options)
 
     def is_alive(self) -> bool:
         """Whether the worker still runs: its liveness check, else ``GET /healthz``."""

@@ -135,3 +135,38 @@ def test_with_no_worker_left_items_are_unscored_no_worker(services):
     entries = router.score(items)
     assert [e["id"] for e in entries] == [it["id"] for it in items]
     assert all(e["reward"] is None and not e["scored"] and e["reasons"][0]["code"] == "no-worker" for e in entries)
+
+
+def test_a_chunk_held_by_a_dead_workers_sender_is_answered_when_no_worker_is_left():
+    """Both workers die while one of their senders is still inside a request: the batch ends
+    with every item answered ``no-worker``, never "lost" (the held chunk is answered too)."""
+    import threading
+    import time
+
+    from aorlta_client.client import AorltaError
+    from aorlta_client.router import Router, Worker
+
+    workers = [Worker(f"http://127.0.0.1:{9 + n}", key=f"w{n}", gpus=1) for n in range(2)]
+    router = Router(workers, qa_chunk=20, connections=1)
+    router._kinds = {"t": "qa"}
+    release = threading.Event()
+
+    def held(items, profile=None):
+        release.wait(30)  # the request is answered only after every worker is retired
+        raise AorltaError(0, "unreachable", "connection reset")
+
+    for w in workers:
+        w.client.score = held
+        w.is_alive = lambda: False
+
+    def kill_all():
+        time.sleep(0.5)
+        for w in workers:
+            router.retire(w, "killed")
+        time.sleep(2.5)  # the batch ends while the sender still holds its chunk
+        release.set()
+
+    threading.Thread(target=kill_all, daemon=True).start()
+    entries = router.score([{"id": "a", "task": "t", "completion": "x"}])
+    assert [e["reward"] for e in entries] == [None]
+    assert "no-worker" in json.dumps(entries[0])

@@ -1,6 +1,10 @@
-//! `aorlta score` through the real binary: outputs, malformed lines, resume after a kill, and
-//! the cache on a second run.
+//! `aorlta score` through the real binary: outputs, malformed lines, resume after a kill, the
+//! cache on a second run, and the runs that must stop with an error rather than hang or write
+//! what they should not.
 
+mod common;
+
+use common::ENTRY_ROW_EDITS;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -127,7 +131,7 @@ fn a_killed_run_resumes_without_losing_or_redoing_finished_work() {
         .unwrap();
     // Kill it once some, but not all, entries are written: more than the store may hold
     // uncommitted, so that what it kept is checked.
-    let rewards_path = dir.path().join("out/rewards.jsonl");
+    let rewards_path = dir.path().join("out/rewards.jsonl.partial");
     let start = Instant::now();
     loop {
         let written = std::fs::read_to_string(&rewards_path)
@@ -224,9 +228,9 @@ fn a_second_run_on_the_same_output_folder_is_refused_while_the_first_runs() {
         .spawn()
         .unwrap();
     let mut first = first;
-    // Wait until the first run holds its folder (its rewards file exists).
+    // Wait until the first run holds its folder (its partial rewards file exists).
     let t0 = Instant::now();
-    while !dir.path().join("out/rewards.jsonl").exists() {
+    while !dir.path().join("out/rewards.jsonl.partial").exists() {
         assert!(t0.elapsed() < Duration::from_secs(30));
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -337,4 +341,293 @@ fn two_runs_at_once_share_a_postgres_store() {
         "a third run is served from the shared store: {stdout}"
     );
     assert_eq!(read("c"), a);
+}
+
+/// Waits for `child` for at most `limit`: its output, or a failure saying it hangs (the child
+/// is killed first).
+fn within(mut child: std::process::Child, limit: Duration) -> std::process::Output {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "still running after {limit:?}: it hangs\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// The number printed before ` hits` on the summary's cache line.
+fn hits(stdout: &str) -> u64 {
+    stdout
+        .split("cache: ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .expect("hit count printed")
+}
+
+#[test]
+fn a_run_whose_output_cannot_be_written_exits_with_the_error_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 20_000;
+    let config = setup(dir.path(), n);
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    // Writes to /dev/full fail as on a full disk (ENOSPC), the partial file's and, for a run
+    // that writes its rewards file directly, that one's.
+    for name in ["rewards.jsonl.partial", "rewards.jsonl"] {
+        std::os::unix::fs::symlink("/dev/full", out.join(name)).unwrap();
+    }
+    let child = aorlta()
+        .args(["score", "--quiet"])
+        .arg(&config)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let done = within(child, Duration::from_secs(20));
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        !done.status.success(),
+        "a run that could not write succeeded: {err}"
+    );
+    assert!(
+        err.contains("No space left on device"),
+        "the cause is said: {err}"
+    );
+    assert!(err.contains("rewards.jsonl.partial"), "the file is named: {err}");
+    assert!(err.contains("running it again resumes"), "{err}");
+    assert!(!out.join("summary.json").exists(), "no summary of a failed run");
+    for name in ["rewards.jsonl.partial", "rewards.jsonl"] {
+        std::fs::remove_file(out.join(name)).unwrap();
+    }
+    let (stdout, _) = score(&config);
+    assert!(
+        hits(&stdout) > 0,
+        "what it scored before failing is reused: {stdout}"
+    );
+    let all = rewards(dir.path());
+    assert_eq!(all.len(), n);
+    assert!(all.iter().enumerate().all(|(j, e)| e["id"] == format!("c{j}")));
+}
+
+#[test]
+fn a_concurrency_past_the_maximum_is_refused_before_anything_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), 3);
+    let out = aorlta()
+        .args(["score", "--quiet", "--concurrency", "3000"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "--concurrency 3000 ran: {err}");
+    assert!(err.contains("--concurrency: 3000 is more than"), "{err}");
+    assert!(err.contains("256"), "the maximum is said: {err}");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, text.replace("concurrency: 2", "concurrency: 3000")).unwrap();
+    let out = aorlta().args(["score", "--quiet"]).arg(&config).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "concurrency: 3000 ran: {err}");
+    assert!(err.contains("run.yaml:5: field `concurrency`: 3000"), "{err}");
+    assert!(!dir.path().join("out").exists(), "nothing is written: {err}");
+}
+
+#[test]
+fn a_killed_run_leaves_the_previous_runs_outputs_whole_and_beside_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), 30);
+    score(&config);
+    let summary_count = || -> u64 {
+        let text = std::fs::read_to_string(dir.path().join("out/summary.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["summary"]["count"].as_u64().unwrap()
+    };
+    assert_eq!(summary_count(), 30);
+    let n = 40_000;
+    setup(dir.path(), n);
+    let mut child = aorlta()
+        .args(["score", "--quiet", "--concurrency", "1"])
+        .arg(&config)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lines = |name: &str| {
+        std::fs::read_to_string(dir.path().join("out").join(name))
+            .map(|s| s.lines().count())
+            .unwrap_or(0)
+    };
+    let start = Instant::now();
+    while lines("rewards.jsonl.partial") < 1000 && lines("rewards.jsonl") < 1000 {
+        assert!(start.elapsed() < Duration::from_secs(60), "the run wrote nothing");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(
+        lines("rewards.jsonl") as u64,
+        summary_count(),
+        "the rewards beside the summary are the ones it describes"
+    );
+    assert_eq!(lines("rewards.jsonl"), 30, "the previous run's rewards are whole");
+    let partial = lines("rewards.jsonl.partial");
+    assert!(
+        (1000..n).contains(&partial),
+        "the killed run's entries so far: {partial}"
+    );
+    score(&config);
+    assert_eq!(lines("rewards.jsonl"), n);
+    assert_eq!(summary_count(), n as u64);
+    assert!(!dir.path().join("out/rewards.jsonl.partial").exists());
+}
+
+#[test]
+fn a_pool_that_is_the_runs_own_rewards_is_refused_and_left_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), 10);
+    score(&config);
+    let before = std::fs::read(dir.path().join("out/rewards.jsonl")).unwrap();
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replace("pool: pool.jsonl", "pool: out/rewards.jsonl"),
+    )
+    .unwrap();
+    let out = aorlta().args(["score", "--quiet"]).arg(&config).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the run read its own output: {err}");
+    assert!(err.contains("run.yaml:2: field `pool`"), "{err}");
+    assert!(err.contains("this run's own output"), "{err}");
+    assert_eq!(
+        std::fs::read(dir.path().join("out/rewards.jsonl")).unwrap(),
+        before
+    );
+}
+
+#[test]
+fn a_pool_line_that_is_a_json_array_is_reported_and_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), 3);
+    let pool = std::fs::read_to_string(dir.path().join("pool.jsonl")).unwrap();
+    std::fs::write(
+        dir.path().join("pool.jsonl"),
+        format!("[\"t1\", \"\\\\boxed{{2}}\"]\n{pool}"),
+    )
+    .unwrap();
+    let (_, stderr) = score(&config);
+    assert!(
+        stderr.contains("pool.jsonl:1: a pool line is a JSON object"),
+        "the array is named: {stderr}"
+    );
+    let ids: Vec<_> = rewards(dir.path()).iter().map(|e| e["id"].clone()).collect();
+    assert_eq!(ids, ["c0", "c1", "c2"]);
+}
+
+#[test]
+fn a_conninfo_is_never_shown_with_its_password() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), 3);
+    let out = aorlta()
+        .env(
+            aorlta_core::cache::CACHE_URL_VAR,
+            "host=/nowhere password=s3cret dbname=x",
+        )
+        .args(["score", "--quiet"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("host=/nowhere password=… dbname=x"), "{err}");
+    assert!(!err.contains("s3cret"), "{err}");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("{text}cache: \"host=/nowhere password=s3cret\"\n"),
+    )
+    .unwrap();
+    let out = aorlta().args(["score", "--quiet"]).arg(&config).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("field `cache`") && err.contains("password=…"),
+        "{err}"
+    );
+    assert!(!err.contains("s3cret"), "{err}");
+}
+
+/// The store's `cache` counts in a run's `summary.json`: (hits, misses, rejected).
+fn cache_counts(dir: &Path) -> (u64, u64, u64) {
+    let text = std::fs::read_to_string(dir.join("out/summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let n = |k: &str| {
+        v["cache"][k]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no cache.{k} in {v}"))
+    };
+    (n("hits"), n("misses"), n("rejected"))
+}
+
+/// Rows of the run's SQLite store edited between runs: a reward out of range, a reward edited
+/// within its range (text, column and parts alike: only the row's checksum tells), a flipped
+/// bit. Each time the next run does not use the row: it scores the candidate again, writes the
+/// true reward, counts one rejected result, and stores the true entry in its place.
+#[test]
+fn an_edited_or_damaged_store_row_is_scored_again_and_counted_as_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), 6);
+    score(&config);
+    // What a served entry must give back: its id, reward and parts.
+    let outcome = |v: Vec<serde_json::Value>| -> Vec<[serde_json::Value; 3]> {
+        v.into_iter()
+            .map(|e| [e["id"].clone(), e["reward"].clone(), e["parts"].clone()])
+            .collect()
+    };
+    let truth = rewards(dir.path());
+    // Candidate c1 (task t1) is right: 1.0; c3 (task t3) is wrong: -0.5.
+    assert_eq!(
+        (truth[1]["reward"].as_f64(), truth[3]["reward"].as_f64()),
+        (Some(1.0), Some(-0.5))
+    );
+    let db = dir.path().join("out/cache.sqlite");
+    let edit = |task: &str, sql: &str| {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        let n = c
+            .execute(&format!("{sql} WHERE value LIKE '%\"task\":\"{task}\"%'"), [])
+            .unwrap();
+        assert_eq!(n, 1, "one row edited: {sql}");
+    };
+    let tasks = ["t1", "t3", "t4"];
+    let edits = tasks
+        .into_iter()
+        .zip(ENTRY_ROW_EDITS)
+        .map(|(t, (sql, what))| (t, sql, what));
+    for (task, sql, what) in edits {
+        edit(task, sql);
+        let (stdout, stderr) = score(&config);
+        assert_eq!(
+            outcome(rewards(dir.path())),
+            outcome(truth.clone()),
+            "{what}: the true rewards"
+        );
+        assert_eq!(cache_counts(dir.path()), (5, 1, 1), "{what}");
+        assert!(
+            stdout.contains("5 hits, 1 misses (83.3% hit rate), 1 stored results rejected"),
+            "{what}: {stdout}"
+        );
+        assert_eq!(
+            stderr.matches("not used:").count(),
+            1,
+            "{what}: warned once: {stderr}"
+        );
+        // The true entry took the row's place.
+        score(&config);
+        assert_eq!(cache_counts(dir.path()), (6, 0, 0), "{what}: replaced");
+    }
 }

@@ -28,8 +28,8 @@ const QA: &[&str] = &["core/src/checks/qa", "core/src/checks/answer"];
 const NORMALISE: &[&str] = &["core/src/checks/normalise"];
 
 /// What compiling a kernel depends on: the kernel task spec and mangler, the kernel tools'
-/// set-up (and its bounded seed counters), the compiler driver, the source policy, the cubin
-/// reader, the fake compiler.
+/// set-up (and its bounded seed counters), the compiler driver, its sandbox and diagnostic
+/// filter, the source policy, the cubin reader, the fake compiler.
 const KERNEL_COMPILE: &[&str] = &[
     "record/src/kernel",
     "core/src/checks/kernel/mod",
@@ -39,6 +39,8 @@ const KERNEL_COMPILE: &[&str] = &[
     "core/src/checks/kernel/compile",
     "core/src/checks/kernel/compile_cache",
     "core/src/checks/kernel/nvcc",
+    "core/src/checks/kernel/sandbox",
+    "core/src/checks/kernel/diagnostic",
     "core/src/checks/kernel/policy",
     "core/src/checks/kernel/elf",
     "core/src/checks/kernel/amdgpu",

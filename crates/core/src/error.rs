@@ -36,6 +36,29 @@ pub enum CoreError {
     /// The operating system gave no random bytes (for the secret that seeds are drawn from).
     #[error("no random bytes from the operating system for the seed secret: {0}")]
     Randomness(String),
+    /// A thread of a scoring run could not start, or ended in a panic.
+    #[error("{what}: {message}")]
+    Thread {
+        /// The thread and what it was doing (`starting worker thread 3 of 8`).
+        what: String,
+        /// Why: the system's error, or the panic's message.
+        message: String,
+    },
+    /// A scoring run stopped part-way. Its entries so far are in `partial`, what it scored is in
+    /// the store, and the previous run's outputs are as they were: running it again resumes.
+    #[error(
+        "{cause} (the run stopped with {entries} entries written to {partial}; what it scored is \
+         stored, so running it again resumes)",
+        partial = partial.display()
+    )]
+    Stopped {
+        /// Why it stopped.
+        cause: Box<CoreError>,
+        /// The partial rewards file.
+        partial: PathBuf,
+        /// Entries written to it.
+        entries: usize,
+    },
     /// The result store failed.
     #[error("cache {store}: {message}")]
     Cache {

@@ -184,6 +184,24 @@ impl LoadedProfile {
                     "{at}: an informational leg has no `on-broke` and is not `timing`"
                 )));
             }
+            let (floor, what) = reward_fn.correct_floor(&profile);
+            let default = if leg.timing {
+                crate::reward::speedup::DEFAULT_TIMING_ON_BROKE
+            } else {
+                crate::reward::base::DEFAULT_ON_BROKE
+            };
+            let rung = leg.on_broke.unwrap_or(default);
+            if !leg.informational && rung >= floor {
+                let which = match leg.on_broke {
+                    Some(b) => format!("{b}"),
+                    None => format!("the default rung, {default},"),
+                };
+                return Err(bad(format!(
+                    "{at}: field `on-broke`: {which} would rank a candidate that broke this leg with \
+                     or above a correct one, which gets {floor} at least ({what}); it must be below \
+                     {floor}"
+                )));
+            }
             seen.push(&leg.name);
         }
         if profile.legs.iter().filter(|l| l.timing).count() > 1 {
@@ -337,12 +355,71 @@ mod tests {
     }
 
     #[test]
+    fn an_on_broke_rung_at_or_above_the_base_of_a_correct_candidate_is_refused() {
+        for (text, line, leg, floor) in [
+            (
+                GOOD.replace("on-broke: -0.5", "on-broke: 1"),
+                9,
+                "legs[1] (`ref.normalised`)",
+                "1",
+            ),
+            (
+                format!(
+                    "clean-base: 0.25\n{}",
+                    GOOD.replace("on-broke: -1.0", "on-broke: 0.5")
+                ),
+                6,
+                "legs[0] (`parse`)",
+                "0.25",
+            ),
+            (
+                format!(
+                    "clean-base: -1.0\nunscored-value: -1.2\n{}",
+                    GOOD.replace("    on-broke: -1.0\n", "")
+                ),
+                5,
+                "legs[0] (`parse`)",
+                "-1",
+            ),
+        ] {
+            let err = load(&text).unwrap_err().to_string();
+            assert!(
+                err.starts_with(&format!("p.yaml:{line}: {leg}: field `on-broke`")),
+                "{err}"
+            );
+            assert!(err.contains("with or above a correct one"), "{err}");
+            assert!(err.contains(&format!("it must be below {floor}")), "{err}");
+        }
+        assert!(
+            load(&format!(
+                "clean-base: 0.25\n{}",
+                GOOD.replace("on-broke: -1.0", "on-broke: 0.2")
+            ))
+            .is_ok()
+        );
+        // rewardfn.speedup gives a correct kernel 0.0 at least: every rung, the timing leg's
+        // included, is below it.
+        let speed = "name: k\nreward-fn: rewardfn.speedup\nlegs:\n  - {name: parse, adapter: parse, on-broke: -1.0}\n  \
+                     - {name: t, adapter: kernel-time, needs: [parse], timing: true, params: {ratio: 1.1}}\n";
+        assert!(load(speed).is_ok(), "{:?}", load(speed).err());
+        for (text, leg) in [
+            (
+                speed.replace("on-broke: -1.0", "on-broke: 0.0"),
+                "legs[0] (`parse`)",
+            ),
+            (
+                speed.replace("timing: true", "timing: true, on-broke: 0.3"),
+                "legs[1] (`t`)",
+            ),
+        ] {
+            let err = load(&text).unwrap_err().to_string();
+            assert!(err.contains(&format!("{leg}: field `on-broke`")), "{err}");
+            assert!(err.contains("too slow to measure"), "{err}");
+        }
+    }
+
+    #[test]
     fn a_ladder_that_gives_every_candidate_the_same_base_is_refused() {
-        let all_one = GOOD
-            .replace("on-broke: -1.0", "on-broke: 1")
-            .replace("on-broke: -0.5", "on-broke: 1");
-        let err = load(&all_one).unwrap_err().to_string();
-        assert!(err.contains("every candidate would get the same base"), "{err}");
         let informational_only = "name: qa\nlegs:\n  - {name: parse, adapter: parse, informational: true}\n";
         let err = load(informational_only).unwrap_err().to_string();
         assert!(err.contains("every candidate would get the same base"), "{err}");

@@ -143,7 +143,9 @@ pub async fn run_load(
     bodies: Vec<Bytes>,
     batch: usize,
     connections: usize,
+    token: Option<&str>,
 ) -> std::io::Result<LoadReport> {
+    let authorization = token.map(|t| format!("Bearer {t}"));
     let requests = bodies.len();
     let bodies = Arc::new(bodies);
     let next = Arc::new(AtomicUsize::new(0));
@@ -153,8 +155,9 @@ pub async fn run_load(
         let bodies = Arc::clone(&bodies);
         let next = Arc::clone(&next);
         let path = path.to_string();
+        let authorization = authorization.clone();
         tasks.push(tokio::spawn(async move {
-            connection(addr, &path, &bodies, &next, batch).await
+            connection(addr, &path, &bodies, &next, batch, authorization.as_deref()).await
         }));
     }
     let mut statuses = BTreeMap::new();
@@ -193,6 +196,7 @@ async fn connection(
     bodies: &[Bytes],
     next: &AtomicUsize,
     batch: usize,
+    authorization: Option<&str>,
 ) -> std::io::Result<ConnReport> {
     let mut report = ConnReport {
         statuses: BTreeMap::new(),
@@ -211,11 +215,13 @@ async fn connection(
     loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
         let Some(body) = bodies.get(i) else { break };
-        let req = Request::post(path)
+        let mut req = Request::post(path)
             .header("host", &host)
-            .header("content-type", "application/json")
-            .body(Full::new(body.clone()))
-            .map_err(std::io::Error::other)?;
+            .header("content-type", "application/json");
+        if let Some(a) = authorization {
+            req = req.header("authorization", a);
+        }
+        let req = req.body(Full::new(body.clone())).map_err(std::io::Error::other)?;
         let t0 = Instant::now();
         let answer = async {
             sender.ready().await?;

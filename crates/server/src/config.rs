@@ -61,6 +61,9 @@ pub struct ServeConfig {
     /// How `/get_reward` reads OpenRLHF's queries.
     #[serde(default)]
     pub get_reward: GetReward,
+    /// Who may ask: the bearer token the scoring and task routes require.
+    #[serde(default)]
+    pub auth: AuthConfig,
     /// The file this config was read from (relative paths in `kernel:` resolve against it).
     #[serde(skip)]
     pub origin: PathBuf,
@@ -270,10 +273,33 @@ pub struct Limits {
     /// The `Retry-After` a 503 carries.
     #[serde(default = "default_retry_after", deserialize_with = "de_duration")]
     pub retry_after: Duration,
-    /// Longest time a request body may take to arrive; past it, 408 (a slow client must not
-    /// hold a request slot for ever).
+    /// Longest time a request body may take to arrive; past it, 408.
     #[serde(default = "default_read_timeout", deserialize_with = "de_duration")]
     pub read_timeout: Duration,
+    /// The slowest a request body may arrive, in bytes per second (`8 KiB`): after the first
+    /// second, a body must have delivered this rate times the seconds since its head; past it,
+    /// 408 `body-too-slow`. Bodies are read before a request takes a scoring slot, so a slow
+    /// client holds only its connection, and only this long.
+    #[serde(default = "default_min_body_rate", deserialize_with = "de_bytes")]
+    pub min_body_rate: usize,
+    /// Most bytes of request bodies being read at once, all connections together; a body that
+    /// would pass it is refused with 503. Bounds the memory of bodies not yet parsed.
+    #[serde(default = "default_max_reading", deserialize_with = "de_bytes")]
+    pub max_reading_bytes: usize,
+    /// Longest time a connection may make no progress writing an answer (the client takes
+    /// none of it); past it, the connection is closed.
+    #[serde(default = "default_write_timeout", deserialize_with = "de_duration")]
+    pub write_timeout: Duration,
+    /// Most bytes of answers held for clients that have not taken them yet, all connections
+    /// together; past it, the connection whose answer has made no progress for longest is
+    /// closed to make room.
+    #[serde(default = "default_max_unsent", deserialize_with = "de_bytes")]
+    pub max_unsent_bytes: usize,
+    /// How long SIGTERM or SIGINT waits for accepted requests to be answered and the workers
+    /// to finish; then the store commits what it holds and the process exits (1). A second
+    /// signal ends the wait at once.
+    #[serde(default = "default_drain_timeout", deserialize_with = "de_duration")]
+    pub drain_timeout: Duration,
     /// Longest time the head of a request may take to arrive, counted from when the
     /// connection is ready for it (so it also bounds an idle keep-alive connection); past it,
     /// the connection is closed.
@@ -311,6 +337,21 @@ fn default_read_timeout() -> Duration {
 fn default_header_read_timeout() -> Duration {
     Duration::from_secs(30)
 }
+fn default_min_body_rate() -> usize {
+    8 << 10
+}
+fn default_max_reading() -> usize {
+    1 << 30
+}
+fn default_write_timeout() -> Duration {
+    Duration::from_secs(30)
+}
+fn default_max_unsent() -> usize {
+    256 << 20
+}
+fn default_drain_timeout() -> Duration {
+    Duration::from_secs(60)
+}
 fn default_queue_wait() -> Duration {
     Duration::from_secs(20)
 }
@@ -324,6 +365,11 @@ impl Default for Limits {
             max_requests_in_flight: default_max_requests(),
             retry_after: default_retry_after(),
             read_timeout: default_read_timeout(),
+            min_body_rate: default_min_body_rate(),
+            max_reading_bytes: default_max_reading(),
+            write_timeout: default_write_timeout(),
+            max_unsent_bytes: default_max_unsent(),
+            drain_timeout: default_drain_timeout(),
             header_read_timeout: default_header_read_timeout(),
             max_connections: None,
             queue_wait: default_queue_wait(),
@@ -356,6 +402,17 @@ impl Default for GetReward {
             special_tokens: default_special_tokens(),
         }
     }
+}
+
+/// The `auth` section: where the bearer token comes from. `AORLTA_TOKEN`, when set, is the
+/// token and overrides the file. A service that listens on an address other than loopback
+/// refuses to start without one.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AuthConfig {
+    /// A file holding the token (surrounding white space is ignored), relative to the config.
+    #[serde(default)]
+    pub token_file: Option<PathBuf>,
 }
 
 /// What an inline task may be.
@@ -415,6 +472,9 @@ impl ServeConfig {
         if let Some(p) = &mut cfg.inline_tasks.kernel_reference_dir {
             resolve(p);
         }
+        if let Some(p) = &mut cfg.auth.token_file {
+            resolve(p);
+        }
         cfg.check(origin)?;
         Ok(cfg)
     }
@@ -451,8 +511,36 @@ impl ServeConfig {
         if l.max_connections == Some(0) {
             return bad("field `limits.max-connections`: must be at least 1");
         }
-        if l.header_read_timeout.is_zero() {
-            return bad("field `limits.header-read-timeout`: must be above 0");
+        for (key, t) in [
+            ("header-read-timeout", l.header_read_timeout),
+            ("read-timeout", l.read_timeout),
+            ("write-timeout", l.write_timeout),
+            ("drain-timeout", l.drain_timeout),
+        ] {
+            if t.is_zero() {
+                return Err(CoreError::invalid(
+                    origin,
+                    format!("field `limits.{key}`: must be above 0"),
+                ));
+            }
+        }
+        if l.min_body_rate == 0 {
+            return bad("field `limits.min-body-rate`: must be at least 1 byte per second");
+        }
+        if l.min_body_rate > l.max_body_bytes {
+            return bad(
+                "field `limits.min-body-rate`: above `max-body-bytes` per second, every body \
+                 would have to arrive within a second",
+            );
+        }
+        if l.max_reading_bytes < l.max_body_bytes {
+            return bad(
+                "field `limits.max-reading-bytes`: must be at least `max-body-bytes`, or a body \
+                 of the largest size could never be read",
+            );
+        }
+        if l.max_unsent_bytes == 0 {
+            return bad("field `limits.max-unsent-bytes`: must be at least 1");
         }
         for (name, lane) in [("qa", &self.lanes.qa), ("kernel", &self.lanes.kernel)] {
             if lane.queue_items == 0 || lane.item_timeout.is_zero() {
@@ -665,6 +753,32 @@ mod tests {
             assert!(err.contains(key), "{key}: {err}");
             let line: usize = err.split(':').nth(1).unwrap().parse().unwrap();
             assert!((3..=4).contains(&line), "{err}");
+        }
+    }
+
+    #[test]
+    fn the_connection_limits_are_checked_at_load() {
+        let c = parse(&format!("{MIN}auth: {{token-file: secret/token}}\n")).unwrap();
+        assert_eq!(c.auth.token_file, Some(PathBuf::from("/cfg/secret/token")));
+        assert_eq!(c.limits.min_body_rate, 8 << 10);
+        assert_eq!(c.limits.drain_timeout, Duration::from_secs(60));
+        let c = parse(&format!(
+            "{MIN}limits: {{min-body-rate: 1 KiB, write-timeout: 5s, max-unsent-bytes: 64 MiB, drain-timeout: 2s}}\n"
+        ))
+        .unwrap();
+        assert_eq!(c.limits.min_body_rate, 1024);
+        assert_eq!(c.limits.max_unsent_bytes, 64 << 20);
+        for (text, key) in [
+            ("limits: {min-body-rate: 0}\n", "min-body-rate"),
+            ("limits: {min-body-rate: 32 MiB}\n", "min-body-rate"),
+            ("limits: {max-reading-bytes: 1 MiB}\n", "max-reading-bytes"),
+            ("limits: {write-timeout: 0s}\n", "write-timeout"),
+            ("limits: {drain-timeout: 0s}\n", "drain-timeout"),
+            ("limits: {max-unsent-bytes: 0}\n", "max-unsent-bytes"),
+            ("auth: {token: abc}\n", "token"),
+        ] {
+            let err = parse(&format!("{MIN}{text}")).unwrap_err();
+            assert!(err.contains(key), "{key}: {err}");
         }
     }
 

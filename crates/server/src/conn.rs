@@ -9,12 +9,19 @@
 //! that has been idle longest (no request being answered on it) is closed to make room; only
 //! when every open connection is busy is the new one closed at once. So a flood of idle
 //! connections always gives way to a client with a request, and `/healthz` answers under it.
+//!
+//! Writes are time-limited too ([`crate::write_timeout`]), and each request carries a
+//! [`ConnHandle`] so that an answer its client does not read can have its connection closed
+//! ([`crate::answer`]). The accept loop hands back hyper's graceful shutdown; [`crate::serve`]
+//! gives it its deadline.
 
 use crate::routes::app;
 use crate::state::AppState;
+use crate::write_timeout::WriteTimeout;
 use axum::body::Body;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -32,6 +39,40 @@ struct Conn {
     last_ms: AtomicU64,
     /// Told to close (evicted to make room).
     evict: Notify,
+}
+
+/// A request's connection, in the request's extensions: closing it drops the connection (and
+/// the answer it was writing).
+#[derive(Debug, Clone)]
+pub struct ConnHandle(Arc<Conn>);
+
+impl ConnHandle {
+    /// Tells the connection to close.
+    pub fn close(&self) {
+        self.0.evict.notify_one();
+    }
+
+    /// A handle to no connection, and whether it was told to close (for tests).
+    #[cfg(test)]
+    pub(crate) fn detached() -> (ConnHandle, impl Fn() -> bool) {
+        let conn = Arc::new(Conn {
+            busy: AtomicUsize::new(0),
+            last_ms: AtomicU64::new(0),
+            evict: Notify::new(),
+        });
+        let watch = Arc::clone(&conn);
+        let closed = move || {
+            let n = watch.evict.notified();
+            let mut n = std::pin::pin!(n);
+            // A stored permit makes the first poll ready.
+            std::future::Future::poll(
+                n.as_mut(),
+                &mut std::task::Context::from_waker(std::task::Waker::noop()),
+            )
+            .is_ready()
+        };
+        (ConnHandle(conn), closed)
+    }
 }
 
 /// The open connections, for the cap and the `aorlta_connections` gauge.
@@ -159,19 +200,21 @@ pub fn default_max_connections() -> usize {
 }
 
 /// Accepts connections on `listener` until `shutdown` completes, serving each with the router;
-/// then waits until every connection has answered the request it was reading or answering.
+/// then closes the listener and hands back the connections' graceful shutdown (awaiting it
+/// waits until every connection has answered the request it was reading or answering).
 pub async fn accept_loop(
     listener: tokio::net::TcpListener,
     state: Arc<AppState>,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) {
+) -> GracefulShutdown {
     let router = app(Arc::clone(&state));
     let conns = Arc::clone(&state.connections);
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(state.limits.header_read_timeout)
         .keep_alive(true);
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let write_limit = state.limits.write_timeout;
+    let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let accepted = tokio::select! {
@@ -202,9 +245,10 @@ pub async fn accept_loop(
         let conn_state = Arc::clone(&slot.conn);
         let start = conns.start;
         let router = router.clone();
-        let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+        let service = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
             conn_state.busy.fetch_add(1, Ordering::AcqRel);
             let busy = Busy(Arc::clone(&conn_state), start);
+            req.extensions_mut().insert(ConnHandle(Arc::clone(&conn_state)));
             let answer = router.clone().oneshot(req.map(Body::new));
             async move {
                 let resp = answer.await;
@@ -212,7 +256,8 @@ pub async fn accept_loop(
                 resp
             }
         });
-        let conn = graceful.watch(http.serve_connection(TokioIo::new(tcp), service));
+        let io = WriteTimeout::new(TokioIo::new(tcp), write_limit);
+        let conn = graceful.watch(http.serve_connection(io, service));
         tokio::spawn(async move {
             tokio::select! {
                 r = conn => {
@@ -221,12 +266,12 @@ pub async fn accept_loop(
                     }
                 }
                 () = slot.conn.evict.notified() => {
-                    tracing::debug!("idle connection closed to make room");
+                    tracing::debug!("connection closed to make room");
                 }
             }
             drop(slot);
         });
     }
     drop(listener);
-    graceful.shutdown().await;
+    graceful
 }

@@ -168,6 +168,9 @@ pub enum ServerError {
         /// The names offered.
         offered: String,
     },
+    /// The token is missing where it is required, or is unusable (the message never holds it).
+    #[error("{0}")]
+    Auth(String),
     /// A profile needs a kernel environment this build or config does not give.
     #[error("{path}: {message}")]
     Unsupported {

@@ -1,7 +1,8 @@
 //! The service's counters, gauges and histograms, exposed on `GET /metrics` in the OpenMetrics
 //! text format by the `prometheus-client` crate: requests by route and status, answered items
 //! by leg and state, entries by profile and outcome, leg and request durations, queue depth per
-//! lane, work shared by identical items, time-outs, cache hits and misses, GPU leases held.
+//! lane, work shared by identical items, time-outs, cache hits, misses and rejected rows, GPU
+//! leases held.
 //!
 //! Per-item updates are aggregated per request (or per computed entry) before they touch a
 //! label family, so the hot path takes a handful of locks per request, not per item. Values
@@ -36,12 +37,19 @@ pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; cha
 pub struct Gauges {
     /// Per lane: (name, items admitted and not finished, capacity).
     pub lanes: Vec<(&'static str, usize, usize)>,
-    /// Scoring requests being read or answered.
+    /// Scoring requests whose bodies are read, being answered.
     pub requests_in_flight: usize,
     /// Connections open now.
     pub connections: usize,
-    /// Cache entry lookups that hit and missed (None without a cache).
-    pub cache: Option<(u64, u64)>,
+    /// Request bodies being read.
+    pub bodies_reading: usize,
+    /// Bytes of the request bodies being read.
+    pub body_bytes_reading: usize,
+    /// Bytes of answers not yet taken by their clients.
+    pub unsent_bytes: usize,
+    /// Cache entry lookups that hit and missed, and stored rows rejected (None without a
+    /// cache).
+    pub cache: Option<aorlta_core::cache::CacheStats>,
     /// GPU leases held by this service now.
     pub gpu_leases_held: usize,
 }
@@ -103,12 +111,17 @@ pub struct Metrics {
     timed_out: Counter,
     shed: Counter,
     connections_refused: Counter,
+    unread_closed: Counter,
     queue_depth: Family<Lane, Gauge>,
     queue_capacity: Family<Lane, Gauge>,
     requests_in_flight: Gauge,
     connections: Gauge,
+    bodies_reading: Gauge,
+    body_bytes_reading: Gauge,
+    unsent_bytes: Gauge,
     cache_hits: Counter,
     cache_misses: Counter,
+    cache_rejected: Counter,
     gpu_leases_held: Gauge,
 }
 
@@ -126,12 +139,17 @@ impl Default for Metrics {
             timed_out: Counter::default(),
             shed: Counter::default(),
             connections_refused: Counter::default(),
+            unread_closed: Counter::default(),
             queue_depth: Family::default(),
             queue_capacity: Family::default(),
             requests_in_flight: Gauge::default(),
             connections: Gauge::default(),
+            bodies_reading: Gauge::default(),
+            body_bytes_reading: Gauge::default(),
+            unsent_bytes: Gauge::default(),
             cache_hits: Counter::default(),
             cache_misses: Counter::default(),
+            cache_rejected: Counter::default(),
             gpu_leases_held: Gauge::default(),
         };
         m.register()
@@ -216,13 +234,33 @@ impl Metrics {
         );
         r.register(
             "aorlta_requests_in_flight",
-            "Scoring requests being read or answered",
+            "Scoring requests whose bodies are read, being answered",
             self.requests_in_flight.clone(),
         );
         r.register(
             "aorlta_connections",
             "Connections open now",
             self.connections.clone(),
+        );
+        r.register(
+            "aorlta_bodies_reading",
+            "Request bodies being read (they hold no scoring slot yet)",
+            self.bodies_reading.clone(),
+        );
+        r.register(
+            "aorlta_body_bytes_reading",
+            "Bytes of the request bodies being read",
+            self.body_bytes_reading.clone(),
+        );
+        r.register(
+            "aorlta_unsent_bytes",
+            "Bytes of answers built and not yet taken by their clients",
+            self.unsent_bytes.clone(),
+        );
+        r.register(
+            "aorlta_connections_closed_unread",
+            "Connections closed because answers not taken by their clients passed the bound",
+            self.unread_closed.clone(),
         );
         r.register(
             "aorlta_cache_hits",
@@ -233,6 +271,11 @@ impl Metrics {
             "aorlta_cache_misses",
             "Cache entry lookups that missed",
             self.cache_misses.clone(),
+        );
+        r.register(
+            "aorlta_cache_rejected",
+            "Stored results found that failed their check (checksum, reward contract) and were computed again",
+            self.cache_rejected.clone(),
         );
         r.register(
             "aorlta_gpu_leases_held",
@@ -317,6 +360,11 @@ impl Metrics {
         self.connections_refused.inc();
     }
 
+    /// A connection closed because answers held for clients passed the bound.
+    pub fn add_unread_closed(&self) {
+        self.unread_closed.inc();
+    }
+
     /// Entries computed so far (not cached answers, not shared ones).
     pub fn computed(&self) -> u64 {
         self.computed.get()
@@ -331,10 +379,16 @@ impl Metrics {
         }
         self.requests_in_flight.set(gauge(g.requests_in_flight));
         self.connections.set(gauge(g.connections));
-        let (hits, misses) = g.cache.unwrap_or((0, 0));
+        self.bodies_reading.set(gauge(g.bodies_reading));
+        self.body_bytes_reading.set(gauge(g.body_bytes_reading));
+        self.unsent_bytes.set(gauge(g.unsent_bytes));
+        let c = g.cache.unwrap_or_default();
         // Counters owned by the cache: mirrored, never decreasing (the cache's own are monotone).
-        self.cache_hits.inner().fetch_max(hits, Ordering::Relaxed);
-        self.cache_misses.inner().fetch_max(misses, Ordering::Relaxed);
+        self.cache_hits.inner().fetch_max(c.hits, Ordering::Relaxed);
+        self.cache_misses.inner().fetch_max(c.misses, Ordering::Relaxed);
+        self.cache_rejected
+            .inner()
+            .fetch_max(c.rejected, Ordering::Relaxed);
         self.gpu_leases_held.set(gauge(g.gpu_leases_held));
         let mut out = String::with_capacity(8192);
         prometheus_client::encoding::text::encode(&mut out, &self.registry)
@@ -392,9 +446,17 @@ mod tests {
             lanes: vec![("qa", 3, 100)],
             requests_in_flight: 1,
             connections: 2,
-            cache: Some((7, 9)),
+            bodies_reading: 3,
+            body_bytes_reading: 4096,
+            unsent_bytes: 5000,
+            cache: Some(aorlta_core::cache::CacheStats {
+                hits: 7,
+                misses: 9,
+                rejected: 1,
+            }),
             gpu_leases_held: 0,
         });
+        m.add_unread_closed();
         for line in [
             "aorlta_requests_total{route=\"/v1/score\",status=\"200\"} 2",
             "aorlta_requests_total{route=\"/v1/score\",status=\"503\"} 1",
@@ -413,9 +475,13 @@ mod tests {
             "aorlta_queue_capacity{lane=\"qa\"} 100",
             "aorlta_cache_hits_total 7",
             "aorlta_cache_misses_total 9",
+            "aorlta_cache_rejected_total 1",
             "aorlta_gpu_leases_held 0",
             "aorlta_requests_in_flight 1",
             "aorlta_connections 2",
+            "aorlta_bodies_reading 3",
+            "aorlta_body_bytes_reading 4096",
+            "aorlta_unsent_bytes 5000",
             "# TYPE aorlta_requests counter",
             "# TYPE aorlta_request_duration_seconds histogram",
             "# TYPE aorlta_queue_depth gauge",

@@ -2,6 +2,9 @@
 //! environment, exactly as `aorlta score` builds them), the scoring queue, the limits and the
 //! metrics. Built once from a [`ServeConfig`].
 
+use crate::answer::Unsent;
+use crate::auth::Token;
+use crate::body::Reading;
 use crate::config::{CacheConfig, InlineTasks, Limits, ServeConfig};
 use crate::conn::{Connections, default_max_connections};
 use crate::error::{ApiError, ServerError};
@@ -79,6 +82,11 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// The open connections (capped).
     pub connections: Arc<Connections>,
+    /// The request bodies being read (against `limits.max-reading-bytes`).
+    pub reading: Arc<Reading>,
+    /// The answers not yet taken by their clients (against `limits.max-unsent-bytes`).
+    pub unsent: Arc<Unsent>,
+    token: Option<Token>,
     cache: Option<Arc<dyn Cache>>,
     requests: Arc<Semaphore>,
     gpus: Option<GpuSet>,
@@ -105,7 +113,9 @@ impl AppState {
 
     /// Loads the tasks, profiles and cache a config names and starts the workers. `env` is the
     /// machine's tools (scratch folder, kernel tools), built by the caller as for a scoring run.
+    /// The token comes from `AORLTA_TOKEN` or `auth.token-file` ([`Token::load`]).
     pub fn from_config(cfg: &ServeConfig, config_path: &Path, env: Arc<Env>) -> Result<Self, ServerError> {
+        let token = Token::load(&cfg.auth)?;
         let adapters = Registry::builtin();
         let rewards = RewardRegistry::builtin();
         let (tasks, skipped) = TaskSet::load_all(&cfg.tasks)?;
@@ -190,6 +200,9 @@ impl AppState {
                 cfg.limits.max_connections.unwrap_or_else(default_max_connections),
                 Arc::clone(&metrics),
             )),
+            reading: Reading::new(cfg.limits.max_reading_bytes),
+            unsent: Unsent::new(cfg.limits.max_unsent_bytes, Arc::clone(&metrics)),
+            token,
             metrics,
             cache,
             requests: Arc::new(Semaphore::new(cfg.limits.max_requests_in_flight)),
@@ -233,6 +246,11 @@ impl AppState {
         &self.tasks
     }
 
+    /// The token requests must carry (`None`: the service asks for none).
+    pub fn token(&self) -> Option<&Token> {
+        self.token.as_ref()
+    }
+
     /// The GPUs the config names (`None`: the kernel lane has none).
     pub fn gpus(&self) -> Option<&GpuSet> {
         self.gpus.as_ref()
@@ -274,10 +292,10 @@ impl AppState {
             lanes: self.scheduler.depths(),
             requests_in_flight: self.limits.max_requests_in_flight - self.requests.available_permits(),
             connections: self.connections.open(),
-            cache: self.cache.as_ref().map(|c| {
-                let s = c.stats();
-                (s.hits, s.misses)
-            }),
+            bodies_reading: self.reading.bodies(),
+            body_bytes_reading: self.reading.bytes(),
+            unsent_bytes: self.unsent.bytes(),
+            cache: self.cache.as_ref().map(|c| c.stats()),
             gpu_leases_held: self
                 .env
                 .kernel

@@ -11,6 +11,10 @@
   drop-ins take (``AORLTA_URL``, ``reward_kwargs.url``, ``--reward.remote_url URL/get_reward``).
 - ``python -m aorlta_client.ray score|serve|bench`` does the same from a shell
   (:mod:`aorlta_client.ray.cli`).
+- The workers listen on their nodes' addresses, so every one requires a bearer token: the
+  ``token`` given, else ``$AORLTA_TOKEN``, else a fresh random one that only the router knows.
+  The front requires the given token (``Service.token``; its clients send it from
+  ``$AORLTA_TOKEN``); without one it must listen on loopback.
 
 The actors live as long as the process that called :func:`start` (or until
 :meth:`Service.shutdown`); every node needs the ``aorlta`` executable (``binary=``,
@@ -23,6 +27,7 @@ from __future__ import annotations
 import logging
 import os
 import pathlib
+import secrets
 from typing import Any, Dict, Iterable, List, Mapping, Optional
 
 import ray
@@ -30,7 +35,7 @@ import yaml
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from aorlta_client.client import Item
-from aorlta_client.front import Front, serve_front
+from aorlta_client.front import Front, is_loopback, serve_front
 from aorlta_client.router import Progress, Router, Worker
 from aorlta_client.ray.worker import AorltaWorker, CacheSpec
 
@@ -43,6 +48,7 @@ _PATHS = {
     (): ("tasks", "profiles", "work-dir"),
     ("cache",): ("path",),
     ("inline-tasks",): ("kernel-reference-dir",),
+    ("auth",): ("token-file",),
     ("kernel",): ("nvcc", "hipcc", "harness", "lease-dir", "work-dir"),
 }
 
@@ -88,15 +94,27 @@ def _alive_check(actor) -> Any:
 
 class Service:
     """Workers started by :func:`start`: ``router``, ``url`` (the HTTP front; ``None`` without
-    one), ``workers`` (each node's report), ``actors``. Use as a context manager or call
+    one), ``token`` (the bearer token the front requires; ``None``: it asks for none, on
+    loopback), ``workers`` (each node's report), ``actors``. Use as a context manager or call
     :meth:`shutdown`."""
 
-    def __init__(self, actors: List[Any], infos: List[Dict[str, Any]], router: Router, front: Optional[Front]):
+    def __init__(
+        self,
+        actors: List[Any],
+        infos: List[Dict[str, Any]],
+        router: Router,
+        front: Optional[Front],
+        token: Optional[str],
+    ):
         self.actors = actors
         self.workers = infos
         self.router = router
         self.front = front
         self.url = front.url if front else None
+        self.token = token
+
+    def __repr__(self) -> str:  # never shows the token
+        return f"Service({len(self.actors)} workers, front {self.url})"
 
     def score(self, items: Iterable[Item], profile: Optional[str] = None, progress: Optional[Progress] = None) -> List[Dict[str, Any]]:
         """One reward entry per item, in order (:meth:`Router.score`)."""
@@ -158,6 +176,7 @@ def start(
     kernel_chunk: int = 8,
     connections: int = 4,
     balance: float = 0.1,
+    token: Optional[str] = None,
 ) -> Service:
     """Starts one ``aorlta serve`` per node of the Ray cluster and a router over them.
 
@@ -179,9 +198,20 @@ def start(
     - ``qa_chunk``, ``kernel_chunk``, ``connections``, ``balance``: the router's request sizes,
       requests in flight per worker, and how far over its share of a batch's kernel items a
       worker may go (:class:`~aorlta_client.router.Router`).
+    - ``token``: the bearer token of the workers and the front (else ``$AORLTA_TOKEN``). Without
+      one the workers get a fresh random one, known to the router only, and the front must
+      listen on loopback (ValueError otherwise, before any worker starts).
     """
     if not ray.is_initialized():
         ray.init(address=address)
+    given = (token or os.environ.get("AORLTA_TOKEN", "")).strip() or None
+    front_host = front_host or ray.util.get_node_ip_address()
+    if front and given is None and not is_loopback(front_host):
+        raise ValueError(
+            f"the front would listen on {front_host} without a token: pass token= or set AORLTA_TOKEN "
+            "(its clients send the same), or front_host='127.0.0.1'"
+        )
+    token = given or secrets.token_urlsafe(32)
     base = read_config(config)
     # Paths named here are this process's: made absolute before they travel to the nodes.
     if cache is not None and not isinstance(cache, Mapping):
@@ -222,7 +252,7 @@ def start(
         actor = ray.remote(AorltaWorker).options(**opts).remote(
             base, str(config), cache=cache, binary=binary, gpus=k, fake_gpu=fake_gpu,
             bind_host=bind_host or n["NodeManagerAddress"], key=key.replace("/", "-"), env=env,
-            ready_timeout=start_timeout,
+            ready_timeout=start_timeout, token=token,
         )
         actors.append(actor)
     try:
@@ -234,7 +264,7 @@ def start(
     for info, (n, _), key in zip(infos, chosen, keys):
         info["node_id"], info["node_ip"], info["key"] = n["NodeID"], n["NodeManagerAddress"], key
     workers = [
-        Worker(i["url"], key=i["key"], gpus=i["gpus"], alive=_alive_check(a), info=i)
+        Worker(i["url"], key=i["key"], gpus=i["gpus"], alive=_alive_check(a), info=i, token=token)
         for i, a in zip(infos, actors)
     ]
     router = Router(workers, qa_chunk=qa_chunk, kernel_chunk=kernel_chunk, connections=connections, balance=balance)
@@ -244,6 +274,6 @@ def start(
     router.profiles()
     fr = None
     if front:
-        fr = serve_front(router, front_host or ray.util.get_node_ip_address(), front_port)
+        fr = serve_front(router, front_host, front_port, token=given)
     log.info("aorlta: %d workers (%s)%s", len(workers), ", ".join(w.key for w in workers), f", front {fr.url}" if fr else "")
-    return Service(actors, infos, router, fr)
+    return Service(actors, infos, router, fr, given)

@@ -23,7 +23,6 @@ import sys
 import time
 from typing import Any, Dict, List, Optional, Sequence
 
-from aorlta_client.client import Client
 from aorlta_client.router import Router
 
 
@@ -79,7 +78,7 @@ def run_bench(svc, pool: Sequence[Dict[str, Any]], profile: Optional[str], batch
     router = svc.router
     first = router.workers[0]
     alone = Router([first], qa_chunk=router.qa_chunk, kernel_chunk=router.kernel_chunk, connections=router.connections, balance=router.balance)
-    direct = Client(first.url)
+    direct = first.new_client()
     n = len(router.workers)
     gpus = sum(w.gpus for w in router.workers)
     rows = []

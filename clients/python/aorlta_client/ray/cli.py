@@ -4,7 +4,8 @@
   entries in pool order (``--out``), print a summary table, stop the workers.
 - ``serve``: start the workers and the router's HTTP front (``--bind``), print its URL, and
   keep them until SIGINT or SIGTERM; trainers point ``AORLTA_URL`` (verl's
-  ``reward_kwargs.url``, OpenRLHF's ``--reward.remote_url URL/get_reward``) at it.
+  ``reward_kwargs.url``, OpenRLHF's ``--reward.remote_url URL/get_reward``) at it and send its
+  token (``AORLTA_TOKEN``, or ``--token-file``): a front beyond loopback requires one.
 - ``bench``: the router's throughput over the cluster's workers (a table of figures).
 
 Progress goes to stderr, tables to stdout. docs/SCALING.md has the commands for N nodes.
@@ -27,7 +28,7 @@ from aorlta_client.client import AorltaError
 USAGE_EXAMPLE = """examples:
   python -m aorlta_client.ray score --address auto --config configs/serve-kernels.yaml \\
       --cache postgres://aorlta@db-host/aorlta --pool pool.jsonl --out rewards.jsonl
-  python -m aorlta_client.ray serve --address auto --config configs/serve-qa.yaml --bind 0.0.0.0:8787
+  AORLTA_TOKEN=$(cat token) python -m aorlta_client.ray serve --address auto --config configs/serve-qa.yaml --bind 0.0.0.0:8787
 """
 
 
@@ -49,6 +50,7 @@ def _workers_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--connections", type=int, default=4, help="Q&A requests in flight per worker (default 4; a worker's kernel chunks of a batch are all sent at once)")
     p.add_argument("--balance", type=float, default=0.1, help="how far over its GPU share of a batch's kernel items a worker may go to keep items on their first node (default 0.1)")
     p.add_argument("--start-timeout", type=float, default=180.0, help="seconds to wait for the workers (default 180)")
+    p.add_argument("--token-file", type=pathlib.Path, help="a file holding the bearer token the workers and the front require (default: $AORLTA_TOKEN; without either, the workers get a random one and a front must stay on loopback)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -141,10 +143,32 @@ def _env(pairs: Sequence[str]) -> Dict[str, str]:
     return env
 
 
+def _token(args) -> Optional[str]:
+    """The bearer token from ``--token-file``, else ``$AORLTA_TOKEN``, else None."""
+    if args.token_file is not None:
+        try:
+            token = args.token_file.read_text().strip()
+        except OSError as e:
+            raise ValueError(f"--token-file {args.token_file}: {e.strerror}") from e
+        if not token:
+            raise ValueError(f"--token-file {args.token_file}: the file is empty")
+        return token
+    return os.environ.get("AORLTA_TOKEN", "").strip() or None
+
+
 def _start(args, front: bool, front_host: Optional[str] = None, front_port: int = 0):
     import ray
 
     import aorlta_client.ray as ar
+    from aorlta_client.front import is_loopback
+
+    token = _token(args)
+    if front and token is None and not (front_host and is_loopback(front_host)):
+        where = front_host or "this node's address"
+        raise ValueError(
+            f"the front would listen on {where} without a token: set AORLTA_TOKEN or --token-file "
+            "(trainers send the same token), or --bind 127.0.0.1:PORT"
+        )
 
     if not ray.is_initialized():
         if args.address.startswith("local:"):
@@ -157,7 +181,7 @@ def _start(args, front: bool, front_host: Optional[str] = None, front_port: int 
         gpus_per_node=args.gpus_per_node, nodes=args.nodes, cpu_nodes=args.cpu_nodes, num_cpus=args.num_cpus,
         bind_host=args.bind_host, front=front, front_host=front_host, front_port=front_port, env=_env(args.env),
         start_timeout=args.start_timeout, qa_chunk=args.qa_chunk, kernel_chunk=args.kernel_chunk,
-        connections=args.connections, balance=args.balance,
+        connections=args.connections, balance=args.balance, token=token,
     )
 
 

@@ -110,7 +110,9 @@ class AorltaWorker:
     (0: Q&A only); ``fake_gpu`` runs kernels on the fake device; ``bind_host`` the address to
     listen on (the node's IP by default, so the router on another node reaches it); ``folder``
     where the node's config, logs and scratch go (a fresh temporary folder by default);
-    ``env`` extra environment for the child; ``ready_timeout`` seconds to wait for it.
+    ``env`` extra environment for the child; ``ready_timeout`` seconds to wait for it;
+    ``token`` the bearer token the service requires (given to it as ``AORLTA_TOKEN``; a service
+    that listens beyond loopback refuses to start without one).
     """
 
     def __init__(
@@ -127,6 +129,7 @@ class AorltaWorker:
         key: str = "node",
         env: Optional[Mapping[str, str]] = None,
         ready_timeout: float = 120.0,
+        token: Optional[str] = None,
     ):
         self.config = dict(config)
         self.origin = origin
@@ -137,6 +140,7 @@ class AorltaWorker:
         self.bind_host = bind_host
         self.key = key
         self.env = dict(env or {})
+        self._token = token
         self.ready_timeout = ready_timeout
         self._own_folder = not folder
         self.folder = pathlib.Path(folder) if folder else pathlib.Path(tempfile.mkdtemp(prefix="aorlta-node-"))
@@ -182,6 +186,8 @@ class AorltaWorker:
         host = self.bind_host or "127.0.0.1"
         argv = [binary, "serve", "--config", str(config), "--bind", f"{host}:0", "--ready-file", str(ready)]
         env = {**os.environ, **self.env}
+        if self._token:
+            env["AORLTA_TOKEN"] = self._token
         started, box = threading.Event(), []
         self._keeper = threading.Thread(target=self._spawn, args=(argv, log, env, started, box), name="aorlta-serve-keeper", daemon=True)
         self._keeper.start()
@@ -201,7 +207,7 @@ class AorltaWorker:
                 raise RuntimeError(f"{socket.gethostname()}: aorlta serve did not listen within {self.ready_timeout:.0f} s:\n{_tail(log)}")
             time.sleep(0.02)
         self.url = "http://" + ready.read_text().strip()
-        client = Client(self.url, retries=0, timeout=5.0)
+        client = Client(self.url, retries=0, timeout=5.0, token=self._token)
         while True:
             try:
                 self._health = client.health()
@@ -237,7 +243,7 @@ class AorltaWorker:
         if self.proc is None or self.proc.poll() is not None or self.url is None:
             return False
         try:
-            Client(self.url, retries=0, timeout=timeout).health()
+            Client(self.url, retries=0, timeout=timeout, token=self._token).health()
             return True
         except AorltaError:
             return False

@@ -6,6 +6,7 @@ in for nodes, each with one ``fake_gpu`` (kernels run on the fake device). These
 import os
 import pathlib
 import pwd
+import secrets
 import shutil
 import socket
 import subprocess
@@ -50,8 +51,10 @@ def cluster():
     ray = need("ray")
     from ray.cluster_utils import Cluster
 
-    # The nodes' worker processes import aorlta_client from the checkout.
+    # The nodes' worker processes import aorlta_client from the checkout, and every process of
+    # the cluster (verl's reward actors too) sends the workers' and the front's token.
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(CLIENT), os.environ.get("PYTHONPATH", "")) if p)
+    os.environ.setdefault("AORLTA_TOKEN", "aorlta-cluster-tests-" + secrets.token_hex(8))
     os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
     c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
     for _ in range(2):

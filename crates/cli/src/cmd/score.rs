@@ -1,6 +1,8 @@
 //! `aorlta score CONFIG`: scores a pool with a profile, with a progress bar; writes
-//! `rewards.jsonl`, `summary.json` and `summary.md` under the config's `out` folder and prints
-//! the summary table. Resumable through the run's cache.
+//! `rewards.jsonl` (through `rewards.jsonl.partial` while it runs), `summary.json` and
+//! `summary.md` under the config's `out` folder and prints the summary table. Resumable through
+//! the run's cache; a run that cannot finish (its output cannot be written, a thread cannot
+//! start) exits non-zero with the error.
 
 use anyhow::Context;
 use aorlta_core::checks::Registry;
@@ -15,7 +17,7 @@ use std::process::ExitCode;
 pub struct Args {
     /// The run config (YAML); its paths are relative to it.
     pub config: PathBuf,
-    /// Candidates scored at once (overrides the config).
+    /// Candidates scored at once, 1 to 256 (overrides the config).
     #[arg(long)]
     pub concurrency: Option<usize>,
     /// No progress bar.
@@ -27,7 +29,9 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut config = RunConfig::load(&args.config)?;
     if let Some(c) = args.concurrency {
-        anyhow::ensure!(c > 0, "--concurrency must be at least 1");
+        if let Some(why) = aorlta_core::run::config::concurrency_problem(c) {
+            anyhow::bail!("--concurrency: {why}");
+        }
         config.concurrency = c;
     }
     let env = config.env()?;
@@ -56,8 +60,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("warning: {w}");
     }
     print!("{}", report.summary.to_terminal());
+    // Rows that failed their check are said only when there were some.
+    let rejected = match report.cache.rejected {
+        0 => String::new(),
+        n => format!(", {n} stored results rejected (failed their check; computed again)"),
+    };
     println!(
-        "\ncache: {} hits, {} misses ({:.1}% hit rate) in {}",
+        "\ncache: {} hits, {} misses ({:.1}% hit rate){rejected} in {}",
         report.cache.hits,
         report.cache.misses,
         100.0 * report.cache.hit_rate(),

@@ -1,10 +1,11 @@
 //! `aorlta serve --config FILE [--bind ADDR] [--ready-file PATH]`: the HTTP service (docs/SERVICE.md).
 //! Runs until SIGTERM or SIGINT, then drains (stops accepting, answers what it accepted) and
-//! exits 0.
+//! exits 0; when `limits.drain-timeout` passes or a second signal comes first, it commits the
+//! store and exits 1 without waiting for the rest.
 
 use anyhow::Context;
 use aorlta_server::state::ServeEnv;
-use aorlta_server::{AppState, ServeConfig};
+use aorlta_server::{AppState, Drained, ServeConfig};
 use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -39,6 +40,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     aorlta_server::memory::limit_arenas();
     let cfg = ServeConfig::load(&args.config)?;
     let bind = args.bind.unwrap_or(cfg.bind);
+    // Before anything is loaded: a service reachable from other hosts needs a token.
+    let token = aorlta_server::auth::Token::load(&cfg.auth)?;
+    aorlta_server::auth::check_bind(bind, token.as_ref())?;
     let env = ServeEnv::build(&cfg)?;
     let state = Arc::new(AppState::from_config(&cfg, &args.config, env.env())?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -46,7 +50,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .thread_name("aorlta-io")
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(async move {
+    let drained = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(bind)
             .await
             .with_context(|| format!("binding {bind}"))?;
@@ -56,19 +60,27 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             profiles = ?state.engines().keys().collect::<Vec<_>>(),
             default = state.default_profile(),
             tasks = state.tasks().len(),
+            token = state.token().is_some(),
             "listening"
         );
         println!("aorlta serve: listening on http://{addr}");
         if let Some(path) = &args.ready_file {
             write_ready(path, addr)?;
         }
-        aorlta_server::serve(listener, state, aorlta_server::shutdown_signal())
+        let (first, second) = aorlta_server::shutdown_signals();
+        let drained = aorlta_server::serve(listener, state, first, second)
             .await
             .context("serving")?;
-        tracing::info!("drained; exiting");
-        anyhow::Ok(())
+        anyhow::Ok(drained)
     })?;
-    Ok(ExitCode::SUCCESS)
+    if drained == Drained::Whole {
+        tracing::info!("drained; exiting");
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Connections and workers still running are not waited for.
+    runtime.shutdown_background();
+    tracing::warn!("exiting before every accepted request was answered");
+    Ok(ExitCode::from(1))
 }
 
 /// Writes the address whole (a reader never sees half of it): to a temporary file, renamed.

@@ -1,5 +1,6 @@
-//! Helpers shared by the CLI's test binaries: the repository root, the `aorlta` binary, and
-//! `aorlta validate --fake-gpu` over a suite with its rows and verdicts.
+//! Helpers shared by the CLI's test binaries: the repository root, the `aorlta` binary,
+//! `aorlta validate --fake-gpu` over a suite with its rows and verdicts, and the edits that
+//! damage a stored entry row.
 
 #![allow(dead_code)]
 
@@ -112,3 +113,23 @@ pub fn assert_rows(text: &str, expected: &[(&str, &str)]) {
         assert!(row(text, case).contains(got), "{case}: {}", row(text, case));
     }
 }
+
+/// Edits of a SQLite store's `entries` row (a `WHERE` clause is added by the caller), each with
+/// what it does: a reward out of range, an edit that keeps the contract (caught only by the
+/// row's checksum), and a flipped bit that leaves the text unreadable.
+pub const ENTRY_ROW_EDITS: [(&str, &str); 3] = [
+    (
+        "UPDATE entries SET value = replace(value, '\"reward\":1.0', '\"reward\":7.0'), reward = 7.0",
+        "a reward of 7.0",
+    ),
+    (
+        "UPDATE entries SET value = replace(replace(value, '\"reward\":-0.5', '\"reward\":-0.4'), \
+         '\"base\":-0.5', '\"base\":-0.4'), reward = -0.4",
+        "-0.5 edited to -0.4",
+    ),
+    (
+        "UPDATE entries SET value = CAST(substr(CAST(value AS BLOB), 1, 30) || X'A2' || \
+         substr(CAST(value AS BLOB), 32) AS TEXT)",
+        "a flipped bit",
+    ),
+];

@@ -20,7 +20,7 @@ pub struct Server {
     pub child: Child,
     /// Where it listens.
     pub addr: SocketAddr,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl Server {
@@ -36,7 +36,21 @@ impl Server {
 
     /// Starts the service with a whole config.
     pub fn start_with(config_text: &str) -> Server {
-        Server::start_full(config_text, None)
+        Server::start_full(config_text, None, &[])
+    }
+
+    /// Starts the service over the Q&A example with extra config lines and environment.
+    pub fn start_with_env(extra: &str, env: &[(&str, &str)]) -> Server {
+        let ex = examples();
+        Server::start_full(
+            &format!(
+                "tasks: {}\nprofiles: [{}]\n{extra}",
+                ex.join("tasks.jsonl").display(),
+                ex.join("profile.yaml").display()
+            ),
+            None,
+            env,
+        )
     }
 
     /// Starts the service over the Q&A example with at most `nofile` open file descriptors
@@ -50,10 +64,11 @@ impl Server {
                 ex.join("profile.yaml").display()
             ),
             Some(nofile),
+            &[],
         )
     }
 
-    fn start_full(config_text: &str, nofile: Option<u32>) -> Server {
+    fn start_full(config_text: &str, nofile: Option<u32>, env: &[(&str, &str)]) -> Server {
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("serve.yaml");
         std::fs::write(&config, config_text).unwrap();
@@ -74,8 +89,13 @@ impl Server {
             .arg("--ready-file")
             .arg(&ready)
             .env("RUST_LOG", "warn")
-            // The config names the store, whatever the caller's environment says.
+            // The config names the store and the token, whatever the caller's environment says.
             .env_remove(aorlta_core::cache::CACHE_URL_VAR)
+            .env_remove("AORLTA_TOKEN")
+            .envs(env.iter().copied())
+            .stderr(Stdio::from(
+                std::fs::File::create(dir.path().join("stderr.log")).unwrap(),
+            ))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .spawn()
@@ -83,7 +103,7 @@ impl Server {
         let mut server = Server {
             child,
             addr: "127.0.0.1:1".parse().unwrap(),
-            _dir: dir,
+            dir,
         };
         let t0 = Instant::now();
         loop {
@@ -140,11 +160,32 @@ impl Server {
 
     /// Sends SIGTERM.
     pub fn terminate(&self) {
+        self.signal("TERM");
+    }
+
+    /// Sends a signal (`TERM`, `INT`).
+    pub fn signal(&self, name: &str) {
         let ok = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
+            .args([&format!("-{name}"), &self.child.id().to_string()])
             .status()
             .unwrap();
         assert!(ok.success());
+    }
+
+    /// What the service wrote to stderr so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("stderr.log")).unwrap_or_default()
+    }
+
+    /// The service's resident memory (`VmRSS` of `/proc/PID/status`), in bytes.
+    pub fn rss(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let kib: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS");
+        kib << 10
     }
 
     /// Waits for the process to exit (a panic past `limit`).
@@ -228,9 +269,21 @@ pub fn head(method: &str, path: &str, len: usize) -> String {
 
 /// One request on a fresh connection.
 pub fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> Resp {
+    request_with(addr, method, path, body, &[])
+}
+
+/// One request on a fresh connection, with extra header lines (`Name: value`).
+pub fn request_with(addr: SocketAddr, method: &str, path: &str, body: &[u8], headers: &[&str]) -> Resp {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    s.write_all(head(method, path, body.len()).as_bytes()).unwrap();
+    let mut h = head(method, path, body.len());
+    h.truncate(h.len() - 2);
+    for line in headers {
+        h.push_str(line);
+        h.push_str("\r\n");
+    }
+    h.push_str("\r\n");
+    s.write_all(h.as_bytes()).unwrap();
     s.write_all(body).unwrap();
     read_response(&mut s)
 }

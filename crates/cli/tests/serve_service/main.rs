@@ -1,11 +1,17 @@
 //! `aorlta serve` through the real binary on loopback: a normal batch, the OpenRLHF shape, bad
 //! requests of every kind (each refused clearly while the service keeps serving), a flood past
-//! the queue, per-item time limits, sharing of identical items, SIGTERM mid-batch, and entries
-//! identical to `aorlta score` for the same pool.
+//! the queue, per-item time limits, sharing of identical items, SIGTERM mid-batch, entries
+//! identical to `aorlta score` for the same pool, and store rows edited under the service;
+//! clients that misbehave (`misbehaving`) and the bearer token (`token`).
 
 mod client;
+#[path = "../common/mod.rs"]
+mod common;
+mod misbehaving;
+mod token;
 
 use client::{Server, examples, head, item, read_response, request, strip_timings};
+use common::ENTRY_ROW_EDITS;
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -447,7 +453,7 @@ fn sigterm_mid_batch_answers_accepted_items_then_exits_0() {
     // Every request is accepted (being read or scored, or already answered) before the signal.
     let t0 = Instant::now();
     loop {
-        let busy = s.metric("aorlta_requests_in_flight");
+        let busy = s.metric("aorlta_requests_in_flight") + s.metric("aorlta_bodies_reading");
         let done = s.metric_or(
             "aorlta_requests_total{route=\"/v1/score\",status=\"200\"}",
             Some(0.0),
@@ -596,45 +602,6 @@ fn a_flood_of_idle_connections_does_not_starve_healthz() {
 }
 
 #[test]
-fn a_503_before_the_body_is_read_keeps_the_connection_usable() {
-    let s = Server::start("limits: {max-requests-in-flight: 1}\n");
-    // One request holds the only slot: its body stops half-way.
-    let mut holder = TcpStream::connect(s.addr).unwrap();
-    holder
-        .write_all(head("POST", "/v1/score", 100).as_bytes())
-        .unwrap();
-    holder.write_all(b"{\"items\": [").unwrap();
-    let t0 = Instant::now();
-    while s.metric("aorlta_requests_in_flight") < 1.0 {
-        assert!(t0.elapsed() < Duration::from_secs(10));
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    // A keep-alive connection is refused before its body (2 MB, still arriving) is read, then
-    // used again: the refusal drained the body instead of closing on it.
-    let body = json!({"items": [item("qa-001", &"x".repeat(2 << 20))]}).to_string();
-    let mut conn = TcpStream::connect(s.addr).unwrap();
-    conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    for _ in 0..2 {
-        let mut writer = conn.try_clone().unwrap();
-        let request = format!(
-            "POST /v1/score HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
-             Content-Length: {}\r\n\r\n{body}",
-            body.len()
-        );
-        let sender = std::thread::spawn(move || writer.write_all(request.as_bytes()));
-        let r = client::read_one(&mut conn);
-        sender.join().unwrap().unwrap();
-        r.assert_error(503, "overloaded");
-        assert!(r.header("retry-after").is_some());
-        assert_ne!(r.header("connection"), Some("close"), "the body was drained");
-    }
-    conn.write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
-        .unwrap();
-    assert_eq!(client::read_one(&mut conn).status, 200);
-    drop(holder);
-}
-
-#[test]
 fn a_kernel_profile_is_served_through_the_harness_on_the_fake_device() {
     let kernels = examples().join("../kernels");
     let s = client::Server::start_with(&format!(
@@ -718,4 +685,63 @@ fn two_services_share_a_postgres_store() {
     let strip = |v: Vec<Value>| v.into_iter().map(strip_timings).collect::<Vec<_>>();
     assert_eq!(strip(first), strip(second));
     assert!(b.metric("aorlta_cache_hits_total") >= 2.0);
+}
+
+/// Rows of the service's SQLite store edited while it runs: a reward of 7.0, a reward edited
+/// within its range (text, column and parts alike: only the row's checksum tells), a flipped
+/// bit. None is served: the item is scored again and answered with its true reward, the row is
+/// counted on `aorlta_cache_rejected_total`, and the true entry takes its place.
+#[test]
+fn an_edited_or_damaged_store_row_is_scored_again_not_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cache.sqlite");
+    let s = Server::start(&format!("cache: {{kind: sqlite, path: \"{}\"}}\n", db.display()));
+    // Right (1.0) and wrong (-0.5, the answer is 3.25).
+    let batch = json!({"items": [
+        item("qa-002", "It is \\boxed{-27}."),
+        item("qa-003", "It is \\boxed{3.2}."),
+    ]});
+    let outcome = |r: &[Value]| -> Vec<(Value, Value)> {
+        r.iter()
+            .map(|e| (e["reward"].clone(), e["parts"].clone()))
+            .collect()
+    };
+    let served = |r: &[Value]| -> Vec<bool> {
+        r.iter()
+            .map(|e| e["legs"].as_array().unwrap().iter().all(|l| l["cached"] == true))
+            .collect()
+    };
+    let truth = s.post_json("/v1/score", &batch).results();
+    let rewards: Vec<f64> = truth.iter().map(|e| e["reward"].as_f64().unwrap()).collect();
+    assert_eq!(rewards, [1.0, -0.5]);
+    assert_eq!(served(&s.post_json("/v1/score", &batch).results()), [true, true]);
+    let tasks = ["qa-002", "qa-003", "qa-002"];
+    let edits = tasks
+        .into_iter()
+        .zip(ENTRY_ROW_EDITS)
+        .map(|(t, (sql, what))| (t, sql, what));
+    for (n, (task, sql, what)) in edits.into_iter().enumerate() {
+        // The service commits an answer's rows before it sends the answer.
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.busy_timeout(Duration::from_secs(10)).unwrap();
+        let edited = c
+            .execute(&format!("{sql} WHERE value LIKE '%\"task\":\"{task}\"%'"), [])
+            .unwrap();
+        assert_eq!(edited, 1, "{what}");
+        drop(c);
+        let again = s.post_json("/v1/score", &batch).results();
+        assert_eq!(outcome(&again), outcome(&truth), "{what}: the true rewards");
+        let edited_first = task == "qa-002";
+        assert_eq!(
+            served(&again),
+            [!edited_first, edited_first],
+            "{what}: scored again"
+        );
+        assert_eq!(s.metric("aorlta_cache_rejected_total"), (n + 1) as f64, "{what}");
+        // The true entry took the row's place.
+        let third = s.post_json("/v1/score", &batch).results();
+        assert_eq!(served(&third), [true, true], "{what}: stored again");
+        assert_eq!(outcome(&third), outcome(&truth), "{what}");
+        assert_eq!(s.metric("aorlta_cache_rejected_total"), (n + 1) as f64);
+    }
 }

@@ -2,9 +2,14 @@
 //! shards; each shard keeps two generations ([`Generations`]), and when the young one is full
 //! the old one is emptied and becomes the young one, its values freed after the lock is
 //! released. So memory stays bounded, recently used results survive a turnover, and no lookup
-//! waits for the values of a generation to be freed.
+//! waits for the values of a generation to be freed. What it gives back is checked as every
+//! store's is (its values never leave the process, so they carry no checksum).
 
-use super::{Cache, CacheStats, CachedLeg, Counters, StoredEntry, storable_entry, storable_leg};
+use super::check::check_leg;
+use super::writer::Table;
+use super::{
+    Cache, CacheStats, CachedLeg, Counters, EntryCheck, StoredEntry, checked, storable_entry, storable_leg,
+};
 use crate::error::Result;
 use crate::generations::Generations;
 use aorlta_record::RewardEntry;
@@ -49,6 +54,15 @@ impl<V: Clone> Store<V> {
         drop(retired); // freed after the lock is released
     }
 
+    /// Puts a value in place of the key's one, if any.
+    fn replace(&self, key: &str, value: V) {
+        self.shard(key)
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key);
+        self.insert(key, value);
+    }
+
     fn len(&self) -> usize {
         self.shards
             .iter()
@@ -83,24 +97,43 @@ impl MemoryCache {
 
 impl Cache for MemoryCache {
     fn get_legs(&self, keys: &[&str]) -> Vec<Option<CachedLeg>> {
-        keys.iter().map(|k| self.legs.get(k)).collect()
+        keys.iter()
+            .map(|k| {
+                let leg = self.legs.get(k)?;
+                match check_leg(&leg) {
+                    Ok(()) => Some(leg),
+                    Err(why) => {
+                        self.counters.reject("memory", Table::Legs, k, &why);
+                        None
+                    }
+                }
+            })
+            .collect()
     }
 
     fn put_leg(&self, key: &str, leg: &CachedLeg) {
         if storable_leg(leg) {
-            self.legs.insert(key, leg.clone());
+            if self.counters.replaces(Table::Legs, key) {
+                self.legs.replace(key, leg.clone());
+            } else {
+                self.legs.insert(key, leg.clone());
+            }
         }
     }
 
-    fn get_entries(&self, keys: &[&str]) -> Vec<Option<StoredEntry>> {
+    fn get_entries_checked(&self, keys: &[&str], check: &mut EntryCheck<'_>) -> Vec<Option<StoredEntry>> {
         let found: Vec<Option<StoredEntry>> = keys.iter().map(|k| self.entries.get(k)).collect();
-        self.counters.record(&found);
-        found
+        checked("memory", &self.counters, keys, found, check)
     }
 
     fn put_entry(&self, key: &str, entry: &RewardEntry) {
         if storable_entry(entry) {
-            self.entries.insert(key, StoredEntry::of(entry));
+            let stored = StoredEntry::of(entry);
+            if self.counters.replaces(Table::Entries, key) {
+                self.entries.replace(key, stored);
+            } else {
+                self.entries.insert(key, stored);
+            }
         }
     }
 

@@ -15,6 +15,7 @@
 //! one a run or the service opens: a config's `cache:` value, overridden by the
 //! [`CACHE_URL_VAR`] environment variable.
 
+mod check;
 mod memory;
 pub mod pg_server;
 mod postgres;
@@ -29,12 +30,14 @@ pub use sqlite::SqliteCache;
 pub use stored::{Facts, LegFacts, StoredEntry, served};
 pub use writer::{MAX_BATCH_ROWS, MAX_UNCOMMITTED_ROWS};
 
+pub(crate) use check::Counters;
+use writer::Table;
+
 use crate::error::{CoreError, Result};
 use aorlta_record::{LegState, Reason, RewardEntry};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The environment variable that names a PostgreSQL store for `aorlta score` and `aorlta serve`;
 /// when set (and not empty) it overrides the config's `cache:`.
@@ -53,13 +56,17 @@ pub struct CachedLeg {
     pub extracted: Option<String>,
 }
 
-/// Hit and miss counts since the cache was opened.
+/// Hit, miss and rejection counts since the cache was opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct CacheStats {
-    /// Lookups that found a result.
+    /// Entry lookups that found a result fit for use.
     pub hits: u64,
-    /// Lookups that found none.
+    /// Entry lookups that found none (a rejected row included).
     pub misses: u64,
+    /// Rows found that failed their check (a checksum that does not match, a text that is not
+    /// a result, an entry that breaks the reward contract or belongs elsewhere), entries and
+    /// leg results alike: each one was used as a miss and computed again.
+    pub rejected: u64,
 }
 
 impl CacheStats {
@@ -70,17 +77,28 @@ impl CacheStats {
     }
 }
 
+/// What a reader checks of each entry found before it is used: given the index of its key in
+/// the lookup and the entry, `Err` says why it is unfit ([`Cache::get_entries_checked`]).
+pub type EntryCheck<'a> = dyn FnMut(usize, &StoredEntry) -> std::result::Result<(), String> + 'a;
+
 /// A result store. Reads take many keys at once; puts return at once and may be committed
 /// later (see [`Cache::flush`]). Failures to store are logged by the implementation and never
 /// fail a leg: a result that was not stored is computed again.
+///
+/// Every row read back is checked before it is given out: a persistent store's rows against
+/// their checksums, leg results for a state that is stored, entries by the caller's check. A
+/// row that fails is answered as missing, counted in [`CacheStats::rejected`], warned about on
+/// standard error (once per row), and replaced by the next put under its key (a put otherwise
+/// keeps the first value stored).
 pub trait Cache: Send + Sync {
     /// Leg results by key, one answer per key, in order.
     fn get_legs(&self, keys: &[&str]) -> Vec<Option<CachedLeg>>;
     /// Stores a leg result (ignored when unsettled).
     fn put_leg(&self, key: &str, leg: &CachedLeg);
     /// Reward entries by key, in their stored form ([`StoredEntry`]), one answer per key, in
-    /// order; each lookup counts in [`Cache::stats`].
-    fn get_entries(&self, keys: &[&str]) -> Vec<Option<StoredEntry>>;
+    /// order, each one found passed through `check` first (one that fails is a miss, and
+    /// rejected); each lookup counts in [`Cache::stats`].
+    fn get_entries_checked(&self, keys: &[&str], check: &mut EntryCheck<'_>) -> Vec<Option<StoredEntry>>;
     /// Stores a reward entry (ignored when unscored or when a leg is unsettled).
     fn put_entry(&self, key: &str, entry: &RewardEntry);
     /// Waits until every put made so far is committed; an error says what could not be
@@ -96,7 +114,13 @@ pub trait Cache: Send + Sync {
         self.get_legs(&[key]).pop().flatten()
     }
 
-    /// One reward entry by key, in its stored form.
+    /// [`Cache::get_entries_checked`] with the check an entry alone allows: the reward
+    /// contract and the stored form ([`StoredEntry::check`]).
+    fn get_entries(&self, keys: &[&str]) -> Vec<Option<StoredEntry>> {
+        self.get_entries_checked(keys, &mut |_, s| s.check().map(drop))
+    }
+
+    /// One reward entry by key, in its stored form, checked as [`Cache::get_entries`] does.
     fn get_entry(&self, key: &str) -> Option<StoredEntry> {
         self.get_entries(&[key]).pop().flatten()
     }
@@ -173,27 +197,25 @@ impl std::fmt::Display for CacheSpec {
     }
 }
 
-/// Hit/miss counters shared by the implementations.
-#[derive(Debug, Default)]
-pub(crate) struct Counters {
-    hits: AtomicU64,
-    misses: AtomicU64,
-}
-
-impl Counters {
-    pub(crate) fn record<T>(&self, found: &[Option<T>]) {
-        let hits = found.iter().filter(|f| f.is_some()).count() as u64;
-        self.hits.fetch_add(hits, Ordering::Relaxed);
-        self.misses
-            .fetch_add(found.len() as u64 - hits, Ordering::Relaxed);
-    }
-
-    pub(crate) fn stats(&self) -> CacheStats {
-        CacheStats {
-            hits: self.hits.load(Ordering::Relaxed),
-            misses: self.misses.load(Ordering::Relaxed),
+/// The entries a store found, each passed through `check` (a failure rejected, and answered
+/// as missing), then counted.
+pub(crate) fn checked(
+    store: &str,
+    counters: &Counters,
+    keys: &[&str],
+    mut found: Vec<Option<StoredEntry>>,
+    check: &mut EntryCheck<'_>,
+) -> Vec<Option<StoredEntry>> {
+    for (i, f) in found.iter_mut().enumerate() {
+        if let Some(s) = f
+            && let Err(why) = check(i, s)
+        {
+            counters.reject(store, Table::Entries, keys[i], &why);
+            *f = None;
         }
     }
+    counters.record(&found);
+    found
 }
 
 /// A key as the persistent stores keep it: the 32 bytes of a key of 64 hex digits (what the

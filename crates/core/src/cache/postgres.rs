@@ -5,12 +5,18 @@
 //! [`Writer`] thread, one transaction per batch of `INSERT … SELECT * FROM UNNEST(…) ON CONFLICT
 //! (key) DO NOTHING` (the first value stored under a key stays; a key's results are the same
 //! whoever computes them), its keys sorted so that two writers sharing keys take their locks in
-//! one order, retried on a deadlock, a serialisation failure or a lost connection. Errors name
-//! the URL without its password. No TLS: reach the server by a unix socket or a private network.
+//! one order, retried on a deadlock, a serialisation failure or a lost connection; a row that
+//! replaces one that failed its check is an `ON CONFLICT (key) DO UPDATE`. Every row carries
+//! its checksum (`check.rs`), checked on every read. Errors name the URL without its password.
+//! No TLS: reach the server by a unix socket or a private network.
 
+use super::check::{check_leg, entry_sum, leg_sum, verify};
 use super::schema;
 use super::writer::{Commit, Row, Table, Value, Writer};
-use super::{Cache, CacheStats, CachedLeg, Counters, StoredEntry, key_bytes, storable_entry, storable_leg};
+use super::{
+    Cache, CacheStats, CachedLeg, Counters, EntryCheck, StoredEntry, checked, key_bytes, storable_entry,
+    storable_leg,
+};
 use crate::error::{CoreError, Result};
 use aorlta_record::RewardEntry;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
@@ -27,23 +33,32 @@ const ATTEMPTS: usize = 3;
 /// The advisory lock the schema's migrations hold (any fixed number; one migration at a time).
 const MIGRATION_LOCK: i64 = 0x616f_726c_7461;
 
-/// `url` without its password (`user:secret@` becomes `user@`, a `password=` parameter is
-/// blanked): what messages show.
+/// `url` without its password: what messages show. Both ways of naming a PostgreSQL database
+/// are understood: in a URL (`postgres://user:secret@host/db?password=secret`), `user:secret@`
+/// becomes `user@` and a `password=` parameter is blanked; in a key=value conninfo
+/// (`host=/run/pg password='sec ret' dbname=db`), the `password` value is blanked, quoted or
+/// not. Where the text is ambiguous (a `:` and an `@` that a password may hold), more is taken
+/// out rather than less.
 pub fn redact_url(url: &str) -> String {
-    let (scheme, rest) = match url.split_once("://") {
-        Some((s, r)) => (format!("{s}://"), r),
-        None => (String::new(), url),
+    let scheme_end = url.find("://").filter(|&i| {
+        i > 0
+            && url[..i]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
+    });
+    let Some(scheme_end) = scheme_end else {
+        return redact_conninfo(url);
     };
-    let cut = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(cut);
-    let authority = match authority.rsplit_once('@') {
+    let (scheme, rest) = url.split_at(scheme_end + 3);
+    // The user information runs to the last `@` (a password may hold `/`, `?` or `@`).
+    let rest = match rest.rsplit_once('@') {
         Some((userinfo, host)) => match userinfo.split_once(':') {
             Some((user, _)) => format!("{user}@{host}"),
-            None => authority.to_string(),
+            None => rest.to_string(),
         },
-        None => authority.to_string(),
+        None => rest.to_string(),
     };
-    let tail = match tail.split_once('?') {
+    let rest = match rest.split_once('?') {
         Some((path, query)) => {
             let params: Vec<String> = query
                 .split('&')
@@ -54,9 +69,65 @@ pub fn redact_url(url: &str) -> String {
                 .collect();
             format!("{path}?{}", params.join("&"))
         }
-        None => tail.to_string(),
+        None => rest,
     };
-    format!("{scheme}{authority}{tail}")
+    format!("{scheme}{rest}")
+}
+
+/// A key=value conninfo with its `password` value blanked: pairs `key = value`, white space
+/// around `=` allowed, a value bare (a backslash escapes the next character) or in single
+/// quotes (with `\'` and `\\` inside). An unterminated quote runs to the end.
+fn redact_conninfo(text: &str) -> String {
+    let b = text.as_bytes();
+    let space = |i: usize| i < b.len() && b[i].is_ascii_whitespace();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        let from = i;
+        while space(i) {
+            i += 1;
+        }
+        while i < b.len() && b[i] != b'=' && !space(i) {
+            i += 1;
+        }
+        let key = text[from..i].trim_start();
+        let mut eq = i;
+        while space(eq) {
+            eq += 1;
+        }
+        if eq >= b.len() || b[eq] != b'=' {
+            out.push_str(&text[from..i]);
+            continue;
+        }
+        i = eq + 1;
+        while space(i) {
+            i += 1;
+        }
+        out.push_str(&text[from..i]);
+        let value = i;
+        if i < b.len() && b[i] == b'\'' {
+            i += 1;
+            while i < b.len() && b[i] != b'\'' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+        } else {
+            while i < b.len() && !b[i].is_ascii_whitespace() {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+        }
+        // A step past an escape may overshoot the end; every other stop is at an ASCII byte.
+        i = i.min(b.len());
+        while !text.is_char_boundary(i) {
+            i += 1;
+        }
+        if key.eq_ignore_ascii_case("password") {
+            out.push('…');
+        } else {
+            out.push_str(&text[value..i]);
+        }
+    }
+    out
 }
 
 /// A PostgreSQL-backed cache.
@@ -141,44 +212,56 @@ struct PgCommit {
     rt: tokio::runtime::Handle,
 }
 
-/// One batch's rows by table, each sorted by key with repeats left out.
-struct Batch {
-    leg_keys: Vec<Vec<u8>>,
-    leg_values: Vec<String>,
+/// One batch's rows of one table, as the columns of an `UNNEST`.
+#[derive(Default)]
+struct Columns {
     keys: Vec<Vec<u8>>,
     values: Vec<String>,
     rewards: Vec<Option<f64>>,
     facts: Vec<String>,
+    sums: Vec<Vec<u8>>,
+}
+
+/// One batch's rows by table, and by whether they replace the stored row, each sorted by key
+/// with repeats left out (a key put to replace its row replaces it).
+struct Batch {
+    legs: [Columns; 2],
+    entries: [Columns; 2],
 }
 
 impl Batch {
     fn of(rows: &[Row]) -> Self {
-        let mut legs: Vec<(Vec<u8>, &str)> = Vec::new();
-        let mut entries: Vec<(Vec<u8>, &StoredEntry)> = Vec::new();
+        let mut legs: Vec<(Vec<u8>, bool, &str)> = Vec::new();
+        let mut entries: Vec<(Vec<u8>, bool, &StoredEntry)> = Vec::new();
         for r in rows {
             match &r.value {
-                Value::Leg(v) => legs.push((key_bytes(&r.key), v)),
-                Value::Entry(e) => entries.push((key_bytes(&r.key), e)),
+                Value::Leg(v) => legs.push((key_bytes(&r.key), r.replace, v)),
+                Value::Entry(e) => entries.push((key_bytes(&r.key), r.replace, e)),
             }
         }
-        legs.sort_by(|a, b| a.0.cmp(&b.0));
+        // Replacing rows first among a key's rows, so the one kept replaces.
+        legs.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         legs.dedup_by(|a, b| a.0 == b.0);
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         entries.dedup_by(|a, b| a.0 == b.0);
-        let (leg_keys, leg_values) = legs.into_iter().map(|(k, v)| (k, v.to_string())).unzip();
         let mut b = Batch {
-            leg_keys,
-            leg_values,
-            keys: Vec::with_capacity(entries.len()),
-            values: Vec::with_capacity(entries.len()),
-            rewards: Vec::with_capacity(entries.len()),
-            facts: Vec::with_capacity(entries.len()),
+            legs: Default::default(),
+            entries: Default::default(),
         };
-        for (k, e) in entries {
-            b.keys.push(k);
-            b.values.push(e.json().to_string());
-            b.rewards.push(e.reward());
-            b.facts.push(e.facts_json().to_string());
+        for (k, replace, v) in legs {
+            let c = &mut b.legs[usize::from(replace)];
+            c.sums.push(leg_sum(&k, v).to_vec());
+            c.keys.push(k);
+            c.values.push(v.to_string());
+        }
+        for (k, replace, e) in entries {
+            let c = &mut b.entries[usize::from(replace)];
+            c.sums
+                .push(entry_sum(&k, e.json(), e.reward(), e.facts_json()).to_vec());
+            c.keys.push(k);
+            c.values.push(e.json().to_string());
+            c.rewards.push(e.reward());
+            c.facts.push(e.facts_json().to_string());
         }
         b
     }
@@ -198,28 +281,37 @@ async fn commit_batch(pool: &Pool, b: &Batch) -> std::result::Result<(), (bool, 
     let pg = |e: tokio_postgres::Error| (retryable(&e), chain(&e));
     let mut client = pool.get().await.map_err(|e| (true, chain(&e)))?;
     let tx = client.transaction().await.map_err(pg)?;
-    if !b.leg_keys.is_empty() {
-        let stmt = tx
-            .prepare_cached(
-                "INSERT INTO aorlta_legs (key, value) SELECT * FROM UNNEST($1::bytea[], $2::text[]) \
-                 ON CONFLICT (key) DO NOTHING",
-            )
-            .await
-            .map_err(pg)?;
-        tx.execute(&stmt, &[&b.leg_keys, &b.leg_values])
+    for (c, conflict) in b.legs.iter().zip([
+        "DO NOTHING",
+        "DO UPDATE SET value = EXCLUDED.value, sum = EXCLUDED.sum",
+    ]) {
+        if c.keys.is_empty() {
+            continue;
+        }
+        let sql = format!(
+            "INSERT INTO aorlta_legs (key, value, sum) \
+             SELECT * FROM UNNEST($1::bytea[], $2::text[], $3::bytea[]) ON CONFLICT (key) {conflict}"
+        );
+        let stmt = tx.prepare_cached(&sql).await.map_err(pg)?;
+        tx.execute(&stmt, &[&c.keys, &c.values, &c.sums])
             .await
             .map_err(pg)?;
     }
-    if !b.keys.is_empty() {
-        let stmt = tx
-            .prepare_cached(
-                "INSERT INTO aorlta_entries (key, value, reward, facts) \
-                 SELECT * FROM UNNEST($1::bytea[], $2::text[], $3::float8[], $4::text[]) \
-                 ON CONFLICT (key) DO NOTHING",
-            )
-            .await
-            .map_err(pg)?;
-        tx.execute(&stmt, &[&b.keys, &b.values, &b.rewards, &b.facts])
+    for (c, conflict) in b.entries.iter().zip([
+        "DO NOTHING",
+        "DO UPDATE SET value = EXCLUDED.value, reward = EXCLUDED.reward, facts = EXCLUDED.facts, \
+         sum = EXCLUDED.sum",
+    ]) {
+        if c.keys.is_empty() {
+            continue;
+        }
+        let sql = format!(
+            "INSERT INTO aorlta_entries (key, value, reward, facts, sum) \
+             SELECT * FROM UNNEST($1::bytea[], $2::text[], $3::float8[], $4::text[], $5::bytea[]) \
+             ON CONFLICT (key) {conflict}"
+        );
+        let stmt = tx.prepare_cached(&sql).await.map_err(pg)?;
+        tx.execute(&stmt, &[&c.keys, &c.values, &c.rewards, &c.facts, &c.sums])
             .await
             .map_err(pg)?;
     }
@@ -313,13 +405,15 @@ impl PgCache {
             .handle()
     }
 
-    /// The rows of `keys` not pending in the writer, one query; each made by `row`.
+    /// The rows of `keys` not pending in the writer, one query; each made by `row` from its
+    /// stored key and its columns; a row for which `row` says why it is unfit is rejected, and
+    /// missing.
     fn get<T: Clone + Send + 'static>(
         &self,
         table: Table,
         keys: &[&str],
         pending: impl Fn(Value) -> Option<T>,
-        row: fn(&tokio_postgres::Row) -> Option<T>,
+        row: fn(&[u8], &tokio_postgres::Row) -> std::result::Result<T, String>,
     ) -> Vec<Option<T>> {
         let mut out: Vec<Option<T>> = keys
             .iter()
@@ -337,8 +431,8 @@ impl PgCache {
         let list: Vec<Vec<u8>> = wanted.keys().cloned().collect();
         let pool = self.pool.clone();
         let sql = match table {
-            Table::Legs => "SELECT key, value FROM aorlta_legs WHERE key = ANY($1)",
-            Table::Entries => "SELECT key, value, reward, facts FROM aorlta_entries WHERE key = ANY($1)",
+            Table::Legs => "SELECT key, value, sum FROM aorlta_legs WHERE key = ANY($1)",
+            Table::Entries => "SELECT key, value, reward, facts, sum FROM aorlta_entries WHERE key = ANY($1)",
         };
         let found = wait(self.handle(), async move {
             let client = pool.get().await.map_err(|e| chain(&e))?;
@@ -346,7 +440,11 @@ impl PgCache {
             let rows = client.query(&stmt, &[&list]).await.map_err(|e| chain(&e))?;
             Ok::<_, String>(
                 rows.iter()
-                    .filter_map(|r| Some((r.try_get::<_, Vec<u8>>(0).ok()?, row(r)?)))
+                    .filter_map(|r| {
+                        let key = r.try_get::<_, Vec<u8>>(0).ok()?;
+                        let v = row(&key, r);
+                        Some((key, v))
+                    })
                     .collect::<Vec<_>>(),
             )
         });
@@ -354,8 +452,13 @@ impl PgCache {
             Ok(rows) => {
                 for (k, v) in rows {
                     if let Some(idx) = wanted.get(&k) {
-                        for &i in idx {
-                            out[i] = Some(v.clone());
+                        match v {
+                            Ok(v) => {
+                                for &i in idx {
+                                    out[i] = Some(v.clone());
+                                }
+                            }
+                            Err(why) => self.counters.reject(&self.url, table, keys[idx[0]], &why),
                         }
                     }
                 }
@@ -377,6 +480,15 @@ impl Drop for PgCache {
     }
 }
 
+/// A column of a row read back, or why it cannot be read.
+fn column<'r, T: tokio_postgres::types::FromSql<'r>>(
+    r: &'r tokio_postgres::Row,
+    i: usize,
+) -> std::result::Result<T, String> {
+    r.try_get(i)
+        .map_err(|e| format!("its column {i} cannot be read: {}", chain(&e)))
+}
+
 impl Cache for PgCache {
     fn get_legs(&self, keys: &[&str]) -> Vec<Option<CachedLeg>> {
         self.get(
@@ -386,7 +498,14 @@ impl Cache for PgCache {
                 Value::Leg(v) => serde_json::from_str(&v).ok(),
                 Value::Entry(_) => None,
             },
-            |r| serde_json::from_str(r.try_get::<_, &str>(1).ok()?).ok(),
+            |key, r| {
+                let value: &str = column(r, 1)?;
+                verify(column::<Option<&[u8]>>(r, 2)?, leg_sum(key, value))?;
+                let leg = serde_json::from_str::<CachedLeg>(value)
+                    .map_err(|e| format!("its text is not a leg result: {e}"))?;
+                check_leg(&leg)?;
+                Ok(leg)
+            },
         )
     }
 
@@ -394,11 +513,12 @@ impl Cache for PgCache {
         if storable_leg(leg)
             && let Ok(v) = serde_json::to_string(leg)
         {
-            self.writer().put(key, Value::Leg(v.into()));
+            let replace = self.counters.replaces(Table::Legs, key);
+            self.writer().put(key, Value::Leg(v.into()), replace);
         }
     }
 
-    fn get_entries(&self, keys: &[&str]) -> Vec<Option<StoredEntry>> {
+    fn get_entries_checked(&self, keys: &[&str], check: &mut EntryCheck<'_>) -> Vec<Option<StoredEntry>> {
         let found = self.get(
             Table::Entries,
             keys,
@@ -406,21 +526,26 @@ impl Cache for PgCache {
                 Value::Entry(e) => Some(e),
                 Value::Leg(_) => None,
             },
-            |r| {
-                StoredEntry::from_parts(
-                    r.try_get::<_, &str>(1).ok()?,
-                    r.try_get::<_, Option<f64>>(2).ok()?,
-                    r.try_get::<_, Option<&str>>(3).ok()?.map(Arc::from),
-                )
+            |key, r| {
+                let value: &str = column(r, 1)?;
+                let reward: Option<f64> = column(r, 2)?;
+                let facts: &str = column(r, 3)?;
+                verify(
+                    column::<Option<&[u8]>>(r, 4)?,
+                    entry_sum(key, value, reward, facts),
+                )?;
+                StoredEntry::from_parts(value, reward, Some(Arc::from(facts)))
+                    .ok_or_else(|| "its text is not an entry".into())
             },
         );
-        self.counters.record(&found);
-        found
+        checked(&self.url, &self.counters, keys, found, check)
     }
 
     fn put_entry(&self, key: &str, entry: &RewardEntry) {
         if storable_entry(entry) {
-            self.writer().put(key, Value::Entry(StoredEntry::of(entry)));
+            let replace = self.counters.replaces(Table::Entries, key);
+            self.writer()
+                .put(key, Value::Entry(StoredEntry::of(entry)), replace);
         }
     }
 
@@ -459,5 +584,37 @@ mod tests {
             "postgres://db.example/aorlta"
         );
         assert_eq!(redact_url("postgres://u:p@h"), "postgres://u@h");
+    }
+
+    #[test]
+    fn a_password_is_taken_out_of_every_form_of_conninfo() {
+        for (given, shown) in [
+            (
+                "host=/run/pg dbname=db password=s3cret user=u",
+                "host=/run/pg dbname=db password=… user=u",
+            ),
+            ("password = 's3 cr\\'et' port=5", "password = … port=5"),
+            ("PASSWORD='s3cret", "PASSWORD=…"),
+            ("host=h password=s3\\ cret", "host=h password=…"),
+            ("  host = h   password=s3cret  ", "  host = h   password=…  "),
+            ("host=h password=s3://cret@x", "host=h password=…"),
+            ("host=h password=", "host=h password=…"),
+            ("password=é€s3cret host=h", "password=… host=h"),
+            ("postgres://u:pa/ss?w@rd@h:5/db", "postgres://u@h:5/db"),
+            (
+                "postgresql:///db?password=s3cret&user=a@b",
+                "postgresql:///db?password=…&user=a@b",
+            ),
+        ] {
+            let got = redact_url(given);
+            assert_eq!(got, shown, "{given}");
+            assert!(!got.contains("s3"), "{given} shows its password: {got}");
+        }
+        let err = match PgCache::connect("host=/nowhere password=s3cret connect_timeout=x", 1) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("a bad conninfo connects"),
+        };
+        assert!(!err.contains("s3cret"), "{err}");
+        assert!(err.contains("password=…"), "{err}");
     }
 }

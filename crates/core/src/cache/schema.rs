@@ -14,19 +14,30 @@
 //!   by integer, and the whole key checked on every row it finds (see `sqlite.rs`); `reward` and
 //!   `facts` are [`super::StoredEntry`]'s. Version 1's rows are copied over with their keys
 //!   decoded, and no reward or facts (their facts are then read from their value).
+//! - SQLite 3: every row carries its checksum (`check.rs`), a `sum BLOB NOT NULL` column in
+//!   both tables, checked on every read; `entries.facts` is `NOT NULL`. The rows of version 2
+//!   have no checksum, so a damaged or edited one could not be told from a sound one: they are
+//!   dropped, not copied, and computed again when next asked for (a first run after the upgrade
+//!   scores everything; timing legs measure again). A build of version 2 refuses the file.
 //! - PostgreSQL 1: `aorlta_legs (key BYTEA, value TEXT)` and `aorlta_entries (key BYTEA,
 //!   value TEXT, reward DOUBLE PRECISION, facts TEXT)`, as SQLite 2.
+//! - PostgreSQL 2: as SQLite 3: a `sum BYTEA NOT NULL` column in both tables, whose rows are
+//!   emptied first (`TRUNCATE`). A process of an older build still running on the database
+//!   cannot store into it any more (its inserts lack the checksum), and says so.
 
 use std::ops::Range;
 
 /// How many steps SQLite's schema has (`sqlite.rs` holds them).
-pub(crate) const SQLITE_VERSION: usize = 2;
+pub(crate) const SQLITE_VERSION: usize = 3;
 
 /// PostgreSQL's steps (its tables carry an `aorlta_` prefix, since the database may be shared).
 pub(crate) const POSTGRES: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS aorlta_legs (key BYTEA PRIMARY KEY, value TEXT NOT NULL);
      CREATE TABLE IF NOT EXISTS aorlta_entries (key BYTEA PRIMARY KEY, value TEXT NOT NULL,
          reward DOUBLE PRECISION, facts TEXT NOT NULL);",
+    "TRUNCATE aorlta_legs, aorlta_entries;
+     ALTER TABLE aorlta_legs ADD COLUMN sum BYTEA NOT NULL;
+     ALTER TABLE aorlta_entries ADD COLUMN sum BYTEA NOT NULL;",
 ];
 
 /// The steps to run on a store at `found` (0 when it has no version yet) for a build that
@@ -59,6 +70,6 @@ mod tests {
         let err = plan(4, 3).unwrap_err();
         assert!(err.contains("version 4, newer than this build's 3"), "{err}");
         assert!(plan(-1, 3).is_err());
-        assert_eq!((SQLITE_VERSION, POSTGRES.len()), (2, 1));
+        assert_eq!((SQLITE_VERSION, POSTGRES.len()), (3, 2));
     }
 }

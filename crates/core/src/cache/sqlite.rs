@@ -3,11 +3,16 @@
 //! for all its keys; writes go through the [`Writer`] thread on a connection of its own,
 //! `INSERT OR IGNORE` in one `BEGIN IMMEDIATE` transaction per batch, so several processes can
 //! share a file (SQLite's locks take turns, `busy_timeout` waits) and the first value stored
-//! under a key stays.
+//! under a key stays (unless it failed its check when read: then the value computed in its
+//! place replaces it). Every row carries its checksum (`check.rs`), checked on every read.
 
+use super::check::{check_leg, entry_sum, leg_sum, verify};
 use super::schema;
 use super::writer::{Commit, Row, Table, Value, Writer};
-use super::{Cache, CacheStats, CachedLeg, Counters, StoredEntry, key_bytes, storable_entry, storable_leg};
+use super::{
+    Cache, CacheStats, CachedLeg, Counters, EntryCheck, StoredEntry, checked, key_bytes, storable_entry,
+    storable_leg,
+};
 use crate::error::{CoreError, Result};
 use aorlta_record::RewardEntry;
 use rusqlite::{Connection, TransactionBehavior, params};
@@ -99,7 +104,7 @@ fn to_v2(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
                 )?;
             } else {
                 tx.execute(
-                    INSERT_ENTRY,
+                    INSERT_ENTRY_V2,
                     params![k8(&key), key, value, None::<f64>, None::<String>],
                 )?;
             }
@@ -109,10 +114,26 @@ fn to_v2(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// Step 2's insert: an entry unless one with its key is there.
+const INSERT_ENTRY_V2: &str = "INSERT INTO entries_v2 (k8, key, value, reward, facts)
+     SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (SELECT 1 FROM entries_v2 WHERE k8 = ?1 AND key = ?2)";
+
+/// Step 3: every row with a checksum. The rows stored before have none, so they could not be
+/// told from a damaged or edited row: they are dropped (schema.rs), and computed again when
+/// asked for.
+const V3: &str = "DROP TABLE legs; DROP TABLE entries;
+     CREATE TABLE legs (key BLOB PRIMARY KEY, value TEXT NOT NULL, sum BLOB NOT NULL);
+     CREATE TABLE entries (k8 INTEGER NOT NULL, key BLOB NOT NULL, value TEXT NOT NULL,
+         reward REAL, facts TEXT NOT NULL, sum BLOB NOT NULL);
+     CREATE INDEX entries_k8 ON entries (k8);";
+
 /// Stores an entry unless one with its key is there (the first value stays; the writer holds
 /// the file's write lock, so no other process inserts between the check and the insert).
-const INSERT_ENTRY: &str = "INSERT INTO entries_v2 (k8, key, value, reward, facts)
-     SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (SELECT 1 FROM entries_v2 WHERE k8 = ?1 AND key = ?2)";
+const INSERT_ENTRY: &str = "INSERT INTO entries (k8, key, value, reward, facts, sum)
+     SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE NOT EXISTS (SELECT 1 FROM entries WHERE k8 = ?1 AND key = ?2)";
+
+/// Removes the rows of a key, for an entry that replaces them.
+const DELETE_ENTRY: &str = "DELETE FROM entries WHERE k8 = ?1 AND key = ?2";
 
 /// Creates the schema or brings it up to this build's version.
 fn migrate(conn: &mut Connection) -> std::result::Result<(), String> {
@@ -130,6 +151,7 @@ fn migrate(conn: &mut Connection) -> std::result::Result<(), String> {
             match step {
                 0 => tx.execute_batch(V1),
                 1 => to_v2(&tx),
+                2 => tx.execute_batch(V3),
                 _ => unreachable!("schema::SQLITE_VERSION steps"),
             }
             .map_err(|e| format!("migrating the schema to version {}: {e}", step + 1))?;
@@ -157,17 +179,28 @@ impl Commit for SqliteCommit {
             .map_err(|e| e.to_string())?;
         {
             let mut legs = tx
-                .prepare_cached("INSERT OR IGNORE INTO legs (key, value) VALUES (?1, ?2)")
+                .prepare_cached("INSERT OR IGNORE INTO legs (key, value, sum) VALUES (?1, ?2, ?3)")
                 .map_err(|e| e.to_string())?;
-            let mut entries = tx
-                .prepare_cached(&INSERT_ENTRY.replace("entries_v2", "entries"))
+            let mut legs_replacing = tx
+                .prepare_cached("INSERT OR REPLACE INTO legs (key, value, sum) VALUES (?1, ?2, ?3)")
                 .map_err(|e| e.to_string())?;
+            let mut entries = tx.prepare_cached(INSERT_ENTRY).map_err(|e| e.to_string())?;
+            let mut delete = tx.prepare_cached(DELETE_ENTRY).map_err(|e| e.to_string())?;
             for r in rows {
                 let key = key_bytes(&r.key);
                 match &r.value {
-                    Value::Leg(v) => legs.execute(params![key, &**v]),
+                    Value::Leg(v) => {
+                        let sum = leg_sum(&key, v);
+                        let stmt = if r.replace { &mut legs_replacing } else { &mut legs };
+                        stmt.execute(params![key, &**v, sum])
+                    }
                     Value::Entry(e) => {
-                        entries.execute(params![k8(&key), key, e.json(), e.reward(), e.facts_json()])
+                        let sum = entry_sum(&key, e.json(), e.reward(), e.facts_json());
+                        let k8 = k8(&key);
+                        if r.replace {
+                            delete.execute(params![k8, key]).map_err(|e| e.to_string())?;
+                        }
+                        entries.execute(params![k8, key, e.json(), e.reward(), e.facts_json(), sum])
                     }
                 }
                 .map_err(|e| e.to_string())?;
@@ -241,13 +274,14 @@ impl SqliteCache {
     }
 
     /// The rows of `keys` (pending rows first, then one query for the rest), each made by
-    /// `row` from the query's columns after the key.
+    /// `row` from its stored key and the query's columns; a row for which `row` says why it is
+    /// unfit is rejected, and missing.
     fn get<T>(
         &self,
         table: Table,
         keys: &[&str],
         pending: impl Fn(Value) -> Option<T>,
-        mut row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<Option<T>>,
+        mut row: impl FnMut(&[u8], &rusqlite::Row<'_>) -> std::result::Result<T, String>,
     ) -> Vec<Option<T>>
     where
         T: Clone,
@@ -289,34 +323,60 @@ impl SqliteCache {
         // first 8 bytes and its whole key is checked below.
         let sql = match table {
             Table::Legs => {
-                "SELECT l.key, l.value FROM rarray(?1) AS r CROSS JOIN legs AS l ON l.key = r.value"
+                "SELECT l.key, l.value, l.sum FROM rarray(?1) AS r CROSS JOIN legs AS l ON l.key = r.value"
             }
             Table::Entries => {
-                "SELECT e.key, e.value, e.reward, e.facts FROM rarray(?1) AS r \
+                "SELECT e.key, e.value, e.reward, e.facts, e.sum FROM rarray(?1) AS r \
                  CROSS JOIN entries AS e ON e.k8 = r.value"
             }
         };
+        let mut rejected: Vec<(usize, String)> = Vec::new();
         let conn = self.reader();
         let result = conn.prepare_cached(sql).and_then(|mut stmt| {
             let mut rows = stmt.query(params![list])?;
             while let Some(r) = rows.next()? {
-                let key = r.get_ref(0)?.as_blob()?;
+                // A key that is not a blob is no key asked for.
+                let Ok(key) = r.get_ref(0)?.as_blob() else {
+                    continue;
+                };
                 if let Some(&i) = first.get(key)
                     && out[i].is_none()
                 {
-                    out[i] = row(r)?;
+                    match row(key, r) {
+                        Ok(v) => out[i] = Some(v),
+                        Err(why) => rejected.push((i, why)),
+                    }
                 }
             }
             Ok(())
         });
+        drop(conn);
         if let Err(e) = result {
             eprintln!("warning: cache {}: read failed: {e}", self.path.display());
+        }
+        let store = self.path.display().to_string();
+        for (i, why) in rejected {
+            if out[i].is_none() {
+                self.counters.reject(&store, table, keys[i], &why);
+            }
         }
         for (f, i) in repeats {
             out[i] = out[f].clone();
         }
         out
     }
+}
+
+/// A text column of a row read back; `Err` when it is not text.
+fn text<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> std::result::Result<&'r str, String> {
+    r.get_ref(i)
+        .and_then(|v| v.as_str().map_err(Into::into))
+        .map_err(|e| format!("its text cannot be read: {e}"))
+}
+
+/// The checksum column of a row read back (`None` when it is not a blob).
+fn sum<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> Option<&'r [u8]> {
+    r.get_ref(i).ok()?.as_blob().ok()
 }
 
 impl Cache for SqliteCache {
@@ -329,7 +389,14 @@ impl Cache for SqliteCache {
                 Value::Leg(v) => parse(&v),
                 Value::Entry(_) => None,
             },
-            |r| Ok(parse(r.get_ref(1)?.as_str()?)),
+            |key, r| {
+                let value = text(r, 1)?;
+                verify(sum(r, 2), leg_sum(key, value))?;
+                let leg = serde_json::from_str::<CachedLeg>(value)
+                    .map_err(|e| format!("its text is not a leg result: {e}"))?;
+                check_leg(&leg)?;
+                Ok(leg)
+            },
         )
     }
 
@@ -337,11 +404,12 @@ impl Cache for SqliteCache {
         if storable_leg(leg)
             && let Ok(v) = serde_json::to_string(leg)
         {
-            self.writer.put(key, Value::Leg(v.into()));
+            let replace = self.counters.replaces(Table::Legs, key);
+            self.writer.put(key, Value::Leg(v.into()), replace);
         }
     }
 
-    fn get_entries(&self, keys: &[&str]) -> Vec<Option<StoredEntry>> {
+    fn get_entries_checked(&self, keys: &[&str], check: &mut EntryCheck<'_>) -> Vec<Option<StoredEntry>> {
         let mut seen: Vec<Arc<str>> = Vec::new();
         let found = self.get(
             Table::Entries,
@@ -350,29 +418,38 @@ impl Cache for SqliteCache {
                 Value::Entry(e) => Some(e),
                 Value::Leg(_) => None,
             },
-            |r| {
+            |key, r| {
+                let value = text(r, 1)?;
+                let reward: Option<f64> = r.get(2).map_err(|e| format!("its reward cannot be read: {e}"))?;
+                let facts = text(r, 3)?;
+                verify(sum(r, 4), entry_sum(key, value, reward, facts))?;
                 // Most entries' facts are the same few texts: each is kept once.
-                let facts = match r.get_ref(3)?.as_str_or_null()? {
-                    Some(f) => Some(match seen.iter().find(|s| &***s == f) {
-                        Some(s) => Arc::clone(s),
-                        None => {
-                            let s: Arc<str> = f.into();
-                            seen.push(Arc::clone(&s));
-                            s
-                        }
-                    }),
-                    None => None,
+                let facts = match seen.iter().find(|s| &***s == facts) {
+                    Some(s) => Arc::clone(s),
+                    None => {
+                        let s: Arc<str> = facts.into();
+                        seen.push(Arc::clone(&s));
+                        s
+                    }
                 };
-                Ok(StoredEntry::from_parts(r.get_ref(1)?.as_str()?, r.get(2)?, facts))
+                StoredEntry::from_parts(value, reward, Some(facts))
+                    .ok_or_else(|| "its text is not an entry".into())
             },
         );
-        self.counters.record(&found);
-        found
+        checked(
+            &self.path.display().to_string(),
+            &self.counters,
+            keys,
+            found,
+            check,
+        )
     }
 
     fn put_entry(&self, key: &str, entry: &RewardEntry) {
         if storable_entry(entry) {
-            self.writer.put(key, Value::Entry(StoredEntry::of(entry)));
+            let replace = self.counters.replaces(Table::Entries, key);
+            self.writer
+                .put(key, Value::Entry(StoredEntry::of(entry)), replace);
         }
     }
 

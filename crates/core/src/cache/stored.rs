@@ -149,6 +149,34 @@ impl StoredEntry {
             .map(|e| served(e, id))
     }
 
+    /// The entry in its stored form, parsed and checked from what it holds alone: the reward
+    /// contract ([`crate::reward::check_entry`]); that it is an entry that may be stored
+    /// (scored, no leg unsettled); that it is in the stored form (no id, no time spent, every
+    /// leg cached); and that its reward is its text's. `Err` says what is wrong. (Its facts
+    /// are made from its text when it is stored, and a persistent store's checksum covers
+    /// them.)
+    pub fn check(&self) -> Result<RewardEntry, String> {
+        let e: RewardEntry =
+            serde_json::from_str(&self.json).map_err(|err| format!("its text is not an entry: {err}"))?;
+        crate::reward::check_entry(&e)?;
+        if !e.scored {
+            return Err("an unscored entry, which is never stored".into());
+        }
+        if let Some(l) = e.legs.iter().find(|l| l.state == LegState::Unsettled) {
+            return Err(format!("leg `{}` is unsettled, which is never stored", l.name));
+        }
+        if !e.id.is_empty() || e.elapsed_s != 0.0 || e.legs.iter().any(|l| !l.cached || l.elapsed_s != 0.0) {
+            return Err("it is not in the stored form (an id, time spent, or a leg not cached)".into());
+        }
+        if e.reward.map(f64::to_bits) != self.reward.map(f64::to_bits) {
+            return Err(format!(
+                "its reward column ({:?}) is not its text's ({:?})",
+                self.reward, e.reward
+            ));
+        }
+        Ok(e)
+    }
+
     /// The JSON line of [`StoredEntry::entry`] for `id` (without a newline), made by putting the
     /// id into the stored text; `None` when the text is not in the stored form.
     pub fn line(&self, id: &str) -> Option<String> {

@@ -75,10 +75,14 @@ pub(crate) struct Row {
     pub key: Box<str>,
     /// The value.
     pub value: Value,
+    /// Whether it takes the place of the row stored under its key (one that failed its check)
+    /// rather than giving way to it.
+    pub replace: bool,
 }
 
 /// What commits a batch: one transaction for all its rows, keeping the value already stored
-/// under a key (the first writer's; a key's results are the same whoever computes them).
+/// under a key (the first writer's; a key's results are the same whoever computes them) unless
+/// the row replaces it.
 pub(crate) trait Commit: Send + 'static {
     /// Commits every row or none; the error says why.
     fn commit(&mut self, rows: &[Row]) -> Result<(), String>;
@@ -136,8 +140,9 @@ impl Writer {
         })
     }
 
-    /// Queues a row (waiting while the queue is full). A key already pending keeps its value.
-    pub fn put(&self, key: &str, value: Value) {
+    /// Queues a row (waiting while the queue is full), to replace the stored one when
+    /// `replace`. A key already pending keeps its value.
+    pub fn put(&self, key: &str, value: Value, replace: bool) {
         let table = value.table();
         {
             let mut p = lock(&self.shared.pending[table.index()]);
@@ -149,6 +154,7 @@ impl Writer {
         let row = Row {
             key: key.into(),
             value,
+            replace,
         };
         if let Some(tx) = &self.tx
             && tx.send(Msg::Row(row)).is_err()
@@ -289,7 +295,7 @@ mod tests {
         let stored = Arc::new(AtomicUsize::new(0));
         let w = Writer::start("t".into(), Recorder(sizes.clone(), stored.clone())).unwrap();
         for i in 0..5000 {
-            w.put(&format!("k{i}"), Value::Leg(format!("v{i}").into()));
+            w.put(&format!("k{i}"), Value::Leg(format!("v{i}").into()), false);
         }
         w.flush().unwrap();
         assert_eq!(stored.load(Ordering::SeqCst), 5000);
@@ -304,7 +310,7 @@ mod tests {
             "many rows per transaction: {} batches",
             sizes.len()
         );
-        w.put("fail-1", Value::Leg("x".into()));
+        w.put("fail-1", Value::Leg("x".into()), false);
         let err = w.flush().unwrap_err();
         assert!(
             err.contains("1 results could not be stored") && err.contains("disk full"),
@@ -329,8 +335,8 @@ mod tests {
         let (open, gate) = mpsc::channel();
         let stored = Arc::new(AtomicUsize::new(0));
         let w = Writer::start("t".into(), Gated(gate, stored.clone())).unwrap();
-        w.put("a", Value::Leg("first".into()));
-        w.put("a", Value::Leg("second".into()));
+        w.put("a", Value::Leg("first".into()), false);
+        w.put("a", Value::Leg("second".into()), false);
         match w.pending(Table::Legs, "a") {
             Some(Value::Leg(v)) => assert_eq!(&*v, "first"),
             other => panic!("not pending: {other:?}"),
@@ -349,7 +355,7 @@ mod tests {
         let stored = Arc::new(AtomicUsize::new(0));
         let w = Writer::start("t".into(), Recorder(Arc::default(), stored.clone())).unwrap();
         for i in 0..1500 {
-            w.put(&format!("k{i}"), Value::Leg("".into()));
+            w.put(&format!("k{i}"), Value::Leg("".into()), false);
         }
         drop(w);
         assert_eq!(stored.load(Ordering::SeqCst), 1500);

@@ -1,7 +1,8 @@
 //! `rewardfn.base`: the correctness ladder. The first rewarded leg (in profile order) that broke,
 //! or was skipped, sets `base` to its `on-broke` rung (default -1.0); when every rewarded
 //! correctness leg is clean, `base` is the profile's `clean-base`. A profile with a timing leg is
-//! refused (`rewardfn.speedup` grades timing).
+//! refused (`rewardfn.speedup` grades timing), and so is a rung at or above `clean-base` (it would
+//! rank a broken candidate with or above a correct one).
 
 use super::{RewardFn, RewardInput, RewardOutcome, broke_healthy, length_penalty, rewarded_legs};
 use aorlta_record::{LegState, Parts, Reason};

@@ -1,6 +1,7 @@
 //! Property tests of the reward contract over every registered function: random profiles and
 //! random leg outcomes never give a scored reward out of [-1.55, 1.0], never a scored entry
-//! over an unsettled rewarded leg, and the unscored outcome always carries a reason.
+//! over an unsettled rewarded leg, and the unscored outcome always carries a reason; the
+//! entries they make pass [`check_entry`].
 
 use super::*;
 use crate::profile::{LegSpec, LengthLimits, Profile};
@@ -114,6 +115,15 @@ proptest! {
                 }
                 RewardOutcome::Unscored(r) => prop_assert!(!r.is_empty(), "{}: no reason", f.name()),
             }
+            // The entry it makes passes the check an entry read back from a store must pass.
+            let (reward, parts, reasons) = match apply(f.as_ref(), &input) {
+                RewardOutcome::Scored(p) => (Some(p.sum()), Some(p), vec![]),
+                RewardOutcome::Unscored(r) => (None, None, r),
+            };
+            let mut entry = aorlta_record::RewardEntry::error("c", "t", "p", aorlta_record::Reason::new("x", "y"));
+            (entry.reward, entry.scored, entry.parts, entry.reasons, entry.legs) =
+                (reward, reward.is_some(), parts, reasons, legs.clone());
+            prop_assert_eq!(check_entry(&entry), Ok(()), "{}: {:?}", f.name(), entry);
             // The raw function (before the guard) must keep the rules too.
             if let RewardOutcome::Scored(p) = f.reward(&input) {
                 prop_assert!(parts_in_range(&p), "{} (raw): {:?}", f.name(), p);

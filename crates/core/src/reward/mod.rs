@@ -4,12 +4,15 @@
 //! - an unsettled leg the reward depends on makes the entry unscored (`reward: null`), never 0.
 //!
 //! [`apply`] enforces both around any registered function: an out-of-range result or a scored
-//! result over an unsettled rewarded leg becomes unscored with reason `reward-contract-violated`.
+//! result over an unsettled rewarded leg becomes unscored with reason `reward-contract-violated`;
+//! [`check_entry`] reads the contract off a finished entry (one found in a store).
 
 pub mod base;
+pub mod entry;
 pub mod speedup;
 
 pub use base::BaseReward;
+pub use entry::check_entry;
 pub use speedup::SpeedupReward;
 
 use crate::profile::Profile;
@@ -48,6 +51,14 @@ pub trait RewardFn: Send + Sync {
     /// Checks that a profile gives this function what it needs.
     fn check_profile(&self, _profile: &Profile) -> Result<(), String> {
         Ok(())
+    }
+    /// The lowest `base` this function gives a candidate that broke nothing (every rewarded
+    /// correctness leg clean, and a timing leg's verdict about speed alone), with what that
+    /// floor is, for messages. The profile loader refuses an `on-broke` rung at or above it, so
+    /// that no broken candidate ranks with or above a correct one. The default is the profile's
+    /// `clean-base`.
+    fn correct_floor(&self, profile: &Profile) -> (f64, &'static str) {
+        (profile.clean_base, "`clean-base`")
     }
     /// The reward for one candidate's legs.
     fn reward(&self, input: &RewardInput<'_>) -> RewardOutcome;

@@ -7,7 +7,9 @@
 //!   `on-broke` rung (default -0.5): speed never rescues a wrong kernel;
 //! - unsettled timing: unscored.
 //!
-//! A correctness failure keeps its negative base from the ladder.
+//! A correctness failure keeps its negative base from the ladder: the profile loader refuses an
+//! `on-broke` rung (the timing leg's included) that is not below 0.0, the lowest grade of a
+//! correct kernel.
 
 use super::base::ladder;
 use super::{RewardFn, RewardInput, RewardOutcome, broke_healthy, length_penalty};
@@ -80,6 +82,15 @@ impl RewardFn for SpeedupReward {
             1 => Ok(()),
             _ => Err("rewardfn.speedup needs exactly one leg with `timing: true`".into()),
         }
+    }
+
+    /// A correct kernel too slow to measure, or too noisy, gets 0.0, the lowest grade of a correct
+    /// one (`clean-base` is not used).
+    fn correct_floor(&self, _profile: &Profile) -> (f64, &'static str) {
+        (
+            0.0,
+            "the grade rewardfn.speedup gives a correct kernel too slow to measure",
+        )
     }
 
     fn reward(&self, input: &RewardInput<'_>) -> RewardOutcome {

@@ -1,10 +1,12 @@
 //! Run configs (`configs/*.yaml`): which tasks, which pool(s), which profile, where the output
-//! goes, how many at once, which cache, and the kernel tools. Paths are relative to the config
-//! file; unknown keys are an error naming the file, line and key. The store is
+//! goes, how many at once (1 to [`MAX_CONCURRENCY`]), which cache, and the kernel tools. Paths
+//! are relative to the config file; unknown keys are an error naming the file, line and key, and
+//! so is a pool that is one of the run's own outputs (`rewards.jsonl`, which the run replaces).
+//! The store is
 //! [`crate::cache::CACHE_URL_VAR`] when that is set, else `cache:` (a SQLite file, or a `postgres://` URL),
 //! else `<out>/cache.sqlite`.
 
-use crate::cache::CacheSpec;
+use crate::cache::{CacheSpec, redact_url};
 use crate::checks::Env;
 use crate::checks::kernel::{KernelEnv, KernelOverrides};
 use crate::error::{CoreError, Result};
@@ -49,6 +51,90 @@ fn one() -> usize {
     1
 }
 
+/// The most candidates a run scores at once: one worker thread each. A fixed number rather than
+/// one drawn from the host's cores, so that a config valid on one machine is valid on all. The
+/// work of a worker is either CPU-bound (Q&A legs, compiles), where no host has near 256 cores
+/// to run them, or waits on a GPU lease (timing), where a node has far fewer GPUs than that; and
+/// the store serves at most 64 readers. Past it, more threads only cost memory and start-up.
+pub const MAX_CONCURRENCY: usize = 256;
+
+/// Why `n` is not a valid concurrency, or `None` when it is (1 to [`MAX_CONCURRENCY`]).
+pub fn concurrency_problem(n: usize) -> Option<String> {
+    match n {
+        0 => Some("must be at least 1".into()),
+        n if n > MAX_CONCURRENCY => Some(format!(
+            "{n} is more than the most candidates scored at once, {MAX_CONCURRENCY} (one worker \
+             thread each; more would not run faster)"
+        )),
+        _ => None,
+    }
+}
+
+/// The outputs of a run in `out` that it truncates or replaces: `rewards.jsonl` and the file it
+/// is written to until the run completes.
+pub fn run_outputs(out: &Path) -> [PathBuf; 2] {
+    [
+        out.join(super::score::REWARDS_FILE),
+        out.join(super::score::PARTIAL_REWARDS_FILE),
+    ]
+}
+
+/// True when `a` and `b` name the same file: the same device and inode when both exist (a hard
+/// link or a symbolic link to it included), else the same path once their folders are resolved.
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+        return x.dev() == y.dev() && x.ino() == y.ino();
+    }
+    let resolved = |p: &Path| -> Option<PathBuf> {
+        let parent = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        Some(std::fs::canonicalize(parent).ok()?.join(p.file_name()?))
+    };
+    match (resolved(a), resolved(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => lexical(a) == lexical(b),
+    }
+}
+
+/// True when a `cache:` value is a PostgreSQL key=value conninfo (`host=… dbname=…`) rather
+/// than a file: a pair whose key is one of libpq's, or a password.
+fn is_conninfo(value: &str) -> bool {
+    const KEYS: &[&str] = &[
+        "host",
+        "hostaddr",
+        "port",
+        "dbname",
+        "user",
+        "password",
+        "passfile",
+        "service",
+        "sslmode",
+        "options",
+        "application_name",
+        "connect_timeout",
+    ];
+    let first = value
+        .trim_start()
+        .split(['=', ' ', '\t'])
+        .next()
+        .unwrap_or_default();
+    let paired = value.trim_start()[first.len()..].trim_start().starts_with('=');
+    (paired && KEYS.contains(&first)) || redact_url(value) != value
+}
+
+/// The 1-based line of top-level key `key` in a YAML text (0 when not found).
+fn line_of(text: &str, key: &str) -> usize {
+    text.lines()
+        .position(|l| {
+            l.strip_prefix(key)
+                .is_some_and(|r| r.trim_start().starts_with(':'))
+        })
+        .map_or(0, |i| i + 1)
+}
+
 /// A scoring run's config with every path resolved.
 #[derive(Debug, Clone)]
 pub struct RunConfig {
@@ -62,7 +148,7 @@ pub struct RunConfig {
     pub profile: PathBuf,
     /// The output folder.
     pub out: PathBuf,
-    /// Candidates scored at once.
+    /// Candidates scored at once, 1 to [`MAX_CONCURRENCY`].
     pub concurrency: usize,
     /// The store: [`crate::cache::CACHE_URL_VAR`] when set, else the config's `cache:` (a SQLite file, or a
     /// `postgres://` URL), else `<out>/cache.sqlite`.
@@ -88,7 +174,8 @@ impl RunConfig {
 
     /// Reads a config file.
     pub fn load(path: &Path) -> Result<Self> {
-        let raw: RawConfig = crate::yaml::load(path)?;
+        let text = std::fs::read_to_string(path).map_err(|e| CoreError::io(path, e))?;
+        let raw: RawConfig = crate::yaml::from_str(&text, path)?;
         let base = path.parent().unwrap_or(Path::new("."));
         let at = |p: PathBuf| {
             if p.is_absolute() {
@@ -97,14 +184,15 @@ impl RunConfig {
                 lexical(&base.join(p))
             }
         };
-        if raw.concurrency == 0 {
-            return Err(CoreError::invalid(
-                path,
-                "field `concurrency`: must be at least 1",
-            ));
+        if let Some(why) = concurrency_problem(raw.concurrency) {
+            return Err(CoreError::Parse {
+                path: path.to_path_buf(),
+                line: line_of(&text, "concurrency"),
+                message: format!("field `concurrency`: {why}"),
+            });
         }
         let out = at(raw.out);
-        Ok(RunConfig {
+        let config = RunConfig {
             path: path.to_path_buf(),
             tasks: raw.tasks.into_vec().into_iter().map(at).collect(),
             pools: raw.pool.into_vec().into_iter().map(at).collect(),
@@ -113,6 +201,18 @@ impl RunConfig {
                 Some(from_env) => from_env,
                 None => match raw.cache {
                     Some(c) if CacheSpec::is_url(&c) => CacheSpec::Postgres(c),
+                    Some(c) if is_conninfo(&c) => {
+                        return Err(CoreError::Parse {
+                            path: path.to_path_buf(),
+                            line: line_of(&text, "cache"),
+                            message: format!(
+                                "field `cache`: `{}` is a key=value conninfo: name a PostgreSQL \
+                                 store by its URL (postgres://user:password@host:port/db), or give \
+                                 a SQLite file",
+                                redact_url(&c)
+                            ),
+                        });
+                    }
                     Some(c) => CacheSpec::Sqlite(at(PathBuf::from(c))),
                     None => CacheSpec::Sqlite(out.join("cache.sqlite")),
                 },
@@ -120,7 +220,42 @@ impl RunConfig {
             out,
             concurrency: raw.concurrency,
             kernel: raw.kernel,
-        })
+        };
+        config.check_pools().map_err(|message| CoreError::Parse {
+            path: path.to_path_buf(),
+            line: line_of(&text, "pool"),
+            message,
+        })?;
+        Ok(config)
+    }
+
+    /// Why a pool cannot be read by this run, naming it: it is one of the run's own outputs,
+    /// which the run truncates or replaces.
+    pub fn check_pools(&self) -> std::result::Result<(), String> {
+        for pool in &self.pools {
+            for output in run_outputs(&self.out) {
+                if same_file(pool, &output) {
+                    return Err(format!(
+                        "field `pool`: {} is this run's own output {} (the run replaces it): score \
+                         a copy, or give the run another `out`",
+                        pool.display(),
+                        output.display()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Why this config's `concurrency` is out of range, naming the config and the field.
+    pub fn check_concurrency(&self) -> Result<()> {
+        match concurrency_problem(self.concurrency) {
+            Some(why) => Err(CoreError::invalid(
+                &self.path,
+                format!("field `concurrency`: {why}"),
+            )),
+            None => Ok(()),
+        }
     }
 }
 
@@ -171,5 +306,120 @@ mod tests {
         .unwrap();
         let err = RunConfig::load(&f).unwrap_err().to_string();
         assert!(err.contains("c.yaml:5") && err.contains("concurency"), "{err}");
+    }
+
+    #[test]
+    fn a_concurrency_out_of_range_is_refused_naming_the_file_line_and_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("c.yaml");
+        for (n, why) in [
+            (0, "at least 1"),
+            (257, "257 is more than"),
+            (3000, "most candidates scored at once, 256"),
+        ] {
+            std::fs::write(
+                &f,
+                format!("tasks: t.jsonl\npool: a.jsonl\nprofile: p.yaml\nout: o\nconcurrency: {n}\n"),
+            )
+            .unwrap();
+            let err = RunConfig::load(&f).unwrap_err().to_string();
+            assert!(err.contains("c.yaml:5"), "{n}: {err}");
+            assert!(
+                err.contains("field `concurrency`") && err.contains(why),
+                "{n}: {err}"
+            );
+        }
+        std::fs::write(
+            &f,
+            "tasks: t.jsonl\npool: a.jsonl\nprofile: p.yaml\nout: o\nconcurrency: 256\n",
+        )
+        .unwrap();
+        let mut c = RunConfig::load(&f).unwrap();
+        assert_eq!(c.concurrency, MAX_CONCURRENCY);
+        c.concurrency = MAX_CONCURRENCY + 1;
+        let err = c.check_concurrency().unwrap_err().to_string();
+        assert!(
+            err.contains("c.yaml") && err.contains("field `concurrency`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_pool_that_is_the_runs_own_rewards_is_refused_before_anything_is_touched() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("c.yaml");
+        let out = dir.path().join("o");
+        std::fs::create_dir(&out).unwrap();
+        let rewards = out.join("rewards.jsonl");
+        std::fs::write(&rewards, "{\"task\":\"a\",\"completion\":\"x\"}\n").unwrap();
+        std::fs::hard_link(&rewards, dir.path().join("linked.jsonl")).unwrap();
+        std::os::unix::fs::symlink(&rewards, dir.path().join("symlinked.jsonl")).unwrap();
+        for pool in [
+            "o/rewards.jsonl",
+            "./o/../o/rewards.jsonl",
+            "linked.jsonl",
+            "symlinked.jsonl",
+            "o/rewards.jsonl.partial",
+        ] {
+            std::fs::write(
+                &f,
+                format!("tasks: t.jsonl\nprofile: p.yaml\npool: [a.jsonl, {pool}]\nout: o\n"),
+            )
+            .unwrap();
+            let err = RunConfig::load(&f).unwrap_err().to_string();
+            assert!(
+                err.starts_with(&format!("{}:3: field `pool`", f.display())),
+                "{pool}: {err}"
+            );
+            assert!(err.contains("this run's own output"), "{pool}: {err}");
+            assert_eq!(
+                std::fs::read_to_string(&rewards).unwrap(),
+                "{\"task\":\"a\",\"completion\":\"x\"}\n",
+                "{pool}: untouched"
+            );
+        }
+        std::fs::write(
+            &f,
+            "tasks: t.jsonl\nprofile: p.yaml\npool: o/other.jsonl\nout: o\n",
+        )
+        .unwrap();
+        assert!(RunConfig::load(&f).is_ok());
+    }
+
+    #[test]
+    fn a_conninfo_for_the_cache_is_refused_without_showing_its_password() {
+        if std::env::var_os(crate::cache::CACHE_URL_VAR).is_some() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("c.yaml");
+        for value in [
+            "host=/run/pg dbname=x password=s3cret",
+            "dbname = x",
+            "sslmode=disable password='s3 cret'",
+        ] {
+            std::fs::write(
+                &f,
+                format!("tasks: t.jsonl\npool: a.jsonl\nprofile: p.yaml\nout: o\ncache: \"{value}\"\n"),
+            )
+            .unwrap();
+            let err = RunConfig::load(&f).unwrap_err().to_string();
+            assert!(
+                err.contains("c.yaml:5: field `cache`") && err.contains("conninfo"),
+                "{err}"
+            );
+            assert!(!err.contains("s3"), "{err}");
+        }
+        for file in ["cache.sqlite", "my=cache.sqlite"] {
+            std::fs::write(
+                &f,
+                format!("tasks: t.jsonl\npool: a.jsonl\nprofile: p.yaml\nout: o\ncache: {file}\n"),
+            )
+            .unwrap();
+            assert_eq!(
+                RunConfig::load(&f).unwrap().cache,
+                CacheSpec::Sqlite(dir.path().join(file))
+            );
+        }
     }
 }

@@ -7,8 +7,13 @@
 //! reward functions and profiles, the profile's hash, the task, every leg's identity and the
 //! completion itself, so any change that can change a result changes the key; all of it but the
 //! completion is the same for every candidate of a task, so that part is hashed once per task.
+//!
+//! An entry found in the store is served only once it passes [`Engine`]'s check (`vet.rs`);
+//! one that fails is computed again.
 
-use crate::cache::{Cache, CachedLeg, StoredEntry};
+mod vet;
+
+use crate::cache::{Cache, CachedLeg, StoredEntry, served};
 use crate::checks::{Adapter, Env, LegInput, LegOutput, Registry};
 use crate::hash::{feed, hash_parts, hash_str};
 use crate::profile::{LegSpec, LoadedProfile};
@@ -201,13 +206,24 @@ impl Engine {
             return;
         };
         let keys: Vec<&str> = round.iter().map(|&i| k(i).key.as_str()).collect();
-        let found = cache.get_entries(&keys);
+        // Each entry found is checked (and so parsed) before it is used: kept when it is to be
+        // served whole.
+        let mut parsed: Vec<Option<RewardEntry>> = Vec::new();
+        if !stored {
+            parsed.resize_with(round.len(), || None);
+        }
+        let found = cache.get_entries_checked(&keys, &mut |j, s| {
+            let e = self.vet(k(round[j]), s)?;
+            if let Some(slot) = parsed.get_mut(j) {
+                *slot = Some(e);
+            }
+            Ok(())
+        });
         let mut missing = Vec::new();
-        for (&i, hit) in round.iter().zip(found) {
+        for (j, (&i, hit)) in round.iter().zip(found).enumerate() {
             out[i] = match hit {
                 Some(hit) if stored => Some(Scored::Stored(hit)),
-                // A stored text that is not an entry is computed again.
-                Some(hit) => hit.entry(&k(i).cand.id).map(Scored::Entry),
+                Some(_) => parsed[j].take().map(|e| Scored::Entry(served(e, &k(i).cand.id))),
                 None => None,
             };
             if out[i].is_none() {

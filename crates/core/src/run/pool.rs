@@ -1,5 +1,6 @@
-//! Reading pool files: one candidate per JSONL line. A malformed line is reported with its
-//! `file:line` and skipped; the rest are scored.
+//! Reading pool files: one candidate per JSONL line, a JSON object. A malformed line (not JSON,
+//! not UTF-8, a JSON array rather than an object, a missing or unknown field) is reported with
+//! its `file:line` and skipped; the rest are scored.
 
 use crate::error::{CoreError, Result};
 use crate::task::SkippedLine;
@@ -29,18 +30,31 @@ pub fn parse_line(path: &Path, number: usize, raw: &[u8]) -> Option<Result<Candi
     }
     // The JSON reader checks the text is UTF-8 as it goes; only a failed line is looked at again.
     let err = match serde_json::from_slice::<PoolLine>(raw) {
-        Ok(p) => return Some(Ok(candidate(p, number))),
-        Err(e) => e,
+        Ok(p) if is_object(raw) => return Some(Ok(candidate(p, number))),
+        Ok(_) => None,
+        Err(e) => Some(e),
     };
-    let message = match std::str::from_utf8(raw) {
-        Err(_) => "not valid UTF-8".to_string(),
-        Ok(line) if line.trim().is_empty() => return None,
-        Ok(_) => err.to_string(),
+    let message = match (std::str::from_utf8(raw), err) {
+        (Err(_), _) => "not valid UTF-8".to_string(),
+        (Ok(line), _) if line.trim().is_empty() => return None,
+        (Ok(_), Some(err)) => err.to_string(),
+        (Ok(_), None) => NOT_AN_OBJECT.to_string(),
     };
     Some(Err(SkippedLine {
         place: format!("{}:{number}", path.display()),
         message,
     }))
+}
+
+/// Why a line that is a JSON array is skipped (the JSON reader would take its items for the
+/// fields in their declared order).
+pub const NOT_AN_OBJECT: &str =
+    "a pool line is a JSON object ({\"task\": …, \"completion\": …}), not an array";
+
+/// True when the JSON text `raw` is an object (its first byte that is not white space is `{`):
+/// what a pool line must be.
+pub fn is_object(raw: &[u8]) -> bool {
+    raw.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
 }
 
 /// The candidate of a pool line read from line `number` (without an id it gets
@@ -102,6 +116,22 @@ mod tests {
         assert!(s[0].place.ends_with("p.jsonl:2"));
         assert!(s[1].place.ends_with("p.jsonl:3") && s[1].message.contains("UTF-8"));
         assert_eq!(count_lines(&f).unwrap(), 4);
+        std::fs::write(
+            &f,
+            "[\"a\", \"x\"]\n  [\"a\", \"x\", \"c1\", 3]\n{\"task\":\"a\",\"completion\":\"x\"}\n",
+        )
+        .unwrap();
+        let (c, s) = read_pool(&f).unwrap();
+        assert_eq!(c.len(), 1, "arrays are not candidates: {c:?}");
+        assert_eq!(s.len(), 2);
+        assert!(
+            s[0].place.ends_with("p.jsonl:1") && s[0].message == NOT_AN_OBJECT,
+            "{s:?}"
+        );
+        assert!(
+            s[1].place.ends_with("p.jsonl:2") && s[1].message == NOT_AN_OBJECT,
+            "{s:?}"
+        );
         std::fs::write(&f, "\n  \n{}\n\n{}").unwrap();
         assert_eq!(
             count_lines(&f).unwrap(),

@@ -12,7 +12,7 @@
 
 use super::config::RunConfig;
 use super::engine::{Engine, EngineParts, Scored};
-use super::pool::{candidate, count_lines, parse_line};
+use super::pool::{candidate, count_lines, is_object, parse_line};
 use super::summary::{Summary, SummaryBuilder};
 use crate::cache::{Cache, CacheStats, Facts, StoredEntry};
 use crate::checks::{Env, Registry};
@@ -23,8 +23,8 @@ use crate::task::{SkippedLine, TaskSet};
 use aorlta_record::{Candidate, PoolLine};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Instant;
 
@@ -32,6 +32,11 @@ use std::time::Instant;
 pub const MAX_CHUNK: usize = 256;
 /// Chunks handed out and not yet written, per worker.
 pub const WINDOW_PER_WORKER: usize = 4;
+
+/// The run's entries, one line each in input order, once the run is complete.
+pub const REWARDS_FILE: &str = "rewards.jsonl";
+/// The run's entries while it lasts; renamed to [`REWARDS_FILE`] when every one is written.
+pub const PARTIAL_REWARDS_FILE: &str = "rewards.jsonl.partial";
 
 /// A run ready to execute.
 pub struct PreparedRun {
@@ -81,7 +86,7 @@ fn lock_out(out: &std::path::Path) -> Result<std::fs::File> {
 pub struct RunReport {
     /// The summary.
     pub summary: Summary,
-    /// Entry lookups in the cache during this run.
+    /// Entry lookups in the cache during this run, and the stored rows it rejected.
     pub cache: CacheStats,
     /// `rewards.jsonl`.
     pub rewards: PathBuf,
@@ -97,8 +102,13 @@ pub struct RunReport {
 }
 
 /// Loads the tasks, pool(s), profile and cache named by a config. `env` carries the kernel
-/// tools when the profile has kernel legs.
+/// tools when the profile has kernel legs. A concurrency out of range, or a pool that is one of
+/// the run's own outputs, is refused before anything is opened.
 pub fn prepare(config: RunConfig, adapters: Registry, env: Env) -> Result<PreparedRun> {
+    config.check_concurrency()?;
+    config
+        .check_pools()
+        .map_err(|message| CoreError::invalid(&config.path, message))?;
     let rewards = RewardRegistry::builtin();
     let profile = LoadedProfile::load(&config.profile, &adapters, &rewards)?;
     let (tasks, skipped) = TaskSet::load_all(&config.tasks)?;
@@ -114,7 +124,7 @@ pub fn prepare(config: RunConfig, adapters: Registry, env: Env) -> Result<Prepar
     }
     std::fs::create_dir_all(&config.out).map_err(|e| CoreError::io(&config.out, e))?;
     let lock = lock_out(&config.out)?;
-    let cache = config.cache.open(config.concurrency.clamp(1, 64))?;
+    let cache = config.cache.open(config.concurrency.min(64))?;
     let parts = EngineParts {
         adapters,
         rewards,
@@ -149,6 +159,19 @@ impl Chunk {
         }
     }
 
+    /// Where its lines are, for messages: `pool.jsonl:3-9`.
+    fn place(&self, pools: &[PathBuf]) -> String {
+        match (self.lines.first(), self.lines.last()) {
+            (Some(&(p, first, ..)), Some(&(q, last, ..))) if p == q => {
+                format!("{}:{first}-{last}", pools[p].display())
+            }
+            (Some(&(p, first, ..)), Some(&(q, last, ..))) => {
+                format!("{}:{first} to {}:{last}", pools[p].display(), pools[q].display())
+            }
+            _ => "an empty chunk".into(),
+        }
+    }
+
     /// Ends the line that began at `start` (line `number` of pool `p`): kept unless blank.
     fn end_line(&mut self, p: usize, number: usize, start: usize) {
         if self.bytes[start..].iter().all(u8::is_ascii_whitespace) {
@@ -168,10 +191,11 @@ impl Chunk {
         let mut skipped = Vec::new();
         let mut stream = serde_json::Deserializer::from_slice(&self.bytes).into_iter::<PoolLine>();
         let mut alone = self.lines.len();
-        for (i, &(_, number, _, end)) in self.lines.iter().enumerate() {
+        for (i, &(_, number, start, end)) in self.lines.iter().enumerate() {
             match stream.next() {
                 Some(Ok(line))
                     if stream.byte_offset() <= end
+                        && is_object(&self.bytes[start..end])
                         && self.bytes[stream.byte_offset()..end]
                             .iter()
                             .all(u8::is_ascii_whitespace) =>
@@ -195,18 +219,28 @@ impl Chunk {
     }
 }
 
-/// What one chunk became: its entries' JSON lines (each ending in a newline), its malformed
-/// lines, and its part of the summary.
+/// What one chunk became: its entries' JSON lines (each ending in a newline) and their number,
+/// its malformed lines, and its part of the summary.
 struct Scoring {
     lines: Vec<u8>,
+    entries: usize,
     skipped: Vec<SkippedLine>,
     part: SummaryBuilder,
 }
 
 /// Scores every candidate; `on_done(done)` is called as each pool line is finished with
 /// (scored, or skipped as malformed), in any order.
+///
+/// Entries go to [`PARTIAL_REWARDS_FILE`] while the run lasts; when every one is written it
+/// becomes [`REWARDS_FILE`], and the summaries are written after it (the previous run's are
+/// removed first). So a run that stops part-way (killed, or failed) leaves the previous run's
+/// outputs as they were beside its partial file, never a partial `rewards.jsonl` beside a
+/// complete summary. A failure to write, to read the pool or to start a thread stops the run:
+/// the other threads are told to stop and joined, what was scored is committed to the store
+/// (so running it again resumes), and the error says how far it got.
 pub fn execute(run: &PreparedRun, on_done: &(dyn Fn(usize) + Sync)) -> Result<RunReport> {
     let start = Instant::now();
+    run.config.check_concurrency()?;
     let runs_kernels = run
         .engine
         .profile()
@@ -218,67 +252,31 @@ pub fn execute(run: &PreparedRun, on_done: &(dyn Fn(usize) + Sync)) -> Result<Ru
         crate::checks::kernel::pool::HarnessPool::warm(run.engine.env());
     }
     let out = &run.config.out;
-    let rewards_path = out.join("rewards.jsonl");
-    let file = std::fs::File::create(&rewards_path).map_err(|e| CoreError::io(&rewards_path, e))?;
+    let partial = out.join(PARTIAL_REWARDS_FILE);
     // A chunk's lines are one buffer, written in one call: no buffering of its own.
-    let mut writer = file;
-    let concurrency = run.config.concurrency.max(1);
-    let chunk_len = (run.lines / (concurrency * 8)).clamp(1, MAX_CHUNK);
-    let workers = concurrency.min(run.lines.div_ceil(chunk_len).max(1));
+    let mut file = std::fs::File::create(&partial).map_err(|e| CoreError::io(&partial, e))?;
     let before = run.cache.stats();
-    let done = AtomicUsize::new(0);
     let mut builder = SummaryBuilder::default();
     let mut skipped = run.skipped.clone();
-    let (work_tx, work_rx) = mpsc::sync_channel::<Chunk>(workers);
-    let work_rx = Mutex::new(work_rx);
-    std::thread::scope(|scope| -> Result<()> {
-        let (done_tx, done_rx) = mpsc::channel::<Result<(usize, Scoring)>>();
-        let window = workers * WINDOW_PER_WORKER;
-        let (token_tx, token_rx) = mpsc::sync_channel::<()>(window);
-        for _ in 0..window {
-            token_tx.send(()).expect("the window has room for its tokens");
-        }
-        let reader_done = done_tx.clone();
-        let pools = &run.config.pools;
-        scope.spawn(move || {
-            if let Err(e) = read_chunks(pools, chunk_len, &work_tx, &token_rx) {
-                let _ = reader_done.send(Err(e));
-            }
-        });
-        for _ in 0..workers {
-            let done_tx = done_tx.clone();
-            let (work_rx, done) = (&work_rx, &done);
-            scope.spawn(move || {
-                loop {
-                    let next = work_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                    let Ok(chunk) = next else { break };
-                    let scoring = score_chunk(run, &chunk, done, on_done);
-                    if done_tx.send(Ok((chunk.seq, scoring))).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(done_tx);
-        // Write chunks in input order as they complete; each written chunk frees a place in the
-        // window for the reader.
-        let mut pending: BTreeMap<usize, Scoring> = BTreeMap::new();
-        let mut written = 0;
-        for got in done_rx {
-            let (seq, scoring) = got?;
-            pending.insert(seq, scoring);
-            while let Some(s) = pending.remove(&written) {
-                writer
-                    .write_all(&s.lines)
-                    .map_err(|err| CoreError::io(&rewards_path, err))?;
-                skipped.extend(s.skipped);
-                builder.merge(s.part);
-                written += 1;
-                let _ = token_tx.send(());
-            }
-        }
+    let mut entries = 0;
+    let scored = score_in_order(run, on_done, |s: Scoring| {
+        file.write_all(&s.lines).map_err(|e| CoreError::io(&partial, e))?;
+        entries += s.entries;
+        skipped.extend(s.skipped);
+        builder.merge(s.part);
         Ok(())
-    })?;
+    })
+    .and_then(|()| file.sync_all().map_err(|e| CoreError::io(&partial, e)));
+    drop(file);
+    if let Err(cause) = scored {
+        // Commit what was scored, so that running again resumes; the run's error is the news.
+        let _ = run.cache.flush();
+        return Err(CoreError::Stopped {
+            cause: Box::new(cause),
+            partial,
+            entries,
+        });
+    }
     let store_warning = run.cache.flush().err().map(|e| e.to_string());
     let mut summary = builder.finish();
     summary.skipped_lines = skipped.len();
@@ -287,24 +285,39 @@ pub fn execute(run: &PreparedRun, on_done: &(dyn Fn(usize) + Sync)) -> Result<Ru
     let cache = CacheStats {
         hits: after.hits - before.hits,
         misses: after.misses - before.misses,
+        rejected: after.rejected - before.rejected,
     };
     let summary_json = out.join("summary.json");
+    let summary_md = out.join("summary.md");
+    // The previous run's summaries go before its rewards are replaced: no summary ever stands
+    // beside rewards it does not describe.
+    for old in [&summary_json, &summary_md] {
+        match std::fs::remove_file(old) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(CoreError::io(old, e)),
+            _ => {}
+        }
+    }
+    let rewards_path = out.join(REWARDS_FILE);
+    std::fs::rename(&partial, &rewards_path).map_err(|e| CoreError::io(&rewards_path, e))?;
     let json = serde_json::json!({
         "config": run.config.path,
         "profile": run.engine.profile().profile.name,
         "profile_hash": run.engine.profile().hash,
         "summary": summary,
-        "cache": {"hits": cache.hits, "misses": cache.misses, "hit_rate": cache.hit_rate()},
+        "cache": {
+            "hits": cache.hits,
+            "misses": cache.misses,
+            "hit_rate": cache.hit_rate(),
+            "rejected": cache.rejected,
+        },
         "skipped_lines": skipped.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
     });
-    std::fs::write(
+    write_whole(
         &summary_json,
-        serde_json::to_string_pretty(&json).expect("json") + "\n",
-    )
-    .map_err(|e| CoreError::io(&summary_json, e))?;
-    let summary_md = out.join("summary.md");
+        (serde_json::to_string_pretty(&json).expect("json") + "\n").as_bytes(),
+    )?;
     let title = format!("Scoring run: {}", run.config.path.display());
-    std::fs::write(&summary_md, summary.to_markdown(&title)).map_err(|e| CoreError::io(&summary_md, e))?;
+    write_whole(&summary_md, summary.to_markdown(&title).as_bytes())?;
     Ok(RunReport {
         summary,
         cache,
@@ -316,19 +329,154 @@ pub fn execute(run: &PreparedRun, on_done: &(dyn Fn(usize) + Sync)) -> Result<Ru
     })
 }
 
+/// Writes `path` through a partial file renamed over it, so that it is whole or absent.
+fn write_whole(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".partial");
+    let partial = PathBuf::from(name);
+    std::fs::write(&partial, bytes).map_err(|e| CoreError::io(&partial, e))?;
+    std::fs::rename(&partial, path).map_err(|e| CoreError::io(path, e))
+}
+
+/// Scores the pools' chunks on the run's threads and hands each chunk's [`Scoring`] to `write`
+/// in input order. The first error (from `write`, the reader, or a thread that would not
+/// start) stops the run: the threads are told to stop, every channel they could wait on is
+/// closed, and they are joined before the error is returned.
+fn score_in_order(
+    run: &PreparedRun,
+    on_done: &(dyn Fn(usize) + Sync),
+    mut write: impl FnMut(Scoring) -> Result<()>,
+) -> Result<()> {
+    let chunk_len = (run.lines / (run.config.concurrency * 8)).clamp(1, MAX_CHUNK);
+    let workers = run.config.concurrency.min(run.lines.div_ceil(chunk_len).max(1));
+    let done = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let (stop, done) = (&stop, &done);
+    std::thread::scope(|scope| -> Result<()> {
+        let (work_tx, work_rx) = mpsc::sync_channel::<Chunk>(workers);
+        // Shared by the workers alone: when the last one ends, the reader's sends fail.
+        let work_rx = Arc::new(Mutex::new(work_rx));
+        let (done_tx, done_rx) = mpsc::channel::<Result<(usize, Scoring)>>();
+        let window = workers * WINDOW_PER_WORKER;
+        let (token_tx, token_rx) = mpsc::sync_channel::<()>(window);
+        for _ in 0..window {
+            token_tx.send(()).expect("the window has room for its tokens");
+        }
+        let reader_done = done_tx.clone();
+        let pools = &run.config.pools;
+        let started = start_thread(scope, "aorlta-reader".into(), move || {
+            if let Err(e) = read_chunks(pools, chunk_len, &work_tx, &token_rx, stop) {
+                let _ = reader_done.send(Err(e));
+            }
+        })
+        .map_err(|e| CoreError::Thread {
+            what: "starting the pool's reader thread".into(),
+            message: e.to_string(),
+        });
+        let mut started = started.map(|_| ());
+        for i in 0..workers {
+            if started.is_err() {
+                break;
+            }
+            let done_tx = done_tx.clone();
+            let work_rx = Arc::clone(&work_rx);
+            started = start_thread(scope, format!("aorlta-score-{i}"), move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let next = work_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                    let Ok(chunk) = next else { break };
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    // A panic is reported as the run's error, so the writer never waits for a
+                    // chunk that will not come.
+                    let scoring = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        score_chunk(run, &chunk, done, on_done)
+                    }))
+                    .map(|s| (chunk.seq, s))
+                    .map_err(|panic| CoreError::Thread {
+                        what: format!("worker thread {} scoring {}", i + 1, chunk.place(pools)),
+                        message: panic_message(&*panic),
+                    });
+                    if done_tx.send(scoring).is_err() {
+                        break;
+                    }
+                }
+            })
+            .map(|_| ())
+            .map_err(|e| CoreError::Thread {
+                what: format!("starting worker thread {} of {workers}", i + 1),
+                message: e.to_string(),
+            });
+        }
+        drop((done_tx, work_rx));
+        // Write chunks in input order as they complete; each written chunk frees a place in the
+        // window for the reader.
+        let written = started.and_then(|()| {
+            let mut pending: BTreeMap<usize, Scoring> = BTreeMap::new();
+            let mut next = 0;
+            for got in &done_rx {
+                let (seq, scoring) = got?;
+                pending.insert(seq, scoring);
+                while let Some(s) = pending.remove(&next) {
+                    write(s)?;
+                    next += 1;
+                    let _ = token_tx.send(());
+                }
+            }
+            Ok(())
+        });
+        if written.is_err() {
+            // Every thread that could be waiting is released: the reader by the stop flag and
+            // the closed token channel, the workers by the flag and the closed result channel,
+            // and a reader waiting to hand a chunk by the workers' ending.
+            stop.store(true, Ordering::Relaxed);
+        }
+        drop((token_tx, done_rx));
+        written
+    })
+}
+
+/// The message a panic was raised with.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+        (Some(s), _) => format!("panicked: {s}"),
+        (_, Some(s)) => format!("panicked: {s}"),
+        _ => "panicked".into(),
+    }
+}
+
+/// Starts a thread of the run named `name` in `scope`; an error when the system will not start
+/// it. Unit tests make a chosen call fail (`tests::fail_thread_start`), which no build but
+/// theirs contains.
+fn start_thread<'scope, F>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    name: String,
+    f: F,
+) -> std::io::Result<std::thread::ScopedJoinHandle<'scope, ()>>
+where
+    F: FnOnce() + Send + 'scope,
+{
+    #[cfg(test)]
+    if tests::thread_start_fails() {
+        return Err(std::io::Error::from_raw_os_error(libc::EAGAIN));
+    }
+    std::thread::Builder::new().name(name).spawn_scoped(scope, f)
+}
+
 /// The reader thread: the pools' non-blank lines in chunks of `chunk_len`, each sent once the
-/// window has room for it.
+/// window has room for it, until `stop` is set or nobody takes them.
 fn read_chunks(
     pools: &[PathBuf],
     chunk_len: usize,
     work: &mpsc::SyncSender<Chunk>,
     tokens: &mpsc::Receiver<()>,
+    stop: &AtomicBool,
 ) -> Result<()> {
     let mut chunk = Chunk::new(0, chunk_len);
     let send = |chunk: &mut Chunk| -> bool {
         let next = Chunk::new(chunk.seq + 1, chunk_len);
         let full = std::mem::replace(chunk, next);
-        tokens.recv().is_ok() && work.send(full).is_ok()
+        tokens.recv().is_ok() && !stop.load(Ordering::Relaxed) && work.send(full).is_ok()
     };
     for (p, path) in pools.iter().enumerate() {
         let file = std::fs::File::open(path).map_err(|e| CoreError::io(path, e))?;
@@ -378,11 +526,13 @@ fn score_chunk(
 ) -> Scoring {
     let mut out = Scoring {
         lines: Vec::with_capacity(chunk.bytes.len()),
+        entries: 0,
         skipped: Vec::new(),
         part: SummaryBuilder::part(),
     };
     let (cands, skipped) = chunk.parse(&run.config.pools);
     out.skipped = skipped;
+    out.entries = cands.len();
     let scored = run.engine.score_batch_stored(&cands);
     // Most entries' facts are the same few texts (shared by the store's reads): each is read
     // once per chunk.
@@ -436,6 +586,54 @@ fn score_chunk(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::Cell;
+    use std::time::Duration;
+
+    thread_local! {
+        /// Thread starts on this thread still to succeed before one fails; `None`: none fails.
+        static FAIL_START_AFTER: Cell<Option<usize>> = const { Cell::new(None) };
+    }
+
+    /// Makes the thread start after `n` more succeed on this thread fail (the reader's is the
+    /// first of a run, then the workers'), once.
+    pub(super) fn fail_thread_start(n: usize) {
+        FAIL_START_AFTER.with(|c| c.set(Some(n)));
+    }
+
+    /// True when this thread start is the one [`fail_thread_start`] chose.
+    pub(super) fn thread_start_fails() -> bool {
+        FAIL_START_AFTER.with(|c| match c.get() {
+            Some(0) => {
+                c.set(None);
+                true
+            }
+            Some(n) => {
+                c.set(Some(n - 1));
+                false
+            }
+            None => false,
+        })
+    }
+
+    /// `f` on its own thread, or a failure naming `what` when it has not returned within a
+    /// minute (a hang fails the test rather than blocking it).
+    fn within_a_minute<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || tx.send(f()));
+        rx.recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("{what} did not return within a minute: it hangs"))
+    }
+
+    /// [`config`] with `n` pool lines and `concurrency: 2`.
+    fn config_of(dir: &std::path::Path, n: usize) -> RunConfig {
+        config(dir);
+        let line = "{\"task\":\"a\",\"completion\":\"\\\\boxed{2}\"}\n";
+        std::fs::write(dir.join("pool.jsonl"), line.repeat(n)).unwrap();
+        let path = dir.join("run.yaml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("concurrency: 1", "concurrency: 2")).unwrap();
+        RunConfig::load(&path).unwrap()
+    }
 
     fn config(dir: &std::path::Path) -> RunConfig {
         std::fs::write(
@@ -488,7 +686,7 @@ mod tests {
             {\"task\":\"b\",\"completion\":\"z\",\"id\":\"c2\"}\n\
             {\"task\":\"c\",\"completion\":\"w\"} {\"task\":\"d\",\"completion\":\"v\"}\n\
             {\"task\":\n\"e\",\"completion\":\"u\"}\n\
-            \xff\n{\"task\":\"f\",\"completion\":\"t\"}";
+            \xff\n[\"g\",\"s\"]\n{\"task\":\"f\",\"completion\":\"t\"}";
         let pools = [PathBuf::from("p.jsonl")];
         let (cands, skipped) = chunk_of(text).parse(&pools);
         let mut alone = (Vec::new(), Vec::new());
@@ -506,10 +704,18 @@ mod tests {
         );
         assert_eq!(
             cands.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
-            ["a#1", "c2", "f#9"]
+            ["a#1", "c2", "f#10"]
         );
         assert_eq!(cands[0].completion, "x\ny");
-        assert_eq!(skipped.len(), 4, "{skipped:?}");
+        assert_eq!(skipped.len(), 5, "{skipped:?}");
+        assert_eq!(skipped[4].message, super::super::pool::NOT_AN_OBJECT);
+        // An array read first, where the lines are read as one stream.
+        let (cands, skipped) =
+            chunk_of(b"[\"g\",\"s\"]\n{\"task\":\"f\",\"completion\":\"t\"}").parse(&pools);
+        assert_eq!(cands.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["f#2"]);
+        assert_eq!(skipped.len(), 1);
+        assert!(skipped[0].place.ends_with("p.jsonl:1"), "{skipped:?}");
+        assert_eq!(skipped[0].message, super::super::pool::NOT_AN_OBJECT);
     }
 
     #[test]
@@ -526,5 +732,48 @@ mod tests {
         drop(first);
         let again = prepare(config(dir.path()), Registry::builtin(), env(dir.path())).unwrap();
         assert_eq!(execute(&again, &|_| {}).unwrap().summary.count, 1);
+    }
+
+    #[test]
+    fn a_thread_that_will_not_start_stops_the_run_with_the_error_and_it_resumes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().to_path_buf();
+        for fails in [0, 2] {
+            let path = path.clone();
+            let err = within_a_minute("a run whose thread would not start", move || {
+                let run = prepare(config_of(&path, 40), Registry::builtin(), env(&path)).unwrap();
+                fail_thread_start(fails);
+                execute(&run, &|_| {}).err().map(|e| e.to_string())
+            })
+            .expect("the run fails");
+            let which = if fails == 0 {
+                "starting the pool's reader thread"
+            } else {
+                "starting worker thread 2 of 2"
+            };
+            assert!(err.contains(which), "{err}");
+            assert!(err.contains("os error 11"), "the system's error is said: {err}");
+            assert!(err.contains("running it again resumes"), "{err}");
+            assert!(!dir.path().join("out").join(REWARDS_FILE).exists(), "{err}");
+        }
+        let run = prepare(config_of(dir.path(), 40), Registry::builtin(), env(dir.path())).unwrap();
+        let report = execute(&run, &|_| {}).unwrap();
+        assert_eq!(report.summary.count, 40);
+        assert!(!dir.path().join("out").join(PARTIAL_REWARDS_FILE).exists());
+    }
+
+    #[test]
+    fn a_worker_that_panics_stops_the_run_with_the_panic_instead_of_hanging() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().to_path_buf();
+        let err = within_a_minute("a run whose worker panicked", move || {
+            let run = prepare(config_of(&path, 2000), Registry::builtin(), env(&path)).unwrap();
+            let progress = |n: usize| assert!(n < 100, "the progress bar broke at {n}");
+            execute(&run, &progress).err().map(|e| e.to_string())
+        })
+        .expect("the run fails");
+        assert!(err.contains("worker thread"), "{err}");
+        assert!(err.contains("the progress bar broke at 1"), "{err}");
+        assert!(err.contains("pool.jsonl:"), "the chunk is named: {err}");
     }
 }

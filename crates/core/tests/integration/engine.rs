@@ -1,12 +1,13 @@
-//! The engine: gating, skipped legs, caching of legs and entries, identities, failures.
+//! The engine: gating, skipped legs, caching of legs and entries, identities, failures, and
+//! stored entries that are not what the engine would make, computed again.
 
-use aorlta_core::cache::{Cache, MemoryCache};
+use aorlta_core::cache::{Cache, CacheStats, CachedLeg, EntryCheck, MemoryCache, StoredEntry};
 use aorlta_core::checks::{Adapter, LegInput, LegOutput, Registry};
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::reward::RewardRegistry;
 use aorlta_core::run::{Engine, EngineParts};
 use aorlta_core::task::{Task, TaskSet};
-use aorlta_record::{Candidate, LegState, QaTask};
+use aorlta_record::{Candidate, LegState, QaTask, RewardEntry};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -266,4 +267,117 @@ fn a_leg_whose_sources_changed_is_recomputed_and_the_others_are_served() {
         1,
         "the other leg was served from the leg cache"
     );
+}
+
+/// An edit of a stored entry.
+type Edit = Box<dyn FnOnce(&mut RewardEntry) + Send>;
+
+/// A store that edits the first entry put, as a row edited on disk whose checksum was made
+/// again would read (the entry still keeps the contract on its own), and keeps why the
+/// engine's check refused what it found.
+struct Editing {
+    inner: MemoryCache,
+    edit: std::sync::Mutex<Option<Edit>>,
+    refused: std::sync::Mutex<Vec<String>>,
+}
+
+impl Cache for Editing {
+    fn get_legs(&self, keys: &[&str]) -> Vec<Option<CachedLeg>> {
+        self.inner.get_legs(keys)
+    }
+    fn put_leg(&self, key: &str, leg: &CachedLeg) {
+        self.inner.put_leg(key, leg)
+    }
+    fn get_entries_checked(&self, keys: &[&str], check: &mut EntryCheck<'_>) -> Vec<Option<StoredEntry>> {
+        self.inner.get_entries_checked(keys, &mut |i, s| {
+            let verdict = check(i, s);
+            if let Err(why) = &verdict {
+                self.refused.lock().unwrap().push(why.clone());
+            }
+            verdict
+        })
+    }
+    fn put_entry(&self, key: &str, entry: &RewardEntry) {
+        let mut entry = entry.clone();
+        if let Some(edit) = self.edit.lock().unwrap().take() {
+            edit(&mut entry);
+        }
+        self.inner.put_entry(key, &entry)
+    }
+    fn flush(&self) -> aorlta_core::error::Result<()> {
+        self.inner.flush()
+    }
+    fn stats(&self) -> CacheStats {
+        self.inner.stats()
+    }
+    fn describe(&self) -> String {
+        "editing".into()
+    }
+}
+
+#[test]
+fn a_stored_entry_that_is_not_what_its_legs_task_and_profile_give_is_computed_again() {
+    let profile = PROFILE.lines().take(4).collect::<Vec<_>>().join("\n") + "\n";
+    let edits: Vec<(&str, &str, Edit)> = vec![
+        (
+            "a reward its legs do not give",
+            "not the ones its legs give",
+            Box::new(|e| {
+                e.reward = Some(1.0);
+                e.parts.as_mut().unwrap().base = 1.0;
+            }),
+        ),
+        (
+            "another task's entry",
+            "task `t2`",
+            Box::new(|e| e.task = "t2".into()),
+        ),
+        (
+            "a leg run though the leg it needs broke",
+            "though a leg it needs is not clean",
+            Box::new(|e| {
+                e.legs[1].state = LegState::Broke;
+                e.legs[1].reasons[0].code = "bad-extract".into();
+            }),
+        ),
+        (
+            "legs out of order",
+            "not the profile's",
+            Box::new(|e| e.legs.swap(0, 1)),
+        ),
+        (
+            "another profile's entry",
+            "profile `u`",
+            Box::new(|e| e.profile = "u".into()),
+        ),
+    ];
+    for (what, says, edit) in edits {
+        let counter = Arc::new(AtomicUsize::new(0));
+        let cache = Arc::new(Editing {
+            inner: MemoryCache::new(100),
+            edit: std::sync::Mutex::new(Some(edit)),
+            refused: Default::default(),
+        });
+        let e = engine(&profile, counter.clone(), cache.clone());
+        let first = e.score(&cand("a", "nope"));
+        assert_eq!(first.reward, Some(-1.0), "{what}");
+        let again = e.score(&cand("b", "nope"));
+        assert_eq!(again.reward, Some(-1.0), "{what}: the true reward");
+        assert!(!again.legs.iter().all(|l| l.cached), "{what}: computed again");
+        assert_eq!(cache.stats().rejected, 1, "{what}");
+        // The entry computed in its place replaced it.
+        let third = e.score(&cand("c", "nope"));
+        assert!(third.legs.iter().all(|l| l.cached), "{what}: served");
+        assert_eq!(third.reward, Some(-1.0));
+        assert_eq!(
+            (cache.stats().hits, cache.stats().misses, cache.stats().rejected),
+            (1, 2, 1),
+            "{what}"
+        );
+        let refused = cache.refused.lock().unwrap().clone();
+        assert!(
+            refused.len() == 1 && refused[0].contains(says),
+            "{what}: {refused:?}"
+        );
+    }
 }

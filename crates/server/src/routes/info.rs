@@ -1,16 +1,19 @@
 //! The read-only endpoints: tasks, profiles, health and metrics.
 
+use crate::answer;
+use crate::conn::ConnHandle;
 use crate::state::AppState;
 use crate::wire::{Health, ProfileInfo, ProfilesResponse, TaskInfo, TasksResponse};
 use aorlta_core::task::TaskKind;
-use axum::Json;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
+use axum::response::Response;
+use axum::{Extension, Json};
 use std::sync::Arc;
 
 /// `GET /v1/tasks`: every task's id, kind, hash and prompt (never its reference).
-pub async fn tasks(State(state): State<Arc<AppState>>) -> Json<TasksResponse> {
+pub async fn tasks(State(state): State<Arc<AppState>>, conn: Option<Extension<ConnHandle>>) -> Response {
     let tasks = state
         .tasks()
         .iter()
@@ -27,11 +30,11 @@ pub async fn tasks(State(state): State<Arc<AppState>>) -> Json<TasksResponse> {
             }
         })
         .collect();
-    Json(TasksResponse { tasks })
+    answer::json(&state.unsent, conn.map(|c| c.0), &TasksResponse { tasks })
 }
 
 /// `GET /v1/profiles`: every profile offered, and which is the default.
-pub async fn profiles(State(state): State<Arc<AppState>>) -> Json<ProfilesResponse> {
+pub async fn profiles(State(state): State<Arc<AppState>>, conn: Option<Extension<ConnHandle>>) -> Response {
     let profiles = state
         .engines()
         .iter()
@@ -42,10 +45,11 @@ pub async fn profiles(State(state): State<Arc<AppState>>) -> Json<ProfilesRespon
             profile: e.profile().profile.clone(),
         })
         .collect();
-    Json(ProfilesResponse {
+    let answer = ProfilesResponse {
         default: state.default_profile().to_string(),
         profiles,
-    })
+    };
+    answer::json(&state.unsent, conn.map(|c| c.0), &answer)
 }
 
 /// `GET /healthz`.

@@ -1,5 +1,6 @@
-//! The router: every endpoint, the JSON fallbacks for unknown routes and methods, and the
-//! middleware that gives each request a tracing span and counts it in the metrics.
+//! The router: every endpoint, the JSON fallbacks for unknown routes and methods, the bearer
+//! token on every route but `/healthz` and `/metrics` ([`crate::auth`]), and the middleware
+//! that gives each request a tracing span and counts it in the metrics.
 
 mod info;
 mod score;
@@ -29,11 +30,17 @@ pub const ROUTES: [&str; 6] = [
 
 /// The service's router over a shared state. Tests call it with `oneshot` without a socket.
 pub fn app(state: Arc<AppState>) -> Router {
-    Router::new()
+    let guarded = Router::new()
         .route("/v1/score", post(score::score))
         .route("/get_reward", post(score::get_reward))
         .route("/v1/tasks", get(info::tasks))
         .route("/v1/profiles", get(info::profiles))
+        .route_layer(middleware::from_fn_with_state(
+            Arc::clone(&state),
+            crate::auth::require,
+        ));
+    Router::new()
+        .merge(guarded)
         .route("/healthz", get(info::healthz))
         .route("/metrics", get(info::metrics))
         .fallback(not_found)

@@ -1,93 +1,26 @@
 //! The scoring endpoints: `POST /v1/score` (AORLTA's own shape) and `POST /get_reward`
-//! (OpenRLHF's remote reward shape). Both take a request slot, read the body within its limit,
-//! check the batch, and hand the items to [`crate::items::score_all`].
+//! (OpenRLHF's remote reward shape). Both read the body first ([`crate::body`]: a body still
+//! arriving holds no scoring slot), then take a request slot, check the batch, hand the items to
+//! [`crate::items::score_all`], and answer through [`crate::answer`].
 
+use crate::answer;
+use crate::body::{read_body, refuse_unread};
+use crate::conn::ConnHandle;
 use crate::error::ApiError;
 use crate::items::{Item, TaskSource, score_all};
 use crate::openrlhf::{completion_of, correctness};
 use crate::state::AppState;
 use crate::wire::{GetRewardRequest, GetRewardResponse, ScoreRequest, ScoreResponse, TaskRef};
 use aorlta_record::RewardEntry;
-use axum::Json;
+use axum::Extension;
 use axum::body::Body;
 use axum::extract::{Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
-
-/// Refuses a request whose body has not been read: drains the body (up to `max-body-bytes`,
-/// for at most two seconds) so that the connection stays usable and the client sees the answer
-/// rather than a reset; when it cannot be drained, the answer says `Connection: close`.
-pub async fn refuse_unread(state: &AppState, body: Body, err: ApiError) -> ApiError {
-    let limit = state.limits.max_body_bytes;
-    let drain = async {
-        let mut body = body;
-        let mut seen = 0usize;
-        while let Some(frame) = body.frame().await {
-            let Ok(frame) = frame else { return false };
-            seen += frame.data_ref().map_or(0, |d| d.len());
-            if seen > limit {
-                return false;
-            }
-        }
-        true
-    };
-    let within = state.limits.read_timeout.min(Duration::from_secs(2));
-    match tokio::time::timeout(within, drain).await {
-        Ok(true) => err,
-        _ => err.closing(),
-    }
-}
-
-/// Reads and parses a JSON body: 413 past the limit (checked against `Content-Length` before
-/// reading anything), 400 when it is not JSON, 422 when it is JSON of the wrong shape (the
-/// message names the field, e.g. `items[3].completion`). An answer given before the body was
-/// read to its end says `Connection: close`.
-async fn read_json<T: DeserializeOwned>(
-    state: &AppState,
-    headers: &HeaderMap,
-    body: Body,
-) -> Result<T, ApiError> {
-    let limit = state.limits.max_body_bytes;
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit as u64) {
-        return Err(ApiError::body_too_large(limit).closing());
-    }
-    let read = tokio::time::timeout(state.limits.read_timeout, Limited::new(body, limit).collect());
-    let Ok(collected) = read.await else {
-        return Err(ApiError::new(
-            StatusCode::REQUEST_TIMEOUT,
-            "body-timeout",
-            format!(
-                "the body did not arrive within {} s",
-                state.limits.read_timeout.as_secs_f64()
-            ),
-        )
-        .closing());
-    };
-    let bytes = match collected {
-        Ok(c) => c.to_bytes(),
-        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
-            return Err(ApiError::body_too_large(limit).closing());
-        }
-        Err(e) => {
-            return Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "body-unreadable",
-                format!("the body could not be read: {e}"),
-            )
-            .closing());
-        }
-    };
-    parse_json(&bytes)
-}
 
 /// Parses a JSON request body: 400 `malformed-json` whenever the text is not JSON (whatever
 /// else is wrong with it), 422 `invalid-request` when it is JSON but not a request object of
@@ -147,17 +80,25 @@ fn check_batch(state: &AppState, n: usize) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// Reads and parses a JSON body ([`read_body`], then [`parse_json`]).
+async fn read_json<T: DeserializeOwned>(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<T, ApiError> {
+    let bytes = read_body(state, headers, body).await?;
+    parse_json(&bytes)
+}
+
 /// `POST /v1/score`.
 pub async fn score(
     State(state): State<Arc<AppState>>,
+    conn: Option<Extension<ConnHandle>>,
     headers: HeaderMap,
     body: Body,
-) -> Result<Json<ScoreResponse>, ApiError> {
-    let _slot = match state.request_permit() {
-        Ok(s) => s,
-        Err(e) => return Err(refuse_unread(&state, body, e).await),
-    };
+) -> Result<Response, ApiError> {
     let req: ScoreRequest = read_json(&state, &headers, body).await?;
+    let _slot = state.request_permit()?;
     let engine = Arc::clone(state.engine(req.profile.as_deref())?);
     check_batch(&state, req.items.len())?;
     let items = req
@@ -183,7 +124,8 @@ pub async fn score(
         })
         .collect();
     let results = score_all(&state, &engine, items, None).await?;
-    Ok(Json(ScoreResponse { results }))
+    let results = ScoreResponse { results };
+    Ok(answer::json(&state.unsent, conn.map(|c| c.0), &results))
 }
 
 /// Query parameters of `/get_reward`.
@@ -197,18 +139,16 @@ pub struct GetRewardParams {
 
 /// `POST /get_reward[?profile=NAME]`: OpenRLHF's remote reward request. OpenRLHF sends one
 /// sample per request and does not read `Retry-After`, so a request waits (up to
-/// `limits.queue-wait`) for a request slot and for room in its lane before it is refused.
+/// `limits.queue-wait` from its arrival) for a request slot and for room in its lane before it
+/// is refused.
 pub async fn get_reward(
     State(state): State<Arc<AppState>>,
+    conn: Option<Extension<ConnHandle>>,
     params: Result<Query<GetRewardParams>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
     body: Body,
-) -> Result<Json<GetRewardResponse>, ApiError> {
+) -> Result<Response, ApiError> {
     let deadline = tokio::time::Instant::now() + state.limits.queue_wait;
-    let _slot = match state.request_permit_until(deadline).await {
-        Ok(s) => s,
-        Err(e) => return Err(refuse_unread(&state, body, e).await),
-    };
     let Query(params) = match params {
         Ok(p) => p,
         Err(e) => {
@@ -217,6 +157,7 @@ pub async fn get_reward(
         }
     };
     let req: GetRewardRequest = read_json(&state, &headers, body).await?;
+    let _slot = state.request_permit_until(deadline).await?;
     let engine = Arc::clone(state.engine(params.profile.as_deref())?);
     let n = req.query.len();
     let prompts_len = req.prompts.as_ref().map_or(n, Vec::len);
@@ -276,11 +217,12 @@ pub async fn get_reward(
         let codes: Vec<&str> = e.reasons.iter().map(|r| r.code.as_str()).collect();
         tracing::debug!(id = %e.id, task = %e.task, reasons = ?codes, "unscored");
     }
-    Ok(Json(GetRewardResponse {
+    let answer = GetRewardResponse {
         rewards,
         scores,
         extra_logs,
-    }))
+    };
+    Ok(answer::json(&state.unsent, conn.map(|c| c.0), &answer))
 }
 
 /// 422 `unknown-label` for an empty label or one that names no task: OpenRLHF sends its label

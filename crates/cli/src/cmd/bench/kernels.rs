@@ -77,7 +77,10 @@ fn run_pool(args: &Args, pool: &Path) -> anyhow::Result<ExitCode> {
     config.out = scratch.path().to_path_buf();
     config.cache = aorlta_core::cache::CacheSpec::Sqlite(scratch.path().join("cache.sqlite"));
     if let Some(c) = args.concurrency {
-        config.concurrency = c.max(1);
+        if let Some(why) = aorlta_core::run::config::concurrency_problem(c) {
+            anyhow::bail!("--concurrency: {why}");
+        }
+        config.concurrency = c;
     }
     let env = config.env_with(&KernelOverrides {
         fake_gpu: args.fake_gpu,

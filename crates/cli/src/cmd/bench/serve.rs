@@ -21,7 +21,7 @@ pub struct Args {
     #[arg(long, default_value = "configs/serve-qa.yaml")]
     pub config: PathBuf,
     /// Drive a service already listening here (`127.0.0.1:8787`) instead of starting one; it
-    /// must offer the config's tasks.
+    /// must offer the config's tasks. The requests carry `AORLTA_TOKEN` when it is set.
     #[arg(long)]
     pub addr: Option<SocketAddr>,
     /// Items per request, one run each.
@@ -60,6 +60,8 @@ fn start(config: &Path) -> anyhow::Result<(Service, SocketAddr)> {
         .arg("--ready-file")
         .arg(&ready)
         .env("RUST_LOG", "warn")
+        // Its own service, on loopback: the load sends no token.
+        .env_remove(aorlta_server::auth::TOKEN_VAR)
         .stdout(Stdio::null())
         .stdin(Stdio::null())
         .spawn()
@@ -112,6 +114,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "no completions to send (the pool or the Q&A tasks are empty)"
     );
     let mean_len = samples.iter().map(|(_, c)| c.len()).sum::<usize>() / samples.len();
+    // A running service may need the token; the bench's own service asks for none.
+    let token = args
+        .addr
+        .and_then(|_| std::env::var(aorlta_server::auth::TOKEN_VAR).ok())
+        .filter(|t| !t.trim().is_empty());
     let (service, addr) = match args.addr {
         Some(a) => (None, a),
         None => {
@@ -144,8 +151,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let warm = score_bodies(&samples, batch, args.connections * 4, &format!("w{run_no}"));
         let bodies = score_bodies(&samples, batch, requests, &format!("r{run_no}"));
         let r = rt.block_on(async {
-            run_load(addr, "/v1/score", warm, batch, args.connections).await?;
-            run_load(addr, "/v1/score", bodies, batch, args.connections).await
+            let token = token.as_deref().map(str::trim);
+            run_load(addr, "/v1/score", warm, batch, args.connections, token).await?;
+            run_load(addr, "/v1/score", bodies, batch, args.connections, token).await
         })?;
         println!(
             "{:>6} {:>9} {:>10.0} {:>9.0} {:>8.2} {:>8.2} {:>8.2} {:>8}",

@@ -2,7 +2,8 @@
 //! object by [`super::nvcc`], after the reference (a reference that does not compile makes the
 //! leg unsettled). Broke: `source-too-large`, `include-forbidden`, `compile-error`,
 //! `compile-timeout`, `compile-memory`, `compile-output-too-large`, `device-printf`,
-//! `kernel-not-found`. Unsettled: `no-compiler`, `reference-compile-failed`.
+//! `kernel-not-found`. Unsettled: `no-compiler`, `reference-compile-failed`,
+//! `compile-sandbox-unavailable`, `compile-dependencies-missing`.
 
 use super::exec::{Inputs, failed, inputs};
 use super::hip::{self, Target};
@@ -14,7 +15,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 /// Bumped whenever the compile leg's results can change (flags, policy, checks).
-pub const VERSION: &str = "1";
+pub const VERSION: &str = "2";
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

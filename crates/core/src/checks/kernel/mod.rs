@@ -1,6 +1,7 @@
 //! The kernel adapters and their environment: `kernel-compile` (leg `compile`), `kernel-run`
 //! (leg `ref.native`, correctness) and `kernel-time` (leg `ref.speedup`, timing), with the
-//! compiler driver ([`nvcc`]), the source policy ([`policy`]), the harness processes
+//! compiler driver ([`nvcc`]), the compiler's sandbox ([`sandbox`]), what of its output a client
+//! may read ([`diagnostic`]), the source policy ([`policy`]), the harness processes
 //! ([`pool`]), the GPU leases ([`lease`]) and the fake device's behaviours
 //! ([`fake`]). A run config's `kernel:` section ([`KernelConfig`]) builds the [`KernelEnv`] that
 //! every leg shares.
@@ -9,6 +10,7 @@ pub mod amdgpu;
 pub mod compile;
 pub mod compile_cache;
 pub mod config;
+pub mod diagnostic;
 pub mod direct;
 pub mod elf;
 pub mod env;
@@ -20,6 +22,7 @@ pub mod nvcc;
 pub mod policy;
 pub mod pool;
 pub mod run;
+pub mod sandbox;
 pub mod time;
 
 pub use compile::KernelCompile;

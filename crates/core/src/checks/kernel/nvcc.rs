@@ -1,9 +1,12 @@
 //! Compiling a kernel source alone into a device code object (`nvcc --cubin -arch=sm_XX`), in a
-//! fresh temporary folder holding only that source, with a wall-time limit (the whole process
-//! group is killed), an address-space limit (`RLIMIT_AS`, set before `exec`), an output-size
-//! limit (`RLIMIT_FSIZE`), no core files, and a minimal environment. Before the compiler runs,
-//! the source must pass [`super::policy`] (size cap, includes); after it, the code object must
-//! define the kernel's symbol (the mangled signature or the plain name) and must not call
+//! fresh temporary folder holding only that source, inside [`super::sandbox`]: the compiler can
+//! read only the toolkit and write only that folder, under wall-time, memory and output limits.
+//! Before the compiler runs, the source must pass [`super::policy`] (size cap, includes), a
+//! quick first filter; what holds is below it. After the compiler, every file its preprocessor
+//! read (its `-MD` dependency list) must be the source itself or a toolkit header
+//! ([`super::diagnostic::check_dependencies`], else `include-forbidden`), and a failure's detail
+//! quotes only the candidate's own source ([`super::diagnostic::sanitize`]). The code object
+//! must define the kernel's symbol (the mangled signature or the plain name) and must not call
 //! device `printf` (an undefined `vprintf`): a device `printf` is refused at compile time
 //! rather than left to flood the harness's output during timing.
 //!
@@ -12,18 +15,18 @@
 //! the `kernel-compile` leg is reused by the legs after it. With the fake device, a fake
 //! compiler writes a [`FakeImage`] instead (see [`super::fake`]).
 
+use super::diagnostic;
 use super::elf;
 use super::env::KernelEnv;
 use super::fake::{FakeCompile, FakeSpec};
 use super::hip::{self, Target};
 use super::policy::check_source;
+use super::sandbox::{self, Jail, Limits, SandboxError};
 use crate::hash::hash_parts;
 use crate::task::KernelTaskDef;
 use aorlta_record::LegState;
 use aorlta_record::kernel::fake::FakeImage;
 use aorlta_record::kernel::mangle::kernel_symbols;
-use std::io::Read;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -83,10 +86,6 @@ impl CompileFailure {
     }
 }
 
-/// Longest diagnostic kept in a reason, bytes.
-const DIAGNOSTIC_BYTES: usize = 1500;
-/// Most lines of a diagnostic kept in a reason.
-const DIAGNOSTIC_LINES: usize = 12;
 /// Largest file the compiler may write, bytes.
 const OUTPUT_LIMIT: u64 = 256 << 20;
 
@@ -222,7 +221,8 @@ fn real_compile(
     source: &str,
     key: &str,
 ) -> Result<Compiled, CompileFailure> {
-    let (compiler, args, output) = match target {
+    let mut extra_headers = Vec::new();
+    let (compiler, mut args, output) = match target {
         Target::CudaOnNvidia | Target::HipOnNvidia => {
             let Some(nvcc) = env.nvcc() else {
                 return Err(CompileFailure::unsettled(
@@ -232,7 +232,9 @@ fn real_compile(
             };
             let arch = env.config().arch.as_str();
             let args = if target == Target::HipOnNvidia {
-                hip::nvcc_args(arch, &hip::include_dir(env.work_dir())?)
+                let include = hip::include_dir(env.work_dir())?;
+                extra_headers.push(include.clone());
+                hip::nvcc_args(arch, &include)
             } else {
                 ["--cubin", &format!("-arch={arch}"), "-o", "k.cubin", "k.cu"]
                     .map(String::from)
@@ -250,24 +252,43 @@ fn real_compile(
             (hipcc, hip::hipcc_args(archs), "k.co")
         }
     };
+    // The list of files the preprocessor read, checked below. nvcc's own `-MD` runs the
+    // preprocessor once more (about 0.2 s a compile); handed to the host preprocessor that
+    // nvcc runs anyway for the device code, it costs nothing.
+    let deps = match target {
+        Target::CudaOnNvidia | Target::HipOnNvidia => {
+            vec!["-Xcompiler".into(), format!("-MD,-MF,{DEPENDENCIES}")]
+        }
+        Target::HipOnAmd => ["-MD", "-MF", DEPENDENCIES].map(String::from).to_vec(),
+    };
+    args.splice(0..0, deps);
     let parent = env.work_dir().join("compile");
     let dir = std::fs::create_dir_all(&parent)
         .and_then(|_| tempfile::Builder::new().prefix("compile-").tempdir_in(&parent))
         .map_err(|e| CompileFailure::unsettled("work-dir-error", format!("{}: {e}", parent.display())))?;
-    std::fs::write(dir.path().join(target.source_name()), source)
+    let name = target.source_name();
+    std::fs::write(dir.path().join(name), source)
         .map_err(|e| CompileFailure::unsettled("work-dir-error", e.to_string()))?;
+    let work = std::path::absolute(dir.path())
+        .map_err(|e| CompileFailure::unsettled("work-dir-error", e.to_string()))?;
+    let jail = Jail {
+        read: toolkit_folders(compiler, &extra_headers),
+        work: work.clone(),
+    };
+    let limits = Limits {
+        timeout: Duration::from_secs_f64(env.config().compile_timeout_s),
+        memory_bytes: env.config().compile_memory_mb << 20,
+        output_bytes: OUTPUT_LIMIT,
+    };
     let start = Instant::now();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = run_limited(
-        compiler,
-        &args,
-        dir.path(),
-        Duration::from_secs_f64(env.config().compile_timeout_s),
-        env.config().compile_memory_mb << 20,
-    )
-    .map_err(|e| CompileFailure::unsettled("no-compiler", format!("{}: {e}", compiler.display())))?;
+    let run = sandbox::run(compiler, &args, &jail, limits).map_err(|e| match e {
+        SandboxError::Unavailable(why) => CompileFailure::unsettled("compile-sandbox-unavailable", why),
+        SandboxError::Io(e) => {
+            CompileFailure::unsettled("no-compiler", format!("{}: {e}", compiler.display()))
+        }
+    })?;
     let compile_s = start.elapsed().as_secs_f64();
-    let diag = diagnostic(&run.output, dir.path());
     if run.timed_out {
         return Err(CompileFailure::broke(
             "compile-timeout",
@@ -277,6 +298,20 @@ fn real_compile(
             ),
         ));
     }
+    // What the preprocessor read, whether or not the compile went on to succeed.
+    let roots = diagnostic::header_roots(compiler, &extra_headers);
+    match std::fs::read_to_string(work.join(DEPENDENCIES)) {
+        Ok(list) => diagnostic::check_dependencies(&list, &work, name, &roots)
+            .map_err(|why| CompileFailure::broke("include-forbidden", why))?,
+        Err(e) if run.success => {
+            return Err(CompileFailure::unsettled(
+                "compile-dependencies-missing",
+                format!("the compiler wrote no dependency list ({e}); nothing it read can be checked"),
+            ));
+        }
+        Err(_) => {}
+    }
+    let diag = diagnostic::sanitize(&run.output, &work, name, source);
     if !run.success {
         let low = run.output.to_lowercase();
         let signal = run.signal.map(|s| format!(" (signal {s})")).unwrap_or_default();
@@ -313,7 +348,7 @@ fn real_compile(
         }
         return Err(CompileFailure::broke("compile-error", diag));
     }
-    let bytes = std::fs::read(dir.path().join(output))
+    let bytes = std::fs::read(work.join(output))
         .map_err(|e| CompileFailure::broke("compile-error", format!("no code object was written: {e}")))?;
     let symbols = match target {
         Target::HipOnAmd => hip::check_code_object(task, &bytes, archs)?,
@@ -327,6 +362,21 @@ fn real_compile(
         compile_s,
         cached: false,
     })
+}
+
+/// The dependency list's name in the compile folder.
+const DEPENDENCIES: &str = "k.d";
+
+/// What a compiler may read besides the host's system folders: its installation (for nvcc,
+/// `bin/..`; never `/usr` as a whole), the folder it lies in (a wrapper script's), and `extra`.
+fn toolkit_folders(compiler: &Path, extra: &[PathBuf]) -> Vec<PathBuf> {
+    let mut read = extra.to_vec();
+    if let Ok(real) = compiler.canonicalize() {
+        read.extend(real.parent().map(Path::to_path_buf));
+        read.extend(diagnostic::install_root(&real).map(Path::to_path_buf));
+        read.push(real);
+    }
+    read
 }
 
 fn fake_compile(
@@ -400,112 +450,6 @@ fn image_of(spec: &FakeSpec, task: &KernelTaskDef, symbols: Vec<String>) -> Fake
     }
     img.launch = spec.launch.clone();
     img
-}
-
-/// What a limited run produced.
-struct Run {
-    success: bool,
-    signal: Option<i32>,
-    timed_out: bool,
-    output: String,
-}
-
-fn run_limited(
-    program: &Path,
-    args: &[&str],
-    dir: &Path,
-    timeout: Duration,
-    mem_bytes: u64,
-) -> std::io::Result<Run> {
-    let log_path = dir.join("compile.log");
-    let log = std::fs::File::create(&log_path)?;
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", dir)
-        .env("TMPDIR", dir)
-        .env("LANG", "C")
-        .stdin(Stdio::null())
-        .stdout(log.try_clone()?)
-        .stderr(log)
-        .process_group(0);
-    // SAFETY: only async-signal-safe calls (setrlimit) between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            let lim = |res, v: u64| {
-                let r = libc::rlimit {
-                    rlim_cur: v as libc::rlim_t,
-                    rlim_max: v as libc::rlim_t,
-                };
-                if libc::setrlimit(res, &r) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            };
-            lim(libc::RLIMIT_AS, mem_bytes)?;
-            lim(libc::RLIMIT_FSIZE, OUTPUT_LIMIT)?;
-            lim(libc::RLIMIT_CORE, 0)?;
-            Ok(())
-        });
-    }
-    let mut child = cmd.spawn()?;
-    let pgid = child.id() as i32;
-    let start = Instant::now();
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(st) = child.try_wait()? {
-            break st;
-        }
-        if start.elapsed() > timeout {
-            timed_out = true;
-            // SAFETY: signals the compiler's own process group.
-            unsafe { libc::kill(-pgid, libc::SIGKILL) };
-            break child.wait()?;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    // Anything left in the group (a grandchild) goes too.
-    // SAFETY: as above; ESRCH when the group is gone is fine.
-    unsafe { libc::kill(-pgid, libc::SIGKILL) };
-    let mut output = String::new();
-    if let Ok(f) = std::fs::File::open(&log_path) {
-        let mut buf = Vec::new();
-        let _ = f.take(64 * 1024).read_to_end(&mut buf);
-        output = String::from_utf8_lossy(&buf).into_owned();
-    }
-    Ok(Run {
-        success: status.success(),
-        signal: status.signal(),
-        timed_out,
-        output,
-    })
-}
-
-/// The first lines of a diagnostic, with the temporary folder's path removed.
-fn diagnostic(output: &str, dir: &Path) -> String {
-    let dir = format!("{}/", dir.display());
-    let text: Vec<String> = output
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .take(DIAGNOSTIC_LINES)
-        .map(|l| l.replace(&dir, ""))
-        .collect();
-    let mut s = text.join("\n");
-    if s.len() > DIAGNOSTIC_BYTES {
-        let mut end = DIAGNOSTIC_BYTES;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        s.truncate(end);
-        s.push('…');
-    }
-    if s.is_empty() {
-        "the compiler failed without a diagnostic".into()
-    } else {
-        s
-    }
 }
 
 /// Runs `nvcc --version` and keeps its release and build lines.

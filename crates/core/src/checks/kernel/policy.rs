@@ -4,8 +4,16 @@
 //! `#import`, `#embed` and `__has_include` are refused, so no host file's content can reach a
 //! diagnostic (which a leg reports back) or the code object.
 //!
-//! Comments are removed (strings kept) and line continuations joined first, as the
-//! preprocessor does, so a directive cannot hide behind `/* */` or a backslash-newline.
+//! Lines are split as the preprocessor splits them (at `\n`, `\r\n` and a lone `\r`), a
+//! backslash followed by blanks and a line end joins two lines (as gcc does, with a warning),
+//! and comments are removed with string, character and raw string literals kept whole, so a
+//! directive cannot hide behind `/* */`, a continuation or a literal the stripper misreads.
+//! `#pragma GCC dependency` and a `_Pragma` that names a dependency are refused too.
+//!
+//! This is a quick first filter with a clear message, not the boundary: a text policy can be
+//! outwitted by the preprocessor (token pasting, macros). What holds is below it: the compiler
+//! runs in [`super::sandbox`], which cannot read host files, and [`super::diagnostic`] checks
+//! what the preprocessor read and what of its output a client sees.
 
 /// Headers a candidate may include.
 pub const ALLOWED_HEADERS: &[&str] = &[
@@ -58,9 +66,15 @@ pub fn check_source(source: &str, max_bytes: usize) -> Result<(), Refusal> {
     if source.contains('\0') {
         return Err(("include-forbidden", "the source contains a NUL byte".into()));
     }
-    let text = strip_comments(&source.replace("\\\r\n", "").replace("\\\n", ""));
+    let text = strip_comments(&join_lines(source));
     if text.contains("__has_include") {
         return Err(("include-forbidden", "`__has_include` is not allowed".into()));
+    }
+    if text.contains("_Pragma") && text.contains("dependency") {
+        return Err((
+            "include-forbidden",
+            "a `_Pragma` that names a dependency is not allowed".into(),
+        ));
     }
     for (n, line) in text.lines().enumerate() {
         let t = line.trim_start();
@@ -72,10 +86,22 @@ pub fn check_source(source: &str, max_bytes: usize) -> Result<(), Refusal> {
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
-        if !matches!(word.as_str(), "include" | "include_next" | "import" | "embed") {
+        if !matches!(
+            word.as_str(),
+            "include" | "include_next" | "import" | "embed" | "pragma"
+        ) {
             continue;
         }
         let at = format!("line {}", n + 1);
+        if word == "pragma" {
+            if rest["pragma".len()..].contains("dependency") {
+                return Err((
+                    "include-forbidden",
+                    format!("{at}: `#pragma GCC dependency` is not allowed"),
+                ));
+            }
+            continue;
+        }
         if word != "include" {
             return Err(("include-forbidden", format!("{at}: `#{word}` is not allowed")));
         }
@@ -107,8 +133,31 @@ pub fn check_source(source: &str, max_bytes: usize) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// Removes `//` and `/* */` comments, keeping string and character literals (a removed block
-/// comment becomes a space, its newlines kept so line numbers hold).
+/// The source as the preprocessor's line splicing leaves it: `\r\n` and a lone `\r` end lines,
+/// and a backslash followed only by blanks up to the line's end joins it with the next.
+fn join_lines(source: &str) -> String {
+    let text = source.replace("\r\n", "\n").replace('\r', "\n");
+    let mut out = String::with_capacity(text.len());
+    let mut lines = text.split('\n').peekable();
+    while let Some(line) = lines.next() {
+        let body = line.trim_end_matches([' ', '\t', '\x0b', '\x0c']);
+        match body.strip_suffix('\\') {
+            Some(joined) if lines.peek().is_some() => out.push_str(joined),
+            _ => {
+                out.push_str(line);
+                if lines.peek().is_some() {
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Removes `//` and `/* */` comments, keeping string, character and raw string literals (a
+/// removed block comment becomes a space, its newlines kept so line numbers hold; a raw string's
+/// text is dropped, its newlines kept). A `'` inside
+/// a number (`1'000`) is a digit separator, not a literal.
 fn strip_comments(s: &str) -> String {
     let b: Vec<char> = s.chars().collect();
     let mut out = String::with_capacity(s.len());
@@ -116,6 +165,29 @@ fn strip_comments(s: &str) -> String {
     while i < b.len() {
         let c = b[i];
         match c {
+            '"' if raw_prefix(&b, i) => {
+                // R"delim( ... )delim": no escapes, no comments, may span lines.
+                let open = b[i + 1..].iter().position(|&c| c == '(').map(|p| i + 1 + p);
+                let Some(open) = open.filter(|&o| o - i <= 17) else {
+                    out.push(c);
+                    i += 1;
+                    continue;
+                };
+                let delim: String = b[i + 1..open].iter().collect();
+                let close: Vec<char> = format!("){delim}\"").chars().collect();
+                let end = (open + 1..=b.len().saturating_sub(close.len()))
+                    .find(|&k| b[k..k + close.len()] == close[..])
+                    .map_or(b.len(), |k| k + close.len());
+                // Kept as an empty literal, its line ends kept so that line numbers hold
+                // and no line of its text reads as a directive.
+                out.push_str("\"\"");
+                out.extend(b[i..end].iter().filter(|&&c| c == '\n'));
+                i = end;
+            }
+            '\'' if digit_separator(&b, i) => {
+                out.push(c);
+                i += 1;
+            }
             '"' | '\'' => {
                 out.push(c);
                 i += 1;
@@ -157,6 +229,30 @@ fn strip_comments(s: &str) -> String {
     out
 }
 
+/// The token before the quote at `i` (letters, digits, `_`).
+fn token_before(b: &[char], i: usize) -> &[char] {
+    let start = b[..i]
+        .iter()
+        .rposition(|c| !(c.is_ascii_alphanumeric() || *c == '_'))
+        .map_or(0, |p| p + 1);
+    &b[start..i]
+}
+
+/// A raw string's opening quote: `R"`, `LR"`, `uR"`, `UR"`, `u8R"`.
+fn raw_prefix(b: &[char], i: usize) -> bool {
+    let t: String = token_before(b, i).iter().collect();
+    matches!(t.as_str(), "R" | "LR" | "uR" | "UR" | "u8R")
+}
+
+/// A `'` inside a pp-number (`1'000`, `0x1'F`): the token before it starts with a digit.
+fn digit_separator(b: &[char], i: usize) -> bool {
+    let start = b[..i]
+        .iter()
+        .rposition(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '\'')))
+        .map_or(0, |p| p + 1);
+    b.get(start).is_some_and(|c| c.is_ascii_digit()) && start < i
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,6 +270,11 @@ mod tests {
         assert_eq!(code("#include <cuda/pipeline>\n"), None);
         assert_eq!(code("// #include \"/etc/passwd\"\nint x;"), None);
         assert_eq!(code("const char* s = \"#include </etc/passwd>\";"), None);
+        assert_eq!(code("const char* s = R\"(\n#include \"/etc/passwd\"\n)\";"), None);
+        assert_eq!(
+            code("#pragma unroll\n_Pragma(\"unroll 4\")\nint n = 1'000'000;"),
+            None
+        );
     }
 
     #[test]
@@ -192,6 +293,18 @@ mod tests {
             "%:include \"x\"",
             "#if __has_include(\"/etc/passwd\")\n#endif",
             "#include <math.h> junk",
+            // A backslash, blanks and a line end join lines, as gcc does.
+            "#incl\\  \nude \"/etc/passwd\"",
+            "#include \\ \t\n\"/etc/passwd\"",
+            // A lone CR ends a line.
+            "int x;\r#include \"/etc/passwd\"",
+            "// comment\r#include \"/etc/passwd\"",
+            // A raw string the old stripper misread as opening a comment or a string.
+            "const char* s = R\"(\n/*\n)\";\n#include \"/etc/passwd\"\n// */",
+            "const char* s = R\"x(\n\" /*)\"\n)x\";\n#include \"/etc/passwd\"\n// */",
+            "int n = 1'000; const char* s = \"'\";\n#include \"/etc/passwd\"",
+            "#pragma GCC dependency \"/etc/passwd\"",
+            "_Pragma(\"GCC dependency \\\"/etc/passwd\\\"\")",
         ] {
             assert_eq!(code(src), Some("include-forbidden"), "{src}");
         }

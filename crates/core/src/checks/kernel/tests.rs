@@ -142,6 +142,95 @@ fn compile_leg_outcomes_with_the_real_compiler() {
     );
 }
 
+/// Host files cannot reach a compile's detail (sent to the client and stored): the policy
+/// refuses the known ways around a line-by-line reading, and below it (the reference's path,
+/// which the policy does not read) the sandboxed compiler cannot read them, and what it says of
+/// them is withheld.
+#[test]
+fn host_files_never_reach_a_compile_detail() {
+    let Some(nvcc) = nvcc() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let e = env(&nvcc, d.path(), |_| {});
+    let t = task(SIG, GOOD);
+    let body = "__global__ void scale(float* x, int n) { x[0] = n; }\n";
+    for src in [
+        format!("#incl\\  \nude \"/etc/passwd\"\n{body}"),
+        format!("int a;\r#include \"/etc/passwd\"\n{body}"),
+        format!("const char* s = R\"(\n/*\n)\";\n#include \"/etc/passwd\"\n// */\n{body}"),
+        format!("#pragma GCC dependency \"/etc/passwd\"\n{body}"),
+        format!("_Pragma(\"GCC dependency \\\"/etc/passwd\\\"\")\n{body}"),
+        format!("#include \"/dev/zero\"\n{body}"),
+    ] {
+        assert_eq!(
+            code_of(compile(&e, &t, &src, Who::Candidate)),
+            (LegState::Broke, "include-forbidden".into()),
+            "{src}"
+        );
+    }
+    let host = tempfile::tempdir().unwrap();
+    let secret = host.path().join("secret.h");
+    std::fs::write(&secret, "HOST_SECRET_MARKER_7 = 1;\n").unwrap();
+    let before = std::time::Instant::now();
+    for path in [
+        secret.display().to_string(),
+        "/etc/passwd".into(),
+        "/etc/shadow".into(),
+        "/etc/no-such-file-here".into(),
+        "/dev/zero".into(),
+    ] {
+        let src = format!("#include \"{path}\"\n{body}");
+        let r = task(SIG, &src);
+        let err = compile(&e, &r, &src, Who::Reference).unwrap_err();
+        assert_eq!(err.code, "reference-compile-failed", "{path}: {}", err.detail);
+        for leak in ["HOST_SECRET_MARKER", "root:", "No such file", "Permission denied"] {
+            assert!(!err.detail.contains(leak), "{path}: {leak} in {}", err.detail);
+        }
+        assert!(
+            err.detail.contains(super::diagnostic::UNREADABLE),
+            "{path}: {}",
+            err.detail
+        );
+    }
+    // Whether a host path exists does not change a compile's outcome, even where the source
+    // forms `__has_include` by token pasting (past any text policy): in the compiler's own root
+    // the path is not there.
+    if super::sandbox::confinement() == super::sandbox::Confinement::Namespace {
+        for form in [
+            "#define CAT(a, b) a##b\n#if CAT(__has_, include)(\"P\")\n#error present\n#endif\n",
+            "#pragma GCC dependency \"P\"\n",
+        ] {
+            let outcome = |path: &str| {
+                let src = format!("{}{body}", form.replace('P', path));
+                let r = task(SIG, &src);
+                let out = compile(&e, &r, &src, Who::Reference);
+                out.map(|_| ()).map_err(|f| f.detail.replace(path, "PATH"))
+            };
+            assert_eq!(
+                outcome("/etc/passwd"),
+                outcome("/etc/no-such-file-here"),
+                "{form}"
+            );
+            assert_eq!(
+                outcome(&secret.display().to_string()),
+                outcome("/etc/no-such-file-here"),
+                "{form}"
+            );
+        }
+    }
+    // A readable file that is not a toolkit header (the compiler's own log, beside the source)
+    // is caught by the preprocessor's dependency list.
+    let src = format!("#include \"compile.log\"\n{body}");
+    let r = task(SIG, &src);
+    let err = compile(&e, &r, &src, Who::Reference).unwrap_err();
+    assert!(
+        err.detail.contains("include-forbidden") && err.detail.contains("outside the toolkit"),
+        "{}",
+        err.detail
+    );
+    // /dev/zero is refused at once, not read until the memory limit.
+    assert!(before.elapsed().as_secs_f64() < 30.0, "{:?}", before.elapsed());
+}
+
 #[test]
 fn compile_limits_time_and_memory() {
     let Some(nvcc) = nvcc() else { return };
