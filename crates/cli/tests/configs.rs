@@ -1,12 +1,11 @@
 //! Every shipped config loads: its paths exist, its profile checks against the adapters and
 //! reward functions, its tasks load without a skipped line, its pool parses.
 
-use aorlta_core::checks::Registry;
+use aorlta_check::task::TaskSet;
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::reward::RewardRegistry;
 use aorlta_core::run::RunConfig;
 use aorlta_core::run::pool::read_pool;
-use aorlta_core::task::TaskSet;
 use aorlta_server::config::ServeConfig;
 use std::path::{Path, PathBuf};
 
@@ -22,7 +21,7 @@ fn configs() -> Vec<PathBuf> {
 }
 
 fn check_profile(path: &Path) -> LoadedProfile {
-    LoadedProfile::load(path, &Registry::builtin(), &RewardRegistry::builtin())
+    LoadedProfile::load(path, &aorlta_core::adapters(), &RewardRegistry::builtin())
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

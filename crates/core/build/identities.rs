@@ -13,65 +13,77 @@ const COMMON: &[&str] = &[
     "record/src/task",
     "record/src/entry",
     "core/src/lib",
-    "core/src/error",
-    "core/src/hash",
-    "core/src/task",
-    "core/src/yaml",
-    "core/src/checks/mod",
+    "check/src/error",
+    "check/src/hash",
+    "check/src/task",
+    "check/src/yaml",
+    "check/src/lib",
+    "check/src/adapter",
     "core/src/run/engine",
 ];
 
 /// The Q&A adapters and answer extraction.
-const QA: &[&str] = &["core/src/checks/qa", "core/src/checks/answer"];
+const QA: &[&str] = &["answer/src/lib", "answer/src/qa", "answer/src/extract"];
 
 /// The normaliser behind `normalised-match`.
-const NORMALISE: &[&str] = &["core/src/checks/normalise"];
+const NORMALISE: &[&str] = &["answer/src/normalise"];
 
 /// What compiling a kernel depends on: the kernel task spec and mangler, the kernel tools'
 /// set-up (and its bounded seed counters), the compiler driver, its sandbox and diagnostic
 /// filter, the source policy, the cubin reader, the fake compiler.
 const KERNEL_COMPILE: &[&str] = &[
     "record/src/kernel",
-    "core/src/checks/kernel/mod",
-    "core/src/checks/kernel/config",
-    "core/src/checks/kernel/env",
-    "core/src/generations",
-    "core/src/checks/kernel/compile",
-    "core/src/checks/kernel/compile_cache",
-    "core/src/checks/kernel/nvcc",
-    "core/src/checks/kernel/sandbox",
-    "core/src/checks/kernel/diagnostic",
-    "core/src/checks/kernel/policy",
-    "core/src/checks/kernel/elf",
-    "core/src/checks/kernel/amdgpu",
-    "core/src/checks/kernel/fake",
-    "core/src/checks/kernel/hip",
-    "core/src/checks/kernel/lease",
+    "kernel/src/lib",
+    "kernel/src/config",
+    "kernel/src/env",
+    "check/src/generations",
+    "kernel/src/compile",
+    "kernel/src/compile_cache",
+    "kernel/src/nvcc",
+    "kernel/src/sandbox",
+    "kernel/src/diagnostic",
+    "kernel/src/policy",
+    "kernel/src/elf",
+    "kernel/src/amdgpu",
+    "kernel/src/fake",
+    "kernel/src/hip",
+    "kernel/src/lease",
 ];
 
 /// What running the harness depends on besides compiling (the harness's own sources are in
 /// `aorlta_record::BUILD`, which the kernel-run and kernel-time identities carry).
-const KERNEL_RUN: &[&str] = &[
-    "core/src/checks/kernel/exec",
-    "core/src/checks/kernel/pool",
-    "core/src/checks/kernel/run",
-];
+const KERNEL_RUN: &[&str] = &["kernel/src/exec", "kernel/src/pool", "kernel/src/run"];
 
 /// What timing depends on besides running: the timing leg and the judge.
-const KERNEL_TIME: &[&str] = &["core/src/checks/kernel/time", "judge/src"];
+const KERNEL_TIME: &[&str] = &["kernel/src/time", "judge/src"];
 
 /// What an entry depends on besides its legs: the reward functions and profiles.
 const ENTRY: &[&str] = &["core/src/reward", "core/src/profile"];
 
 /// Files of the rule folders that no result depends on (checked by a test, so that a new file
 /// there is assigned to a list or named here on purpose).
-pub const NEUTRAL: &[&str] = &["core/src/checks/kernel/direct.rs"];
+pub const NEUTRAL: &[&str] = &["kernel/src/direct.rs"];
 
 /// The folders whose every file must be in a list or in [`NEUTRAL`].
-pub const RULE_FOLDERS: &[&str] = &["record/src", "core/src/checks", "judge/src", "core/src/reward"];
+pub const RULE_FOLDERS: &[&str] = &[
+    "record/src",
+    "check/src",
+    "answer/src",
+    "kernel/src",
+    "judge/src",
+    "core/src/reward",
+];
 
 /// The folders the build script watches.
-pub const WATCHED: &[&str] = &["record/src", "judge/src", "core/src", "gpu/src"];
+pub const WATCHED: &[&str] = &[
+    "record/src",
+    "judge/src",
+    "check/src",
+    "answer/src",
+    "kernel/src",
+    "core/src",
+    "gpu/src",
+];
 
 /// Each identity's name (the suffix of its `AORLTA_SRC_` variable) and its prefixes.
 pub fn sets() -> Vec<(&'static str, Vec<&'static str>)> {

@@ -2,10 +2,10 @@
 //! reward is made from them. Loaded from YAML with unknown keys rejected; errors name the file,
 //! the line and the key.
 
-use crate::checks::Registry;
-use crate::error::{CoreError, Result};
-use crate::hash::hash_str;
 use crate::reward::RewardRegistry;
+use crate::{CoreError, Result};
+use aorlta_check::Registry;
+use aorlta_check::hash::hash_str;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -100,7 +100,7 @@ impl LoadedProfile {
         adapters: &Registry,
         rewards: &RewardRegistry,
     ) -> Result<Self> {
-        let profile: Profile = crate::yaml::from_str(text, origin)?;
+        let profile: Profile = aorlta_check::yaml::from_str(text, origin)?;
         Self::check(profile, origin, adapters, rewards).map_err(|e| with_line(e, text))
     }
 
@@ -282,8 +282,8 @@ fn with_line(e: CoreError, text: &str) -> CoreError {
 }
 
 /// The YAML error mapping, kept under its old name for callers outside this crate; new code
-/// uses [`crate::yaml::error`].
-pub use crate::yaml::error as yaml_error;
+/// uses [`aorlta_check::yaml::error`].
+pub use aorlta_check::yaml::error as yaml_error;
 
 #[cfg(test)]
 mod tests {
@@ -293,7 +293,7 @@ mod tests {
         LoadedProfile::from_yaml(
             text,
             Path::new("p.yaml"),
-            &Registry::builtin(),
+            &crate::adapters(),
             &RewardRegistry::builtin(),
         )
     }

@@ -114,25 +114,19 @@ mod tests {
     fn an_edit_changes_exactly_the_identities_that_depend_on_it() {
         let cases: [(&str, &[&str]); 9] = [
             (
-                "core/src/checks/answer/fence.rs",
+                "answer/src/extract/fence.rs",
                 &["PARSE", "REFERENCE_MATCH", "NORMALISED_MATCH", "ALL"],
             ),
+            ("answer/src/normalise/number.rs", &["NORMALISED_MATCH", "ALL"]),
             (
-                "core/src/checks/normalise/number.rs",
-                &["NORMALISED_MATCH", "ALL"],
-            ),
-            (
-                "core/src/checks/kernel/nvcc.rs",
+                "kernel/src/nvcc.rs",
                 &["KERNEL_COMPILE", "KERNEL_RUN", "KERNEL_TIME", "ALL"],
             ),
             (
                 "record/src/kernel/mangle.rs",
                 &["KERNEL_COMPILE", "KERNEL_RUN", "KERNEL_TIME", "ALL"],
             ),
-            (
-                "core/src/checks/kernel/exec.rs",
-                &["KERNEL_RUN", "KERNEL_TIME", "ALL"],
-            ),
+            ("kernel/src/exec.rs", &["KERNEL_RUN", "KERNEL_TIME", "ALL"]),
             ("judge/src/decide.rs", &["KERNEL_TIME", "ALL"]),
             ("core/src/reward/speedup.rs", &["ENTRY", "ALL"]),
             ("core/src/run/summary.rs", &["ALL"]),
@@ -164,10 +158,7 @@ mod tests {
         let tree = copy_tree();
         let harness = |t: &Path| hashing::hash(t, &hashing::files(t, &["record/src", "gpu/src"]));
         let before = harness(tree.path());
-        for (file, changes) in [
-            ("core/src/checks/kernel/exec.rs", false),
-            ("gpu/src/lib.rs", true),
-        ] {
+        for (file, changes) in [("kernel/src/exec.rs", false), ("gpu/src/lib.rs", true)] {
             let p = tree.path().join(file);
             let mut text = std::fs::read_to_string(&p).unwrap();
             text.push_str("\n// an edit\n");
@@ -193,7 +184,7 @@ mod tests {
 
     #[test]
     fn built_in_adapters_have_their_own_identity_and_others_get_all() {
-        for name in crate::checks::Registry::builtin().names() {
+        for name in crate::adapters().names() {
             assert_ne!(super::of_adapter(name), super::all(), "{name}");
         }
         assert_eq!(super::of_adapter("my-adapter"), super::all());

@@ -8,9 +8,9 @@
 //! Skipped with a message where a compiler's variable is unset, failing in CI (the test command
 //! installs all three).
 
-use aorlta_core::checks::kernel::nvcc::{Who, compile};
-use aorlta_core::checks::kernel::{KernelConfig, KernelEnv, Platform};
-use aorlta_core::task::{KernelTaskDef, TaskKind, TaskSet};
+use aorlta_check::task::{KernelTaskDef, TaskKind, TaskSet};
+use aorlta_kernel::nvcc::{Who, compile};
+use aorlta_kernel::{KernelConfig, KernelEnv, Platform};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

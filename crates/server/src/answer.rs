@@ -11,8 +11,8 @@
 //! is held. `limits.write-timeout` ([`crate::write_timeout`]) closes a stalled connection in any
 //! case.
 
+use crate::ApiError;
 use crate::conn::ConnHandle;
-use crate::error::ApiError;
 use crate::metrics::Metrics;
 use axum::body::Body;
 use axum::http::{HeaderValue, header};

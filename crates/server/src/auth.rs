@@ -11,8 +11,8 @@
 //! than loopback refuses to start without a token ([`check_bind`]).
 
 use crate::config::AuthConfig;
-use crate::error::{ApiError, ServerError};
 use crate::state::AppState;
+use crate::{ApiError, ServerError};
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;

@@ -9,7 +9,7 @@
 //! so a head that announces 16 MiB and sends one byte holds one byte of the budget; a body that
 //! would pass it is refused with 503.
 
-use crate::error::ApiError;
+use crate::ApiError;
 use crate::state::AppState;
 use axum::body::Body;
 use axum::http::{HeaderMap, StatusCode, header};

@@ -3,8 +3,8 @@
 //! keys are an error naming the file, the line and the key; paths are relative to the file.
 
 use aorlta_core::CoreError;
-use aorlta_core::checks::kernel::GpuSet;
 use aorlta_core::profile::yaml_error;
+use aorlta_kernel::GpuSet;
 use serde::{Deserialize, Deserializer};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -2,11 +2,11 @@
 //! be judged (an unknown task, a bad inline task, an over-long completion), so that one bad item
 //! never fails the rest of its batch. Both scoring endpoints go through here, then [`score_all`].
 
-use crate::error::ApiError;
+use crate::ApiError;
 use crate::queue::{SubmitError, Work};
 use crate::state::AppState;
+use aorlta_check::task::Task;
 use aorlta_core::run::Engine;
-use aorlta_core::task::Task;
 use aorlta_record::kernel::KernelTask;
 use aorlta_record::{Candidate, QaTask, Reason, RewardEntry};
 use axum::http::StatusCode;

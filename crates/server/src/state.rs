@@ -7,16 +7,17 @@ use crate::auth::Token;
 use crate::body::Reading;
 use crate::config::{CacheConfig, InlineTasks, Limits, ServeConfig};
 use crate::conn::{Connections, default_max_connections};
-use crate::error::{ApiError, ServerError};
 use crate::metrics::{Gauges, Metrics};
 use crate::queue::{LaneSpec, Scheduler};
+use crate::{ApiError, ServerError};
+use aorlta_check::Env;
+use aorlta_check::task::TaskSet;
 use aorlta_core::cache::{Cache, CacheSpec, MemoryCache, PgCache, SqliteCache};
-use aorlta_core::checks::kernel::{GpuSet, KernelEnv};
-use aorlta_core::checks::{Env, Registry};
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::reward::RewardRegistry;
 use aorlta_core::run::{Engine, EngineParts};
-use aorlta_core::task::TaskSet;
+use aorlta_kernel::KernelTools;
+use aorlta_kernel::{GpuSet, KernelEnv};
 use axum::http::StatusCode;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -55,7 +56,7 @@ impl ServeEnv {
         let kernel = KernelEnv::from_section(cfg.kernel.as_ref(), &cfg.origin, &work_dir, cfg.gpus.clone())
             .map_err(ServerError::Load)?;
         Ok(ServeEnv {
-            env: Arc::new(Env { work_dir, kernel }),
+            env: Arc::new(aorlta_kernel::env_of(work_dir, kernel)),
             _scratch: scratch,
         })
     }
@@ -116,7 +117,7 @@ impl AppState {
     /// The token comes from `AORLTA_TOKEN` or `auth.token-file` ([`Token::load`]).
     pub fn from_config(cfg: &ServeConfig, config_path: &Path, env: Arc<Env>) -> Result<Self, ServerError> {
         let token = Token::load(&cfg.auth)?;
-        let adapters = Registry::builtin();
+        let adapters = aorlta_core::adapters();
         let rewards = RewardRegistry::builtin();
         let (tasks, skipped) = TaskSet::load_all(&cfg.tasks)?;
         for s in &skipped {
@@ -298,8 +299,7 @@ impl AppState {
             cache: self.cache.as_ref().map(|c| c.stats()),
             gpu_leases_held: self
                 .env
-                .kernel
-                .as_ref()
+                .kernel()
                 .and_then(|k| k.leases_if_started().map(|l| l.held()))
                 .unwrap_or(0),
         }

@@ -4,7 +4,6 @@
 //! `report.json` and SVG plots.
 
 use anyhow::Context;
-use aorlta_core::checks::Registry;
 use aorlta_core::run::RunConfig;
 use aorlta_core::run::eval::{figures, table};
 use aorlta_core::run::plot::{Series, histogram_svg};
@@ -41,7 +40,8 @@ fn score_pool(
     c.pools = vec![pool.to_path_buf()];
     c.out = out;
     let env = c.env()?;
-    let run = prepare(c, Registry::builtin(), env).with_context(|| format!("preparing the {label} pool"))?;
+    let run =
+        prepare(c, aorlta_core::adapters(), env).with_context(|| format!("preparing the {label} pool"))?;
     for s in &run.skipped {
         eprintln!("skipped {s}");
     }

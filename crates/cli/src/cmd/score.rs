@@ -5,7 +5,6 @@
 //! start) exits non-zero with the error.
 
 use anyhow::Context;
-use aorlta_core::checks::Registry;
 use aorlta_core::run::RunConfig;
 use aorlta_core::run::score::{execute, prepare};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -35,7 +34,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         config.concurrency = c;
     }
     let env = config.env()?;
-    let run = prepare(config, Registry::builtin(), env).context("preparing the run")?;
+    let run = prepare(config, aorlta_core::adapters(), env).context("preparing the run")?;
     for s in &run.skipped {
         eprintln!("skipped {s}");
     }

@@ -16,12 +16,13 @@
 //! caller's folder before anything runs.
 
 use anyhow::{Context, bail};
-use aorlta_core::checks::Env;
-use aorlta_core::checks::answer::extract_kernel;
-use aorlta_core::checks::kernel::direct::run_leg;
-use aorlta_core::checks::kernel::{GpuSet, KernelCompile, KernelConfig, KernelOverrides, KernelTime};
+use aorlta_answer::extract::extract_kernel;
+use aorlta_check::Env;
+use aorlta_check::task::{Task, TaskKind, TaskSet};
 use aorlta_core::run::pool::read_pool;
-use aorlta_core::task::{Task, TaskKind, TaskSet};
+use aorlta_kernel::KernelTools;
+use aorlta_kernel::direct::run_leg;
+use aorlta_kernel::{GpuSet, KernelCompile, KernelConfig, KernelOverrides, KernelTime};
 use aorlta_record::{LegResult, LegState};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -92,14 +93,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let Some(task) = tasks.get(id) else {
                 bail!("no task `{id}` in {}", tasks_path.display());
             };
-            let env = Env::with_kernel(&config.overridden(&overrides))?;
+            let env = aorlta_kernel::env_with_kernel(&config.overridden(&overrides))?;
             let code = one_candidate(task, &candidate, &source, &params, &env)?;
             shutdown(&env);
             code
         }
         (None, Some(pool)) => {
             let pool = std::path::absolute(pool)?;
-            let env = Env::with_kernel(&config.overridden(&overrides))?;
+            let env = aorlta_kernel::env_with_kernel(&config.overridden(&overrides))?;
             let code = whole_pool(&tasks, args.task.as_deref(), &pool, &params, &env);
             shutdown(&env);
             code?
@@ -128,7 +129,7 @@ fn time_params(args: &Args) -> Value {
 }
 
 fn shutdown(env: &Env) {
-    if let Some(k) = env.kernel.as_ref() {
+    if let Some(k) = env.kernel() {
         k.pool().shutdown();
     }
 }

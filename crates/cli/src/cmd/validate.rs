@@ -4,8 +4,8 @@
 //! every case passes, 1 on any miss, 3 when there is no GPU, 4 when there is no compiler.
 
 use anyhow::Context;
-use aorlta_core::checks::kernel::{GpuSet, KernelOverrides};
 use aorlta_core::run::validation::{Options, Unavailable, Validation};
+use aorlta_kernel::{GpuSet, KernelOverrides};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;

@@ -13,7 +13,7 @@
 
 use super::writer::Table;
 use super::{CacheStats, CachedLeg};
-use crate::generations::Generations;
+use aorlta_check::generations::Generations;
 use aorlta_record::LegState;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -126,7 +126,7 @@ impl Counters {
     /// it (and forgets it).
     pub(crate) fn replaces(&self, table: Table, key: &str) -> bool {
         let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
-        if rows.len() == 0 {
+        if rows.is_empty() {
             return false;
         }
         let k = (table, Box::<str>::from(key));

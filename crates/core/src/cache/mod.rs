@@ -33,7 +33,7 @@ pub use writer::{MAX_BATCH_ROWS, MAX_UNCOMMITTED_ROWS};
 pub(crate) use check::Counters;
 use writer::Table;
 
-use crate::error::{CoreError, Result};
+use crate::{CoreError, Result};
 use aorlta_record::{LegState, Reason, RewardEntry};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

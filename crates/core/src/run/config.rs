@@ -7,9 +7,9 @@
 //! else `<out>/cache.sqlite`.
 
 use crate::cache::{CacheSpec, redact_url};
-use crate::checks::Env;
-use crate::checks::kernel::{KernelEnv, KernelOverrides};
-use crate::error::{CoreError, Result};
+use crate::{CoreError, Result};
+use aorlta_check::Env;
+use aorlta_kernel::{KernelEnv, KernelOverrides};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -169,13 +169,13 @@ impl RunConfig {
         let work_dir = self.out.join("work");
         std::fs::create_dir_all(&work_dir).map_err(|e| CoreError::io(&work_dir, e))?;
         let kernel = KernelEnv::from_section_with(self.kernel.as_ref(), &self.path, &work_dir, overrides)?;
-        Ok(Env { work_dir, kernel })
+        Ok(aorlta_kernel::env_of(work_dir, kernel))
     }
 
     /// Reads a config file.
     pub fn load(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path).map_err(|e| CoreError::io(path, e))?;
-        let raw: RawConfig = crate::yaml::from_str(&text, path)?;
+        let raw: RawConfig = aorlta_check::yaml::from_str(&text, path)?;
         let base = path.parent().unwrap_or(Path::new("."));
         let at = |p: PathBuf| {
             if p.is_absolute() {

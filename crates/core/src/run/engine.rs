@@ -14,11 +14,11 @@
 mod vet;
 
 use crate::cache::{Cache, CachedLeg, StoredEntry, served};
-use crate::checks::{Adapter, Env, LegInput, LegOutput, Registry};
-use crate::hash::{feed, hash_parts, hash_str};
 use crate::profile::{LegSpec, LoadedProfile};
 use crate::reward::{RewardInput, RewardOutcome, RewardRegistry, apply};
-use crate::task::{Task, TaskSet};
+use aorlta_check::hash::{feed, hash_parts, hash_str};
+use aorlta_check::task::{Task, TaskSet};
+use aorlta_check::{Adapter, Env, LegInput, LegOutput, Registry};
 use aorlta_record::{Candidate, FORMAT_VERSION, LegResult, LegState, Reason, RewardEntry, VersionIdentity};
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -44,7 +44,7 @@ pub struct EngineParts {
 impl Default for EngineParts {
     fn default() -> Self {
         EngineParts {
-            adapters: Registry::builtin(),
+            adapters: crate::adapters(),
             rewards: RewardRegistry::builtin(),
             cache: None,
             env: Arc::new(Env::default()),
@@ -278,7 +278,9 @@ impl Engine {
         let adapter = &self.legs[i];
         let params = serde_json::to_string(&spec.params).unwrap_or_default();
         let world = adapter.identity(task, &spec.params, &self.parts.env);
-        let sources = adapter.sources();
+        let sources = adapter
+            .sources()
+            .unwrap_or_else(|| crate::sources::of_adapter(adapter.name()));
         let id = hash_parts([
             sources.as_bytes(),
             adapter.name().as_bytes(),

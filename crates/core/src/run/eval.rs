@@ -3,7 +3,7 @@
 //! with a 95% bootstrap interval (resampling entries of each pool independently, seeded).
 
 use super::summary::{Summary, passed_entry};
-use crate::judge::seeded;
+use aorlta_judge::seeded;
 use aorlta_record::{LegState, RewardEntry};
 use rand::Rng;
 use serde::Serialize;

@@ -15,11 +15,11 @@ use super::engine::{Engine, EngineParts, Scored};
 use super::pool::{candidate, count_lines, is_object, parse_line};
 use super::summary::{Summary, SummaryBuilder};
 use crate::cache::{Cache, CacheStats, Facts, StoredEntry};
-use crate::checks::{Env, Registry};
-use crate::error::{CoreError, Result};
 use crate::profile::LoadedProfile;
 use crate::reward::RewardRegistry;
-use crate::task::{SkippedLine, TaskSet};
+use crate::{CoreError, Result};
+use aorlta_check::task::{SkippedLine, TaskSet};
+use aorlta_check::{Env, Registry};
 use aorlta_record::{Candidate, PoolLine};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
@@ -249,7 +249,7 @@ pub fn execute(run: &PreparedRun, on_done: &(dyn Fn(usize) + Sync)) -> Result<Ru
         .iter()
         .any(|l| matches!(l.adapter.as_str(), "kernel-run" | "kernel-time"));
     if runs_kernels {
-        crate::checks::kernel::pool::HarnessPool::warm(run.engine.env());
+        aorlta_kernel::pool::HarnessPool::warm(run.engine.env());
     }
     let out = &run.config.out;
     let partial = out.join(PARTIAL_REWARDS_FILE);
@@ -661,10 +661,7 @@ mod tests {
     }
 
     fn env(dir: &std::path::Path) -> Env {
-        Env {
-            work_dir: dir.to_path_buf(),
-            kernel: None,
-        }
+        Env::new(dir)
     }
 
     /// The lines of `text` read as the reader thread cuts them, into one chunk.
@@ -721,8 +718,8 @@ mod tests {
     #[test]
     fn a_second_run_on_the_same_output_folder_is_refused_while_the_first_holds_it() {
         let dir = tempfile::tempdir().unwrap();
-        let first = prepare(config(dir.path()), Registry::builtin(), env(dir.path())).unwrap();
-        let err = prepare(config(dir.path()), Registry::builtin(), env(dir.path()))
+        let first = prepare(config(dir.path()), crate::adapters(), env(dir.path())).unwrap();
+        let err = prepare(config(dir.path()), crate::adapters(), env(dir.path()))
             .err()
             .expect("the second run is refused")
             .to_string();
@@ -730,7 +727,7 @@ mod tests {
         assert!(err.contains(LOCK_FILE), "{err}");
         execute(&first, &|_| {}).unwrap();
         drop(first);
-        let again = prepare(config(dir.path()), Registry::builtin(), env(dir.path())).unwrap();
+        let again = prepare(config(dir.path()), crate::adapters(), env(dir.path())).unwrap();
         assert_eq!(execute(&again, &|_| {}).unwrap().summary.count, 1);
     }
 
@@ -741,7 +738,7 @@ mod tests {
         for fails in [0, 2] {
             let path = path.clone();
             let err = within_a_minute("a run whose thread would not start", move || {
-                let run = prepare(config_of(&path, 40), Registry::builtin(), env(&path)).unwrap();
+                let run = prepare(config_of(&path, 40), crate::adapters(), env(&path)).unwrap();
                 fail_thread_start(fails);
                 execute(&run, &|_| {}).err().map(|e| e.to_string())
             })
@@ -756,7 +753,7 @@ mod tests {
             assert!(err.contains("running it again resumes"), "{err}");
             assert!(!dir.path().join("out").join(REWARDS_FILE).exists(), "{err}");
         }
-        let run = prepare(config_of(dir.path(), 40), Registry::builtin(), env(dir.path())).unwrap();
+        let run = prepare(config_of(dir.path(), 40), crate::adapters(), env(dir.path())).unwrap();
         let report = execute(&run, &|_| {}).unwrap();
         assert_eq!(report.summary.count, 40);
         assert!(!dir.path().join("out").join(PARTIAL_REWARDS_FILE).exists());
@@ -767,7 +764,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().to_path_buf();
         let err = within_a_minute("a run whose worker panicked", move || {
-            let run = prepare(config_of(&path, 2000), Registry::builtin(), env(&path)).unwrap();
+            let run = prepare(config_of(&path, 2000), crate::adapters(), env(&path)).unwrap();
             let progress = |n: usize| assert!(n < 100, "the progress bar broke at {n}");
             execute(&run, &progress).err().map(|e| e.to_string())
         })

@@ -1,12 +1,12 @@
 //! The engine: gating, skipped legs, caching of legs and entries, identities, failures, and
 //! stored entries that are not what the engine would make, computed again.
 
+use aorlta_check::task::{Task, TaskSet};
+use aorlta_check::{Adapter, LegInput, LegOutput, Registry};
 use aorlta_core::cache::{Cache, CacheStats, CachedLeg, EntryCheck, MemoryCache, StoredEntry};
-use aorlta_core::checks::{Adapter, LegInput, LegOutput, Registry};
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::reward::RewardRegistry;
 use aorlta_core::run::{Engine, EngineParts};
-use aorlta_core::task::{Task, TaskSet};
 use aorlta_record::{Candidate, LegState, QaTask, RewardEntry};
 use std::path::Path;
 use std::sync::Arc;
@@ -81,7 +81,7 @@ impl Adapter for Extracted {
 }
 
 fn registry(counter: Arc<AtomicUsize>) -> Registry {
-    let mut r = Registry::builtin();
+    let mut r = aorlta_core::adapters();
     r.add(Arc::new(Counting(counter)));
     r.add(Arc::new(Panicking));
     r.add(Arc::new(Extracted));
@@ -208,8 +208,8 @@ impl Adapter for Sourced {
     fn check_params(&self, _: &serde_json::Value) -> Result<(), String> {
         Ok(())
     }
-    fn sources(&self) -> String {
-        self.0.to_string()
+    fn sources(&self) -> Option<String> {
+        Some(self.0.to_string())
     }
     fn cacheable(&self) -> bool {
         true
@@ -304,7 +304,7 @@ impl Cache for Editing {
         }
         self.inner.put_entry(key, &entry)
     }
-    fn flush(&self) -> aorlta_core::error::Result<()> {
+    fn flush(&self) -> aorlta_core::Result<()> {
         self.inner.flush()
     }
     fn stats(&self) -> CacheStats {

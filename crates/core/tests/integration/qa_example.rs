@@ -1,12 +1,11 @@
 //! The shipped Q&A example, scored through the engine, agrees line by line with the outcome its
 //! generator intended (`examples/qa/expected.jsonl`).
 
-use aorlta_core::checks::Registry;
+use aorlta_check::task::TaskSet;
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::reward::RewardRegistry;
 use aorlta_core::run::pool::read_pool;
 use aorlta_core::run::{Engine, EngineParts};
-use aorlta_core::task::TaskSet;
 use aorlta_record::{LegState, RewardEntry};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -35,7 +34,7 @@ fn outcome(e: &RewardEntry) -> String {
 
 #[test]
 fn both_pools_score_as_intended() {
-    let registry = Registry::builtin();
+    let registry = aorlta_core::adapters();
     let profile =
         LoadedProfile::load(&example("profile.yaml"), &registry, &RewardRegistry::builtin()).unwrap();
     let (tasks, skipped) = TaskSet::load(&example("tasks.jsonl")).unwrap();

@@ -1,8 +1,8 @@
 //! The queue's behaviour on a real engine: sharing, whole-batch admission, lanes, time-outs.
 
 use super::*;
+use aorlta_check::task::TaskSet;
 use aorlta_core::run::EngineParts;
-use aorlta_core::task::TaskSet;
 use aorlta_record::QaTask;
 
 const PROFILE: &str = "name: qa\nlegs:\n  - {name: parse, adapter: parse, on-broke: -1.0}\n  \
@@ -165,7 +165,7 @@ fn a_timed_out_entry_lists_every_leg_unsettled() {
 /// An adapter that holds its worker for a while: a lane that stays full.
 struct Sleepy;
 
-impl aorlta_core::checks::Adapter for Sleepy {
+impl aorlta_check::Adapter for Sleepy {
     fn name(&self) -> &'static str {
         "sleepy"
     }
@@ -175,9 +175,9 @@ impl aorlta_core::checks::Adapter for Sleepy {
     fn check_params(&self, _params: &serde_json::Value) -> Result<(), String> {
         Ok(())
     }
-    fn run(&self, _input: &aorlta_core::checks::LegInput<'_>) -> aorlta_core::checks::LegOutput {
+    fn run(&self, _input: &aorlta_check::LegInput<'_>) -> aorlta_check::LegOutput {
         std::thread::sleep(Duration::from_millis(1500));
-        aorlta_core::checks::LegOutput::clean()
+        aorlta_check::LegOutput::clean()
     }
 }
 

@@ -4,7 +4,7 @@ use crate::answer;
 use crate::conn::ConnHandle;
 use crate::state::AppState;
 use crate::wire::{Health, ProfileInfo, ProfilesResponse, TaskInfo, TasksResponse};
-use aorlta_core::task::TaskKind;
+use aorlta_check::task::TaskKind;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;

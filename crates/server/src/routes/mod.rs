@@ -5,7 +5,7 @@
 mod info;
 mod score;
 
-use crate::error::ApiError;
+use crate::ApiError;
 use crate::state::AppState;
 use axum::Router;
 use axum::extract::{Request, State};

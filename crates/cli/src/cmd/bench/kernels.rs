@@ -10,13 +10,14 @@
 
 use crate::cmd::validate::EXIT_NO_GPU;
 use anyhow::{Context, bail};
+use aorlta_check::Env;
+use aorlta_check::task::{KernelTaskDef, Task, TaskKind, TaskSet};
 use aorlta_core::bench::percentile;
-use aorlta_core::checks::Env;
-use aorlta_core::checks::kernel::direct::run_leg;
-use aorlta_core::checks::kernel::nvcc::{Who, compile};
-use aorlta_core::checks::kernel::{KernelConfig, KernelEnv, KernelOverrides, KernelRun, KernelTime};
 use aorlta_core::run::validation::Suite;
-use aorlta_core::task::{KernelTaskDef, Task, TaskKind, TaskSet};
+use aorlta_kernel::KernelTools;
+use aorlta_kernel::direct::run_leg;
+use aorlta_kernel::nvcc::{Who, compile};
+use aorlta_kernel::{KernelConfig, KernelEnv, KernelOverrides, KernelRun, KernelTime};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -56,7 +57,7 @@ pub struct Args {
     pub concurrency: Option<usize>,
     /// GPUs `--pool` may lease (overrides the config): `all` or ordinals such as `0,1`.
     #[arg(long)]
-    pub gpus: Option<aorlta_core::checks::kernel::GpuSet>,
+    pub gpus: Option<aorlta_kernel::GpuSet>,
     /// Stop the A/A run after this many seconds of wall time; the report says how many
     /// self-timings it ran.
     #[arg(long)]
@@ -68,7 +69,6 @@ pub struct Args {
 
 /// `--pool`: one scoring run of the pool, measured.
 fn run_pool(args: &Args, pool: &Path) -> anyhow::Result<ExitCode> {
-    use aorlta_core::checks::Registry;
     use aorlta_core::run::RunConfig;
     use aorlta_core::run::score::{execute, prepare};
     let mut config = RunConfig::load(&args.config)?;
@@ -86,7 +86,7 @@ fn run_pool(args: &Args, pool: &Path) -> anyhow::Result<ExitCode> {
         fake_gpu: args.fake_gpu,
         gpus: args.gpus.clone(),
     })?;
-    let gpus = match env.kernel.as_ref().map(|k| k.gpu_set()) {
+    let gpus = match env.kernel().map(|k| k.gpu_set()) {
         Some(Ok(g)) => g.len(),
         Some(Err(e)) => {
             println!("no GPU: {e}");
@@ -95,7 +95,7 @@ fn run_pool(args: &Args, pool: &Path) -> anyhow::Result<ExitCode> {
         None => bail!("{}: the config has no `kernel:` section", args.config.display()),
     };
     let concurrency = config.concurrency;
-    let run = prepare(config, Registry::builtin(), env).context("preparing the run")?;
+    let run = prepare(config, aorlta_core::adapters(), env).context("preparing the run")?;
     let (candidates, _) = aorlta_core::run::pool::read_pool(pool)?;
     println!(
         "pool {}: {} completions; profile {}; {} workers",
@@ -138,12 +138,12 @@ fn fresh_env(config: &KernelConfig, dir: &Path) -> anyhow::Result<Env> {
         work_dir: Some(dir.to_path_buf()),
         ..config.clone()
     };
-    Ok(Env::with_kernel(&config)?)
+    Ok(aorlta_kernel::env_with_kernel(&config)?)
 }
 
 /// The kernel tools of an environment built by [`fresh_env`].
 fn tools(env: &Env) -> &KernelEnv {
-    env.kernel.as_ref().expect("built with kernel tools")
+    env.kernel().expect("built with kernel tools")
 }
 
 /// A candidate of the bench's pool: its task, its file's stem, its source.
@@ -231,7 +231,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return run_pool(&args, pool);
     }
     let suite_path = std::path::absolute(&args.suite)?;
-    let suite: Suite = aorlta_core::yaml::load(&suite_path)?;
+    let suite: Suite = aorlta_check::yaml::load(&suite_path)?;
     let base = suite_path.parent().unwrap_or(Path::new("."));
     let config = suite.kernel.clone().overridden(&KernelOverrides {
         fake_gpu: args.fake_gpu,

@@ -4,7 +4,7 @@
 //! generator in `aorlta_server::bench` over keep-alive connections and prints a table.
 
 use anyhow::Context;
-use aorlta_core::task::TaskSet;
+use aorlta_check::task::TaskSet;
 use aorlta_server::ServeConfig;
 use aorlta_server::bench::{
     LoadReport, get_text, metric, pool_samples, run_load, score_bodies, task_samples,

@@ -17,13 +17,14 @@ pub use suite::{Case, Expect, OneOf, RewardExpect, Suite};
 
 use super::{Engine, EngineParts};
 use crate::cache::{Cache, MemoryCache};
-use crate::checks::kernel::nvcc::{Who, compile};
-use crate::checks::kernel::{KernelEnv, KernelOverrides};
-use crate::checks::{Env, Registry};
-use crate::error::{CoreError, Result};
 use crate::profile::{LoadedProfile, Profile};
 use crate::reward::RewardRegistry;
-use crate::task::{Task, TaskKind, TaskSet};
+use crate::{CoreError, Result};
+use aorlta_check::Env;
+use aorlta_check::task::{Task, TaskKind, TaskSet};
+use aorlta_kernel::KernelTools;
+use aorlta_kernel::nvcc::{Who, compile};
+use aorlta_kernel::{KernelEnv, KernelOverrides};
 use aorlta_record::kernel::KernelLanguage;
 use aorlta_record::{Candidate, LegResult, LegState, Reason, RewardEntry};
 use serde::Serialize;
@@ -127,13 +128,13 @@ impl Validation {
     /// tools (nothing is started yet).
     pub fn load(suite_path: &Path, options: &Options) -> Result<Self> {
         let suite_path = std::path::absolute(suite_path).map_err(|e| CoreError::io(suite_path, e))?;
-        let suite: Suite = crate::yaml::load(&suite_path)?;
+        let suite: Suite = aorlta_check::yaml::load(&suite_path)?;
         let base = suite_path.parent().unwrap_or(Path::new("."));
-        let env = Env::with_kernel(&suite.kernel.clone().overridden(&options.kernel))?;
+        let env = aorlta_kernel::env_with_kernel(&suite.kernel.clone().overridden(&options.kernel))?;
         let (tasks, _) = TaskSet::load(&base.join(&suite.tasks))?;
         let profile = LoadedProfile::load(
             &base.join(&suite.profile),
-            &Registry::builtin(),
+            &crate::adapters(),
             &RewardRegistry::builtin(),
         )?;
         let invalid = |m: String| CoreError::invalid(&suite_path, m);
@@ -177,7 +178,7 @@ impl Validation {
             ));
             let source = std::fs::read_to_string(&file).map_err(|e| CoreError::io(&file, e))?;
             let (completion, source) = completion_in(&source, language);
-            let kernel = env.kernel.as_ref().expect("built with kernel tools");
+            let kernel = env.kernel().expect("built with kernel tools");
             if kernel.is_fake() {
                 kernel.add_fake(&source, case.fake.clone());
             }
@@ -202,7 +203,7 @@ impl Validation {
 
     /// The kernel tools the cases run with.
     pub fn kernel(&self) -> &KernelEnv {
-        self.env.kernel.as_ref().expect("built with kernel tools")
+        self.env.kernel().expect("built with kernel tools")
     }
 
     /// The number of cases to run.
@@ -229,10 +230,10 @@ impl Validation {
             .tasks
             .iter()
             .filter_map(|t| match &t.kind {
-                crate::task::TaskKind::Kernel(k) => {
-                    Some(crate::checks::kernel::compile::target_label(k, self.kernel()))
+                aorlta_check::task::TaskKind::Kernel(k) => {
+                    Some(aorlta_kernel::compile::target_label(k, self.kernel()))
                 }
-                crate::task::TaskKind::Qa(_) => None,
+                aorlta_check::task::TaskKind::Qa(_) => None,
             })
             .collect();
         out.sort_unstable();
@@ -301,7 +302,7 @@ impl Validation {
         LoadedProfile::check(
             case_profile(&self.profile.profile, case, forced),
             &self.suite_path,
-            &Registry::builtin(),
+            &crate::adapters(),
             &RewardRegistry::builtin(),
         )
         .map_err(|e| CoreError::invalid(&self.suite_path, format!("case {id}: {e}")))
@@ -502,7 +503,7 @@ mod tests {
             LoadedProfile::check(
                 p,
                 Path::new("v.yaml"),
-                &Registry::builtin(),
+                &crate::adapters(),
                 &RewardRegistry::builtin(),
             )
             .expect("a variant is a valid profile");
@@ -522,7 +523,7 @@ mod tests {
                 assert!(source.starts_with(src));
                 assert!(completion.contains(&format!("`{}\n", language.as_str())));
                 assert_eq!(
-                    crate::checks::answer::extract_kernel(&completion, "k"),
+                    aorlta_answer::extract::extract_kernel(&completion, "k"),
                     Ok(source)
                 );
             }

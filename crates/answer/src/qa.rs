@@ -1,0 +1,367 @@
+//! The Q&A adapters: `parse` (leg `parse`), and the comparison adapters `reference-match` (leg
+//! `ref.exact`) and `normalised-match` (leg `ref.normalised`).
+//!
+//! The comparison adapters share one shape, written once: [`CompareAdapter`] reads the leg's
+//! parameters, pairs the task's reference (read with the profile's answer forms when it asks)
+//! with the parsed answer, asks its [`Comparer`] for a [`Comparison`] and turns that into the
+//! leg's output. A comparer only says how two answers compare.
+
+use crate::extract::{self, AnswerForm};
+use crate::normalise::{self, Comparison, Strictness};
+use aorlta_check::task::TaskKind;
+use aorlta_check::{Adapter, LegInput, LegOutput, Registry, params};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::json;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// Registers the Q&A adapters.
+pub fn register(r: &mut Registry) {
+    r.add(Arc::new(ParseAdapter));
+    r.add(Arc::new(CompareAdapter {
+        name: "reference-match",
+        version: "1",
+        comparer: ReferenceMatch,
+    }));
+    r.add(Arc::new(CompareAdapter {
+        name: "normalised-match",
+        version: "3",
+        comparer: NormalisedMatch,
+    }));
+}
+
+/// Parameters of the `parse` adapter.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ParseParams {
+    /// Answer forms accepted, tried in the fixed order boxed, statement, latex, bare, number.
+    #[serde(default = "default_forms")]
+    pub forms: Vec<AnswerForm>,
+    /// Longest answer accepted, in bytes.
+    #[serde(default = "default_max_answer")]
+    pub max_answer_len: usize,
+}
+
+fn default_forms() -> Vec<AnswerForm> {
+    vec![
+        AnswerForm::Boxed,
+        AnswerForm::Statement,
+        AnswerForm::Latex,
+        AnswerForm::Bare,
+    ]
+}
+
+fn default_max_answer() -> usize {
+    200
+}
+
+/// `parse`: the final answer of a Q&A completion, or the kernel source of a kernel completion.
+pub struct ParseAdapter;
+
+impl Adapter for ParseAdapter {
+    fn name(&self) -> &'static str {
+        "parse"
+    }
+    fn version(&self) -> &'static str {
+        "3"
+    }
+    fn check_params(&self, p: &serde_json::Value) -> Result<(), String> {
+        params::<ParseParams>(p).map(|_| ())
+    }
+    fn run(&self, input: &LegInput<'_>) -> LegOutput {
+        match &input.task.kind {
+            TaskKind::Qa(_) => {
+                let p: ParseParams = match params(input.params) {
+                    Ok(p) => p,
+                    Err(e) => return LegOutput::unsettled("bad-params", e),
+                };
+                match extract::extract_answer(input.completion, &p.forms, p.max_answer_len) {
+                    Ok(a) => LegOutput::clean()
+                        .with_detail(json!({"answer": a.text, "form": a.form}))
+                        .with_extracted(a.text),
+                    Err(r) => LegOutput::broke(&r.code, r.detail),
+                }
+            }
+            TaskKind::Kernel(k) => match extract::extract_kernel(input.completion, k.kernel_name()) {
+                Ok(src) => LegOutput::clean()
+                    .with_detail(json!({
+                        "bytes": src.len(),
+                        "source_hash": aorlta_check::hash::hash_str(&src),
+                    }))
+                    .with_extracted(src),
+                Err(r) => LegOutput::broke(&r.code, r.detail),
+            },
+        }
+    }
+}
+
+/// How one comparison adapter compares a reference answer with a parsed answer.
+pub trait Comparer: Send + Sync + 'static {
+    /// The adapter's parameters.
+    type Params: DeserializeOwned;
+    /// The answer forms to read the reference with first (empty: the reference is the answer).
+    fn reference_forms(params: &Self::Params) -> &[AnswerForm];
+    /// Compares the two answers.
+    fn compare(&self, params: &Self::Params, reference: &str, answer: &str) -> Comparison;
+    /// How a difference reads in a reason: "is not exactly", "does not match".
+    fn differs(&self) -> &'static str;
+}
+
+/// A Q&A comparison adapter: one name, one version, one [`Comparer`].
+pub struct CompareAdapter<C> {
+    /// The name a profile uses.
+    pub name: &'static str,
+    /// The adapter's version (bumped whenever its results can change).
+    pub version: &'static str,
+    /// How it compares.
+    pub comparer: C,
+}
+
+impl<C: Comparer> Adapter for CompareAdapter<C> {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn version(&self) -> &'static str {
+        self.version
+    }
+    fn check_params(&self, p: &serde_json::Value) -> Result<(), String> {
+        params::<C::Params>(p).map(|_| ())
+    }
+    fn run(&self, input: &LegInput<'_>) -> LegOutput {
+        let p: C::Params = match params(input.params) {
+            Ok(p) => p,
+            Err(e) => return LegOutput::unsettled("bad-params", e),
+        };
+        let (reference, answer) = match answer_pair(input, C::reference_forms(&p)) {
+            Ok(pair) => pair,
+            Err(o) => return o,
+        };
+        let out = match self.comparer.compare(&p, &reference, answer) {
+            Comparison::Equal => LegOutput::clean(),
+            Comparison::NotEqual => LegOutput::broke(
+                "wrong-answer",
+                format!(
+                    "{:?} {} {:?}",
+                    short(answer),
+                    self.comparer.differs(),
+                    short(&reference)
+                ),
+            ),
+            Comparison::ReferenceUnreadable(why) => LegOutput::unsettled(
+                "reference-unreadable",
+                format!(
+                    "task {}: reference answer {:?}: {why}",
+                    input.task.id,
+                    short(&reference)
+                ),
+            ),
+            Comparison::CandidateUnreadable(why) => {
+                LegOutput::broke("answer-unreadable", format!("{:?}: {why}", short(answer)))
+            }
+        };
+        match reference {
+            Cow::Owned(r) => out.with_detail(json!({ "reference": r })),
+            Cow::Borrowed(_) => out,
+        }
+    }
+}
+
+/// The task's reference answer and the parsed answer, or the unsettled output saying which is
+/// missing. With `forms`, a reference that holds a box, or that does not read as an answer
+/// whole (a worked solution), is read with them (the whole reference when none finds an
+/// answer); a bare reference that reads whole is kept whole, so `$3$ or $4$` is not cut to its
+/// last span.
+fn answer_pair<'a>(
+    input: &'a LegInput<'_>,
+    forms: &[AnswerForm],
+) -> Result<(Cow<'a, str>, &'a str), LegOutput> {
+    let reference = match &input.task.kind {
+        TaskKind::Qa(t) => t.answer.as_str(),
+        TaskKind::Kernel(_) => {
+            return Err(LegOutput::unsettled(
+                "wrong-task-kind",
+                format!(
+                    "task {} is a kernel task; this adapter judges Q&A answers",
+                    input.task.id
+                ),
+            ));
+        }
+    };
+    let answer = input.extracted.ok_or_else(|| {
+        LegOutput::unsettled("no-parsed-answer", "this leg needs a clean `parse` leg before it")
+    })?;
+    let boxed = reference.contains("\\boxed") || reference.contains("\\fbox");
+    if forms.is_empty() || (!boxed && normalise::readable(reference)) {
+        return Ok((Cow::Borrowed(reference), answer));
+    }
+    let read = match extract::extract_answer(reference, forms, normalise::MAX_ANSWER_BYTES) {
+        Ok(a) if a.text != reference.trim() => Cow::Owned(a.text),
+        _ => Cow::Borrowed(reference),
+    };
+    Ok((read, answer))
+}
+
+/// Parameters of `reference-match`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ExactParams {
+    /// Read the reference with these answer forms first (for references that are worked
+    /// solutions ending in `\boxed{}`); empty: the reference is the answer.
+    #[serde(default)]
+    pub reference_forms: Vec<AnswerForm>,
+}
+
+/// `reference-match`: exact equality after trimming.
+pub struct ReferenceMatch;
+
+impl Comparer for ReferenceMatch {
+    type Params = ExactParams;
+    fn reference_forms(p: &ExactParams) -> &[AnswerForm] {
+        &p.reference_forms
+    }
+    fn compare(&self, _: &ExactParams, reference: &str, answer: &str) -> Comparison {
+        if reference.trim() == answer.trim() {
+            Comparison::Equal
+        } else {
+            Comparison::NotEqual
+        }
+    }
+    fn differs(&self) -> &'static str {
+        "is not exactly"
+    }
+}
+
+/// Parameters of `normalised-match`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct NormalisedParams {
+    /// Read the reference with these answer forms first (for references that are worked
+    /// solutions ending in `\boxed{}`); empty: the reference is the answer.
+    #[serde(default)]
+    pub reference_forms: Vec<AnswerForm>,
+    /// `lenient` (the default) or `strict`: see [`Strictness`].
+    #[serde(default)]
+    pub strictness: Strictness,
+}
+
+/// `normalised-match`: equality after normalisation (numbers, fractions, LaTeX, units, sets,
+/// relations, formulas…).
+pub struct NormalisedMatch;
+
+impl Comparer for NormalisedMatch {
+    type Params = NormalisedParams;
+    fn reference_forms(p: &NormalisedParams) -> &[AnswerForm] {
+        &p.reference_forms
+    }
+    fn compare(&self, p: &NormalisedParams, reference: &str, answer: &str) -> Comparison {
+        normalise::compare_with(reference, answer, p.strictness)
+    }
+    fn differs(&self) -> &'static str {
+        "does not match"
+    }
+}
+
+fn short(s: &str) -> String {
+    const MAX: usize = 80;
+    if s.len() <= MAX {
+        return s.to_string();
+    }
+    let mut end = MAX;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aorlta_check::Env;
+    use aorlta_check::task::Task;
+
+    fn qa_task(answer: &str) -> Task {
+        Task::qa(aorlta_record::QaTask {
+            id: "t".into(),
+            prompt: "?".into(),
+            answer: answer.into(),
+        })
+    }
+
+    fn run(adapter: &str, params: serde_json::Value, reference: &str, answer: &str) -> LegOutput {
+        let mut r = Registry::default();
+        register(&mut r);
+        let task = qa_task(reference);
+        let env = Env::default();
+        r.get(adapter).unwrap().run(&LegInput {
+            leg: "l",
+            params: &params,
+            task: &task,
+            completion: answer,
+            extracted: Some(answer),
+            env: &env,
+        })
+    }
+
+    #[test]
+    fn worked_solution_references_are_read_when_asked() {
+        let solution = "We have $x + 1 = 3$, so $x = 2$. Thus \\boxed{2}.";
+        let o = run(
+            "normalised-match",
+            json!({"reference-forms": ["boxed"]}),
+            solution,
+            "2",
+        );
+        assert_eq!(o.state, aorlta_record::LegState::Clean, "{o:?}");
+        let o = run("normalised-match", json!({}), solution, "2");
+        assert_eq!(o.state, aorlta_record::LegState::Unsettled, "{o:?}");
+        assert_eq!(o.reasons[0].code, "reference-unreadable");
+        let o = run(
+            "reference-match",
+            json!({"reference-forms": ["boxed"]}),
+            solution,
+            "2",
+        );
+        assert_eq!(o.state, aorlta_record::LegState::Clean, "{o:?}");
+        let o = run(
+            "normalised-match",
+            json!({"reference-forms": ["boxed"]}),
+            "Since $x + 1 = 3$, we get $x = 2$ (no box).",
+            "2",
+        );
+        assert_eq!(o.state, aorlta_record::LegState::Unsettled, "{o:?}");
+        let forms = json!({"reference-forms": ["boxed", "statement", "latex", "bare"]});
+        let o = run(
+            "normalised-match",
+            forms.clone(),
+            "Since $x + 1 = 3$, we get $x = 2$.",
+            "2",
+        );
+        assert_eq!(o.state, aorlta_record::LegState::Clean, "{o:?}");
+        let o = run("normalised-match", forms, "$3$ or $4$", "4");
+        assert_eq!(
+            o.state,
+            aorlta_record::LegState::Broke,
+            "a bare reference that reads whole is not cut: {o:?}"
+        );
+    }
+
+    #[test]
+    fn strictness_is_a_parameter() {
+        let lenient = run("normalised-match", json!({}), "5 cm", "5");
+        assert_eq!(lenient.state, aorlta_record::LegState::Clean);
+        let strict = run("normalised-match", json!({"strictness": "strict"}), "5 cm", "5");
+        assert_eq!(strict.state, aorlta_record::LegState::Broke);
+        assert_eq!(strict.reasons[0].code, "wrong-answer");
+        let bad = run("normalised-match", json!({"strictness": "loose"}), "5", "5");
+        assert_eq!(bad.reasons[0].code, "bad-params");
+    }
+
+    #[test]
+    fn verdicts_map_to_states() {
+        let wrong = run("reference-match", json!({}), "5", "6");
+        assert!(wrong.reasons[0].detail.contains("is not exactly"), "{wrong:?}");
+        let unreadable = run("normalised-match", json!({}), "5", "???");
+        assert_eq!(unreadable.reasons[0].code, "answer-unreadable");
+    }
+}

@@ -1,0 +1,177 @@
+//! The adapter interface: what a leg gets, what it answers, and the registry that maps an
+//! adapter's name (as a profile writes it) to its implementation.
+//!
+//! An adapter's verdict is data: [`LegOutput`] with a state and reasons. Our own failures
+//! (a missing tool, a broken cache) are reported as `unsettled` with a reason, never as `broke`.
+
+use crate::task::Task;
+use aorlta_record::{LegState, Reason};
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Everything a leg needs to run.
+pub struct LegInput<'a> {
+    /// The leg's name in the profile.
+    pub leg: &'a str,
+    /// The leg's parameters (already checked by [`Adapter::check_params`]).
+    pub params: &'a serde_json::Value,
+    /// The task.
+    pub task: &'a Task,
+    /// The whole completion.
+    pub completion: &'a str,
+    /// What the `parse` leg extracted (the answer, or the kernel source), if it ran clean.
+    pub extracted: Option<&'a str>,
+    /// The machine's tools and resources.
+    pub env: &'a Env,
+}
+
+/// What a leg produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LegOutput {
+    /// The outcome.
+    pub state: LegState,
+    /// Reasons (at least one unless clean).
+    pub reasons: Vec<Reason>,
+    /// What the leg extracted or measured, for the report.
+    pub detail: Option<serde_json::Value>,
+    /// Text handed to later legs (the parsed answer or kernel source).
+    pub extracted: Option<String>,
+}
+
+impl LegOutput {
+    /// A clean output.
+    pub fn clean() -> Self {
+        LegOutput {
+            state: LegState::Clean,
+            reasons: Vec::new(),
+            detail: None,
+            extracted: None,
+        }
+    }
+
+    /// A broke output with one reason.
+    pub fn broke(code: &str, detail: impl Into<String>) -> Self {
+        LegOutput {
+            state: LegState::Broke,
+            reasons: vec![Reason::new(code, detail)],
+            ..Self::clean()
+        }
+    }
+
+    /// An unsettled output with one reason.
+    pub fn unsettled(code: &str, detail: impl Into<String>) -> Self {
+        LegOutput {
+            state: LegState::Unsettled,
+            reasons: vec![Reason::new(code, detail)],
+            ..Self::clean()
+        }
+    }
+
+    /// Adds a detail value.
+    pub fn with_detail(mut self, detail: serde_json::Value) -> Self {
+        self.detail = Some(detail);
+        self
+    }
+
+    /// Adds extracted text.
+    pub fn with_extracted(mut self, text: String) -> Self {
+        self.extracted = Some(text);
+        self
+    }
+}
+
+/// Reads a leg's parameters into their type (a missing `params` reads as `{}`); the error names
+/// the field.
+pub fn params<T: for<'de> serde::Deserialize<'de>>(value: &serde_json::Value) -> Result<T, String> {
+    let v = if value.is_null() {
+        serde_json::json!({})
+    } else {
+        value.clone()
+    };
+    serde_json::from_value(v).map_err(|e| e.to_string())
+}
+
+/// The machine's tools and resources, shared by every leg of a run.
+#[derive(Default)]
+pub struct Env {
+    /// A folder for scratch files (compile folders live in fresh temp folders under it).
+    pub work_dir: PathBuf,
+    /// The tools a lane sets up once per run (the kernel lane's compilers, harness pool and GPU
+    /// leases), found by their type; `None` when the run has no such legs. The lane that owns
+    /// the type reads it back (`aorlta_kernel::KernelTools`), so this crate names no lane.
+    tools: Option<Arc<dyn Any + Send + Sync>>,
+}
+
+impl Env {
+    /// An environment with a scratch folder and no lane tools.
+    pub fn new(work_dir: impl Into<PathBuf>) -> Self {
+        Env {
+            work_dir: work_dir.into(),
+            tools: None,
+        }
+    }
+
+    /// The same environment holding a lane's tools.
+    pub fn with_tools<T: Any + Send + Sync>(mut self, tools: T) -> Self {
+        self.tools = Some(Arc::new(tools));
+        self
+    }
+
+    /// The lane tools of type `T`, when the environment holds them.
+    pub fn tools<T: Any>(&self) -> Option<&T> {
+        self.tools.as_deref()?.downcast_ref()
+    }
+}
+
+/// The code behind one kind of leg.
+pub trait Adapter: Send + Sync {
+    /// The name a profile uses (`parse`, `normalised-match`).
+    fn name(&self) -> &'static str;
+    /// The adapter's own version; bump it whenever its results can change.
+    fn version(&self) -> &'static str;
+    /// Checks a leg's parameters when the profile is loaded. The error names the field.
+    fn check_params(&self, params: &serde_json::Value) -> Result<(), String>;
+    /// What else in the world can change this leg's result for this task (compiler version,
+    /// reference source hash, judge version, host fingerprint). Part of the cache key.
+    fn identity(&self, _task: &Task, _params: &serde_json::Value, _env: &Env) -> String {
+        String::new()
+    }
+    /// The identity of the sources this adapter's results depend on; part of the cache key, so
+    /// a result is never served after those sources changed. `None` (the default) lets the
+    /// engine choose: the built-in adapter's identity of the same name, or every source for any
+    /// other name.
+    fn sources(&self) -> Option<String> {
+        None
+    }
+    /// Whether this adapter's results are worth caching (expensive legs).
+    fn cacheable(&self) -> bool {
+        false
+    }
+    /// Runs the leg.
+    fn run(&self, input: &LegInput<'_>) -> LegOutput;
+}
+
+/// Adapters by name.
+#[derive(Clone, Default)]
+pub struct Registry {
+    adapters: BTreeMap<&'static str, Arc<dyn Adapter>>,
+}
+
+impl Registry {
+    /// Adds (or replaces) an adapter.
+    pub fn add(&mut self, adapter: Arc<dyn Adapter>) {
+        self.adapters.insert(adapter.name(), adapter);
+    }
+
+    /// Looks an adapter up by name.
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Adapter>> {
+        self.adapters.get(name)
+    }
+
+    /// The names, sorted.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.adapters.keys().copied().collect()
+    }
+}

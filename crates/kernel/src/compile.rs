@@ -1,0 +1,116 @@
+//! `kernel-compile` (leg `compile`): the candidate's kernel source, alone, compiled into a code
+//! object by [`super::nvcc`], after the reference (a reference that does not compile makes the
+//! leg unsettled). Broke: `source-too-large`, `include-forbidden`, `compile-error`,
+//! `compile-timeout`, `compile-memory`, `compile-output-too-large`, `device-printf`,
+//! `kernel-not-found`. Unsettled: `no-compiler`, `reference-compile-failed`,
+//! `compile-sandbox-unavailable`, `compile-dependencies-missing`.
+
+use super::exec::{Inputs, failed, inputs};
+use super::hip::{self, Target};
+use super::nvcc::{Who, compile};
+use crate::KernelTools;
+use aorlta_check::params;
+use aorlta_check::task::{Task, TaskKind};
+use aorlta_check::{Adapter, Env, LegInput, LegOutput};
+use serde::Deserialize;
+use serde_json::json;
+
+/// Bumped whenever the compile leg's results can change (flags, policy, checks).
+pub const VERSION: &str = "2";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoParams {}
+
+/// `kernel-compile`.
+pub struct KernelCompile;
+
+/// The part of every kernel leg's identity that the compile step decides.
+pub fn compile_identity(task: &Task, env: &Env) -> String {
+    let reference = match &task.kind {
+        TaskKind::Kernel(k) => k.reference_hash.as_str(),
+        TaskKind::Qa(_) => "",
+    };
+    match env.kernel() {
+        Some(k) => format!(
+            "compiler={};arch={};target={};reference={reference};max-source={};policy={};fake={}",
+            k.compiler_version().unwrap_or("none"),
+            k.config().arch,
+            target_identity(task, k),
+            k.config().max_source_bytes,
+            super::policy::ALLOWED_HEADERS.join(","),
+            k.is_fake(),
+        ),
+        None => format!("no-kernel-env;reference={reference}"),
+    }
+}
+
+/// Which platform and language a task compiles for, with what makes that compile: the HIP
+/// portability headers on NVIDIA, the architecture list on AMD.
+fn target_identity(task: &Task, k: &super::KernelEnv) -> String {
+    let TaskKind::Kernel(def) = &task.kind else {
+        return String::new();
+    };
+    match Target::of(k, def) {
+        Ok(Target::CudaOnNvidia) => "cuda-on-nvidia".into(),
+        Ok(Target::HipOnNvidia) => format!("hip-on-nvidia:{}", hip::headers_hash()),
+        Ok(Target::HipOnAmd) => format!(
+            "hip-on-amd:{}",
+            k.hip_archs()
+                .map_or_else(|e| format!("none ({e})"), |a| a.join(","))
+        ),
+        Err(f) => f.code,
+    }
+}
+
+/// The label of the platform and language a kernel leg ran on ("HIP source on NVIDIA").
+pub fn target_label(task: &aorlta_check::task::KernelTaskDef, env: &super::KernelEnv) -> &'static str {
+    Target::of(env, task).map_or("unsupported", Target::label)
+}
+
+impl Adapter for KernelCompile {
+    fn name(&self) -> &'static str {
+        "kernel-compile"
+    }
+    fn version(&self) -> &'static str {
+        VERSION
+    }
+    fn check_params(&self, p: &serde_json::Value) -> Result<(), String> {
+        params::<NoParams>(p).map(|_| ())
+    }
+    fn identity(&self, task: &Task, _params: &serde_json::Value, env: &Env) -> String {
+        compile_identity(task, env)
+    }
+    fn cacheable(&self) -> bool {
+        true
+    }
+    fn run(&self, input: &LegInput<'_>) -> LegOutput {
+        let i = match inputs(input) {
+            Ok(i) => i,
+            Err(o) => return o,
+        };
+        run_compile(&i)
+    }
+}
+
+fn run_compile(i: &Inputs<'_>) -> LegOutput {
+    if let Err(f) = compile(i.env, i.task, &i.task.reference_source, Who::Reference) {
+        return failed(f);
+    }
+    match compile(i.env, i.task, i.source, Who::Candidate) {
+        Ok(c) => LegOutput::clean().with_detail(json!({
+            "source_bytes": i.source.len(),
+            "cubin_bytes": c.bytes,
+            "symbol": c.symbols.first(),
+            "compile_s": c.compile_s,
+            "cached": c.cached,
+            "compiler": i.env.compiler_version().unwrap_or("none"),
+            "arch": match Target::of(i.env, i.task) {
+                Ok(Target::HipOnAmd) => i.env.hip_archs().unwrap_or_default().join(","),
+                _ => i.env.config().arch.clone(),
+            },
+            "target": target_label(i.task, i.env),
+        })),
+        Err(f) => failed(f),
+    }
+}

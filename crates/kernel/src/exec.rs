@@ -1,0 +1,215 @@
+//! What the kernel legs share: finding their inputs (the kernel environment, the task, the
+//! extracted source), compiling both kernels, running a harness job on a leased GPU, and
+//! turning the harness's findings into a leg's state and reasons.
+
+use super::env::KernelEnv;
+use super::nvcc::{CompileFailure, Compiled, Who, compile};
+use super::pool::PoolError;
+use crate::KernelTools;
+use aorlta_check::task::{KernelTaskDef, TaskKind};
+use aorlta_check::{LegInput, LegOutput};
+use aorlta_record::kernel::KernelTask;
+use aorlta_record::kernel::expr::eval_count;
+use aorlta_record::kernel::harness::{HARNESS_FORMAT, HarnessJob, HarnessRecord, KernelImage, Party, Work};
+use aorlta_record::{LegState, Reason};
+use std::time::Duration;
+
+/// The inputs every kernel leg needs.
+pub struct Inputs<'a> {
+    /// The kernel environment.
+    pub env: &'a KernelEnv,
+    /// The task.
+    pub task: &'a KernelTaskDef,
+    /// The candidate's source.
+    pub source: &'a str,
+}
+
+/// The kernel environment, the kernel task and the source, or the unsettled output saying
+/// which is missing.
+pub fn inputs<'a>(input: &'a LegInput<'a>) -> Result<Inputs<'a>, LegOutput> {
+    let TaskKind::Kernel(task) = &input.task.kind else {
+        return Err(LegOutput::unsettled(
+            "wrong-task-kind",
+            format!("task {} is not a kernel task", input.task.id),
+        ));
+    };
+    let Some(env) = input.env.kernel() else {
+        return Err(LegOutput::unsettled(
+            "no-kernel-env",
+            "the run config has no `kernel:` section, so no compiler or GPU is set up",
+        ));
+    };
+    let Some(source) = input.extracted else {
+        return Err(LegOutput::unsettled(
+            "no-parsed-kernel",
+            "this leg needs a clean `parse` leg before it",
+        ));
+    };
+    Ok(Inputs { env, task, source })
+}
+
+/// A compile failure as a leg output.
+pub fn failed(f: CompileFailure) -> LegOutput {
+    LegOutput {
+        state: f.state,
+        reasons: vec![Reason::new(f.code, f.detail)],
+        detail: None,
+        extracted: None,
+    }
+}
+
+/// Compiles the reference and the candidate (both cached).
+pub fn compile_both(i: &Inputs<'_>) -> Result<(Compiled, Compiled), LegOutput> {
+    let reference = compile(i.env, i.task, &i.task.reference_source, Who::Reference).map_err(failed)?;
+    let candidate = compile(i.env, i.task, i.source, Who::Candidate).map_err(failed)?;
+    Ok((reference, candidate))
+}
+
+/// The fake device computes on the CPU: every size is scaled down until no buffer holds more
+/// than this many elements.
+const FAKE_MAX_ELEMENTS: u64 = 1 << 14;
+
+/// The task as the fake device runs it: each size's variables halved until every buffer fits.
+pub fn shrink_for_fake(task: &KernelTask) -> KernelTask {
+    let mut t = task.clone();
+    for size in &mut t.sizes {
+        for _ in 0..64 {
+            let longest = task
+                .buffers
+                .iter()
+                .filter_map(|b| eval_count(&b.len, size).ok())
+                .max()
+                .unwrap_or(0);
+            if longest <= FAKE_MAX_ELEMENTS {
+                break;
+            }
+            for v in size.values_mut() {
+                if *v > 1 {
+                    *v = (*v / 2).max(1);
+                }
+            }
+        }
+    }
+    t
+}
+
+/// Runs a job on a leased GPU.
+pub fn run_job(
+    i: &Inputs<'_>,
+    reference: &Compiled,
+    candidate: &Compiled,
+    work: Work,
+    launch_timeout_s: f64,
+    deadline_s: f64,
+) -> Result<HarnessRecord, LegOutput> {
+    let env = i.env;
+    let fake = env.is_fake();
+    let task = if fake {
+        shrink_for_fake(&i.task.spec)
+    } else {
+        i.task.spec.clone()
+    };
+    let leases = env.leases().map_err(|e| LegOutput::unsettled("no-gpu", e))?;
+    let wait = Duration::from_secs_f64(env.config().lease_wait_s);
+    let lease = leases
+        .acquire(wait)
+        .map_err(|e| LegOutput::unsettled("no-gpu-lease", e.to_string()))?;
+    let mut job = HarnessJob {
+        format: HARNESS_FORMAT,
+        id: format!("{}-{}", i.task.spec.id, env.next_job()),
+        task,
+        reference: KernelImage {
+            path: reference.cubin.clone(),
+            symbols: reference.symbols.clone(),
+        },
+        candidate: KernelImage {
+            path: candidate.cubin.clone(),
+            symbols: candidate.symbols.clone(),
+        },
+        record: std::path::PathBuf::new(),
+        launch_timeout_s,
+        work,
+    };
+    let deadline = env.config().job_timeout_s.unwrap_or(deadline_s);
+    let out = env
+        .pool()
+        .run(env, lease, &mut job, Duration::from_secs_f64(deadline));
+    out.map_err(|e| match e {
+        PoolError::Start(code, detail) => LegOutput::unsettled(&code, detail),
+        PoolError::Timeout(s) => LegOutput::broke(
+            "hung",
+            format!("the harness job ran past its {s:.1} s deadline and was killed"),
+        ),
+        PoolError::Crashed(d) => LegOutput::unsettled("harness-crashed", d),
+        PoolError::Io(d) => LegOutput::unsettled("work-dir-error", d),
+    })
+}
+
+/// Candidate codes, most serious first: the first is the leg's main reason.
+const SEVERITY: &[&str] = &[
+    "timed-launch-mismatch",
+    "hung",
+    "device-faulted",
+    "launch-out-of-bounds",
+    "kernel-not-found",
+    "module-load-failed",
+    "launch-failed",
+    "guard-overwritten",
+    "input-mutated",
+    "output-mismatch",
+];
+
+/// The leg output the record's findings call for, or `None` when there are none.
+pub fn findings_outcome(rec: &HarnessRecord) -> Option<LegOutput> {
+    if rec.findings.is_empty() {
+        return None;
+    }
+    let cand: Vec<_> = rec
+        .findings
+        .iter()
+        .filter(|f| f.party == Party::Candidate)
+        .collect();
+    let fault = cand
+        .iter()
+        .any(|f| matches!(f.code.as_str(), "hung" | "device-faulted"));
+    let other: Vec<_> = rec
+        .findings
+        .iter()
+        .filter(|f| f.party != Party::Candidate)
+        .collect();
+    if !(other.is_empty() || fault && rec.context_lost) {
+        let reasons = other
+            .iter()
+            .map(|f| match f.party {
+                Party::Reference => Reason::new(
+                    "reference-broken",
+                    format!("the reference kernel: {}: {}", f.code, f.detail),
+                ),
+                _ => Reason::new(f.code.clone(), f.detail.clone()),
+            })
+            .collect();
+        return Some(LegOutput {
+            state: LegState::Unsettled,
+            reasons,
+            detail: None,
+            extracted: None,
+        });
+    }
+    let mut reasons: Vec<Reason> = Vec::new();
+    for code in SEVERITY {
+        if let Some(f) = cand.iter().find(|f| f.code == *code) {
+            reasons.push(Reason::new(f.code.clone(), f.detail.clone()));
+        }
+    }
+    for f in &cand {
+        if !reasons.iter().any(|r| r.code == f.code) {
+            reasons.push(Reason::new(f.code.clone(), f.detail.clone()));
+        }
+    }
+    Some(LegOutput {
+        state: LegState::Broke,
+        reasons,
+        detail: None,
+        extracted: None,
+    })
+}

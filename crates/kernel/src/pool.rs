@@ -1,0 +1,343 @@
+//! The harness processes: one per leased GPU, started on first use and kept to serve job after
+//! job (creating a CUDA context costs about 0.4 s). A job is a file in the process's spool
+//! folder whose path goes down its standard input; its answer is the record file the job names,
+//! read when it appears (the harness writes it atomically). Standard output is discarded and
+//! standard error goes to a log in the spool; neither is ever parsed.
+//!
+//! A process is replaced after any job that lost its context (a fault or a hang: the harness
+//! exits by itself), after a job that ran past its deadline (it is killed with its process
+//! group), and when it died. Each job loads its own modules and buffers, so one job's result
+//! never depends on another's.
+
+use super::env::KernelEnv;
+use crate::KernelTools;
+use crate::lease::Lease;
+use aorlta_record::kernel::harness::{DeviceInfo, HarnessJob, HarnessReady, HarnessRecord};
+use std::collections::HashMap;
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Longest a harness may take to create its context.
+const READY_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Why a job got no record.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PoolError {
+    /// The harness could not start or open its device: `(code, detail)`, code `no-gpu`,
+    /// `driver-error` or `harness-failed`.
+    #[error("{0}: {1}")]
+    Start(String, String),
+    /// The job ran past its deadline; the process was killed.
+    #[error("the job ran past its {0:.1} s deadline")]
+    Timeout(f64),
+    /// The process died without writing the record.
+    #[error("the harness exited without a record: {0}")]
+    Crashed(String),
+    /// The spool could not be used.
+    #[error("spool: {0}")]
+    Io(String),
+}
+
+struct Proc {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    spool: tempfile::TempDir,
+    device: DeviceInfo,
+}
+
+impl Proc {
+    fn kill(&mut self) {
+        let pgid = self.child.id() as i32;
+        // SAFETY: signals the harness's own process group.
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        let _ = self.child.wait();
+    }
+
+    fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(self.spool.path().join("harness.log")).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().rev().take(5).collect();
+        lines.into_iter().rev().collect::<Vec<_>>().join(" | ")
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        // Closing standard input ends a healthy harness; one that does not end is killed.
+        self.stdin.take();
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_millis(500) {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.kill();
+    }
+}
+
+/// Counts of what the pool did, for benchmarks.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PoolStats {
+    /// Harness processes started.
+    pub started: u64,
+    /// Seconds spent starting them (spawn to ready), summed.
+    pub start_s: f64,
+    /// Processes replaced after a fault, a hang or a crash.
+    pub replaced: u64,
+    /// Jobs answered.
+    pub jobs: u64,
+}
+
+/// Harness processes by GPU ordinal.
+#[derive(Default)]
+pub struct HarnessPool {
+    procs: Mutex<HashMap<u32, Proc>>,
+    stats: Mutex<PoolStats>,
+}
+
+fn wait_file(path: &Path, child: &mut Child, deadline: Instant) -> Result<Option<Vec<u8>>, std::io::Error> {
+    let mut pause = Duration::from_micros(50);
+    loop {
+        if let Ok(b) = std::fs::read(path) {
+            return Ok(Some(b));
+        }
+        if child.try_wait()?.is_some() {
+            // One last look: it may have written the file just before exiting.
+            return Ok(std::fs::read(path).ok());
+        }
+        if Instant::now() >= deadline {
+            return Ok(None);
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(2));
+    }
+}
+
+impl HarnessPool {
+    /// What the pool did so far.
+    pub fn stats(&self) -> PoolStats {
+        self.stats.lock().map(|s| *s).unwrap_or_default()
+    }
+
+    fn start(&self, env: &KernelEnv, gpu: u32) -> Result<Proc, PoolError> {
+        let t0 = Instant::now();
+        let parent = env.work_dir().join("spool");
+        let spool = std::fs::create_dir_all(&parent)
+            .and_then(|_| {
+                tempfile::Builder::new()
+                    .prefix(&format!("gpu{gpu}-"))
+                    .tempdir_in(&parent)
+            })
+            .map_err(|e| PoolError::Io(format!("{}: {e}", parent.display())))?;
+        let log = std::fs::File::create(spool.path().join("harness.log"))
+            .map_err(|e| PoolError::Io(e.to_string()))?;
+        let mut cmd = env.harness_command("serve");
+        cmd.arg("--device")
+            .arg(gpu.to_string())
+            .arg("--spool")
+            .arg(spool.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .process_group(0);
+        let mut child = cmd.spawn().map_err(|e| {
+            PoolError::Start(
+                "harness-failed".into(),
+                format!(
+                    "cannot start the harness {}: {e}",
+                    env.harness().program.display()
+                ),
+            )
+        })?;
+        let stdin = child.stdin.take();
+        let mut proc = Proc {
+            child,
+            stdin,
+            spool,
+            device: DeviceInfo::default(),
+        };
+        let ready_path = proc.spool.path().join("ready.json");
+        let bytes = wait_file(&ready_path, &mut proc.child, Instant::now() + READY_TIMEOUT)
+            .map_err(|e| PoolError::Io(e.to_string()))?;
+        let Some(bytes) = bytes else {
+            let tail = proc.log_tail();
+            proc.kill();
+            return Err(PoolError::Start(
+                "harness-failed".into(),
+                format!("the harness for GPU {gpu} never became ready: {tail}"),
+            ));
+        };
+        let ready: HarnessReady = serde_json::from_slice(&bytes)
+            .map_err(|e| PoolError::Start("harness-failed".into(), e.to_string()))?;
+        if let Some(e) = ready.error {
+            proc.kill();
+            return Err(PoolError::Start(e.code, e.detail));
+        }
+        if ready.build != aorlta_record::BUILD {
+            proc.kill();
+            return Err(PoolError::Start(
+                "harness-mismatch".into(),
+                format!(
+                    "the harness reports build `{}` but this is `{}`: rebuild both (`cargo build --release`)",
+                    ready.build,
+                    aorlta_record::BUILD
+                ),
+            ));
+        }
+        proc.device = ready.device.unwrap_or_default();
+        if let Ok(mut s) = self.stats.lock() {
+            s.started += 1;
+            s.start_s += t0.elapsed().as_secs_f64();
+        }
+        Ok(proc)
+    }
+
+    /// Runs one job on the leased GPU and returns its record. The job's `record` path is set
+    /// here, inside the process's spool. A process that must go (a lost context, a missed
+    /// deadline) is ended by a thread of its own that keeps the lease until the process is gone
+    /// (a hung kernel can keep the device busy for a while after its process was killed), so
+    /// the leg's result does not wait for it, and no other job gets the GPU before it is free.
+    pub fn run(
+        &self,
+        env: &KernelEnv,
+        lease: Lease,
+        job: &mut HarnessJob,
+        deadline: Duration,
+    ) -> Result<HarnessRecord, PoolError> {
+        let gpu = lease.gpu();
+        let existing = self.procs.lock().ok().and_then(|mut m| m.remove(&gpu));
+        let alive = existing.and_then(|mut p| matches!(p.child.try_wait(), Ok(None)).then_some(p));
+        let mut proc = match alive {
+            Some(p) => p,
+            None => self.start(env, gpu)?,
+        };
+        let n = env.next_job();
+        let job_path: PathBuf = proc.spool.path().join(format!("j{n:06}.job.json"));
+        job.record = proc.spool.path().join(format!("j{n:06}.record.json"));
+        let text = serde_json::to_vec(job).map_err(|e| PoolError::Io(e.to_string()))?;
+        std::fs::write(&job_path, text).map_err(|e| PoolError::Io(format!("{}: {e}", job_path.display())))?;
+        let sent = proc
+            .stdin
+            .as_mut()
+            .map(|s| writeln!(s, "{}", job_path.display()).and_then(|_| s.flush()));
+        if !matches!(sent, Some(Ok(()))) {
+            let tail = proc.log_tail();
+            proc.kill();
+            self.note_replaced();
+            return Err(PoolError::Crashed(format!(
+                "the harness's input is closed: {tail}"
+            )));
+        }
+        let got = wait_file(&job.record, &mut proc.child, Instant::now() + deadline);
+        let _ = std::fs::remove_file(&job_path);
+        let bytes = match got {
+            Ok(Some(b)) => b,
+            Ok(None) if matches!(proc.child.try_wait(), Ok(None)) => {
+                self.retire(proc, lease);
+                return Err(PoolError::Timeout(deadline.as_secs_f64()));
+            }
+            Ok(None) => {
+                let status = proc.child.try_wait().ok().flatten();
+                let tail = proc.log_tail();
+                self.retire(proc, lease);
+                return Err(PoolError::Crashed(format!("exit {status:?}: {tail}")));
+            }
+            Err(e) => {
+                self.retire(proc, lease);
+                return Err(PoolError::Io(e.to_string()));
+            }
+        };
+        let _ = std::fs::remove_file(&job.record);
+        let record: HarnessRecord = match serde_json::from_slice(&bytes) {
+            Ok(r) => r,
+            Err(e) => {
+                self.retire(proc, lease);
+                return Err(PoolError::Crashed(format!("unreadable record: {e}")));
+            }
+        };
+        if let Ok(mut s) = self.stats.lock() {
+            s.jobs += 1;
+        }
+        if record.context_lost {
+            self.retire(proc, lease);
+        } else if let Ok(mut m) = self.procs.lock() {
+            m.insert(gpu, proc);
+        }
+        Ok(record)
+    }
+
+    /// Ends a process in a thread of its own, which drops the lease once the process is gone.
+    fn retire(&self, mut proc: Proc, lease: Lease) {
+        self.note_replaced();
+        let retiring = std::thread::Builder::new()
+            .name(format!("retire-gpu{}", lease.gpu()))
+            .spawn(move || {
+                proc.kill();
+                drop(proc);
+                drop(lease);
+            });
+        if let Err(e) = retiring {
+            eprintln!("aorlta: cannot start a thread to end a harness process: {e}");
+        }
+    }
+
+    fn note_replaced(&self) {
+        if let Ok(mut s) = self.stats.lock() {
+            s.replaced += 1;
+        }
+    }
+
+    /// The device of the process serving `gpu`, if one is running.
+    pub fn device(&self, gpu: u32) -> Option<DeviceInfo> {
+        self.procs.lock().ok()?.get(&gpu).map(|p| p.device.clone())
+    }
+
+    /// Starts a harness process for every GPU of the lease set that has none, each under its GPU's
+    /// lease (so starting one never disturbs another process's job on that GPU), in background
+    /// threads: the processes' contexts are made while the run's first candidates compile.
+    /// GPUs whose lease is taken elsewhere are skipped; a start that fails is left to the first
+    /// job, which reports it.
+    pub fn warm(env: &std::sync::Arc<aorlta_check::Env>) {
+        let Some(kernel) = env.kernel() else { return };
+        let Ok(leases) = kernel.leases() else { return };
+        for _ in leases.gpus() {
+            let env = std::sync::Arc::clone(env);
+            let spawned = std::thread::Builder::new()
+                .name("harness-warm".into())
+                .spawn(move || {
+                    let Some(env) = env.kernel() else { return };
+                    let Ok(Some(lease)) = env
+                        .leases()
+                        .and_then(|l| l.try_acquire().map_err(|e| e.to_string()))
+                    else {
+                        return;
+                    };
+                    let pool = env.pool();
+                    let gpu = lease.gpu();
+                    if pool.procs.lock().map(|m| m.contains_key(&gpu)).unwrap_or(true) {
+                        return;
+                    }
+                    if let Ok(proc) = pool.start(env, gpu)
+                        && let Ok(mut m) = pool.procs.lock()
+                    {
+                        m.insert(gpu, proc);
+                    }
+                    drop(lease);
+                });
+            if spawned.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Ends every process (closing their input).
+    pub fn shutdown(&self) {
+        if let Ok(mut m) = self.procs.lock() {
+            m.clear();
+        }
+    }
+}

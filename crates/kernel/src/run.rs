@@ -1,0 +1,150 @@
+//! `kernel-run` (leg `ref.native`): correctness on the GPU. Both kernels compiled (cached),
+//! fresh input seeds drawn from the run's secret (recorded in the detail after the run), every
+//! listed size on every seed, through the harness's correctness plan ([`aorlta_gpu`'s `check`
+//! module, run as a process]). Clean when every output matches the reference within tolerance,
+//! every guard band is intact and every input is unchanged.
+//!
+//! Broke: `output-mismatch`, `guard-overwritten`, `input-mutated`, `device-faulted`, `hung`,
+//! `launch-out-of-bounds`, `launch-failed`, `module-load-failed`, `kernel-not-found` and the
+//! compile codes. Unsettled: `reference-broken`, `no-gpu`, `no-gpu-lease`, `driver-error`,
+//! `harness-crashed`, `out-of-memory`, `bad-task`, and the compile leg's unsettled codes.
+
+use super::exec::{compile_both, findings_outcome, inputs, run_job};
+use aorlta_check::params;
+use aorlta_check::task::Task;
+use aorlta_check::{Adapter, Env, LegInput, LegOutput};
+use aorlta_record::kernel::harness::{CheckWork, HARNESS_FORMAT, Work};
+use serde::Deserialize;
+use serde_json::json;
+
+/// Bumped whenever the run leg's results can change.
+pub const VERSION: &str = "1";
+
+/// Parameters of `kernel-run`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
+pub struct RunParams {
+    /// Input seeds per size (1 to 32).
+    pub seeds: usize,
+    /// Size indices to check; every size of the task when absent.
+    pub sizes: Option<Vec<usize>>,
+    /// A launch still running after this many seconds is `hung`.
+    pub launch_timeout_s: f64,
+}
+
+impl Default for RunParams {
+    fn default() -> Self {
+        RunParams {
+            seeds: 3,
+            sizes: None,
+            launch_timeout_s: 10.0,
+        }
+    }
+}
+
+fn check(p: &RunParams) -> Result<(), String> {
+    if !(1..=32).contains(&p.seeds) {
+        return Err("`seeds` must be 1 to 32".into());
+    }
+    if p.launch_timeout_s.is_nan() || p.launch_timeout_s <= 0.0 {
+        return Err("`launch-timeout-s` must be positive".into());
+    }
+    Ok(())
+}
+
+/// `kernel-run`.
+pub struct KernelRun;
+
+/// What can change a harness leg's result besides its parameters: the compile identity
+/// (compiler, architecture, reference) and the harness's record format.
+pub fn harness_identity(task: &Task, env: &Env) -> String {
+    format!(
+        "{};harness-format={}.{}",
+        super::compile::compile_identity(task, env),
+        HARNESS_FORMAT.major,
+        HARNESS_FORMAT.minor
+    )
+}
+
+impl Adapter for KernelRun {
+    fn name(&self) -> &'static str {
+        "kernel-run"
+    }
+    fn version(&self) -> &'static str {
+        VERSION
+    }
+    fn check_params(&self, p: &serde_json::Value) -> Result<(), String> {
+        check(&params::<RunParams>(p)?)
+    }
+    fn identity(&self, task: &Task, _params: &serde_json::Value, env: &Env) -> String {
+        harness_identity(task, env)
+    }
+    fn cacheable(&self) -> bool {
+        true
+    }
+    fn run(&self, input: &LegInput<'_>) -> LegOutput {
+        let p: RunParams = match params(input.params) {
+            Ok(p) => p,
+            Err(e) => return LegOutput::unsettled("bad-params", e),
+        };
+        let i = match inputs(input) {
+            Ok(i) => i,
+            Err(o) => return o,
+        };
+        let (reference, candidate) = match compile_both(&i) {
+            Ok(c) => c,
+            Err(o) => return o,
+        };
+        let n_sizes = i.task.spec.sizes.len();
+        let sizes = p.sizes.clone().unwrap_or_else(|| (0..n_sizes).collect());
+        if let Some(bad) = sizes.iter().find(|s| **s >= n_sizes) {
+            return LegOutput::unsettled("bad-params", format!("size {bad}: the task has {n_sizes} sizes"));
+        }
+        let purpose = format!(
+            "{}/{}/check",
+            i.task.spec.id,
+            aorlta_check::hash::hash_str(i.source)
+        );
+        let seeds: Vec<u64> = (0..p.seeds).map(|_| i.env.next_seed(&purpose)).collect();
+        let launch_timeout = if i.env.is_fake() {
+            p.launch_timeout_s.min(0.3)
+        } else {
+            p.launch_timeout_s
+        };
+        let launches = (sizes.len() * seeds.len() * 2) as f64;
+        let deadline = 60.0 + launch_timeout * 2.0 + launches * 0.5;
+        let work = Work::Check(CheckWork {
+            sizes: sizes.clone(),
+            seeds: seeds.clone(),
+        });
+        let rec = match run_job(&i, &reference, &candidate, work, launch_timeout, deadline) {
+            Ok(r) => r,
+            Err(o) => return o,
+        };
+        let cases = rec.check.as_ref().map(|c| c.cases.as_slice()).unwrap_or_default();
+        let detail = json!({
+            "seeds": seeds,
+            "sizes": sizes,
+            "cases": cases.len(),
+            "max_abs_err": cases.iter().map(|c| c.max_abs_err).fold(0.0f64, f64::max),
+            "candidate_geometry": cases.first().map(|c| c.candidate),
+            "first_mismatch": cases.iter().find_map(|c| c.first_mismatch.clone()),
+            "device": rec.device.as_ref().map(|d| json!({"name": d.name, "uuid": d.uuid, "driver": d.driver})),
+            "target": super::compile::target_label(i.task, i.env),
+            "harness_s": rec.elapsed_s,
+        });
+        match findings_outcome(&rec) {
+            Some(o) => o.with_detail(detail),
+            None if cases.len() == sizes.len() * seeds.len() => LegOutput::clean().with_detail(detail),
+            None => LegOutput::unsettled(
+                "harness-incomplete",
+                format!(
+                    "the harness ran {} of {} cases and reported nothing",
+                    cases.len(),
+                    sizes.len() * seeds.len()
+                ),
+            )
+            .with_detail(detail),
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! `kernel-time` (leg `ref.speedup`): the candidate timed against the reference on one leased
+//! GPU by the per-launch protocol of docs/VALIDATION.md (the harness's timing plan), then judged
+//! by the timing judge (docs/JUDGE.md). The state and the reason code are the verdict's; a mismatch in any
+//! timed launch is broke `timed-launch-mismatch`, never a speedup.
+//!
+//! The leg's detail is the judge's measurement record (top-level `s` and `ratio`, which the
+//! speedup reward reads) with the harness's facts beside it: order and input seeds, budget and
+//! budget used, device name and UUID, driver and compiler versions, clocks at start and end,
+//! the geometry, the harness's overhead per launch; the raw pairs only with `keep-samples`.
+//!
+//! Parameters: the judge's (`ratio`, `min-floor`, `max-noise`, `min-samples`, `confidence`,
+//! `resamples`, `seed`, `keep-samples`) and the harness's: `pairs` (30), `budget-s` (0.3: the
+//! kernel time, measured by the events, that both kernels together may spend; host-side work
+//! such as restoring inputs is not counted), `size` (0, the primary size), `launch-timeout-s`
+//! (10), `looks` ([10, 16, 24, 30]: the pair counts at which the judge looks and the timing stops
+//! once the verdict is settled, with the error split across the looks; see
+//! [`aorlta_judge::sequential`]). A candidate that cannot finish `min-samples` pairs inside the
+//! budget is `too-slow-to-measure`; a task whose reference takes milliseconds needs a larger
+//! budget.
+
+use super::exec::{compile_both, findings_outcome, inputs, run_job};
+use crate::KernelTools;
+use aorlta_check::task::Task;
+use aorlta_check::{Adapter, Env, LegInput, LegOutput};
+use aorlta_judge::{
+    DEFAULT_LOOKS, JUDGE_VERSION, JudgeParams, Pair, RunFacts, TooSlow, judge_looks, looks_for,
+};
+use aorlta_record::Reason;
+use aorlta_record::kernel::harness::{TimeWork, Work};
+use serde_json::{Map, Value, json};
+
+/// Bumped whenever the timing leg's results can change.
+pub const VERSION: &str = "2";
+
+/// The harness's part of the parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimeParams {
+    /// Pairs to take when the budget allows.
+    pub pairs: usize,
+    /// Kernel seconds both kernels may spend together.
+    pub budget_s: f64,
+    /// Size index to time.
+    pub size: usize,
+    /// A launch still running after this many seconds is `hung`.
+    pub launch_timeout_s: f64,
+    /// Pair counts at which the judge looks and the timing may stop (the last look is `pairs`).
+    pub looks: Vec<usize>,
+    /// The judge's parameters.
+    pub judge: JudgeParams,
+}
+
+impl Default for TimeParams {
+    fn default() -> Self {
+        TimeParams {
+            pairs: 30,
+            budget_s: 0.3,
+            size: 0,
+            launch_timeout_s: 10.0,
+            looks: DEFAULT_LOOKS.to_vec(),
+            judge: JudgeParams::default(),
+        }
+    }
+}
+
+/// Reads the parameters: the harness's keys, the rest the judge's (unknown keys are errors).
+pub fn parse_params(value: &Value) -> Result<TimeParams, String> {
+    let mut map: Map<String, Value> = match value {
+        Value::Null => Map::new(),
+        Value::Object(m) => m.clone(),
+        _ => return Err("parameters must be a mapping".into()),
+    };
+    let mut p = TimeParams::default();
+    let num = |v: Value, key: &str| v.as_f64().ok_or_else(|| format!("`{key}` must be a number"));
+    let count = |v: Value, key: &str| {
+        v.as_u64()
+            .map(|n| n as usize)
+            .ok_or_else(|| format!("`{key}` must be a whole number"))
+    };
+    if let Some(v) = map.remove("pairs") {
+        p.pairs = count(v, "pairs")?;
+    }
+    if let Some(v) = map.remove("budget-s") {
+        p.budget_s = num(v, "budget-s")?;
+    }
+    if let Some(v) = map.remove("size") {
+        p.size = count(v, "size")?;
+    }
+    if let Some(v) = map.remove("launch-timeout-s") {
+        p.launch_timeout_s = num(v, "launch-timeout-s")?;
+    }
+    if let Some(v) = map.remove("looks") {
+        p.looks = serde_json::from_value(v).map_err(|_| "`looks` must be a list of whole numbers")?;
+        if p.looks.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("`looks` must increase".into());
+        }
+    }
+    p.judge = serde_json::from_value(Value::Object(map)).map_err(|e| e.to_string())?;
+    p.judge.validate().map_err(|e| e.to_string())?;
+    if p.pairs < p.judge.min_samples {
+        return Err(format!(
+            "`pairs` ({}) is below `min-samples` ({})",
+            p.pairs, p.judge.min_samples
+        ));
+    }
+    if !(p.budget_s > 0.0 && p.launch_timeout_s > 0.0) {
+        return Err("`budget-s` and `launch-timeout-s` must be positive".into());
+    }
+    Ok(p)
+}
+
+/// `kernel-time`.
+pub struct KernelTime;
+
+impl Adapter for KernelTime {
+    fn name(&self) -> &'static str {
+        "kernel-time"
+    }
+    fn version(&self) -> &'static str {
+        VERSION
+    }
+    fn check_params(&self, p: &Value) -> Result<(), String> {
+        parse_params(p).map(|_| ())
+    }
+    fn identity(&self, task: &Task, _params: &Value, env: &Env) -> String {
+        let host = env.kernel().map(|k| k.host_fingerprint()).unwrap_or_default();
+        format!(
+            "{};judge={JUDGE_VERSION};{host}",
+            super::run::harness_identity(task, env)
+        )
+    }
+    fn cacheable(&self) -> bool {
+        true
+    }
+    fn run(&self, input: &LegInput<'_>) -> LegOutput {
+        let p = match parse_params(input.params) {
+            Ok(p) => p,
+            Err(e) => return LegOutput::unsettled("bad-params", e),
+        };
+        let i = match inputs(input) {
+            Ok(i) => i,
+            Err(o) => return o,
+        };
+        if p.size >= i.task.spec.sizes.len() {
+            return LegOutput::unsettled(
+                "bad-params",
+                format!("size {}: the task has {}", p.size, i.task.spec.sizes.len()),
+            );
+        }
+        let (reference, candidate) = match compile_both(&i) {
+            Ok(c) => c,
+            Err(o) => return o,
+        };
+        let purpose = format!(
+            "{}/{}/time",
+            i.task.spec.id,
+            aorlta_check::hash::hash_str(i.source)
+        );
+        let looks = looks_for(&p.looks, p.judge.min_samples, p.pairs);
+        let work = TimeWork {
+            size: p.size,
+            pairs: p.pairs,
+            min_pairs: p.judge.min_samples,
+            budget_s: p.budget_s,
+            order_seed: i.env.next_seed(&purpose),
+            input_seed: i.env.next_seed(&purpose),
+            keep_launches: p.judge.keep_samples,
+            looks: looks.clone(),
+            judge: serde_json::to_value(&p.judge).unwrap_or_default(),
+        };
+        let launch_timeout = if i.env.is_fake() {
+            p.launch_timeout_s.min(0.3)
+        } else {
+            p.launch_timeout_s
+        };
+        let deadline = 60.0 + 3.0 * p.budget_s + 2.0 * launch_timeout + p.pairs as f64 * 0.5;
+        let rec = match run_job(
+            &i,
+            &reference,
+            &candidate,
+            Work::Time(work.clone()),
+            launch_timeout,
+            deadline,
+        ) {
+            Ok(r) => r,
+            Err(o) => return o,
+        };
+        let facts = json!({
+            "order_seed": work.order_seed,
+            "input_seed": work.input_seed,
+            "pairs_asked": work.pairs,
+            "device": rec.device.as_ref().map(|d| json!({"name": d.name, "uuid": d.uuid, "driver": d.driver, "cuda_driver_api": d.cuda_driver_api})),
+            "compiler": i.env.compiler_version().unwrap_or("none"),
+            "target": super::compile::target_label(i.task, i.env),
+            "harness_s": rec.elapsed_s,
+        });
+        if let Some(o) = findings_outcome(&rec) {
+            let mut d = facts;
+            if let Some(t) = &rec.time {
+                d["timed_pairs_before_stop"] = json!(t.pairs.len());
+            }
+            return o.with_detail(d);
+        }
+        let Some(t) = rec.time else {
+            return LegOutput::unsettled(
+                "harness-incomplete",
+                "the harness returned no timing and no finding",
+            )
+            .with_detail(facts);
+        };
+        let pairs: Vec<Pair> = t
+            .pairs
+            .iter()
+            .map(|q| Pair::new(q.candidate_s, q.reference_s))
+            .collect();
+        let run_facts = RunFacts {
+            throttled: t.throttled,
+            too_slow: t.budget_stop.map(|b| TooSlow {
+                candidate_lower_bound_s: b.candidate_lower_bound_s,
+                reference_median_s: b.reference_median_s,
+                launches_done: b.launches_done,
+                budget_s: t.budget_s,
+            }),
+        };
+        let looked = judge_looks(&pairs, &run_facts, &p.judge, &looks);
+        let m = looked.measurement;
+        let mut detail = match serde_json::to_value(&m) {
+            Ok(Value::Object(o)) => o,
+            _ => Map::new(),
+        };
+        if let Value::Object(f) = facts {
+            detail.extend(f);
+        }
+        let harness = json!({
+            "looks": looked.looks,
+            "settled_at": looked.settled_at,
+            "confidence_per_look": looked.confidence_per_look,
+            "cut": t.cut,
+            "budget_s": t.budget_s,
+            "budget_used_s": t.budget_used_s,
+            "clocks_start": t.clocks_start,
+            "clocks_end": t.clocks_end,
+            "verified_launches": t.verified_launches,
+            "l2_flush_bytes": t.l2_flush_bytes,
+            "candidate_geometry": t.candidate_geometry,
+            "reference_geometry": t.reference_geometry,
+            "overhead": t.overhead,
+            "size": t.size,
+        });
+        if let Value::Object(h) = harness {
+            detail.extend(h);
+        }
+        if p.judge.keep_samples {
+            detail.insert("timed_pairs".into(), json!(t.pairs));
+            detail.insert("launches".into(), json!(t.launches));
+        }
+        LegOutput {
+            state: m.verdict.state(),
+            reasons: vec![Reason::new(m.verdict.code(), m.detail.clone())],
+            detail: Some(Value::Object(detail)),
+            extracted: None,
+        }
+    }
+}
