@@ -51,7 +51,7 @@ fn setup(dir: &Path, pool_lines: usize) -> PathBuf {
 fn aorlta() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_aorlta"));
     // These runs use the SQLite file under their folder, whatever the caller's environment says.
-    c.env_remove(aorlta_core::cache::CACHE_URL_VAR);
+    c.env_remove(aorlta_store::CACHE_URL_VAR);
     c
 }
 
@@ -157,7 +157,7 @@ fn a_killed_run_resumes_without_losing_or_redoing_finished_work() {
         .and_then(|s| s.parse().ok())
         .expect("hit count printed");
     // The store commits in batches: a kill loses at most the rows it had not committed yet.
-    let lost = aorlta_core::cache::MAX_UNCOMMITTED_ROWS;
+    let lost = aorlta_store::MAX_UNCOMMITTED_ROWS;
     assert!(
         hits as usize + lost >= partial,
         "finished work is reused: {hits} hits, {partial} were written, at most {lost} uncommitted"
@@ -280,7 +280,7 @@ fn a_folder_it_may_not_write_is_named_with_permission_denied_once() {
 /// served wholly from what they stored.
 #[test]
 fn two_runs_at_once_share_a_postgres_store() {
-    let Some(server) = aorlta_core::cache::pg_server::TempServer::for_tests() else {
+    let Some(server) = aorlta_pg_server::TempServer::for_tests() else {
         return;
     };
     let url = server.create_db("shared").unwrap();
@@ -535,7 +535,7 @@ fn a_conninfo_is_never_shown_with_its_password() {
     let config = setup(dir.path(), 3);
     let out = aorlta()
         .env(
-            aorlta_core::cache::CACHE_URL_VAR,
+            aorlta_store::CACHE_URL_VAR,
             "host=/nowhere password=s3cret dbname=x",
         )
         .args(["score", "--quiet"])

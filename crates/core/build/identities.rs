@@ -58,7 +58,7 @@ const KERNEL_RUN: &[&str] = &["kernel/src/exec", "kernel/src/pool", "kernel/src/
 const KERNEL_TIME: &[&str] = &["kernel/src/time", "judge/src"];
 
 /// What an entry depends on besides its legs: the reward functions and profiles.
-const ENTRY: &[&str] = &["core/src/reward", "core/src/profile"];
+const ENTRY: &[&str] = &["record/src/contract", "core/src/reward", "core/src/profile"];
 
 /// Files of the rule folders that no result depends on (checked by a test, so that a new file
 /// there is assigned to a list or named here on purpose).

@@ -3,8 +3,6 @@
 //! (`aorlta-check`). Nothing here knows about HTTP or runs a GPU in-process; kernel legs call
 //! the `aorlta-harness` binary and read its record file.
 
-pub mod bench;
-pub mod cache;
 pub mod profile;
 pub mod reward;
 pub mod run;

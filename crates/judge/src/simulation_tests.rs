@@ -1,7 +1,7 @@
 //! Simulated timing runs: the judge's false-positive rate on A/A runs (the same kernel on both
 //! sides) and its power on a real difference, on skewed, heavy-tailed, drifting and quantised
 //! synthetic noise (see [`super::sim`]). The larger reports (false-`faster` rates of each rule,
-//! power near the ratio, cost per judgement) are the `judge` bench: `cargo bench -p aorlta-core
+//! power near the ratio, cost per judgement) are the `judge` bench: `cargo bench -p aorlta-judge
 //! --bench judge`.
 
 use super::sim::{Noise, Scenario, aa_scenarios, verdict_counts};

@@ -7,6 +7,7 @@
 //! - 1.0: first version: leg results, reward entries, Q&A tasks, pools, kernel tasks, harness
 //!   jobs and records.
 
+pub mod contract;
 pub mod entry;
 pub mod kernel;
 pub mod leg;

@@ -125,12 +125,12 @@ impl<'de> Deserialize<'de> for CacheConfig {
             }
 
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                if aorlta_core::cache::CacheSpec::is_url(v) {
+                if aorlta_store::CacheSpec::is_url(v) {
                     Ok(CacheConfig::Postgres { url: v.to_string() })
                 } else {
                     Err(E::custom(format!(
                         "`{}` is not a postgres:// URL; a SQLite file is written {{kind: sqlite, path: FILE}}",
-                        aorlta_core::cache::redact_url(v)
+                        aorlta_store::redact_url(v)
                     )))
                 }
             }

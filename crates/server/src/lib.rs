@@ -9,7 +9,6 @@
 
 pub mod answer;
 pub mod auth;
-pub mod bench;
 pub mod body;
 pub mod config;
 pub mod conn;

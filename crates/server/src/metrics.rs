@@ -49,7 +49,7 @@ pub struct Gauges {
     pub unsent_bytes: usize,
     /// Cache entry lookups that hit and missed, and stored rows rejected (None without a
     /// cache).
-    pub cache: Option<aorlta_core::cache::CacheStats>,
+    pub cache: Option<aorlta_store::CacheStats>,
     /// GPU leases held by this service now.
     pub gpu_leases_held: usize,
 }
@@ -449,7 +449,7 @@ mod tests {
             bodies_reading: 3,
             body_bytes_reading: 4096,
             unsent_bytes: 5000,
-            cache: Some(aorlta_core::cache::CacheStats {
+            cache: Some(aorlta_store::CacheStats {
                 hits: 7,
                 misses: 9,
                 rejected: 1,

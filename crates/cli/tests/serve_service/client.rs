@@ -90,7 +90,7 @@ impl Server {
             .arg(&ready)
             .env("RUST_LOG", "warn")
             // The config names the store and the token, whatever the caller's environment says.
-            .env_remove(aorlta_core::cache::CACHE_URL_VAR)
+            .env_remove(aorlta_store::CACHE_URL_VAR)
             .env_remove("AORLTA_TOKEN")
             .envs(env.iter().copied())
             .stderr(Stdio::from(

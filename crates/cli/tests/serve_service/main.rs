@@ -653,7 +653,7 @@ fn a_kernel_profile_is_served_through_the_harness_on_the_fake_device() {
 /// computed, the other serves from the store, entry for entry.
 #[test]
 fn two_services_share_a_postgres_store() {
-    let Some(pg) = aorlta_core::cache::pg_server::TempServer::for_tests() else {
+    let Some(pg) = aorlta_pg_server::TempServer::for_tests() else {
         return;
     };
     let url = pg.create_db("service").unwrap();

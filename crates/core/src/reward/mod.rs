@@ -8,22 +8,16 @@
 //! [`check_entry`] reads the contract off a finished entry (one found in a store).
 
 pub mod base;
-pub mod entry;
 pub mod speedup;
 
+pub use aorlta_record::contract::{REWARD_MAX, REWARD_MIN, check_entry, parts_in_range};
 pub use base::BaseReward;
-pub use entry::check_entry;
 pub use speedup::SpeedupReward;
 
 use crate::profile::Profile;
 use aorlta_record::{LegResult, LegState, Parts, Reason};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-/// Smallest scored reward.
-pub const REWARD_MIN: f64 = -1.55;
-/// Largest scored reward.
-pub const REWARD_MAX: f64 = 1.0;
 
 /// What a reward function sees.
 pub struct RewardInput<'a> {
@@ -128,15 +122,6 @@ pub fn apply(f: &dyn RewardFn, input: &RewardInput<'_>) -> RewardOutcome {
         )]),
         other => other,
     }
-}
-
-/// True when every part and the sum are in range and finite.
-pub fn parts_in_range(p: &Parts) -> bool {
-    let s = p.sum();
-    (-1.0..=1.0).contains(&p.base)
-        && (-0.5..=0.0).contains(&p.broke_healthy)
-        && (-0.05..=0.0).contains(&p.length)
-        && (REWARD_MIN..=REWARD_MAX).contains(&s)
 }
 
 /// Names of rewarded (non-informational) legs that are unsettled.

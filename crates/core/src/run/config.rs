@@ -3,13 +3,13 @@
 //! are relative to the config file; unknown keys are an error naming the file, line and key, and
 //! so is a pool that is one of the run's own outputs (`rewards.jsonl`, which the run replaces).
 //! The store is
-//! [`crate::cache::CACHE_URL_VAR`] when that is set, else `cache:` (a SQLite file, or a `postgres://` URL),
+//! [`aorlta_store::CACHE_URL_VAR`] when that is set, else `cache:` (a SQLite file, or a `postgres://` URL),
 //! else `<out>/cache.sqlite`.
 
-use crate::cache::{CacheSpec, redact_url};
 use crate::{CoreError, Result};
 use aorlta_check::Env;
 use aorlta_kernel::{KernelEnv, KernelOverrides};
+use aorlta_store::{CacheSpec, redact_url};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -150,7 +150,7 @@ pub struct RunConfig {
     pub out: PathBuf,
     /// Candidates scored at once, 1 to [`MAX_CONCURRENCY`].
     pub concurrency: usize,
-    /// The store: [`crate::cache::CACHE_URL_VAR`] when set, else the config's `cache:` (a SQLite file, or a
+    /// The store: [`aorlta_store::CACHE_URL_VAR`] when set, else the config's `cache:` (a SQLite file, or a
     /// `postgres://` URL), else `<out>/cache.sqlite`.
     pub cache: CacheSpec,
     /// The `kernel:` section, as written (read by the kernel adapters' environment).
@@ -291,7 +291,7 @@ mod tests {
         let c = RunConfig::load(&f).unwrap();
         assert_eq!(c.tasks, vec![dir.path().join("t.jsonl")]);
         assert_eq!(c.pools.len(), 2);
-        if std::env::var_os(crate::cache::CACHE_URL_VAR).is_none() {
+        if std::env::var_os(aorlta_store::CACHE_URL_VAR).is_none() {
             assert_eq!(
                 c.cache,
                 CacheSpec::Sqlite(dir.path().join("o").join("cache.sqlite"))
@@ -388,7 +388,7 @@ mod tests {
 
     #[test]
     fn a_conninfo_for_the_cache_is_refused_without_showing_its_password() {
-        if std::env::var_os(crate::cache::CACHE_URL_VAR).is_some() {
+        if std::env::var_os(aorlta_store::CACHE_URL_VAR).is_some() {
             return;
         }
         let dir = tempfile::tempdir().unwrap();

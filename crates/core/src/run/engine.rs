@@ -13,13 +13,13 @@
 
 mod vet;
 
-use crate::cache::{Cache, CachedLeg, StoredEntry, served};
 use crate::profile::{LegSpec, LoadedProfile};
 use crate::reward::{RewardInput, RewardOutcome, RewardRegistry, apply};
 use aorlta_check::hash::{feed, hash_parts, hash_str};
 use aorlta_check::task::{Task, TaskSet};
 use aorlta_check::{Adapter, Env, LegInput, LegOutput, Registry};
 use aorlta_record::{Candidate, FORMAT_VERSION, LegResult, LegState, Reason, RewardEntry, VersionIdentity};
+use aorlta_store::{Cache, CachedLeg, StoredEntry, served};
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex};

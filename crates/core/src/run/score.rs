@@ -2,7 +2,7 @@
 //! `concurrency` at once, `rewards.jsonl` written in input order as entries complete, then the
 //! summary. Resumable: finished entries are in the cache, so a run started again after a kill
 //! recomputes only what was not finished (and retries what was unsettled), besides the last
-//! rows the store had not committed yet (at most [`crate::cache::MAX_UNCOMMITTED_ROWS`]).
+//! rows the store had not committed yet (at most [`aorlta_store::MAX_UNCOMMITTED_ROWS`]).
 //!
 //! The pool is streamed, never held: a reader thread cuts it into chunks of lines, workers parse
 //! and score a chunk at a time ([`Engine::score_batch`]: one store read for the whole chunk) and
@@ -14,13 +14,13 @@ use super::config::RunConfig;
 use super::engine::{Engine, EngineParts, Scored};
 use super::pool::{candidate, count_lines, is_object, parse_line};
 use super::summary::{Summary, SummaryBuilder};
-use crate::cache::{Cache, CacheStats, Facts, StoredEntry};
 use crate::profile::LoadedProfile;
 use crate::reward::RewardRegistry;
 use crate::{CoreError, Result};
 use aorlta_check::task::{SkippedLine, TaskSet};
 use aorlta_check::{Env, Registry};
 use aorlta_record::{Candidate, PoolLine};
+use aorlta_store::{Cache, CacheStats, Facts, StoredEntry};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};

@@ -1,8 +1,8 @@
 //! A run's summary: counts, scored share, mean reward, pass rate, states per leg and the most
 //! frequent reasons, as JSON, Markdown and a terminal table.
 
-use crate::cache::Facts;
 use aorlta_record::{LegState, RewardEntry};
+use aorlta_store::Facts;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

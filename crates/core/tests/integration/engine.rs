@@ -3,11 +3,11 @@
 
 use aorlta_check::task::{Task, TaskSet};
 use aorlta_check::{Adapter, LegInput, LegOutput, Registry};
-use aorlta_core::cache::{Cache, CacheStats, CachedLeg, EntryCheck, MemoryCache, StoredEntry};
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::reward::RewardRegistry;
 use aorlta_core::run::{Engine, EngineParts};
 use aorlta_record::{Candidate, LegState, QaTask, RewardEntry};
+use aorlta_store::{Cache, CacheStats, CachedLeg, EntryCheck, MemoryCache, StoredEntry};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

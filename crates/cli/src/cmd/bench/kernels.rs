@@ -6,13 +6,13 @@
 //!
 //! With `--pool FILE`, a whole scoring run instead: the pool scored by a run config's profile
 //! and kernel tools with a fresh cache, end-to-end candidates per second, the time split and
-//! the GPUs' busy fraction ([`aorlta_core::bench::PoolReport`]).
+//! the GPUs' busy fraction ([`aorlta_bench::PoolReport`]).
 
 use crate::cmd::validate::EXIT_NO_GPU;
 use anyhow::{Context, bail};
+use aorlta_bench::percentile;
 use aorlta_check::Env;
 use aorlta_check::task::{KernelTaskDef, Task, TaskKind, TaskSet};
-use aorlta_core::bench::percentile;
 use aorlta_core::run::validation::Suite;
 use aorlta_kernel::KernelTools;
 use aorlta_kernel::direct::run_leg;
@@ -75,7 +75,7 @@ fn run_pool(args: &Args, pool: &Path) -> anyhow::Result<ExitCode> {
     config.pools = vec![std::path::absolute(pool)?];
     let scratch = tempfile::Builder::new().prefix("aorlta-bench-pool-").tempdir()?;
     config.out = scratch.path().to_path_buf();
-    config.cache = aorlta_core::cache::CacheSpec::Sqlite(scratch.path().join("cache.sqlite"));
+    config.cache = aorlta_store::CacheSpec::Sqlite(scratch.path().join("cache.sqlite"));
     if let Some(c) = args.concurrency {
         if let Some(why) = aorlta_core::run::config::concurrency_problem(c) {
             anyhow::bail!("--concurrency: {why}");
@@ -116,7 +116,7 @@ fn run_pool(args: &Args, pool: &Path) -> anyhow::Result<ExitCode> {
         .collect::<Result<_, _>>()
         .context("reading the run's rewards")?;
     let completions: Vec<&str> = candidates.iter().map(|c| c.completion.as_str()).collect();
-    let report = aorlta_core::bench::PoolReport::of(&entries, &completions, wall, gpus);
+    let report = aorlta_bench::PoolReport::of(&entries, &completions, wall, gpus);
     print!("{report}");
     print!("{}", done.summary.to_terminal());
     if let Some(p) = &args.json {

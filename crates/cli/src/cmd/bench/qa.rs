@@ -7,9 +7,9 @@
 //! (`--verdicts`) for the differential test against Math-Verify (`scripts/math-verify-diff.sh`).
 
 use anyhow::Context;
-use aorlta_core::bench::qa::MIN_MEASURE;
-use aorlta_core::bench::qa::corpus::{read_corpus, score_corpus};
-use aorlta_core::bench::{builtin_pairs, load_pairs, run_qa};
+use aorlta_bench::qa::MIN_MEASURE;
+use aorlta_bench::qa::corpus::{read_corpus, score_corpus};
+use aorlta_bench::{builtin_pairs, load_pairs, run_qa};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

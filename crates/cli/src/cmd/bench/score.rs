@@ -1,17 +1,17 @@
 //! `aorlta bench score`: `aorlta score` over many distinct Q&A completions, a fresh run and then
 //! the cached rerun, each as its own process, with wall and CPU time and peak memory, for the
 //! SQLite store and for PostgreSQL side by side; exits non-zero when a goal is missed
-//! (`aorlta_core::bench::score`). PostgreSQL is a throwaway server in a temporary folder
+//! (`aorlta_bench::score`). PostgreSQL is a throwaway server in a temporary folder
 //! (durable settings: `fsync` on) unless `--postgres-url` names a running one; without server
 //! binaries its row is left out, saying why.
 
 use anyhow::Context;
-use aorlta_core::bench::score::{
+use aorlta_bench::score::{
     Measured, ScoreBenchReport, StoreRow, Workload, compare_rewards, load_average, run_cache_counts,
     run_measured, write_workload,
 };
-use aorlta_core::cache::CACHE_URL_VAR;
-use aorlta_core::cache::pg_server::{self, TempServer};
+use aorlta_pg_server::TempServer;
+use aorlta_store::CACHE_URL_VAR;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -124,7 +124,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         println!(
             "  postgres: {}; peak memory is aorlta's own, not the server's",
             match &args.postgres_url {
-                Some(u) => format!("the database at {}", aorlta_core::cache::redact_url(u)),
+                Some(u) => format!("the database at {}", aorlta_store::redact_url(u)),
                 None => "a throwaway server on this machine, over a unix socket, fsync on".into(),
             }
         );
@@ -145,7 +145,7 @@ fn postgres(args: &Args, server: &mut Option<TempServer>) -> anyhow::Result<Opti
     if let Some(u) = &args.postgres_url {
         return Ok(Some(u.clone()));
     }
-    if pg_server::find_bin().is_none() {
+    if aorlta_pg_server::find_bin().is_none() {
         return Ok(None);
     }
     eprintln!("postgres: starting a throwaway server …");

@@ -1,14 +1,12 @@
 //! `aorlta bench serve`: throughput and latency of `POST /v1/score` for Q&A batches of 1, 32
 //! and 256 items. Starts the real service (`aorlta serve --config …` on a free loopback port,
 //! as its own process) unless `--addr` names a running one, then drives it with the load
-//! generator in `aorlta_server::bench` over keep-alive connections and prints a table.
+//! generator in `aorlta_bench::serve` over keep-alive connections and prints a table.
 
 use anyhow::Context;
+use aorlta_bench::serve::{LoadReport, get_text, metric, pool_samples, run_load, score_bodies, task_samples};
 use aorlta_check::task::TaskSet;
 use aorlta_server::ServeConfig;
-use aorlta_server::bench::{
-    LoadReport, get_text, metric, pool_samples, run_load, score_bodies, task_samples,
-};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};

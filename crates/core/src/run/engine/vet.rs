@@ -7,9 +7,9 @@
 //! task's entry, is a miss, whatever store it came from.
 
 use super::{Engine, Keyed, blocked_by};
-use crate::cache::StoredEntry;
 use crate::reward::{RewardInput, RewardOutcome, apply};
 use aorlta_record::{LegState, RewardEntry};
+use aorlta_store::StoredEntry;
 
 impl Engine {
     /// The entry found for `k`, parsed (in its stored form), when it is fit to serve; `Err`

@@ -16,7 +16,6 @@ mod suite;
 pub use suite::{Case, Expect, OneOf, RewardExpect, Suite};
 
 use super::{Engine, EngineParts};
-use crate::cache::{Cache, MemoryCache};
 use crate::profile::{LoadedProfile, Profile};
 use crate::reward::RewardRegistry;
 use crate::{CoreError, Result};
@@ -27,6 +26,7 @@ use aorlta_kernel::nvcc::{Who, compile};
 use aorlta_kernel::{KernelEnv, KernelOverrides};
 use aorlta_record::kernel::KernelLanguage;
 use aorlta_record::{Candidate, LegResult, LegState, Reason, RewardEntry};
+use aorlta_store::{Cache, MemoryCache};
 use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -17,7 +17,7 @@ use super::{
     Cache, CacheStats, CachedLeg, Counters, EntryCheck, StoredEntry, checked, key_bytes, storable_entry,
     storable_leg,
 };
-use crate::{CoreError, Result};
+use aorlta_check::{CoreError, Result};
 use aorlta_record::RewardEntry;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use std::collections::HashMap;

@@ -17,7 +17,6 @@
 
 mod check;
 mod memory;
-pub mod pg_server;
 mod postgres;
 mod schema;
 mod sqlite;
@@ -33,7 +32,7 @@ pub use writer::{MAX_BATCH_ROWS, MAX_UNCOMMITTED_ROWS};
 pub(crate) use check::Counters;
 use writer::Table;
 
-use crate::{CoreError, Result};
+use aorlta_check::{CoreError, Result};
 use aorlta_record::{LegState, Reason, RewardEntry};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

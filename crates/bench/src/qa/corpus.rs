@@ -3,11 +3,11 @@
 //! against another verifier (`scripts/math-verify-diff.sh`), and the candidates per second the
 //! whole pipeline reaches.
 
-use crate::CoreError;
-use crate::profile::LoadedProfile;
-use crate::reward::RewardRegistry;
-use crate::run::{Engine, EngineParts};
 use aorlta_check::task::{Task, TaskSet};
+use aorlta_core::CoreError;
+use aorlta_core::profile::LoadedProfile;
+use aorlta_core::reward::RewardRegistry;
+use aorlta_core::run::{Engine, EngineParts};
 use aorlta_record::{Candidate, LegState, QaTask, RewardEntry};
 use serde::{Deserialize, Serialize};
 use std::path::Path;

@@ -9,11 +9,11 @@
 
 pub mod corpus;
 
-use crate::CoreError;
-use crate::run::pool::read_pool;
 use aorlta_answer::extract::{AnswerForm, extract_answer};
 use aorlta_answer::normalise::{Comparison, compare};
 use aorlta_check::task::{TaskKind, TaskSet};
+use aorlta_core::CoreError;
+use aorlta_core::run::pool::read_pool;
 use std::collections::HashMap;
 use std::fmt;
 use std::hint::black_box;

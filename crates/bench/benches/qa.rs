@@ -2,10 +2,10 @@
 //! Q&A example (`examples/qa/tasks.jsonl` and its pools; a built-in list when they are absent)
 //! and the worst extraction and comparison time over pathological completions.
 //!
-//! Run with `cargo bench -p aorlta-core --bench qa` (a `harness = false` target).
+//! Run with `cargo bench -p aorlta-bench --bench qa` (a `harness = false` target).
 #![cfg_attr(test, allow(dead_code, unused_imports))]
 
-use aorlta_core::bench::{builtin_pairs, load_pairs, run_qa};
+use aorlta_bench::{builtin_pairs, load_pairs, run_qa};
 use std::path::Path;
 
 fn main() {

@@ -7,8 +7,8 @@
 //! first run, the rerun at most [`GOAL_RERUN_RATIO`] of the first run's time, and peak memory
 //! under [`GOAL_PEAK_BYTES`].
 
-use crate::run::pool::read_pool;
-use crate::{CoreError, Result};
+use aorlta_core::run::pool::read_pool;
+use aorlta_core::{CoreError, Result};
 use std::collections::HashSet;
 use std::fmt;
 use std::io::{BufRead, Write};

@@ -1,10 +1,26 @@
-//! The reward contract read off one finished entry, with nothing else at hand: what an entry
-//! found in a store must keep before it is served (the engine checks the rest against its
-//! profile, task and candidate). Every entry the reward functions make keeps it (a property
-//! test in `contract_tests.rs`).
+//! The reward contract read off one finished entry, with nothing else at hand: its ranges, and
+//! what an entry found in a store must keep before it is served (the engine checks the rest
+//! against its profile, task and candidate). Every entry `aorlta-core`'s reward functions make
+//! keeps it (a property test there, `reward/contract_tests.rs`); the store checks every entry
+//! it reads against it.
 
-use super::{REWARD_MAX, REWARD_MIN, parts_in_range};
-use aorlta_record::{FORMAT_VERSION, LegState, RewardEntry};
+use crate::{FORMAT_VERSION, LegState, Parts, RewardEntry};
+
+/// Smallest scored reward.
+pub const REWARD_MIN: f64 = -1.55;
+/// Largest scored reward.
+pub const REWARD_MAX: f64 = 1.0;
+
+/// True when every part and the sum are in range and finite: `base` in [-1, 1],
+/// `broke_healthy` in [-0.5, 0], `length` in [-0.05, 0], the sum in
+/// [[`REWARD_MIN`], [`REWARD_MAX`]].
+pub fn parts_in_range(p: &Parts) -> bool {
+    let s = p.sum();
+    (-1.0..=1.0).contains(&p.base)
+        && (-0.5..=0.0).contains(&p.broke_healthy)
+        && (-0.05..=0.0).contains(&p.length)
+        && (REWARD_MIN..=REWARD_MAX).contains(&s)
+}
 
 /// `Err` with the first rule `e` breaks:
 /// - it follows this build's record format (its major);
@@ -68,7 +84,7 @@ pub fn check_entry(e: &RewardEntry) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use aorlta_record::{LegResult, Parts, Reason, VersionIdentity};
+    use crate::{LegResult, Reason, VersionIdentity};
 
     fn scored(base: f64, length: f64) -> RewardEntry {
         let parts = Parts {

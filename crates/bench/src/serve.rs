@@ -59,9 +59,9 @@ impl LoadReport {
     }
 }
 
-/// Nearest-rank percentile of sorted values ([`aorlta_core::bench::percentile`]); zero when empty.
+/// Nearest-rank percentile of sorted values ([`crate::percentile`]); zero when empty.
 pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    aorlta_core::bench::percentile(sorted, p).unwrap_or(Duration::ZERO)
+    crate::percentile(sorted, p).unwrap_or(Duration::ZERO)
 }
 
 /// A (task id, completion) pair to build requests from.

@@ -13,7 +13,7 @@ use super::{
     Cache, CacheStats, CachedLeg, Counters, EntryCheck, StoredEntry, checked, key_bytes, storable_entry,
     storable_leg,
 };
-use crate::{CoreError, Result};
+use aorlta_check::{CoreError, Result};
 use aorlta_record::RewardEntry;
 use rusqlite::{Connection, TransactionBehavior, params};
 use std::collections::HashMap;

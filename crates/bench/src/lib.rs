@@ -5,6 +5,7 @@
 pub mod kernels;
 pub mod qa;
 pub mod score;
+pub mod serve;
 
 pub use kernels::PoolReport;
 pub use qa::{QaBenchReport, builtin_pairs, load_pairs, run_qa};

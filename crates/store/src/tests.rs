@@ -532,7 +532,7 @@ fn a_sqlite_file_from_before_versioning_is_adopted_and_a_newer_one_is_refused() 
 /// where there are no server binaries and `CI` is unset).
 #[test]
 fn postgres_cache_contract_persistence_bits_and_two_writers() {
-    let Some(server) = pg_server::TempServer::for_tests() else {
+    let Some(server) = aorlta_pg_server::TempServer::for_tests() else {
         return;
     };
     let url = server.create_db("contract").unwrap();
@@ -558,7 +558,7 @@ fn postgres_cache_contract_persistence_bits_and_two_writers() {
 
 #[test]
 fn postgres_schema_versions_and_errors_that_name_the_url_without_its_password() {
-    let Some(server) = pg_server::TempServer::for_tests() else {
+    let Some(server) = aorlta_pg_server::TempServer::for_tests() else {
         return;
     };
     let url = server.create_db("schema").unwrap();
@@ -631,7 +631,7 @@ fn pg_exec(url: &str, statements: &[(&str, u64)]) {
 /// same read are answered), counted as rejected, and replaced by the result put in its place.
 #[test]
 fn postgres_rows_damaged_or_edited_are_misses_and_replaced() {
-    let Some(server) = pg_server::TempServer::for_tests() else {
+    let Some(server) = aorlta_pg_server::TempServer::for_tests() else {
         return;
     };
     let url = server.create_db("damaged").unwrap();
@@ -702,7 +702,7 @@ fn postgres_rows_damaged_or_edited_are_misses_and_replaced() {
 /// rows dropped: computed again, never used unchecked.
 #[test]
 fn postgres_store_of_schema_1_loses_its_unchecked_rows() {
-    let Some(server) = pg_server::TempServer::for_tests() else {
+    let Some(server) = aorlta_pg_server::TempServer::for_tests() else {
         return;
     };
     let url = server.create_db("v1").unwrap();
