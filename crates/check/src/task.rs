@@ -4,6 +4,7 @@ use crate::error::{CoreError, Result};
 use crate::hash::hash_parts;
 use aorlta_record::QaTask;
 use aorlta_record::kernel::KernelTask;
+use aorlta_record::kernel::mangle::Signature;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -22,6 +23,8 @@ pub enum TaskKind {
 pub struct KernelTaskDef {
     /// The task spec as written.
     pub spec: KernelTask,
+    /// Its `signature`, read when the task loaded.
+    pub signature: Signature,
     /// The folder the task file is in (paths in the spec are relative to it).
     pub dir: PathBuf,
     /// The reference kernel's source.
@@ -33,18 +36,8 @@ pub struct KernelTaskDef {
 impl KernelTaskDef {
     /// The kernel's name: the identifier before the `(` of the signature.
     pub fn kernel_name(&self) -> &str {
-        kernel_name_of(&self.spec.signature)
+        self.signature.name()
     }
-}
-
-/// The identifier just before the first `(` of a C++ declaration.
-pub fn kernel_name_of(signature: &str) -> &str {
-    let head = signature.split('(').next().unwrap_or("").trim_end();
-    let start = head
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map(|i| i + 1)
-        .unwrap_or(0);
-    &head[start..]
 }
 
 /// One task.
@@ -75,12 +68,8 @@ impl Task {
         let reference_source = std::fs::read_to_string(&ref_path).map_err(|e| {
             CoreError::invalid(origin, format!("field `reference`: {}: {e}", ref_path.display()))
         })?;
-        if kernel_name_of(&spec.signature).is_empty() {
-            return Err(CoreError::invalid(
-                origin,
-                "field `signature`: no kernel name before `(`",
-            ));
-        }
+        let signature = Signature::parse(&spec.signature)
+            .map_err(|e| CoreError::invalid(origin, format!("field `signature`: {}", e.message)))?;
         let reference_hash = crate::hash::hash_str(&reference_source);
         let json = serde_json::to_string(&spec).expect("a KernelTask serialises");
         let hash = hash_parts([b"kernel".as_slice(), json.as_bytes(), reference_hash.as_bytes()]);
@@ -89,6 +78,7 @@ impl Task {
             hash,
             kind: TaskKind::Kernel(Box::new(KernelTaskDef {
                 spec,
+                signature,
                 dir: dir.to_path_buf(),
                 reference_source,
                 reference_hash,
@@ -235,16 +225,42 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kernel_names() {
-        assert_eq!(
-            kernel_name_of("void transpose(const float* in, float* out)"),
-            "transpose"
+    fn a_kernel_signature_is_read_when_the_task_loads_and_a_bad_one_is_refused_there() {
+        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels/tasks");
+        let text = std::fs::read_to_string(example.join("vector_add.yaml")).unwrap();
+        let reference = example.join("../reference/vector_add.cu");
+        let text = text.replace(
+            "reference: ../reference/vector_add.cu",
+            &format!("reference: {}", reference.display()),
         );
-        assert_eq!(
-            kernel_name_of("__global__ void  vector_add (int n)"),
-            "vector_add"
-        );
-        assert_eq!(kernel_name_of("(int n)"), "");
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("good.yaml");
+        std::fs::write(&good, &text).unwrap();
+        let (set, _) = TaskSet::load(&good).unwrap();
+        let TaskKind::Kernel(k) = &set.get("vector_add").unwrap().kind else {
+            panic!("a kernel task")
+        };
+        assert_eq!(k.kernel_name(), "vector_add");
+        assert_eq!(k.signature.mangled(), "_Z10vector_addPKfS0_Pfi");
+        assert_eq!(k.signature.params().len(), 4);
+        for (bad, says) in [
+            ("int vector_add(", "no `)`"),
+            ("int vector_add(int n)", "returns `void`"),
+            ("void (int n)", "no kernel name"),
+        ] {
+            let path = dir.path().join("bad.yaml");
+            let edited = text.replace(
+                "signature: \"void vector_add(const float* a, const float* b, float* c, int n)\"",
+                &format!("signature: \"{bad}\""),
+            );
+            assert_ne!(edited, text);
+            std::fs::write(&path, edited).unwrap();
+            let err = TaskSet::load(&path).unwrap_err().to_string();
+            assert!(
+                err.contains("bad.yaml") && err.contains("field `signature`") && err.contains(says),
+                "{bad}: {err}"
+            );
+        }
     }
 
     #[test]

@@ -26,7 +26,6 @@ use aorlta_check::hash::hash_parts;
 use aorlta_check::task::KernelTaskDef;
 use aorlta_record::LegState;
 use aorlta_record::kernel::fake::FakeImage;
-use aorlta_record::kernel::mangle::kernel_symbols;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -153,11 +152,6 @@ pub fn compile(
     }
 }
 
-fn symbols_of(task: &KernelTaskDef) -> Result<Vec<String>, CompileFailure> {
-    kernel_symbols(&task.spec.signature)
-        .map_err(|e| CompileFailure::unsettled("bad-task", format!("task {}: {e}", task.spec.id)))
-}
-
 fn store(env: &KernelEnv, key: &str, bytes: &[u8]) -> Result<PathBuf, CompileFailure> {
     let dir = env.work_dir().join("cubins");
     let path = dir.join(format!("{key}.cubin"));
@@ -175,7 +169,7 @@ fn store(env: &KernelEnv, key: &str, bytes: &[u8]) -> Result<PathBuf, CompileFai
 }
 
 fn check_cubin(task: &KernelTaskDef, bytes: &[u8]) -> Result<Vec<String>, CompileFailure> {
-    let wanted = symbols_of(task)?;
+    let wanted = task.signature.symbols();
     let syms = elf::symbols(bytes).map_err(|e| CompileFailure::broke("compile-error", e.to_string()))?;
     if syms.iter().any(|s| s.name == "vprintf" && !s.defined) {
         return Err(CompileFailure::broke(
@@ -192,8 +186,8 @@ fn check_cubin(task: &KernelTaskDef, bytes: &[u8]) -> Result<Vec<String>, Compil
             "kernel-not-found",
             format!(
                 "the code object defines no kernel `{}` with the task's signature `{}` (looked for {})",
-                aorlta_check::task::kernel_name_of(&task.spec.signature),
-                task.spec.signature,
+                task.signature.name(),
+                task.signature.text(),
                 wanted.join(", ")
             ),
         ));
@@ -417,7 +411,7 @@ fn fake_compile(
         }
         None => {}
     }
-    let wanted = symbols_of(task)?;
+    let wanted = task.signature.symbols();
     let img = image_of(&spec, task, wanted.clone());
     if !img.symbols.iter().any(|s| wanted.contains(s)) {
         return Err(CompileFailure::broke(

@@ -45,6 +45,7 @@ pub(crate) fn task(signature: &str, reference: &str) -> KernelTaskDef {
     }))
     .unwrap();
     KernelTaskDef {
+        signature: aorlta_record::kernel::mangle::Signature::parse(signature).unwrap(),
         spec,
         dir: PathBuf::from("."),
         reference_source: reference.to_string(),

@@ -17,7 +17,7 @@ pub mod bundle;
 pub mod msgpack;
 
 use super::elf;
-use aorlta_record::kernel::mangle::{ParamKind, kernel_symbols, parameters};
+use aorlta_record::kernel::mangle::{ParamKind, Signature};
 use msgpack::Value;
 use object::LittleEndian;
 use object::elf::FileHeader64;
@@ -305,15 +305,14 @@ fn scalar_size(code: &str) -> Option<u64> {
 /// its metadata and its descriptor's symbol, makes no host call (device `printf`), and passes
 /// the explicit arguments the signature declares. A failure is a result code and a detail:
 /// `compile-error` (no code object, or none for a wanted processor), `device-printf`,
-/// `kernel-not-found`, `signature-mismatch`, or `bad-task` (a signature that cannot be
-/// mangled).
+/// `kernel-not-found` or `signature-mismatch`.
 pub fn check_kernel(
     objects: &[CodeObject],
-    signature: &str,
+    signature: &Signature,
     wanted_archs: &[String],
 ) -> Result<CheckedKernel, (&'static str, String)> {
-    let wanted = kernel_symbols(signature).map_err(|e| ("bad-task", e.to_string()))?;
-    let params = parameters(signature).map_err(|e| ("bad-task", e.to_string()))?;
+    let wanted = signature.symbols();
+    let params = signature.params();
     if objects.is_empty() {
         return Err((
             "compile-error",
@@ -374,9 +373,10 @@ pub fn check_kernel(
             return Err((
                 "kernel-not-found",
                 format!(
-                    "the {} code object defines no kernel `{}` with the task's signature `{signature}` (looked for {}; it defines {})",
+                    "the {} code object defines no kernel `{}` with the task's signature `{}` (looked for {}; it defines {})",
                     o.target,
-                    aorlta_check::task::kernel_name_of(signature),
+                    signature.name(),
+                    signature.text(),
                     symbol.map_or_else(|| wanted.join(", "), |s| s.clone()),
                     if names.is_empty() {
                         "none".to_string()
@@ -387,7 +387,7 @@ pub fn check_kernel(
             ));
         };
         symbol = Some(s);
-        check_args(&o.target, &kernel, &params).map_err(|m| ("signature-mismatch", m))?;
+        check_args(&o.target, &kernel, params).map_err(|m| ("signature-mismatch", m))?;
         targets.push(TargetKernel {
             target: o.target.clone(),
             kernel,

@@ -140,12 +140,15 @@ pub fn check_code_object(
 ) -> Result<Vec<String>, CompileFailure> {
     let objects = super::amdgpu::code_objects(bytes)
         .map_err(|e| CompileFailure::broke("compile-error", e.to_string()))?;
-    let checked = super::amdgpu::check_kernel(&objects, &task.spec.signature, archs)
+    let checked = super::amdgpu::check_kernel(&objects, &task.signature, archs)
         .map_err(|(code, detail)| CompileFailure::broke(code, detail))?;
     let mut order = vec![checked.symbol.clone()];
-    let all = aorlta_record::kernel::mangle::kernel_symbols(&task.spec.signature)
-        .map_err(|e| CompileFailure::unsettled("bad-task", format!("task {}: {e}", task.spec.id)))?;
-    order.extend(all.into_iter().filter(|s| *s != checked.symbol));
+    order.extend(
+        task.signature
+            .symbols()
+            .into_iter()
+            .filter(|s| *s != checked.symbol),
+    );
     Ok(order)
 }
 

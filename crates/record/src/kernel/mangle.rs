@@ -42,6 +42,57 @@ enum Ty {
     Reference(Box<Ty>),
 }
 
+/// A kernel signature read once, when its task loads: the text as written, the kernel's name,
+/// its Itanium-mangled symbol and its parameters. The checks take this form and never read the
+/// text again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signature {
+    text: String,
+    name: String,
+    mangled: String,
+    params: Vec<Param>,
+}
+
+impl Signature {
+    /// Reads a declared signature (`void vector_add(const float* a, …, int n)`).
+    pub fn parse(signature: &str) -> Result<Self, MangleError> {
+        let (name, mangled) = mangle(signature)?;
+        let params = parameters(signature)?;
+        Ok(Signature {
+            text: signature.to_string(),
+            name,
+            mangled,
+            params,
+        })
+    }
+
+    /// The signature as written in the task.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The kernel's name (`vector_add`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The Itanium-mangled symbol (`_Z10vector_addPKfS0_Pfi`).
+    pub fn mangled(&self) -> &str {
+        &self.mangled
+    }
+
+    /// Every symbol a kernel of this signature may have: the mangled one, then the plain name
+    /// (an `extern "C"` kernel).
+    pub fn symbols(&self) -> Vec<String> {
+        vec![self.mangled.clone(), self.name.clone()]
+    }
+
+    /// The parameters, in order.
+    pub fn params(&self) -> &[Param] {
+        &self.params
+    }
+}
+
 /// The kernel's name and its Itanium-mangled symbol, e.g. for
 /// `void vector_add(const float* a, const float* b, float* c, int n)`:
 /// `("vector_add", "_Z10vector_addPKfS0_Pfi")`.
@@ -58,7 +109,11 @@ pub fn mangle(signature: &str) -> Result<(String, String), MangleError> {
     }
     let head = &stripped[..open];
     let words: Vec<&str> = head.split_whitespace().collect();
-    let name = words.last().copied().ok_or_else(|| err("no kernel name"))?;
+    let name = words
+        .last()
+        .copied()
+        .filter(|w| *w != "void")
+        .ok_or_else(|| err("no kernel name"))?;
     if !is_ident(name) {
         return Err(err("the kernel name is not an identifier"));
     }
