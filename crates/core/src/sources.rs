@@ -119,7 +119,7 @@ mod tests {
             ),
             ("answer/src/normalise/number.rs", &["NORMALISED_MATCH", "ALL"]),
             (
-                "kernel/src/nvcc.rs",
+                "kernel/src/compiler/nvcc.rs",
                 &["KERNEL_COMPILE", "KERNEL_RUN", "KERNEL_TIME", "ALL"],
             ),
             (

@@ -9,7 +9,7 @@
 //! installs all three).
 
 use aorlta_check::task::{KernelTaskDef, TaskKind, TaskSet};
-use aorlta_kernel::nvcc::{Who, compile};
+use aorlta_kernel::compiler::{Who, compile};
 use aorlta_kernel::{KernelConfig, KernelEnv, Platform};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

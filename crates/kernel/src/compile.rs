@@ -1,14 +1,15 @@
 //! `kernel-compile` (leg `compile`): the candidate's kernel source, alone, compiled into a code
-//! object by [`super::nvcc`], after the reference (a reference that does not compile makes the
+//! object by [`crate::compiler`], after the reference (a reference that does not compile makes the
 //! leg unsettled). Broke: `source-too-large`, `include-forbidden`, `compile-error`,
 //! `compile-timeout`, `compile-memory`, `compile-output-too-large`, `device-printf`,
 //! `kernel-not-found`. Unsettled: `no-compiler`, `reference-compile-failed`,
 //! `compile-sandbox-unavailable`, `compile-dependencies-missing`.
 
 use super::exec::{Inputs, failed, inputs};
-use super::hip::{self, Target};
-use super::nvcc::{Who, compile};
 use crate::KernelTools;
+use crate::compiler::Target;
+use crate::compiler::{Who, compile};
+use crate::hip;
 use aorlta_check::params;
 use aorlta_check::task::{Task, TaskKind};
 use aorlta_check::{Adapter, Env, LegInput, LegOutput};
@@ -38,7 +39,7 @@ pub fn compile_identity(task: &Task, env: &Env) -> String {
             k.config().arch,
             target_identity(task, k),
             k.config().max_source_bytes,
-            super::policy::ALLOWED_HEADERS.join(","),
+            crate::compiler::policy::ALLOWED_HEADERS.join(","),
             k.is_fake(),
         ),
         None => format!("no-kernel-env;reference={reference}"),

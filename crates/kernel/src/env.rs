@@ -4,11 +4,11 @@
 //! cache, the secret that input seeds are drawn from, and (with the fake device) the registered
 //! fake behaviours.
 
-use super::compile_cache::CompileCache;
 use super::config::{GpuSet, KernelConfig, Platform};
 use super::fake::FakeSpec;
-use super::nvcc::nvcc_version;
 use super::pool::HarnessPool;
+use crate::compiler::cache::CompileCache;
+use crate::compiler::nvcc::nvcc_version;
 use crate::lease::LeaseSet;
 use aorlta_check::Env;
 use aorlta_check::error::{CoreError, Result};
@@ -406,7 +406,7 @@ impl KernelEnv {
                     (Platform::Nvidia, None, _) => {
                         Err("no nvcc found (set kernel.nvcc or AORLTA_NVCC)".into())
                     }
-                    (Platform::Amd, _, Some(p)) => super::hip::hipcc_version(p),
+                    (Platform::Amd, _, Some(p)) => crate::compiler::hipcc::hipcc_version(p),
                     (Platform::Amd, _, None) => {
                         Err("no hipcc found (set kernel.hipcc or AORLTA_HIPCC)".into())
                     }

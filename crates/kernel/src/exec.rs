@@ -3,9 +3,9 @@
 //! turning the harness's findings into a leg's state and reasons.
 
 use super::env::KernelEnv;
-use super::nvcc::{CompileFailure, Compiled, Who, compile};
 use super::pool::PoolError;
 use crate::KernelTools;
+use crate::compiler::{CompileFailure, Compiled, Who, compile};
 use aorlta_check::task::{KernelTaskDef, TaskKind};
 use aorlta_check::{LegInput, LegOutput};
 use aorlta_record::kernel::KernelTask;

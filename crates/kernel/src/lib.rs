@@ -1,16 +1,16 @@
-//! The kernel adapters and their environment: `kernel-compile` (leg `compile`), `kernel-run`
-//! (leg `ref.native`, correctness) and `kernel-time` (leg `ref.speedup`, timing), with the
-//! compiler driver ([`nvcc`]), the compiler's sandbox ([`sandbox`]), what of its output a client
-//! may read ([`diagnostic`]), the source policy ([`policy`]), the harness processes
-//! ([`pool`]), the GPU leases ([`lease`]) and the fake device's behaviours
-//! ([`fake`]). A run config's `kernel:` section ([`KernelConfig`]) builds the [`KernelEnv`] that
-//! every leg shares.
+//! AORLTA's kernel lane: the adapters `kernel-compile` (leg `compile`, [`compile`]),
+//! `kernel-run` (leg `ref.native`, correctness, [`run`]) and `kernel-time` (leg `ref.speedup`,
+//! timing, [`time`]), over two seams: the compile ([`compiler`]: a driver with its policy, cache
+//! key and cache; one toolchain per compiler; one sandboxed process) and the harness
+//! ([`exec`] builds its job, [`pool`] keeps its processes, [`lease`] its GPUs). The code-object
+//! readers ([`elf`], [`amdgpu`]), the HIP portability header ([`hip`]) and the fake device's
+//! behaviours ([`fake`]) serve them. A run config's `kernel:` section ([`KernelConfig`]) builds
+//! the [`KernelEnv`] that every leg shares.
 
 pub mod amdgpu;
 pub mod compile;
-pub mod compile_cache;
+pub mod compiler;
 pub mod config;
-pub mod diagnostic;
 pub mod direct;
 pub mod elf;
 pub mod env;
@@ -18,11 +18,8 @@ pub mod exec;
 pub mod fake;
 pub mod hip;
 pub mod lease;
-pub mod nvcc;
-pub mod policy;
 pub mod pool;
 pub mod run;
-pub mod sandbox;
 pub mod time;
 
 pub use compile::KernelCompile;

@@ -3,8 +3,8 @@
 //! cubins, and of the harness pool's deadline and crash handling with stand-in harness scripts.
 
 use super::env::KernelEnv;
-use super::nvcc::{Who, compile};
 use super::{KernelConfig, elf};
+use crate::compiler::{Who, compile};
 use aorlta_check::task::{KernelTaskDef, Task, TaskKind};
 use aorlta_record::LegState;
 use aorlta_record::kernel::KernelTask;
@@ -68,7 +68,9 @@ pub(crate) const SIG: &str = "void scale(float* x, int n)";
 const GOOD: &str =
     "__global__ void scale(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] *= 2.0f; }\n";
 
-pub(crate) fn code_of(r: Result<super::nvcc::Compiled, super::nvcc::CompileFailure>) -> (LegState, String) {
+pub(crate) fn code_of(
+    r: Result<crate::compiler::Compiled, crate::compiler::CompileFailure>,
+) -> (LegState, String) {
     match r {
         Ok(_) => (LegState::Clean, String::new()),
         Err(f) => (f.state, f.code),
@@ -187,7 +189,7 @@ fn host_files_never_reach_a_compile_detail() {
             assert!(!err.detail.contains(leak), "{path}: {leak} in {}", err.detail);
         }
         assert!(
-            err.detail.contains(super::diagnostic::UNREADABLE),
+            err.detail.contains(crate::compiler::diagnostic::UNREADABLE),
             "{path}: {}",
             err.detail
         );
@@ -195,7 +197,7 @@ fn host_files_never_reach_a_compile_detail() {
     // Whether a host path exists does not change a compile's outcome, even where the source
     // forms `__has_include` by token pasting (past any text policy): in the compiler's own root
     // the path is not there.
-    if super::sandbox::confinement() == super::sandbox::Confinement::Namespace {
+    if crate::compiler::sandbox::confinement() == crate::compiler::sandbox::Confinement::Namespace {
         for form in [
             "#define CAT(a, b) a##b\n#if CAT(__has_, include)(\"P\")\n#error present\n#endif\n",
             "#pragma GCC dependency \"P\"\n",

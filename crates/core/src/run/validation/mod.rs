@@ -22,7 +22,7 @@ use crate::{CoreError, Result};
 use aorlta_check::Env;
 use aorlta_check::task::{Task, TaskKind, TaskSet};
 use aorlta_kernel::KernelTools;
-use aorlta_kernel::nvcc::{Who, compile};
+use aorlta_kernel::compiler::{Who, compile};
 use aorlta_kernel::{KernelEnv, KernelOverrides};
 use aorlta_record::kernel::KernelLanguage;
 use aorlta_record::{Candidate, LegResult, LegState, Reason, RewardEntry};

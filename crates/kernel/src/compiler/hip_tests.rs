@@ -3,12 +3,12 @@
 //! header (`AORLTA_NVCC`). Each test is skipped with a message where its compiler's variable is
 //! unset, and fails in CI; the test command installs all three.
 
-use super::super::KernelConfig;
-use super::super::config::Platform;
-use super::super::env::KernelEnv;
-use super::super::nvcc::{Who, compile};
-use super::super::tests::{SIG, code_of, task, tool};
-use super::Target;
+use super::target::Target;
+use super::{Who, compile};
+use crate::KernelConfig;
+use crate::config::Platform;
+use crate::env::KernelEnv;
+use crate::tests::{SIG, code_of, task, tool};
 use aorlta_check::task::KernelTaskDef;
 use aorlta_record::LegState;
 use aorlta_record::kernel::KernelLanguage;

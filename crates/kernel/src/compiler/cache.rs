@@ -5,7 +5,7 @@
 //! the newer fills, with the code objects only it held deleted from disk. A long-running
 //! service therefore holds at most `2 * max_entries` outcomes and their files.
 
-use super::nvcc::{CompileFailure, Compiled};
+use super::{CompileFailure, Compiled};
 use aorlta_check::generations::Generations;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 

@@ -1,0 +1,75 @@
+//! The fake compiler of the fake device: instead of a code object it writes a [`FakeImage`],
+//! the behaviour a registered fake spec gives the source ([`crate::fake`]), or fails as the spec
+//! says.
+
+use super::CompileFailure;
+use crate::env::KernelEnv;
+use crate::fake::{FakeCompile, FakeSpec};
+use aorlta_check::task::KernelTaskDef;
+use aorlta_record::kernel::fake::FakeImage;
+
+/// The fake image of the source whose hash is `source_hash`, as bytes, with the symbols to look
+/// the kernel up by.
+pub fn compile(
+    env: &KernelEnv,
+    task: &KernelTaskDef,
+    source_hash: &str,
+) -> Result<(Vec<u8>, Vec<String>), CompileFailure> {
+    let spec = env.fake_spec(source_hash).unwrap_or_default();
+    match spec.compile {
+        Some(FakeCompile::Error) => {
+            return Err(CompileFailure::broke(
+                "compile-error",
+                "k.cu(1): error: (fake compiler) a compile error",
+            ));
+        }
+        Some(FakeCompile::Timeout) => {
+            return Err(CompileFailure::broke(
+                "compile-timeout",
+                format!(
+                    "the compiler ran past {} s and was stopped",
+                    env.config().compile_timeout_s
+                ),
+            ));
+        }
+        Some(FakeCompile::Memory) => {
+            return Err(CompileFailure::broke(
+                "compile-memory",
+                "the compiler ran out of its memory limit",
+            ));
+        }
+        Some(FakeCompile::Printf) => {
+            return Err(CompileFailure::broke(
+                "device-printf",
+                "the kernel calls device printf; output from a kernel is not allowed",
+            ));
+        }
+        None => {}
+    }
+    let wanted = task.signature.symbols();
+    let img = image_of(&spec, task, wanted.clone());
+    if !img.symbols.iter().any(|s| wanted.contains(s)) {
+        return Err(CompileFailure::broke(
+            "kernel-not-found",
+            format!(
+                "the code object defines no kernel with the task's signature `{}`",
+                task.signature.text()
+            ),
+        ));
+    }
+    let bytes =
+        serde_json::to_vec(&img).map_err(|e| CompileFailure::unsettled("work-dir-error", e.to_string()))?;
+    Ok((bytes, wanted))
+}
+
+fn image_of(spec: &FakeSpec, task: &KernelTaskDef, symbols: Vec<String>) -> FakeImage {
+    let mut img = FakeImage::correct(task.kernel_name(), spec.symbols.clone().unwrap_or(symbols));
+    img.behaviour = spec.behaviour;
+    img.speed = spec.speed;
+    img.fixed_s = spec.fixed_s;
+    if let Some(n) = spec.noise {
+        img.noise = n;
+    }
+    img.launch = spec.launch.clone();
+    img
+}

@@ -1,0 +1,185 @@
+//! The kernel compile: a candidate's (or the reference's) source, alone, into a device code
+//! object. Four parts, one file each:
+//! - this driver: the source policy ([`policy`], a quick first filter), the task's [`Target`]
+//!   and its [`Toolchain`], the cache key (compiler version, toolchain target, task signature,
+//!   source hash), the outcomes cached in memory ([`cache`]) and the code objects stored on disk
+//!   under the work folder, so the reference is compiled once and a candidate compiled by the
+//!   `kernel-compile` leg is reused by the legs after it;
+//! - the toolchains ([`toolchain`]: [`nvcc`], [`hipcc`]), each saying how its compiler is
+//!   invoked and how its code object is checked;
+//! - one compiler process ([`process`]) in the [`sandbox`], with its dependency list checked and
+//!   its diagnostics filtered ([`diagnostic`]);
+//! - with the fake device, the fake compiler ([`fake`]).
+
+pub mod cache;
+pub mod diagnostic;
+pub mod fake;
+pub mod hipcc;
+pub mod nvcc;
+pub mod policy;
+pub mod process;
+pub mod sandbox;
+pub mod target;
+pub mod toolchain;
+
+pub use target::Target;
+pub use toolchain::Toolchain;
+
+use crate::env::KernelEnv;
+use aorlta_check::hash::hash_parts;
+use aorlta_check::task::KernelTaskDef;
+use aorlta_record::LegState;
+use std::path::PathBuf;
+
+/// Whose source is compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Who {
+    /// The task's reference: trusted, never policy-checked; its failure is unsettled.
+    Reference,
+    /// A candidate.
+    Candidate,
+}
+
+/// A compiled code object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compiled {
+    /// The code object on disk.
+    pub cubin: PathBuf,
+    /// Symbols to look the kernel up by, the one found in the code object first.
+    pub symbols: Vec<String>,
+    /// Code object bytes.
+    pub bytes: usize,
+    /// Seconds the compiler ran (0 when cached).
+    pub compile_s: f64,
+    /// True when served from the cache.
+    pub cached: bool,
+}
+
+/// Why a source did not compile: a leg state (`broke` or `unsettled`), a code and a detail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompileFailure {
+    /// `broke` for the candidate's doing, `unsettled` for the world's.
+    pub state: LegState,
+    /// Reason code.
+    pub code: String,
+    /// Detail (the first lines of the diagnostic, paths stripped).
+    pub detail: String,
+}
+
+impl CompileFailure {
+    /// A failure of the candidate's making.
+    pub fn broke(code: &str, detail: impl Into<String>) -> Self {
+        CompileFailure {
+            state: LegState::Broke,
+            code: code.into(),
+            detail: detail.into(),
+        }
+    }
+
+    /// A failure of the world's making.
+    pub fn unsettled(code: &str, detail: impl Into<String>) -> Self {
+        CompileFailure {
+            state: LegState::Unsettled,
+            code: code.into(),
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Compiles `source` for `task` (cached). The reference's failures are unsettled
+/// (`reference-compile-failed`), the candidate's broke.
+pub fn compile(
+    env: &KernelEnv,
+    task: &KernelTaskDef,
+    source: &str,
+    who: Who,
+) -> Result<Compiled, CompileFailure> {
+    if who == Who::Candidate {
+        policy::check_source(source, env.config().max_source_bytes)
+            .map_err(|(c, d)| CompileFailure::broke(c, d))?;
+    }
+    let target = Target::of(env, task)?;
+    let toolchain = toolchain::for_target(env, target)?;
+    let version = env
+        .compiler_version()
+        .map_err(|e| CompileFailure::unsettled("no-compiler", e))?
+        .to_string();
+    let source_hash = aorlta_check::hash::hash_str(source);
+    let key = hash_parts([
+        version.as_bytes(),
+        toolchain.target_key().as_bytes(),
+        target.label().as_bytes(),
+        task.signature.text().as_bytes(),
+        source_hash.as_bytes(),
+    ]);
+    let keep = |o: &Result<Compiled, CompileFailure>| {
+        o.as_ref().map_or_else(
+            |f| f.state != LegState::Unsettled || f.code == "reference-compile-failed",
+            |_| true,
+        )
+    };
+    let (out, cached) = env.compiles().get_or_compile(&key, keep, || {
+        let out = if env.is_fake() {
+            fake::compile(env, task, &source_hash)
+                .and_then(|(bytes, symbols)| stored(env, &key, &bytes, symbols, 0.0))
+        } else {
+            toolchain
+                .invocation(env)
+                .and_then(|inv| process::run(env, &inv, source))
+                .and_then(|object| {
+                    let symbols = toolchain.check(task, &object.bytes)?;
+                    stored(env, &key, &object.bytes, symbols, object.compile_s)
+                })
+        };
+        match (who, out) {
+            (Who::Reference, Err(f)) if f.state == LegState::Broke => Err(CompileFailure::unsettled(
+                "reference-compile-failed",
+                format!(
+                    "task {}: the reference did not compile: {}: {}",
+                    task.spec.id, f.code, f.detail
+                ),
+            )),
+            (_, o) => o,
+        }
+    });
+    match out {
+        Ok(c) if cached => Ok(Compiled {
+            compile_s: 0.0,
+            cached: true,
+            ..c
+        }),
+        o => o,
+    }
+}
+
+/// A code object stored under the work folder by its key.
+fn stored(
+    env: &KernelEnv,
+    key: &str,
+    bytes: &[u8],
+    symbols: Vec<String>,
+    compile_s: f64,
+) -> Result<Compiled, CompileFailure> {
+    let dir = env.work_dir().join("cubins");
+    let path = dir.join(format!("{key}.cubin"));
+    let write = || -> std::io::Result<()> {
+        std::fs::create_dir_all(&dir)?;
+        // Unique per process and per call: two threads may store the same key at once.
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!(".{key}.{}.{n}.tmp", std::process::id()));
+        std::fs::write(&tmp, bytes)?;
+        std::fs::rename(&tmp, &path)
+    };
+    write().map_err(|e| CompileFailure::unsettled("work-dir-error", format!("{}: {e}", path.display())))?;
+    Ok(Compiled {
+        cubin: path,
+        symbols,
+        bytes: bytes.len(),
+        compile_s,
+        cached: false,
+    })
+}
+
+#[cfg(test)]
+mod hip_tests;

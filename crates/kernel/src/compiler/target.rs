@@ -1,0 +1,56 @@
+//! How one task's sources are compiled and run: the task's language on the environment's
+//! platform. A CUDA task cannot be compiled for AMD: on `platform: amd` its legs are unsettled
+//! `unsupported-language`.
+
+use super::CompileFailure;
+use crate::config::Platform;
+use crate::env::KernelEnv;
+use aorlta_check::task::KernelTaskDef;
+use aorlta_record::kernel::KernelLanguage;
+
+/// How one task's sources are compiled and run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// A CUDA source on an NVIDIA GPU.
+    CudaOnNvidia,
+    /// A HIP source compiled by nvcc through the portability header, on an NVIDIA GPU.
+    HipOnNvidia,
+    /// A HIP source compiled by hipcc, on an AMD GPU.
+    HipOnAmd,
+}
+
+impl Target {
+    /// The target of `task` on the environment's platform; a CUDA task on AMD is unsettled
+    /// `unsupported-language`.
+    pub fn of(env: &KernelEnv, task: &KernelTaskDef) -> Result<Self, CompileFailure> {
+        match (env.platform(), task.spec.language) {
+            (Platform::Nvidia, KernelLanguage::Cuda) => Ok(Target::CudaOnNvidia),
+            (Platform::Nvidia, KernelLanguage::Hip) => Ok(Target::HipOnNvidia),
+            (Platform::Amd, KernelLanguage::Hip) => Ok(Target::HipOnAmd),
+            (Platform::Amd, KernelLanguage::Cuda) => Err(CompileFailure::unsettled(
+                "unsupported-language",
+                format!(
+                    "task {} is a CUDA task; platform `amd` compiles HIP tasks only (language: hip)",
+                    task.spec.id
+                ),
+            )),
+        }
+    }
+
+    /// The words every record of this target carries.
+    pub fn label(self) -> &'static str {
+        match self {
+            Target::CudaOnNvidia => "CUDA on NVIDIA",
+            Target::HipOnNvidia => "HIP source on NVIDIA",
+            Target::HipOnAmd => "HIP on AMD",
+        }
+    }
+
+    /// The source file's name in the compile folder.
+    pub fn source_name(self) -> &'static str {
+        match self {
+            Target::CudaOnNvidia => "k.cu",
+            Target::HipOnNvidia | Target::HipOnAmd => "k.hip",
+        }
+    }
+}

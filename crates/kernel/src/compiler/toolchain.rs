@@ -1,0 +1,84 @@
+//! The seam between the compile driver and a compiler: one [`Toolchain`] per compiler (nvcc and
+//! hipcc today), each saying how it is invoked in a fresh folder, what a compile is for (a part
+//! of the cache key), and how its code object is checked. The driver (`super`) owns the policy,
+//! the cache and the stored objects; `super::process` runs the invocation in the sandbox and
+//! reads its outcome. Nothing here runs a process.
+
+use super::CompileFailure;
+use super::target::Target;
+use crate::env::KernelEnv;
+use aorlta_check::task::KernelTaskDef;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The dependency list's name in the compile folder: every toolchain asks its preprocessor to
+/// write the files it read there, and the driver checks it.
+pub const DEPENDENCIES: &str = "k.d";
+
+/// One compiler run, relative to a fresh folder holding only the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invocation {
+    /// The compiler program.
+    pub program: PathBuf,
+    /// Its arguments, the request for the dependency list ([`DEPENDENCIES`]) included.
+    pub args: Vec<String>,
+    /// The source file's name in the folder.
+    pub source: &'static str,
+    /// The code object's name in the folder.
+    pub output: &'static str,
+    /// Folders the compiler may read besides its installation (the portability headers).
+    pub read: Vec<PathBuf>,
+}
+
+/// A compiler as the driver sees it.
+pub trait Toolchain {
+    /// The compiler's name, for messages (`nvcc`, `hipcc`).
+    fn name(&self) -> &'static str;
+    /// What a compile is for, as a cache key part (the architecture, and what else besides the
+    /// compiler's version and the source changes the code object).
+    fn target_key(&self) -> String;
+    /// How to run the compiler for one source.
+    fn invocation(&self, env: &KernelEnv) -> Result<Invocation, CompileFailure>;
+    /// Checks the code object it wrote for `task`: it defines the kernel and calls no device
+    /// `printf`. Answers the symbols to look the kernel up by, the one found first.
+    fn check(&self, task: &KernelTaskDef, object: &[u8]) -> Result<Vec<String>, CompileFailure>;
+}
+
+/// The toolchain that compiles `target`'s sources in `env`.
+pub fn for_target(env: &KernelEnv, target: Target) -> Result<Box<dyn Toolchain>, CompileFailure> {
+    Ok(match target {
+        Target::CudaOnNvidia => Box::new(super::nvcc::Nvcc::cuda(env)),
+        Target::HipOnNvidia => Box::new(super::nvcc::Nvcc::hip(env)),
+        Target::HipOnAmd => Box::new(super::hipcc::Hipcc::new(env)?),
+    })
+}
+
+/// The compiler `path`, or unsettled `no-compiler` naming the setting that gives it.
+pub(super) fn program(path: Option<&Path>, name: &str, setting: &str) -> Result<PathBuf, CompileFailure> {
+    path.map(Path::to_path_buf)
+        .ok_or_else(|| CompileFailure::unsettled("no-compiler", format!("no {name} found (set {setting})")))
+}
+
+/// Runs `compiler --version` and keeps the lines `keep` picks, trimmed and joined by `; `; an
+/// error names the compiler (and `what` it printed none of).
+pub(super) fn version_lines(
+    compiler: &Path,
+    keep: impl Fn(&str) -> bool,
+    what: &str,
+) -> Result<String, String> {
+    let out = Command::new(compiler)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .map_err(|e| format!("{}: {e}", compiler.display()))?;
+    if !out.status.success() {
+        return Err(format!("{} --version failed", compiler.display()));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| keep(l)).collect();
+    if lines.is_empty() {
+        return Err(format!("{} --version printed no {what} line", compiler.display()));
+    }
+    Ok(lines.join("; "))
+}
