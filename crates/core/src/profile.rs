@@ -2,12 +2,34 @@
 //! reward is made from them. Loaded from YAML with unknown keys rejected; errors name the file,
 //! the line and the key.
 
-use crate::reward::RewardRegistry;
 use crate::{CoreError, Result};
 use aorlta_check::Registry;
 use aorlta_check::hash::hash_str;
+use aorlta_record::contract::{REWARD_MAX, REWARD_MIN};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+
+/// Rung of a broke correctness leg that names none (`on-broke` unset).
+pub const DEFAULT_ON_BROKE: f64 = -1.0;
+
+/// Rung of a broke timing leg that names none (a timed-launch mismatch).
+pub const DEFAULT_TIMING_ON_BROKE: f64 = -0.5;
+
+/// What checking a profile asks of the reward functions; the reward registry
+/// ([`crate::reward::RewardRegistry`]) answers it. Profiles name no reward type, so the
+/// reward functions build on profiles and not the other way round.
+pub trait RewardCheck {
+    /// The known functions' names, sorted (for messages).
+    fn names(&self) -> Vec<&'static str>;
+    /// `None` when no function is called `name`; else whether `profile` suits it (`Err` says
+    /// why not) and, when it does, the lowest `base` it gives a candidate that broke nothing,
+    /// with what that floor is.
+    fn check(
+        &self,
+        name: &str,
+        profile: &Profile,
+    ) -> Option<std::result::Result<(f64, &'static str), String>>;
+}
 
 /// Length limits on a completion, in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -88,7 +110,7 @@ pub struct LoadedProfile {
 
 impl LoadedProfile {
     /// Reads, parses and checks a profile file.
-    pub fn load(path: &Path, adapters: &Registry, rewards: &RewardRegistry) -> Result<Self> {
+    pub fn load(path: &Path, adapters: &Registry, rewards: &dyn RewardCheck) -> Result<Self> {
         let text = std::fs::read_to_string(path).map_err(|e| CoreError::io(path, e))?;
         Self::from_yaml(&text, path, adapters, rewards)
     }
@@ -98,7 +120,7 @@ impl LoadedProfile {
         text: &str,
         origin: &Path,
         adapters: &Registry,
-        rewards: &RewardRegistry,
+        rewards: &dyn RewardCheck,
     ) -> Result<Self> {
         let profile: Profile = aorlta_check::yaml::from_str(text, origin)?;
         Self::check(profile, origin, adapters, rewards).map_err(|e| with_line(e, text))
@@ -109,28 +131,25 @@ impl LoadedProfile {
         profile: Profile,
         origin: &Path,
         adapters: &Registry,
-        rewards: &RewardRegistry,
+        rewards: &dyn RewardCheck,
     ) -> Result<Self> {
         let bad = |m: String| CoreError::invalid(origin, m);
-        let Some(reward_fn) = rewards.get(&profile.reward_fn) else {
+        let Some(suits) = rewards.check(&profile.reward_fn, &profile) else {
             return Err(bad(format!(
                 "field `reward-fn`: unknown reward function `{}` (known: {})",
                 profile.reward_fn,
                 rewards.names().join(", ")
             )));
         };
-        reward_fn
-            .check_profile(&profile)
-            .map_err(|e| bad(format!("field `reward-fn`: {e}")))?;
+        let (floor, what) = suits.map_err(|e| bad(format!("field `reward-fn`: {e}")))?;
         if !(-1.0..=1.0).contains(&profile.clean_base) {
             return Err(bad("field `clean-base`: must be in [-1.0, 1.0]".into()));
         }
         let u = profile.unscored_value;
-        if !u.is_finite() || !(crate::reward::REWARD_MIN..=crate::reward::REWARD_MAX).contains(&u) {
+        if !u.is_finite() || !(REWARD_MIN..=REWARD_MAX).contains(&u) {
             return Err(bad(format!(
                 "field `unscored-value`: {u} is not a reward: it must be a finite number in [{}, {}]",
-                crate::reward::REWARD_MIN,
-                crate::reward::REWARD_MAX
+                REWARD_MIN, REWARD_MAX
             )));
         }
         if u >= profile.clean_base {
@@ -184,11 +203,10 @@ impl LoadedProfile {
                     "{at}: an informational leg has no `on-broke` and is not `timing`"
                 )));
             }
-            let (floor, what) = reward_fn.correct_floor(&profile);
             let default = if leg.timing {
-                crate::reward::speedup::DEFAULT_TIMING_ON_BROKE
+                DEFAULT_TIMING_ON_BROKE
             } else {
-                crate::reward::base::DEFAULT_ON_BROKE
+                DEFAULT_ON_BROKE
             };
             let rung = leg.on_broke.unwrap_or(default);
             if !leg.informational && rung >= floor {
@@ -208,9 +226,7 @@ impl LoadedProfile {
             return Err(bad("field `legs`: at most one leg may be `timing`".into()));
         }
         let graded = profile.legs.iter().any(|l| {
-            !l.informational
-                && (l.timing
-                    || l.on_broke.unwrap_or(crate::reward::base::DEFAULT_ON_BROKE) < profile.clean_base)
+            !l.informational && (l.timing || l.on_broke.unwrap_or(DEFAULT_ON_BROKE) < profile.clean_base)
         });
         if !graded {
             return Err(bad(format!(
@@ -288,6 +304,7 @@ pub use aorlta_check::yaml::error as yaml_error;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reward::RewardRegistry;
 
     fn load(text: &str) -> Result<LoadedProfile> {
         LoadedProfile::from_yaml(

@@ -564,6 +564,81 @@ impl KernelEnv {
     }
 }
 
+impl crate::compiler::CompileEnv for KernelEnv {
+    fn config(&self) -> &KernelConfig {
+        KernelEnv::config(self)
+    }
+    fn work_dir(&self) -> &Path {
+        KernelEnv::work_dir(self)
+    }
+    fn platform(&self) -> Platform {
+        KernelEnv::platform(self)
+    }
+    fn is_fake(&self) -> bool {
+        KernelEnv::is_fake(self)
+    }
+    fn fake_spec(&self, source_hash: &str) -> Option<FakeSpec> {
+        KernelEnv::fake_spec(self, source_hash)
+    }
+    fn nvcc(&self) -> Option<&Path> {
+        KernelEnv::nvcc(self)
+    }
+    fn hipcc(&self) -> Option<&Path> {
+        KernelEnv::hipcc(self)
+    }
+    fn hip_archs(&self) -> std::result::Result<Vec<String>, String> {
+        KernelEnv::hip_archs(self)
+    }
+    fn compiler_version(&self) -> std::result::Result<&str, String> {
+        KernelEnv::compiler_version(self)
+    }
+    fn compiles(&self) -> &CompileCache {
+        KernelEnv::compiles(self)
+    }
+}
+
+impl crate::pool::HarnessHost for KernelEnv {
+    fn work_dir(&self) -> &Path {
+        KernelEnv::work_dir(self)
+    }
+    fn harness_command(&self, sub: &str) -> Command {
+        KernelEnv::harness_command(self, sub)
+    }
+    fn harness_program(&self) -> &Path {
+        &self.harness().program
+    }
+    fn next_job(&self) -> u64 {
+        KernelEnv::next_job(self)
+    }
+}
+
+/// Starts a harness process for every GPU of the run's lease set that has none, each under its
+/// GPU's lease, in background threads: the processes' contexts are made while the run's first
+/// candidates compile. GPUs whose lease is taken elsewhere are skipped.
+pub fn warm_harnesses(env: &std::sync::Arc<Env>) {
+    let Some(kernel) = env.kernel() else { return };
+    let Ok(leases) = kernel.leases() else { return };
+    for _ in leases.gpus() {
+        let env = std::sync::Arc::clone(env);
+        let spawned = std::thread::Builder::new()
+            .name("harness-warm".into())
+            .spawn(move || {
+                let Some(kernel) = env.kernel() else { return };
+                let Ok(Some(lease)) = kernel
+                    .leases()
+                    .and_then(|l| l.try_acquire().map_err(|e| e.to_string()))
+                else {
+                    return;
+                };
+                kernel.pool().warm(kernel, lease.gpu());
+                drop(lease);
+            });
+        if spawned.is_err() {
+            return;
+        }
+    }
+}
+
 /// Seed-draw counters kept per generation: 7/8 of 65,536, so that each generation's table is
 /// exactly 65,536 slots (2 MiB) and never resized.
 pub const DRAWS_PER_GENERATION: usize = 57_344;

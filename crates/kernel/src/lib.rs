@@ -24,7 +24,7 @@ pub mod time;
 
 pub use compile::KernelCompile;
 pub use config::{GpuSet, KernelConfig, Platform};
-pub use env::{KernelEnv, KernelOverrides, KernelTools, env_of, env_with_kernel};
+pub use env::{KernelEnv, KernelOverrides, KernelTools, env_of, env_with_kernel, warm_harnesses};
 pub use run::KernelRun;
 pub use time::KernelTime;
 

@@ -9,17 +9,29 @@
 //! group), and when it died. Each job loads its own modules and buffers, so one job's result
 //! never depends on another's.
 
-use super::env::KernelEnv;
-use crate::KernelTools;
 use crate::lease::Lease;
 use aorlta_record::kernel::harness::{DeviceInfo, HarnessJob, HarnessReady, HarnessRecord};
 use std::collections::HashMap;
 use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// What the pool needs of its owner ([`crate::KernelEnv`] implements it): where to put the
+/// spool folders, how to start the harness, and job numbers unique in the process. The pool
+/// names no environment type, so the environment builds on the pool and not the other way round.
+pub trait HarnessHost {
+    /// The work folder (spool folders go under it).
+    fn work_dir(&self) -> &Path;
+    /// A command for one of the harness's subcommands, with the platform's flags.
+    fn harness_command(&self, sub: &str) -> Command;
+    /// The harness program, for messages.
+    fn harness_program(&self) -> &Path;
+    /// A fresh job number.
+    fn next_job(&self) -> u64;
+}
 
 /// Longest a harness may take to create its context.
 const READY_TIMEOUT: Duration = Duration::from_secs(120);
@@ -123,7 +135,7 @@ impl HarnessPool {
         self.stats.lock().map(|s| *s).unwrap_or_default()
     }
 
-    fn start(&self, env: &KernelEnv, gpu: u32) -> Result<Proc, PoolError> {
+    fn start(&self, env: &dyn HarnessHost, gpu: u32) -> Result<Proc, PoolError> {
         let t0 = Instant::now();
         let parent = env.work_dir().join("spool");
         let spool = std::fs::create_dir_all(&parent)
@@ -149,7 +161,7 @@ impl HarnessPool {
                 "harness-failed".into(),
                 format!(
                     "cannot start the harness {}: {e}",
-                    env.harness().program.display()
+                    env.harness_program().display()
                 ),
             )
         })?;
@@ -203,7 +215,7 @@ impl HarnessPool {
     /// the leg's result does not wait for it, and no other job gets the GPU before it is free.
     pub fn run(
         &self,
-        env: &KernelEnv,
+        env: &dyn HarnessHost,
         lease: Lease,
         job: &mut HarnessJob,
         deadline: Duration,
@@ -296,41 +308,17 @@ impl HarnessPool {
         self.procs.lock().ok()?.get(&gpu).map(|p| p.device.clone())
     }
 
-    /// Starts a harness process for every GPU of the lease set that has none, each under its GPU's
-    /// lease (so starting one never disturbs another process's job on that GPU), in background
-    /// threads: the processes' contexts are made while the run's first candidates compile.
-    /// GPUs whose lease is taken elsewhere are skipped; a start that fails is left to the first
-    /// job, which reports it.
-    pub fn warm(env: &std::sync::Arc<aorlta_check::Env>) {
-        let Some(kernel) = env.kernel() else { return };
-        let Ok(leases) = kernel.leases() else { return };
-        for _ in leases.gpus() {
-            let env = std::sync::Arc::clone(env);
-            let spawned = std::thread::Builder::new()
-                .name("harness-warm".into())
-                .spawn(move || {
-                    let Some(env) = env.kernel() else { return };
-                    let Ok(Some(lease)) = env
-                        .leases()
-                        .and_then(|l| l.try_acquire().map_err(|e| e.to_string()))
-                    else {
-                        return;
-                    };
-                    let pool = env.pool();
-                    let gpu = lease.gpu();
-                    if pool.procs.lock().map(|m| m.contains_key(&gpu)).unwrap_or(true) {
-                        return;
-                    }
-                    if let Ok(proc) = pool.start(env, gpu)
-                        && let Ok(mut m) = pool.procs.lock()
-                    {
-                        m.insert(gpu, proc);
-                    }
-                    drop(lease);
-                });
-            if spawned.is_err() {
-                return;
-            }
+    /// Starts a harness process for `gpu` when it has none; the caller holds the GPU's lease,
+    /// so starting one never disturbs another process's job on that GPU. A start that fails is
+    /// left to the first job, which reports it.
+    pub fn warm(&self, env: &dyn HarnessHost, gpu: u32) {
+        if self.procs.lock().map(|m| m.contains_key(&gpu)).unwrap_or(true) {
+            return;
+        }
+        if let Ok(proc) = self.start(env, gpu)
+            && let Ok(mut m) = self.procs.lock()
+        {
+            m.insert(gpu, proc);
         }
     }
 

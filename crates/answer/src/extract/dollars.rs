@@ -5,7 +5,6 @@
 //! property tests of `spans_reference` hold them equal).
 
 use super::blocks::{BLOCK, Block, Escapes, highest_below, segmented_parity};
-use super::spans::loose_math;
 
 /// Where a run of plain inline spans ends ([`skip_plain_spans`]).
 pub(super) struct Plain {
@@ -112,7 +111,8 @@ fn blank_line(b: &[u8]) -> bool {
 }
 
 /// The content of the last `$ … $` pair, taken in order within a paragraph (`$$` and escaped
-/// `\$` left out), whose content reads as math ([`loose_math`]): `$ 9 $` and
+/// `\$` left out), whose content reads as math (`holds_math(s, a, z)` for the pair of `$` at `a`
+/// and `z`; the caller's rule, `spans::loose_math`): `$ 9 $` and
 /// `$ \begin{pmatrix}1 & 0\end{pmatrix} $` are math, `$5 and $ 6` is two prices.
 ///
 /// A blank line or a `$` beside another `$` ends the pairing, and the lone `$` between two such
@@ -120,7 +120,7 @@ fn blank_line(b: &[u8]) -> bool {
 /// per block. One pass forward notes the blocks where pairs close and whether a pair is open
 /// as each begins; the pairs are then tried from the last back, so each pair's content is read
 /// at most once and most texts read none.
-pub(super) fn loose_dollar_span(s: &str) -> Option<&str> {
+pub(super) fn loose_dollar_span(s: &str, holds_math: impl Fn(&str, usize, usize) -> bool) -> Option<&str> {
     let b = s.as_bytes();
     let lone_and_ends = |k: &Block, escaped: u64| {
         let dollar = k.dollar & !escaped & k.valid;
@@ -167,7 +167,7 @@ pub(super) fn loose_dollar_span(s: &str) -> Option<&str> {
             closes &= !(1u64 << z);
             let a = highest_below(opens, z).map(|a| base + a as usize).or(open);
             let (a, z) = (a.expect("a closing `$` has an opener"), base + z as usize);
-            if loose_math(s, a, z) {
+            if holds_math(s, a, z) {
                 return Some(s[a + 1..z].trim());
             }
         }

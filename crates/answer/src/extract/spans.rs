@@ -489,7 +489,7 @@ const MATH_ENVS: &[&str] = &[
 /// returned whole), whichever ends last.
 /// With none of those, the last inline `$ … $` with a space just inside a delimiter (`$ 9 $`,
 /// `$\frac13 $`), which the strict rule leaves alone so that prices stay prices, when what it
-/// holds reads as math rather than prose ([`loose_dollar_span`]).
+/// holds reads as math rather than prose ([`super::dollars::loose_dollar_span`]).
 pub(super) fn last_math(s: &str) -> Option<&str> {
     let span = last_math_span(s);
     let env = last_math_env(s);
@@ -498,7 +498,7 @@ pub(super) fn last_math(s: &str) -> Option<&str> {
             let end = |x: &str| x.as_ptr() as usize + x.len();
             Some(if end(b) > end(a) { b } else { a })
         }
-        (None, None) => super::dollars::loose_dollar_span(s),
+        (None, None) => super::dollars::loose_dollar_span(s, loose_math),
         (a, b) => a.or(b),
     }
 }

@@ -7,8 +7,7 @@
 use super::{RewardFn, RewardInput, RewardOutcome, broke_healthy, length_penalty, rewarded_legs};
 use aorlta_record::{LegState, Parts, Reason};
 
-/// Rung used when a broke leg names none.
-pub const DEFAULT_ON_BROKE: f64 = -1.0;
+pub use crate::profile::DEFAULT_ON_BROKE;
 
 /// `rewardfn.base`.
 pub struct BaseReward;

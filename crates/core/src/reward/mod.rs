@@ -64,6 +64,17 @@ pub struct RewardRegistry {
     fns: BTreeMap<&'static str, Arc<dyn RewardFn>>,
 }
 
+impl crate::profile::RewardCheck for RewardRegistry {
+    fn names(&self) -> Vec<&'static str> {
+        RewardRegistry::names(self)
+    }
+
+    fn check(&self, name: &str, profile: &Profile) -> Option<Result<(f64, &'static str), String>> {
+        let f = self.get(name)?;
+        Some(f.check_profile(profile).map(|()| f.correct_floor(profile)))
+    }
+}
+
 impl RewardRegistry {
     /// `rewardfn.base` and `rewardfn.speedup`.
     pub fn builtin() -> Self {

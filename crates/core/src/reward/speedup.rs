@@ -16,8 +16,7 @@ use super::{RewardFn, RewardInput, RewardOutcome, broke_healthy, length_penalty}
 use crate::profile::Profile;
 use aorlta_record::{LegResult, LegState, Parts, Reason};
 
-/// Rung for a timing leg that broke on correctness (a timed-launch mismatch).
-pub const DEFAULT_TIMING_ON_BROKE: f64 = -0.5;
+pub use crate::profile::DEFAULT_TIMING_ON_BROKE;
 
 /// `rewardfn.speedup`.
 pub struct SpeedupReward;

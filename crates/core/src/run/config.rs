@@ -58,6 +58,11 @@ fn one() -> usize {
 /// the store serves at most 64 readers. Past it, more threads only cost memory and start-up.
 pub const MAX_CONCURRENCY: usize = 256;
 
+/// The run's entries, one line each in input order, once the run is complete.
+pub const REWARDS_FILE: &str = "rewards.jsonl";
+/// The run's entries while it lasts; renamed to [`REWARDS_FILE`] when every one is written.
+pub const PARTIAL_REWARDS_FILE: &str = "rewards.jsonl.partial";
+
 /// Why `n` is not a valid concurrency, or `None` when it is (1 to [`MAX_CONCURRENCY`]).
 pub fn concurrency_problem(n: usize) -> Option<String> {
     match n {
@@ -73,10 +78,7 @@ pub fn concurrency_problem(n: usize) -> Option<String> {
 /// The outputs of a run in `out` that it truncates or replaces: `rewards.jsonl` and the file it
 /// is written to until the run completes.
 pub fn run_outputs(out: &Path) -> [PathBuf; 2] {
-    [
-        out.join(super::score::REWARDS_FILE),
-        out.join(super::score::PARTIAL_REWARDS_FILE),
-    ]
+    [out.join(REWARDS_FILE), out.join(PARTIAL_REWARDS_FILE)]
 }
 
 /// True when `a` and `b` name the same file: the same device and inode when both exist (a hard

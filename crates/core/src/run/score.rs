@@ -33,10 +33,7 @@ pub const MAX_CHUNK: usize = 256;
 /// Chunks handed out and not yet written, per worker.
 pub const WINDOW_PER_WORKER: usize = 4;
 
-/// The run's entries, one line each in input order, once the run is complete.
-pub const REWARDS_FILE: &str = "rewards.jsonl";
-/// The run's entries while it lasts; renamed to [`REWARDS_FILE`] when every one is written.
-pub const PARTIAL_REWARDS_FILE: &str = "rewards.jsonl.partial";
+pub use super::config::{PARTIAL_REWARDS_FILE, REWARDS_FILE};
 
 /// A run ready to execute.
 pub struct PreparedRun {
@@ -249,7 +246,7 @@ pub fn execute(run: &PreparedRun, on_done: &(dyn Fn(usize) + Sync)) -> Result<Ru
         .iter()
         .any(|l| matches!(l.adapter.as_str(), "kernel-run" | "kernel-time"));
     if runs_kernels {
-        aorlta_kernel::pool::HarnessPool::warm(run.engine.env());
+        aorlta_kernel::warm_harnesses(run.engine.env());
     }
     let out = &run.config.out;
     let partial = out.join(PARTIAL_REWARDS_FILE);

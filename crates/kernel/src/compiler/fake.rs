@@ -2,8 +2,7 @@
 //! the behaviour a registered fake spec gives the source ([`crate::fake`]), or fails as the spec
 //! says.
 
-use super::CompileFailure;
-use crate::env::KernelEnv;
+use super::{CompileEnv, CompileFailure};
 use crate::fake::{FakeCompile, FakeSpec};
 use aorlta_check::task::KernelTaskDef;
 use aorlta_record::kernel::fake::FakeImage;
@@ -11,7 +10,7 @@ use aorlta_record::kernel::fake::FakeImage;
 /// The fake image of the source whose hash is `source_hash`, as bytes, with the symbols to look
 /// the kernel up by.
 pub fn compile(
-    env: &KernelEnv,
+    env: &dyn CompileEnv,
     task: &KernelTaskDef,
     source_hash: &str,
 ) -> Result<(Vec<u8>, Vec<String>), CompileFailure> {

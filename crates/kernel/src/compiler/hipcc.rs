@@ -3,10 +3,9 @@
 //! architecture's code object must define the kernel with the task's parameter layout in its
 //! kernel metadata and must not call `printf` ([`crate::amdgpu`]).
 
-use super::CompileFailure;
 use super::toolchain::{DEPENDENCIES, Invocation, Toolchain, program, version_lines};
+use super::{CompileEnv, CompileFailure};
 use crate::amdgpu;
-use crate::env::KernelEnv;
 use aorlta_check::task::KernelTaskDef;
 use std::path::Path;
 
@@ -19,7 +18,7 @@ pub struct Hipcc {
 
 impl Hipcc {
     /// hipcc for the environment's architectures; unsettled `no-hip-arch` when there are none.
-    pub fn new(env: &KernelEnv) -> Result<Self, CompileFailure> {
+    pub fn new(env: &dyn CompileEnv) -> Result<Self, CompileFailure> {
         let archs = env
             .hip_archs()
             .map_err(|e| CompileFailure::unsettled("no-hip-arch", e))?;
@@ -36,7 +35,7 @@ impl Toolchain for Hipcc {
         self.archs.join(",")
     }
 
-    fn invocation(&self, env: &KernelEnv) -> Result<Invocation, CompileFailure> {
+    fn invocation(&self, env: &dyn CompileEnv) -> Result<Invocation, CompileFailure> {
         let program = program(env.hipcc(), "hipcc", "kernel.hipcc or AORLTA_HIPCC")?;
         let mut args = ["-MD", "-MF", DEPENDENCIES].map(String::from).to_vec();
         args.extend(bundle_args(&self.archs));

@@ -25,11 +25,48 @@ pub mod toolchain;
 pub use target::Target;
 pub use toolchain::Toolchain;
 
-use crate::env::KernelEnv;
+use crate::config::{KernelConfig, Platform};
+use crate::fake::FakeSpec;
 use aorlta_check::hash::hash_parts;
 use aorlta_check::task::KernelTaskDef;
 use aorlta_record::LegState;
-use std::path::PathBuf;
+use cache::CompileCache;
+use std::path::{Path, PathBuf};
+
+/// What the compile needs of the kernel environment ([`crate::KernelEnv`] implements it): its
+/// settings, its compilers, the outcomes cached so far. The compiler names no environment
+/// type, so the environment builds on the compiler and not the other way round.
+pub trait CompileEnv {
+    /// The `kernel:` settings (limits, architecture, policy).
+    fn config(&self) -> &KernelConfig;
+    /// The work folder (compile folders, stored code objects, portability headers).
+    fn work_dir(&self) -> &Path;
+    /// The GPU platform.
+    fn platform(&self) -> Platform;
+    /// True with the fake device (the fake compiler).
+    fn is_fake(&self) -> bool;
+    /// The fake behaviour registered for a source, by its hash.
+    fn fake_spec(&self, source_hash: &str) -> Option<FakeSpec>;
+    /// nvcc, when found.
+    fn nvcc(&self) -> Option<&Path>;
+    /// hipcc, when found.
+    fn hipcc(&self) -> Option<&Path>;
+    /// The AMD architectures to compile for.
+    fn hip_archs(&self) -> Result<Vec<String>, String>;
+    /// The platform's compiler version, part of every compile's key.
+    fn compiler_version(&self) -> Result<&str, String>;
+    /// The compile outcomes kept in memory.
+    fn compiles(&self) -> &CompileCache;
+}
+
+/// The toolchain that compiles `target`'s sources in `env`.
+pub fn toolchain_for(env: &dyn CompileEnv, target: Target) -> Result<Box<dyn Toolchain>, CompileFailure> {
+    Ok(match target {
+        Target::CudaOnNvidia => Box::new(nvcc::Nvcc::cuda(env)),
+        Target::HipOnNvidia => Box::new(nvcc::Nvcc::hip(env)),
+        Target::HipOnAmd => Box::new(hipcc::Hipcc::new(env)?),
+    })
+}
 
 /// Whose source is compiled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,7 +126,7 @@ impl CompileFailure {
 /// Compiles `source` for `task` (cached). The reference's failures are unsettled
 /// (`reference-compile-failed`), the candidate's broke.
 pub fn compile(
-    env: &KernelEnv,
+    env: &dyn CompileEnv,
     task: &KernelTaskDef,
     source: &str,
     who: Who,
@@ -99,7 +136,7 @@ pub fn compile(
             .map_err(|(c, d)| CompileFailure::broke(c, d))?;
     }
     let target = Target::of(env, task)?;
-    let toolchain = toolchain::for_target(env, target)?;
+    let toolchain = toolchain_for(env, target)?;
     let version = env
         .compiler_version()
         .map_err(|e| CompileFailure::unsettled("no-compiler", e))?
@@ -154,7 +191,7 @@ pub fn compile(
 
 /// A code object stored under the work folder by its key.
 fn stored(
-    env: &KernelEnv,
+    env: &dyn CompileEnv,
     key: &str,
     bytes: &[u8],
     symbols: Vec<String>,

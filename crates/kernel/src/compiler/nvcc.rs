@@ -4,10 +4,9 @@
 //! undefined `vprintf`): a device `printf` is refused at compile time rather than left to flood
 //! the harness's output during timing.
 
-use super::CompileFailure;
 use super::toolchain::{DEPENDENCIES, Invocation, Toolchain, program, version_lines};
+use super::{CompileEnv, CompileFailure};
 use crate::elf;
-use crate::env::KernelEnv;
 use crate::hip;
 use aorlta_check::task::KernelTaskDef;
 use std::path::Path;
@@ -22,7 +21,7 @@ pub struct Nvcc {
 
 impl Nvcc {
     /// nvcc for CUDA sources.
-    pub fn cuda(env: &KernelEnv) -> Self {
+    pub fn cuda(env: &dyn CompileEnv) -> Self {
         Nvcc {
             arch: env.config().arch.clone(),
             hip: false,
@@ -30,7 +29,7 @@ impl Nvcc {
     }
 
     /// nvcc for HIP sources, through the portability header.
-    pub fn hip(env: &KernelEnv) -> Self {
+    pub fn hip(env: &dyn CompileEnv) -> Self {
         Nvcc {
             arch: env.config().arch.clone(),
             hip: true,
@@ -51,7 +50,7 @@ impl Toolchain for Nvcc {
         }
     }
 
-    fn invocation(&self, env: &KernelEnv) -> Result<Invocation, CompileFailure> {
+    fn invocation(&self, env: &dyn CompileEnv) -> Result<Invocation, CompileFailure> {
         let program = program(env.nvcc(), "nvcc", "kernel.nvcc or AORLTA_NVCC")?;
         // The list of files the preprocessor read. nvcc's own `-MD` runs the preprocessor once
         // more (about 0.2 s a compile); handed to the host preprocessor that nvcc runs anyway
@@ -59,7 +58,8 @@ impl Toolchain for Nvcc {
         let mut args = vec!["-Xcompiler".to_string(), format!("-MD,-MF,{DEPENDENCIES}")];
         let mut read = Vec::new();
         let source = if self.hip {
-            let include = hip::include_dir(env.work_dir())?;
+            let include = hip::include_dir(env.work_dir())
+                .map_err(|e| CompileFailure::unsettled("work-dir-error", e))?;
             args.extend(hip_args(&self.arch, &include));
             read.push(include);
             "k.hip"

@@ -5,11 +5,10 @@
 //! failure read as a reason, and a detail that quotes only the candidate's own source
 //! ([`super::diagnostic::sanitize`]). Answers the code object's bytes.
 
-use super::CompileFailure;
 use super::diagnostic;
 use super::sandbox::{self, Jail, Limits, SandboxError};
 use super::toolchain::{DEPENDENCIES, Invocation};
-use crate::env::KernelEnv;
+use super::{CompileEnv, CompileFailure};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -26,7 +25,7 @@ pub struct Object {
 }
 
 /// Runs `inv` on `source` in a fresh folder under `env`'s work folder.
-pub fn run(env: &KernelEnv, inv: &Invocation, source: &str) -> Result<Object, CompileFailure> {
+pub fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Result<Object, CompileFailure> {
     let parent = env.work_dir().join("compile");
     let dir = std::fs::create_dir_all(&parent)
         .and_then(|_| tempfile::Builder::new().prefix("compile-").tempdir_in(&parent))

@@ -2,9 +2,8 @@
 //! platform. A CUDA task cannot be compiled for AMD: on `platform: amd` its legs are unsettled
 //! `unsupported-language`.
 
-use super::CompileFailure;
+use super::{CompileEnv, CompileFailure};
 use crate::config::Platform;
-use crate::env::KernelEnv;
 use aorlta_check::task::KernelTaskDef;
 use aorlta_record::kernel::KernelLanguage;
 
@@ -22,7 +21,7 @@ pub enum Target {
 impl Target {
     /// The target of `task` on the environment's platform; a CUDA task on AMD is unsettled
     /// `unsupported-language`.
-    pub fn of(env: &KernelEnv, task: &KernelTaskDef) -> Result<Self, CompileFailure> {
+    pub fn of(env: &dyn CompileEnv, task: &KernelTaskDef) -> Result<Self, CompileFailure> {
         match (env.platform(), task.spec.language) {
             (Platform::Nvidia, KernelLanguage::Cuda) => Ok(Target::CudaOnNvidia),
             (Platform::Nvidia, KernelLanguage::Hip) => Ok(Target::HipOnNvidia),

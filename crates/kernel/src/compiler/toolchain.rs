@@ -4,9 +4,7 @@
 //! the cache and the stored objects; `super::process` runs the invocation in the sandbox and
 //! reads its outcome. Nothing here runs a process.
 
-use super::CompileFailure;
-use super::target::Target;
-use crate::env::KernelEnv;
+use super::{CompileEnv, CompileFailure};
 use aorlta_check::task::KernelTaskDef;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -38,19 +36,10 @@ pub trait Toolchain {
     /// compiler's version and the source changes the code object).
     fn target_key(&self) -> String;
     /// How to run the compiler for one source.
-    fn invocation(&self, env: &KernelEnv) -> Result<Invocation, CompileFailure>;
+    fn invocation(&self, env: &dyn CompileEnv) -> Result<Invocation, CompileFailure>;
     /// Checks the code object it wrote for `task`: it defines the kernel and calls no device
     /// `printf`. Answers the symbols to look the kernel up by, the one found first.
     fn check(&self, task: &KernelTaskDef, object: &[u8]) -> Result<Vec<String>, CompileFailure>;
-}
-
-/// The toolchain that compiles `target`'s sources in `env`.
-pub fn for_target(env: &KernelEnv, target: Target) -> Result<Box<dyn Toolchain>, CompileFailure> {
-    Ok(match target {
-        Target::CudaOnNvidia => Box::new(super::nvcc::Nvcc::cuda(env)),
-        Target::HipOnNvidia => Box::new(super::nvcc::Nvcc::hip(env)),
-        Target::HipOnAmd => Box::new(super::hipcc::Hipcc::new(env)?),
-    })
 }
 
 /// The compiler `path`, or unsettled `no-compiler` naming the setting that gives it.

@@ -5,7 +5,6 @@
 //! timing, reward), never AMD timings. On AMD, hipcc compiles the source
 //! ([`crate::compiler::hipcc`]).
 
-use crate::compiler::CompileFailure;
 use std::path::{Path, PathBuf};
 
 /// The portability header, `hip/hip_runtime.h` on the include path of an nvcc compile.
@@ -22,11 +21,11 @@ pub fn headers_hash() -> &'static str {
 /// The folder to put on nvcc's include path for a HIP source, as an absolute path:
 /// `hip/hip_runtime.h` and `hip/hip_fp16.h` under the work folder, one folder per header
 /// version, written once.
-pub fn include_dir(work_dir: &Path) -> Result<PathBuf, CompileFailure> {
+pub fn include_dir(work_dir: &Path) -> Result<PathBuf, String> {
     // Absolute: the compiler runs in a folder of its own, where a relative path (a run's
     // work folder is often `runs/<name>/kernel`) would name nothing.
     let dir = std::path::absolute(work_dir.join("hip-include").join(&headers_hash()[..16]))
-        .map_err(|e| CompileFailure::unsettled("work-dir-error", format!("{}: {e}", work_dir.display())))?;
+        .map_err(|e| format!("{}: {e}", work_dir.display()))?;
     let hip = dir.join("hip");
     let ready = hip.join("hip_fp16.h");
     if ready.is_file() {
@@ -44,7 +43,7 @@ pub fn include_dir(work_dir: &Path) -> Result<PathBuf, CompileFailure> {
         }
         Ok(())
     };
-    write().map_err(|e| CompileFailure::unsettled("work-dir-error", format!("{}: {e}", hip.display())))?;
+    write().map_err(|e| format!("{}: {e}", hip.display()))?;
     Ok(dir)
 }
 
