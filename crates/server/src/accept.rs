@@ -13,11 +13,14 @@ use crate::config::Limits;
 use crate::connections::{ConnHandle, Connections};
 use crate::write_timeout::WriteTimeout;
 use axum::Router;
+use axum::response::Response;
+use hyper::Request;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -91,13 +94,9 @@ pub(crate) async fn accept_loop(
 fn on_connection(
     router: Router,
     conn: ConnHandle,
-) -> impl tower::Service<
-    hyper::Request<Incoming>,
-    Response = axum::response::Response,
-    Error = std::convert::Infallible,
-    Future = impl Future + Send,
-> + Clone {
-    tower::service_fn(move |mut req: hyper::Request<Incoming>| {
+) -> impl tower::Service<Request<Incoming>, Response = Response, Error = Infallible, Future = impl Send> + Clone
+{
+    tower::service_fn(move |mut req: Request<Incoming>| {
         let busy = conn.busy();
         req.extensions_mut().insert(conn.clone());
         let answer = router.clone().oneshot(req);
@@ -115,4 +114,54 @@ fn nodelay(tcp: TcpStream) -> TcpStream {
         tracing::debug!(error = %e, "could not set TCP_NODELAY");
     }
     tcp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::Metrics;
+    use axum::Extension;
+    use axum::routing::get;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    #[tokio::test]
+    async fn each_connection_is_served_by_the_router_it_was_handed_and_counted_until_it_closes() {
+        let router = Router::new().route(
+            "/",
+            get(|conn: Option<Extension<ConnHandle>>| async move { format!("conn={}", conn.is_some()) }),
+        );
+        let conns = Arc::new(Connections::new(4, Arc::new(Metrics::default())));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let serving = tokio::spawn({
+            let conns = Arc::clone(&conns);
+            async move {
+                let limits = Limits::default();
+                let shutdown = async {
+                    let _ = stopped.await;
+                };
+                accept_loop(listener, router, conns, &limits, shutdown).await
+            }
+        });
+        let mut client = TcpStream::connect(addr).await.unwrap();
+        client
+            .write_all(b"GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        let mut answer = String::new();
+        client.read_to_string(&mut answer).await.unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(answer.ends_with("conn=true"), "{answer}");
+        stop.send(()).unwrap();
+        let graceful = serving.await.unwrap();
+        graceful.shutdown().await;
+        for _ in 0..100 {
+            if conns.open() == 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(conns.open(), 0, "the closed connection gave its place back");
+    }
 }
