@@ -12,7 +12,7 @@
 //! case.
 
 use crate::ApiError;
-use crate::conn::ConnHandle;
+use crate::connections::ConnHandle;
 use crate::metrics::Metrics;
 use axum::body::Body;
 use axum::http::{HeaderValue, header};

@@ -7,88 +7,18 @@
 //! (408 `body-timeout`). The bytes of bodies still arriving count against
 //! `limits.max-reading-bytes` as they arrive, never by the `Content-Length` a client declares,
 //! so a head that announces 16 MiB and sends one byte holds one byte of the budget; a body that
-//! would pass it is refused with 503.
+//! would pass it is refused with 503 ([`crate::reading`] keeps that budget).
 
 use crate::ApiError;
 use crate::state::AppState;
 use axum::body::Body;
 use axum::http::{HeaderMap, StatusCode, header};
 use http_body_util::BodyExt;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tokio::time::Instant;
 
 /// A body may send nothing during its first second; after that it must keep up with the rate.
 const GRACE: Duration = Duration::from_secs(1);
-
-/// The bodies being read now: how many and how many bytes, against the byte budget.
-#[derive(Debug)]
-pub struct Reading {
-    limit: usize,
-    bytes: AtomicUsize,
-    bodies: AtomicUsize,
-}
-
-impl Reading {
-    /// A budget of `limit` bytes for bodies being read at once.
-    pub fn new(limit: usize) -> Arc<Self> {
-        Arc::new(Reading {
-            limit,
-            bytes: AtomicUsize::new(0),
-            bodies: AtomicUsize::new(0),
-        })
-    }
-
-    /// Bytes of the bodies still arriving.
-    pub fn bytes(&self) -> usize {
-        self.bytes.load(Ordering::Acquire)
-    }
-
-    /// Bodies being read.
-    pub fn bodies(&self) -> usize {
-        self.bodies.load(Ordering::Acquire)
-    }
-
-    fn start(self: &Arc<Self>) -> Share {
-        self.bodies.fetch_add(1, Ordering::AcqRel);
-        Share {
-            owner: Arc::clone(self),
-            bytes: 0,
-        }
-    }
-}
-
-/// One body's share of the budget; dropping it gives the bytes back.
-#[derive(Debug)]
-struct Share {
-    owner: Arc<Reading>,
-    bytes: usize,
-}
-
-impl Share {
-    /// Takes `n` more bytes of the budget; false (taking none) when they do not fit.
-    fn take(&mut self, n: usize) -> bool {
-        let r = &self.owner;
-        let taken = r
-            .bytes
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |b| {
-                b.checked_add(n).filter(|&t| t <= r.limit)
-            })
-            .is_ok();
-        if taken {
-            self.bytes += n;
-        }
-        taken
-    }
-}
-
-impl Drop for Share {
-    fn drop(&mut self) {
-        self.owner.bytes.fetch_sub(self.bytes, Ordering::AcqRel);
-        self.owner.bodies.fetch_sub(1, Ordering::AcqRel);
-    }
-}
 
 /// Refuses a request whose body has not been read: drains the body (up to `max-body-bytes`,
 /// for at most two seconds) so that the connection stays usable and the client sees the answer
@@ -197,24 +127,4 @@ pub async fn read_body(state: &AppState, headers: &HeaderMap, body: Body) -> Res
         out.extend_from_slice(&data);
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_budget_counts_bytes_as_they_come_and_gives_them_back() {
-        let r = Reading::new(10);
-        let mut a = r.start();
-        assert!(a.take(6));
-        let mut b = r.start();
-        assert!(!b.take(5), "6 + 5 is over 10");
-        assert!(b.take(4));
-        assert_eq!((r.bytes(), r.bodies()), (10, 2));
-        drop(a);
-        assert_eq!((r.bytes(), r.bodies()), (4, 1));
-        drop(b);
-        assert_eq!((r.bytes(), r.bodies()), (0, 0));
-    }
 }

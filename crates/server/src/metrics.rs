@@ -39,8 +39,6 @@ pub struct Gauges {
     pub lanes: Vec<(&'static str, usize, usize)>,
     /// Scoring requests whose bodies are read, being answered.
     pub requests_in_flight: usize,
-    /// Connections open now.
-    pub connections: usize,
     /// Request bodies being read.
     pub bodies_reading: usize,
     /// Bytes of the request bodies being read.
@@ -360,6 +358,12 @@ impl Metrics {
         self.connections_refused.inc();
     }
 
+    /// The connections open now (kept by [`crate::connections::Connections`] as they open and
+    /// close).
+    pub fn set_connections(&self, open: usize) {
+        self.connections.set(gauge(open));
+    }
+
     /// A connection closed because answers held for clients passed the bound.
     pub fn add_unread_closed(&self) {
         self.unread_closed.inc();
@@ -378,7 +382,6 @@ impl Metrics {
             self.queue_capacity.get_or_create(&l).set(gauge(*cap));
         }
         self.requests_in_flight.set(gauge(g.requests_in_flight));
-        self.connections.set(gauge(g.connections));
         self.bodies_reading.set(gauge(g.bodies_reading));
         self.body_bytes_reading.set(gauge(g.body_bytes_reading));
         self.unsent_bytes.set(gauge(g.unsent_bytes));
@@ -442,10 +445,10 @@ mod tests {
         m.observe_answered([&e1, &e2, &e3]);
         m.observe_computed(&e1);
         m.add_shared(4);
+        m.set_connections(2);
         let text = m.render(&Gauges {
             lanes: vec![("qa", 3, 100)],
             requests_in_flight: 1,
-            connections: 2,
             bodies_reading: 3,
             body_bytes_reading: 4096,
             unsent_bytes: 5000,

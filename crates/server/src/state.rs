@@ -4,11 +4,10 @@
 
 use crate::answer::Unsent;
 use crate::auth::Token;
-use crate::body::Reading;
 use crate::config::{CacheConfig, InlineTasks, Limits, ServeConfig};
-use crate::conn::{Connections, default_max_connections};
 use crate::metrics::{Gauges, Metrics};
 use crate::queue::{LaneSpec, Scheduler};
+use crate::reading::Reading;
 use crate::{ApiError, ServerError};
 use aorlta_check::Env;
 use aorlta_check::task::TaskSet;
@@ -81,8 +80,6 @@ pub struct AppState {
     pub scheduler: Scheduler,
     /// Counters for `/metrics`.
     pub metrics: Arc<Metrics>,
-    /// The open connections (capped).
-    pub connections: Arc<Connections>,
     /// The request bodies being read (against `limits.max-reading-bytes`).
     pub reading: Arc<Reading>,
     /// The answers not yet taken by their clients (against `limits.max-unsent-bytes`).
@@ -197,10 +194,6 @@ impl AppState {
             inline: cfg.inline_tasks.clone(),
             special_tokens: cfg.get_reward.special_tokens.clone(),
             scheduler,
-            connections: Arc::new(Connections::new(
-                cfg.limits.max_connections.unwrap_or_else(default_max_connections),
-                Arc::clone(&metrics),
-            )),
             reading: Reading::new(cfg.limits.max_reading_bytes),
             unsent: Unsent::new(cfg.limits.max_unsent_bytes, Arc::clone(&metrics)),
             token,
@@ -292,7 +285,6 @@ impl AppState {
         Gauges {
             lanes: self.scheduler.depths(),
             requests_in_flight: self.limits.max_requests_in_flight - self.requests.available_permits(),
-            connections: self.connections.open(),
             bodies_reading: self.reading.bodies(),
             body_bytes_reading: self.reading.bytes(),
             unsent_bytes: self.unsent.bytes(),

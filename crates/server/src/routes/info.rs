@@ -1,7 +1,7 @@
 //! The read-only endpoints: tasks, profiles, health and metrics.
 
 use crate::answer;
-use crate::conn::ConnHandle;
+use crate::connections::ConnHandle;
 use crate::state::AppState;
 use crate::wire::{Health, ProfileInfo, ProfilesResponse, TaskInfo, TasksResponse};
 use aorlta_check::task::TaskKind;

@@ -1,64 +1,26 @@
 //! The scoring endpoints: `POST /v1/score` (AORLTA's own shape) and `POST /get_reward`
-//! (OpenRLHF's remote reward shape). Both read the body first ([`crate::body`]: a body still
+//! (OpenRLHF's remote reward shape). Both read the body first ([`JsonBody`]: a body still
 //! arriving holds no scoring slot), then take a request slot, check the batch, hand the items to
 //! [`crate::items::score_all`], and answer through [`crate::answer`].
 
 use crate::ApiError;
 use crate::answer;
-use crate::body::{read_body, refuse_unread};
-use crate::conn::ConnHandle;
+use crate::body::refuse_unread;
+use crate::connections::ConnHandle;
 use crate::items::{Item, TaskSource, score_all};
+use crate::json_body::JsonBody;
 use crate::openrlhf::{completion_of, correctness};
 use crate::state::AppState;
 use crate::wire::{GetRewardRequest, GetRewardResponse, ScoreRequest, ScoreResponse, TaskRef};
 use aorlta_record::RewardEntry;
 use axum::Extension;
-use axum::body::Body;
-use axum::extract::{Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{FromRequest, Query, Request, State};
+use axum::http::StatusCode;
 use axum::response::Response;
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-/// Parses a JSON request body: 400 `malformed-json` whenever the text is not JSON (whatever
-/// else is wrong with it), 422 `invalid-request` when it is JSON but not a request object of
-/// the right shape (a positional array in place of the object is refused).
-pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-    if is_object && let Ok(v) = serde_json::from_slice(bytes) {
-        // The fast path.
-        return Ok(v);
-    }
-    // Not JSON at all is 400 before any question of shape, so a body that is both malformed
-    // and of the wrong shape is reported as malformed.
-    if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
-        return Err(ApiError::malformed_json(e));
-    }
-    if !is_object {
-        return Err(ApiError::invalid(
-            "the request must be a JSON object with named fields, not an array or a scalar",
-        ));
-    }
-    use serde_json::error::Category;
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        match inner.classify() {
-            // Text the syntax check lets through but a typed parse does not (an invalid
-            // escape or code point in a string).
-            Category::Syntax | Category::Eof | Category::Io => ApiError::malformed_json(inner),
-            Category::Data if path == "." || path.is_empty() => {
-                ApiError::invalid(format!("the request: {inner}"))
-            }
-            Category::Data => ApiError::invalid(format!("field `{path}`: {inner}")),
-        }
-    })?;
-    de.end().map_err(ApiError::malformed_json)?;
-    Ok(value)
-}
 
 /// 422 `empty-batch` or 413 `too-many-items`.
 fn check_batch(state: &AppState, n: usize) -> Result<(), ApiError> {
@@ -80,24 +42,12 @@ fn check_batch(state: &AppState, n: usize) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// Reads and parses a JSON body ([`read_body`], then [`parse_json`]).
-async fn read_json<T: DeserializeOwned>(
-    state: &AppState,
-    headers: &HeaderMap,
-    body: Body,
-) -> Result<T, ApiError> {
-    let bytes = read_body(state, headers, body).await?;
-    parse_json(&bytes)
-}
-
 /// `POST /v1/score`.
 pub async fn score(
     State(state): State<Arc<AppState>>,
     conn: Option<Extension<ConnHandle>>,
-    headers: HeaderMap,
-    body: Body,
+    JsonBody(req): JsonBody<ScoreRequest>,
 ) -> Result<Response, ApiError> {
-    let req: ScoreRequest = read_json(&state, &headers, body).await?;
     let _slot = state.request_permit()?;
     let engine = Arc::clone(state.engine(req.profile.as_deref())?);
     check_batch(&state, req.items.len())?;
@@ -140,23 +90,23 @@ pub struct GetRewardParams {
 /// `POST /get_reward[?profile=NAME]`: OpenRLHF's remote reward request. OpenRLHF sends one
 /// sample per request and does not read `Retry-After`, so a request waits (up to
 /// `limits.queue-wait` from its arrival) for a request slot and for room in its lane before it
-/// is refused.
+/// is refused. A query string it cannot read is refused before the body is read (and the body
+/// drained), so the body goes through [`JsonBody`] here rather than as an argument.
 pub async fn get_reward(
     State(state): State<Arc<AppState>>,
     conn: Option<Extension<ConnHandle>>,
-    params: Result<Query<GetRewardParams>, axum::extract::rejection::QueryRejection>,
-    headers: HeaderMap,
-    body: Body,
+    params: Result<Query<GetRewardParams>, QueryRejection>,
+    request: Request,
 ) -> Result<Response, ApiError> {
     let deadline = tokio::time::Instant::now() + state.limits.queue_wait;
     let Query(params) = match params {
         Ok(p) => p,
         Err(e) => {
             let err = ApiError::invalid(format!("the query string: {}", e.body_text()));
-            return Err(refuse_unread(&state, body, err).await);
+            return Err(refuse_unread(&state, request.into_body(), err).await);
         }
     };
-    let req: GetRewardRequest = read_json(&state, &headers, body).await?;
+    let JsonBody(req): JsonBody<GetRewardRequest> = JsonBody::from_request(request, &state).await?;
     let _slot = state.request_permit_until(deadline).await?;
     let engine = Arc::clone(state.engine(params.profile.as_deref())?);
     let n = req.query.len();
