@@ -10,16 +10,10 @@
 //! shows a task's reference or scores anything). A service that listens on an address other
 //! than loopback refuses to start without a token ([`check_bind`]).
 
+use crate::ServerError;
 use crate::config::AuthConfig;
-use crate::state::AppState;
-use crate::{ApiError, ServerError};
-use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::Arc;
 
 /// The environment variable that holds the token; it overrides `auth.token-file`.
 pub const TOKEN_VAR: &str = "AORLTA_TOKEN";
@@ -96,36 +90,9 @@ pub fn check_bind(bind: SocketAddr, token: Option<&Token>) -> Result<(), ServerE
     )))
 }
 
-/// The middleware of the guarded routes: 401 `unauthorized` unless the request carries the
-/// token. A refused request's body is not read (the answer closes the connection).
-pub async fn require(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
-    let Some(token) = state.token() else {
-        return next.run(req).await;
-    };
-    let presented = req
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| presented(v.as_bytes()));
-    let why = match presented {
-        Some(p) if token.matches(&p) => return next.run(req).await,
-        Some(_) => "the token is not this service's",
-        None => "this service needs `Authorization: Bearer TOKEN`",
-    };
-    let has_body = req.headers().contains_key(header::CONTENT_LENGTH)
-        || req.headers().contains_key(header::TRANSFER_ENCODING);
-    let mut err = ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", why);
-    if has_body {
-        err = err.closing();
-    }
-    let mut resp = err.into_response();
-    resp.headers_mut()
-        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-    resp
-}
-
 /// The token an `Authorization` header presents: `Bearer TOKEN`, or `Basic` with the token as
 /// the password (any user); schemes are case-insensitive.
-fn presented(value: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn presented(value: &[u8]) -> Option<Vec<u8>> {
     use base64::Engine;
     let (scheme, rest) = value.split_at(value.iter().position(|&b| b == b' ')?);
     let rest = rest.trim_ascii();

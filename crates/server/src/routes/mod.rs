@@ -2,6 +2,7 @@
 //! token on every route but `/healthz` and `/metrics` ([`crate::auth`]), and the middleware
 //! that gives each request a tracing span and counts it in the metrics.
 
+mod guard;
 mod info;
 mod score;
 
@@ -35,10 +36,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/get_reward", post(score::get_reward))
         .route("/v1/tasks", get(info::tasks))
         .route("/v1/profiles", get(info::profiles))
-        .route_layer(middleware::from_fn_with_state(
-            Arc::clone(&state),
-            crate::auth::require,
-        ));
+        .route_layer(middleware::from_fn_with_state(Arc::clone(&state), guard::require));
     Router::new()
         .merge(guarded)
         .route("/healthz", get(info::healthz))
