@@ -27,16 +27,58 @@ pub fn load<T: DeserializeOwned>(path: &Path) -> Result<T> {
     from_str(&text, path)
 }
 
-/// Reads section `name` of a document already parsed from `origin` into its type; the error
-/// names the file and the section.
+/// Reads section `name` (a top-level key) of a document already parsed from `origin` into its
+/// type; the error names the file, the section and the line in the file. (A parsed value keeps
+/// no lines, so on an error the section is read again from the file's text, where the parser
+/// knows them; where that text is not at hand the line is 0.)
 pub fn section<T: DeserializeOwned>(value: &serde_norway::Value, origin: &Path, name: &str) -> Result<T> {
     serde_norway::from_value(value.clone()).map_err(|e| {
-        let mut err = error(origin, &e);
+        let located = std::fs::read_to_string(origin)
+            .ok()
+            .and_then(|text| section_from_text::<T>(&text, name).err())
+            .filter(|l| l.location().is_some());
+        let mut err = error(origin, located.as_ref().unwrap_or(&e));
         if let CoreError::Parse { message, .. } = &mut err {
             *message = format!("section `{name}`: {message}");
         }
         err
     })
+}
+
+/// Section `name` of a YAML document's text, read into `T` (the other keys are passed over),
+/// so that an error carries its place in the text.
+fn section_from_text<T: DeserializeOwned>(text: &str, name: &str) -> std::result::Result<Option<T>, serde_norway::Error> {
+    use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+    use std::marker::PhantomData;
+
+    struct Section<'a, T>(&'a str, PhantomData<T>);
+
+    impl<'de, T: DeserializeOwned> Visitor<'de> for Section<'_, T> {
+        type Value = Option<T>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a mapping")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Option<T>, A::Error> {
+            let mut found = None;
+            while let Some(key) = map.next_key::<String>()? {
+                if key == self.0 {
+                    found = Some(map.next_value::<T>()?);
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(found)
+        }
+    }
+
+    impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for Section<'_, T> {
+        type Value = Option<T>;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<Option<T>, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+
+    Section(name, PhantomData).deserialize(serde_norway::Deserializer::from_str(text))
 }
 
 #[cfg(test)]
@@ -72,5 +114,27 @@ mod tests {
         );
         let e = load::<Two>(Path::new("/no/such/file.yaml")).unwrap_err();
         assert!(matches!(e, CoreError::Io { .. }), "{e}");
+    }
+
+    #[test]
+    fn a_nested_section_error_names_its_line_in_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.yaml");
+        let text = "name: x\nkernel:\n  a: 1\n  b: 2\n  c: 3\nafter: [1, 2]\n";
+        std::fs::write(&path, text).unwrap();
+        let doc: serde_norway::Value = load(&path).unwrap();
+        let e = section::<Two>(&doc["kernel"], &path, "kernel").unwrap_err();
+        let CoreError::Parse { line, message, .. } = &e else {
+            panic!("{e}")
+        };
+        assert_eq!(*line, 5, "{e}");
+        assert!(message.contains("section `kernel`") && message.contains("`c`"), "{e}");
+        let text = "kernel:\n  a: 1\n  b: nine\n";
+        std::fs::write(&path, text).unwrap();
+        let doc: serde_norway::Value = load(&path).unwrap();
+        let e = section::<Two>(&doc["kernel"], &path, "kernel").unwrap_err();
+        assert!(e.to_string().starts_with(&format!("{}:3:", path.display())), "{e}");
+        let good = section::<Two>(&serde_norway::from_str("a: 1\nb: 2\n").unwrap(), &path, "kernel");
+        assert!(good.is_ok());
     }
 }
