@@ -47,7 +47,10 @@ pub fn section<T: DeserializeOwned>(value: &serde_norway::Value, origin: &Path, 
 
 /// Section `name` of a YAML document's text, read into `T` (the other keys are passed over),
 /// so that an error carries its place in the text.
-fn section_from_text<T: DeserializeOwned>(text: &str, name: &str) -> std::result::Result<Option<T>, serde_norway::Error> {
+fn section_from_text<T: DeserializeOwned>(
+    text: &str,
+    name: &str,
+) -> std::result::Result<Option<T>, serde_norway::Error> {
     use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
     use std::marker::PhantomData;
 
@@ -128,12 +131,18 @@ mod tests {
             panic!("{e}")
         };
         assert_eq!(*line, 5, "{e}");
-        assert!(message.contains("section `kernel`") && message.contains("`c`"), "{e}");
+        assert!(
+            message.contains("section `kernel`") && message.contains("`c`"),
+            "{e}"
+        );
         let text = "kernel:\n  a: 1\n  b: nine\n";
         std::fs::write(&path, text).unwrap();
         let doc: serde_norway::Value = load(&path).unwrap();
         let e = section::<Two>(&doc["kernel"], &path, "kernel").unwrap_err();
-        assert!(e.to_string().starts_with(&format!("{}:3:", path.display())), "{e}");
+        assert!(
+            e.to_string().starts_with(&format!("{}:3:", path.display())),
+            "{e}"
+        );
         let good = section::<Two>(&serde_norway::from_str("a: 1\nb: 2\n").unwrap(), &path, "kernel");
         assert!(good.is_ok());
     }

@@ -47,7 +47,7 @@ const KERNEL_COMPILE: &[&str] = &[
 ];
 
 /// What running the harness depends on besides compiling (the harness's own sources are in
-/// `aorlta_record::BUILD`, which the kernel-run and kernel-time identities carry).
+/// `aorlta_kernel::HARNESS_BUILD`, which the kernel-run and kernel-time identities carry).
 const KERNEL_RUN: &[&str] = &["kernel/src/exec", "kernel/src/pool", "kernel/src/run"];
 
 /// What timing depends on besides running: the timing leg and the judge.

@@ -7,7 +7,7 @@
 //! - `normalised-match`: those and the normaliser;
 //! - `kernel-compile`: the kernel task spec and mangler, the compiler driver, the source policy,
 //!   the cubin reader;
-//! - `kernel-run`: those, the harness runner and the harness itself ([`aorlta_record::BUILD`]);
+//! - `kernel-run`: those, the harness runner and the harness itself ([`aorlta_kernel::HARNESS_BUILD`]);
 //! - `kernel-time`: those and the judge;
 //! - every one of them: the record types of tasks, legs and entries, task loading, hashing, the
 //!   adapter interface and the engine; an entry adds the reward functions and profiles.
@@ -27,7 +27,7 @@ pub fn all() -> String {
 /// The source identity of a built-in adapter's results, by the adapter's name; [`all`] for any
 /// other name.
 pub fn of_adapter(name: &str) -> String {
-    let harness = aorlta_record::BUILD;
+    let harness = aorlta_kernel::HARNESS_BUILD;
     match name {
         "parse" => format!("{PKG}+parse.{}", env!("AORLTA_SRC_PARSE")),
         "reference-match" => format!("{PKG}+reference-match.{}", env!("AORLTA_SRC_REFERENCE_MATCH")),

@@ -7,6 +7,17 @@
 //! behaviours ([`fake`]) serve them. A run config's `kernel:` section ([`KernelConfig`]) builds
 //! the [`KernelEnv`] that every leg shares.
 
+/// The build identity of the harness this build runs: the package version and a hash of the
+/// harness's sources (crates/record, crates/judge and crates/gpu; `build.rs`), made as the
+/// harness makes its own `aorlta_gpu::BUILD`. A harness that reports another is refused
+/// (`pool.rs`), and the kernel legs that run the harness carry it in their cache keys.
+pub const HARNESS_BUILD: &str = concat!(
+    "aorlta ",
+    env!("CARGO_PKG_VERSION"),
+    "+src.",
+    env!("AORLTA_HARNESS_HASH")
+);
+
 pub mod amdgpu;
 pub mod compile;
 pub mod compiler;

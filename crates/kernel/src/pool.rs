@@ -189,14 +189,14 @@ impl HarnessPool {
             proc.kill();
             return Err(PoolError::Start(e.code, e.detail));
         }
-        if ready.build != aorlta_record::BUILD {
+        if ready.build != crate::HARNESS_BUILD {
             proc.kill();
             return Err(PoolError::Start(
                 "harness-mismatch".into(),
                 format!(
                     "the harness reports build `{}` but this is `{}`: rebuild both (`cargo build --release`)",
                     ready.build,
-                    aorlta_record::BUILD
+                    crate::HARNESS_BUILD
                 ),
             ));
         }

@@ -369,7 +369,7 @@ echo '{"pid": 1, "device": {"index": 0, "backend": "fake", "name": "n", "uuid": 
 
 /// The stand-in harness's start: a ready file naming this build.
 fn ready() -> String {
-    READY_TEMPLATE.replace("\"BUILD\"", &format!("{:?}", aorlta_record::BUILD))
+    READY_TEMPLATE.replace("\"BUILD\"", &format!("{:?}", crate::HARNESS_BUILD))
 }
 
 #[test]

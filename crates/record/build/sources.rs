@@ -1,8 +1,32 @@
 //! Hashing source files into a build identity. Shared, through `#[path]`, by the build scripts
-//! of aorlta-record (the harness's identity) and aorlta-core (each leg's identity), and by the
-//! tests in aorlta-core that show which edit changes which identity.
+//! of aorlta-gpu (the harness reports its identity), aorlta-kernel (which refuses a harness of
+//! another identity and puts it into the kernel legs' cache keys) and aorlta-core (each leg's
+//! identity), and by the tests in aorlta-core that show which edit changes which identity. The
+//! harness's identity is made where it is used, not in aorlta-record, so an edit of the harness
+//! rebuilds the harness and the crates that run it, never every crate.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// What the harness is built from: the record types, the judge (it stops a timing at a settled
+/// look) and the harness crate.
+pub const HARNESS: &[&str] = &["record/src", "judge/src", "gpu/src"];
+
+/// For a build script of a crate under `crates/`: watches the harness's sources and sets
+/// `AORLTA_HARNESS_HASH` to their hash (hex), the same in every crate that asks.
+#[allow(dead_code)] // aorlta-core's build script includes this file for `files` and `hash` only.
+pub fn emit_harness_hash() {
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let crates = manifest.parent().expect("a crate under crates/").to_path_buf();
+    for p in HARNESS {
+        println!("cargo:rerun-if-changed={}", crates.join(p).display());
+    }
+    println!("cargo:rerun-if-changed=../record/build/sources.rs");
+    let files = files(&crates, HARNESS);
+    println!(
+        "cargo:rustc-env=AORLTA_HARNESS_HASH={:016x}",
+        hash(&crates, &files)
+    );
+}
 
 /// Whether a file is a test module (`tests.rs`, `*_tests.rs`): compiled only under `cfg(test)`,
 /// so it never changes a result.

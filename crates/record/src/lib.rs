@@ -28,17 +28,6 @@ pub struct FormatVersion {
     pub minor: u32,
 }
 
-/// The harness's build identity: the package version and a hash of the sources the harness is
-/// built from (crates/record and crates/gpu; see `build.rs`). The harness reports it, so that a
-/// harness built from other sources is never used, and the kernel legs that run the harness
-/// carry it in their cache keys.
-pub const BUILD: &str = concat!(
-    "aorlta ",
-    env!("CARGO_PKG_VERSION"),
-    "+src.",
-    env!("AORLTA_SOURCE_HASH")
-);
-
 /// The version this build writes.
 pub const FORMAT_VERSION: FormatVersion = FormatVersion { major: 1, minor: 0 };
 

@@ -57,7 +57,7 @@ fn serve_hip_without_a_device_reports_no_gpu_and_exits() {
         let error = ready.error.expect("ready.json carries the error");
         assert_eq!(error.code, "no-gpu", "{}", error.detail);
         assert!(!error.detail.is_empty());
-        assert_eq!(ready.build, aorlta_record::BUILD);
+        assert_eq!(ready.build, aorlta_gpu::BUILD);
     }
 }
 

@@ -433,7 +433,7 @@ pub struct HarnessReady {
     pub error: Option<HarnessError>,
     /// Seconds from the process's start to the context's creation.
     pub start_s: f64,
-    /// The harness's build identity ([`crate::BUILD`]); the service refuses a harness of
+    /// The harness's build identity (`aorlta_gpu::BUILD`); the service refuses a harness of
     /// another build.
     #[serde(default)]
     pub build: String,
