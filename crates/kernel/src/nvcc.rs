@@ -27,6 +27,7 @@ use aorlta_check::task::KernelTaskDef;
 use aorlta_record::LegState;
 use aorlta_record::kernel::fake::FakeImage;
 use aorlta_record::kernel::mangle::kernel_symbols;
+use rustix::process::Signal;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -315,7 +316,7 @@ fn real_compile(
     if !run.success {
         let low = run.output.to_lowercase();
         let signal = run.signal.map(|s| format!(" (signal {s})")).unwrap_or_default();
-        if run.signal == Some(libc::SIGXFSZ) || low.contains("file size limit") {
+        if run.signal == Some(Signal::XFSZ.as_raw()) || low.contains("file size limit") {
             return Err(CompileFailure::broke(
                 "compile-output-too-large",
                 format!("the compiler's output passed {} MiB", OUTPUT_LIMIT >> 20),
@@ -332,10 +333,11 @@ fn real_compile(
         ]
         .iter()
         .any(|m| low.contains(m))
-            || matches!(
-                run.signal,
-                Some(libc::SIGKILL | libc::SIGSEGV | libc::SIGABRT | libc::SIGBUS)
-            )
+            || run.signal.is_some_and(|s| {
+                [Signal::KILL, Signal::SEGV, Signal::ABORT, Signal::BUS]
+                    .iter()
+                    .any(|k| k.as_raw() == s)
+            })
             || low.contains("died due to signal")
         {
             return Err(CompileFailure::broke(
