@@ -125,6 +125,7 @@ pub fn run_measured(cmd: &mut Command) -> std::io::Result<Measured> {
     if let Some(mut out) = child.stdout.take() {
         out.read_to_string(&mut stdout)?;
     }
+    // libc, not rustix: rustix's waitpid reports no resource usage, and wait4 is what does.
     let pid = child.id() as libc::pid_t;
     let mut status: libc::c_int = 0;
     // SAFETY: an all-zero `rusage` is a valid value of that plain C struct.

@@ -121,6 +121,7 @@ fn serve_with<B: Backend>(b: &mut B, input: impl BufRead) -> i32 {
         if !handle_job(b, Path::new(line)) {
             // The record is written. Leave at once, skipping exit handlers: the driver's own
             // would wait for a kernel that may never finish.
+            // libc, not rustix: rustix has `_exit` only in its experimental `runtime` module.
             // SAFETY: ends the process; nothing of it is used afterwards.
             unsafe { libc::_exit(EXIT_CONTEXT_LOST) };
         }
@@ -160,8 +161,7 @@ pub struct Tools {
 /// the system's temporary folder, shared by every run on the host (the code object is keyed by
 /// its source, architecture and compiler, so runs never see another's).
 pub fn default_cache() -> PathBuf {
-    // SAFETY: getuid has no preconditions.
-    let uid = unsafe { libc::getuid() };
+    let uid = rustix::process::getuid().as_raw();
     std::env::temp_dir().join(format!("aorlta-harness-{uid}"))
 }
 

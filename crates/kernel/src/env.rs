@@ -133,14 +133,13 @@ fn is_amd_arch(a: &str) -> bool {
 
 /// The host's name.
 pub fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is writable for its length.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };
-    if rc != 0 {
-        return "unknown-host".into();
+    // `gethostname` is `uname`'s node name on Linux.
+    let name = rustix::system::uname().nodename().to_string_lossy().into_owned();
+    if name.is_empty() {
+        "unknown-host".into()
+    } else {
+        name
     }
-    let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
 }
 
 /// What a command line may set over a `kernel:` section (`--fake-gpu`, `--gpus`).
@@ -248,8 +247,7 @@ impl KernelEnv {
             ));
         }
         let tmp = std::env::temp_dir();
-        // SAFETY: getuid has no preconditions.
-        let uid = unsafe { libc::getuid() };
+        let uid = rustix::process::getuid().as_raw();
         let work_dir = config
             .work_dir
             .clone()

@@ -239,8 +239,8 @@ mod tests {
             set.try_acquire().unwrap().is_none(),
             "the other process holds GPU 0"
         );
-        // SAFETY: signals the process group the test started.
-        unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+        // The process group the test started.
+        crate::compiler::sandbox::kill_group(child.id());
         child.wait().unwrap();
         assert!(
             set.acquire(Duration::from_secs(2)).is_ok(),

@@ -63,9 +63,8 @@ struct Proc {
 
 impl Proc {
     fn kill(&mut self) {
-        let pgid = self.child.id() as i32;
-        // SAFETY: signals the harness's own process group.
-        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        // The harness's own process group.
+        crate::compiler::sandbox::kill_group(self.child.id());
         let _ = self.child.wait();
     }
 

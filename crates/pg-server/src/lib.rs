@@ -76,8 +76,7 @@ impl TempServer {
             .prefix("aorlta-pg-")
             .tempdir()
             .map_err(|e| format!("creating a folder for the server: {e}"))?;
-        // SAFETY: geteuid has no preconditions and cannot fail.
-        let root = unsafe { libc::geteuid() } == 0;
+        let root = rustix::process::geteuid().is_root();
         let owner = if root {
             let ids = user_ids("postgres")
                 .ok_or("running as root, and the server refuses root: no `postgres` user to run it as")?;

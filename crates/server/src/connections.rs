@@ -215,16 +215,10 @@ impl Connections {
 /// The default connection cap: three quarters of the process's soft file-descriptor limit
 /// (the rest is for the cache, compile folders, harness processes and logs), at most 65,536.
 pub fn default_max_connections() -> usize {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: `getrlimit` writes one `rlimit` through a valid, exclusive pointer to a local.
-    let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0;
-    let soft = if ok && lim.rlim_cur != libc::RLIM_INFINITY {
-        usize::try_from(lim.rlim_cur).unwrap_or(usize::MAX)
-    } else {
-        1 << 20
+    // `None` is no limit.
+    let soft = match rustix::process::getrlimit(rustix::process::Resource::Nofile).current {
+        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+        None => 1 << 20,
     };
     (soft / 4 * 3).clamp(16, 65_536)
 }

@@ -20,6 +20,7 @@ pub const TRIM_EVERY: Duration = Duration::from_secs(30);
 pub fn trim() -> bool {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
+        // libc: malloc_trim is glibc's allocator, not a system call rustix could offer.
         // SAFETY: malloc_trim takes no pointers and only walks the allocator's own arenas under
         // their locks; it is safe to call from any thread at any time.
         unsafe { libc::malloc_trim(0) == 1 }
@@ -49,6 +50,7 @@ pub fn limit_arenas() -> bool {
     }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
+        // libc: mallopt is glibc's allocator, not a system call rustix could offer.
         // SAFETY: mallopt takes no pointers; it sets one allocator parameter under its lock.
         unsafe { libc::mallopt(libc::M_ARENA_MAX, ARENAS) == 1 }
     }

@@ -3,6 +3,10 @@
 //! byte by byte only inside a chunk that has one. Tests passed in must not short-circuit (use
 //! `|`, not `||`) so that they vectorize. This keeps each pass over a megabyte of text well
 //! under a millisecond.
+//!
+//! Hand-written because no crate serves: `memchr` and `memmem` find fixed bytes and strings, not
+//! a byte class given as a predicate nor a case-folded pattern searched backwards (the SSE2
+//! loop below); `spans_reference` holds the plain forms the property tests check these against.
 
 pub(super) const CHUNK: usize = 32;
 /// Bytes looked at one by one before switching to chunks.

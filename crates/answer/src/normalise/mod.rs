@@ -10,6 +10,10 @@
 //! [`MAX_ANSWER_BYTES`] are unreadable without being scanned; everything else is linear in
 //! the answer's length, with nesting and comparison work bounded, and never panics.
 //!
+//! Hand-written because no crate serves: LaTeX crates render or convert formulas, and computer
+//! algebra crates evaluate whatever they are given; none applies the answer rules below with
+//! bounded work on hostile input.
+//!
 //! Decisions worth knowing (each module's doc has the details):
 //! - Plain decimals compare exactly (`0.5` = `.50` = `5e-1`, `1000000` ≠ `1000001`); closed
 //!   forms compare at relative 1e-6; a decimal with a point and three or more significant

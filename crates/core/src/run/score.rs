@@ -455,7 +455,9 @@ where
 {
     #[cfg(test)]
     if tests::thread_start_fails() {
-        return Err(std::io::Error::from_raw_os_error(libc::EAGAIN));
+        return Err(std::io::Error::from_raw_os_error(
+            rustix::io::Errno::AGAIN.raw_os_error(),
+        ));
     }
     std::thread::Builder::new().name(name).spawn_scoped(scope, f)
 }

@@ -5,6 +5,9 @@
 //!
 //! Every count, offset and length is checked against the file's size before it is used; a
 //! compressed bundle (`CCOB`, `--offload-compress`) is refused, not inflated.
+//!
+//! Hand-written because no crate reads the container: `object` reads the ELF files inside it,
+//! and clang's bundler exists only as LLVM's C++ tool.
 
 /// The first bytes of an uncompressed offload bundle.
 pub const MAGIC: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";

@@ -1,8 +1,8 @@
 //! Reading AMD GPU code objects (what `hipcc --genco` writes) to check what the compiler made
 //! before any of it is loaded: a clang offload bundle ([`bundle`]) of AMDGPU ELF files, or one
 //! such ELF (`--no-gpu-bundle-output`). Each ELF carries its kernels' metadata in a note (owner
-//! `AMDGPU`, type `NT_AMDGPU_METADATA`) encoded as MessagePack ([`msgpack`]): per kernel its
-//! name, descriptor symbol, explicit and hidden arguments and register and memory use.
+//! `AMDGPU`, type `NT_AMDGPU_METADATA`) encoded as MessagePack, decoded with `rmpv`: per kernel
+//! its name, descriptor symbol, explicit and hidden arguments and register and memory use.
 //!
 //! [`check_kernel`] is the AMD counterpart of the cubin check: every wanted target's object
 //! defines the kernel, nothing calls device `printf` (or another host call), and the kernel's
@@ -12,19 +12,26 @@
 //! `hidden_printf_buffer` or `hidden_hostcall_buffer` argument (hostcall printf). Unoptimised
 //! builds (`-O0`) keep `hidden_hostcall_buffer` on every kernel, printf or not: this check
 //! expects optimised compiles.
+//!
+//! The note is compiler output from a candidate's source, so nothing in it is trusted: `rmpv`
+//! reserves nothing for a declared length it has not read, nesting stops at [`MAX_NESTING`], a
+//! truncated or malformed note is an error that says where it went wrong, and every field read
+//! is checked for its type.
 
 pub mod bundle;
-pub mod msgpack;
 
 use super::elf;
 use aorlta_record::kernel::mangle::{ParamKind, Signature};
-use msgpack::Value;
 use object::LittleEndian;
 use object::elf::FileHeader64;
 use object::read::elf::{FileHeader, SectionHeader};
+use rmpv::Value;
 
 /// `n_type` of the AMDGPU metadata note (code object v3 and later).
 pub const NT_AMDGPU_METADATA: u32 = 32;
+
+/// The deepest nesting of arrays and maps read in a metadata note (the real ones nest five deep).
+pub const MAX_NESTING: usize = 32;
 
 /// Why bytes are not readable AMD GPU code objects.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -136,22 +143,72 @@ fn read_elf(d: &[u8], bundle_target: Option<&str>) -> Result<CodeObject, AmdgpuE
             object::elf::EM_AMDGPU.0
         )));
     }
-    let mut desc = None;
-    'sections: for section in header.sections(endian, d).map_err(e)?.iter() {
+    let desc = metadata_note(header, endian, d)?;
+    let meta = decode_metadata(desc)?;
+    let symbols = elf::symbols(d).map_err(|e| AmdgpuError(e.0))?;
+    object_of(&meta, bundle_target, symbols)
+}
+
+/// The descriptor of the ELF's AMDGPU metadata note.
+fn metadata_note<'d>(
+    header: &FileHeader64<LittleEndian>,
+    endian: LittleEndian,
+    d: &'d [u8],
+) -> Result<&'d [u8], AmdgpuError> {
+    let e = |e: object::read::Error| AmdgpuError(e.to_string());
+    for section in header.sections(endian, d).map_err(e)?.iter() {
         let Some(mut notes) = section.notes(endian, d).map_err(e)? else {
             continue;
         };
         while let Some(note) = notes.next().map_err(e)? {
             if note.name() == b"AMDGPU" && note.n_type(endian).0 == NT_AMDGPU_METADATA {
-                desc = Some(note.desc());
-                break 'sections;
+                return Ok(note.desc());
             }
         }
     }
-    let desc = desc.ok_or_else(|| AmdgpuError("no AMDGPU metadata note (code object v3 or later)".into()))?;
-    let meta = msgpack::decode(desc).map_err(|e| AmdgpuError(format!("the metadata note: {e}")))?;
-    let symbols = elf::symbols(d).map_err(|e| AmdgpuError(e.0))?;
-    object_of(&meta, bundle_target, symbols)
+    Err(AmdgpuError(
+        "no AMDGPU metadata note (code object v3 or later)".into(),
+    ))
+}
+
+/// Decodes the note's one MessagePack value. Trailing zero bytes, as the note's padding may
+/// leave, are allowed; anything else after the value is an error.
+fn decode_metadata(desc: &[u8]) -> Result<Value, AmdgpuError> {
+    let bad = |at: usize, what: String| {
+        AmdgpuError(format!(
+            "the metadata note: malformed MessagePack at byte {at}: {what}"
+        ))
+    };
+    let mut rest = desc;
+    // `rmpv` counts a level of depth for each value and again for each array, map, string,
+    // binary or extension body: `2 * n + 3` lets `n` nested containers end in a string key.
+    let read = rmpv::decode::read_value_with_max_depth(&mut rest, 2 * MAX_NESTING + 3);
+    let at = desc.len() - rest.len();
+    let value = read.map_err(|e| {
+        let what = match &e {
+            rmpv::decode::Error::DepthLimitExceeded => format!("nested deeper than {MAX_NESTING}"),
+            rmpv::decode::Error::InvalidMarkerRead(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+                "it ends where a value should start".to_string()
+            }
+            rmpv::decode::Error::InvalidDataRead(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+                "it ends inside a value".to_string()
+            }
+            e => e.to_string(),
+        };
+        bad(at, what)
+    })?;
+    if rest.iter().any(|b| *b != 0) {
+        return Err(bad(at, "bytes after the value".into()));
+    }
+    Ok(value)
+}
+
+/// The value under the string key `key`, if `map` is a map that has it (the first such).
+fn get<'v>(map: &'v Value, key: &str) -> Option<&'v Value> {
+    map.as_map()?
+        .iter()
+        .find(|(k, _)| k.as_str() == Some(key))
+        .map(|(_, v)| v)
 }
 
 fn object_of(
@@ -160,10 +217,10 @@ fn object_of(
     symbols: Vec<elf::Symbol>,
 ) -> Result<CodeObject, AmdgpuError> {
     let bad = |m: String| AmdgpuError(format!("the metadata: {m}"));
-    if !matches!(meta, Value::Map(_)) {
+    if !meta.is_map() {
         return Err(bad("not a map".into()));
     }
-    let target = match (meta.get("amdhsa.target"), bundle_target) {
+    let target = match (get(meta, "amdhsa.target"), bundle_target) {
         (Some(t), _) => t
             .as_str()
             .ok_or_else(|| bad("amdhsa.target is not a string".into()))?,
@@ -174,7 +231,7 @@ fn object_of(
     if target.is_empty() {
         return Err(bad("an empty target".into()));
     }
-    let kernels = match meta.get("amdhsa.kernels") {
+    let kernels = match get(meta, "amdhsa.kernels") {
         None => Vec::new(),
         Some(k) => {
             let k = k
@@ -186,9 +243,7 @@ fn object_of(
                 .collect::<Result<_, _>>()?
         }
     };
-    let printf = meta
-        .get("amdhsa.printf")
-        .is_some_and(|p| p.as_array().is_none_or(|a| !a.is_empty()))
+    let printf = get(meta, "amdhsa.printf").is_some_and(|p| p.as_array().is_none_or(|a| !a.is_empty()))
         || kernels.iter().flat_map(|k: &KernelMeta| &k.args).any(|a| {
             matches!(
                 a.value_kind.as_str(),
@@ -204,7 +259,7 @@ fn object_of(
 }
 
 fn text(map: &Value, key: &str) -> Result<Option<String>, String> {
-    match map.get(key) {
+    match get(map, key) {
         None => Ok(None),
         Some(v) => v
             .as_str()
@@ -214,7 +269,7 @@ fn text(map: &Value, key: &str) -> Result<Option<String>, String> {
 }
 
 fn number(map: &Value, key: &str) -> Result<u64, String> {
-    match map.get(key) {
+    match get(map, key) {
         None => Ok(0),
         Some(v) => v
             .as_u64()
@@ -223,12 +278,12 @@ fn number(map: &Value, key: &str) -> Result<u64, String> {
 }
 
 fn kernel_of(k: &Value) -> Result<KernelMeta, String> {
-    if !matches!(k, Value::Map(_)) {
+    if !k.is_map() {
         return Err("not a map".into());
     }
     let name = text(k, ".name")?.ok_or("no .name")?;
     let symbol = text(k, ".symbol")?.unwrap_or_else(|| format!("{name}.kd"));
-    let args = match k.get(".args") {
+    let args = match get(k, ".args") {
         None => Vec::new(),
         Some(a) => {
             let a = a.as_array().ok_or(".args is not an array")?;
@@ -253,10 +308,10 @@ fn kernel_of(k: &Value) -> Result<KernelMeta, String> {
 }
 
 fn arg_of(a: &Value) -> Result<ArgMeta, String> {
-    if !matches!(a, Value::Map(_)) {
+    if !a.is_map() {
         return Err("not a map".into());
     }
-    let required = |key: &str| a.get(key).ok_or_else(|| format!("no {key}"));
+    let required = |key: &str| get(a, key).ok_or_else(|| format!("no {key}"));
     Ok(ArgMeta {
         offset: required(".offset")?
             .as_u64()

@@ -2,7 +2,6 @@
 //! `tests/fixtures/amdgpu/`, see its README), on hand-built metadata and bundles, and on
 //! random bytes.
 
-use super::msgpack::{Value, encode};
 use super::*;
 use proptest::prelude::*;
 
@@ -274,11 +273,17 @@ fn a_hand_built_bundle_of_real_objects_is_read() {
 }
 
 fn s(x: &str) -> Value {
-    Value::Str(x.into())
+    Value::from(x)
 }
 
 fn u(x: u64) -> Value {
-    Value::Uint(x)
+    Value::from(x)
+}
+
+fn encode(v: &Value) -> Vec<u8> {
+    let mut b = Vec::new();
+    rmpv::encode::write_value(&mut b, v).unwrap();
+    b
 }
 
 fn arg(offset: u64, size: u64, kind: &str) -> Value {
@@ -332,9 +337,7 @@ fn hand_built_metadata_is_read() {
         vec![(s("amdhsa.target"), s("amdgcn-amd-amdhsa--gfx1100:xnack-"))],
     );
     // Through the wire format, as the note holds it.
-    let mut b = Vec::new();
-    encode(&m, &mut b);
-    let m = msgpack::decode(&b).unwrap();
+    let m = decode_metadata(&encode(&m)).unwrap();
     let o = object_of(&m, Some("gfx90a"), syms(&["k", "k.kd"])).unwrap();
     assert_eq!(o.target, "gfx1100", "amdhsa.target wins over the bundle's id");
     assert!(o.printf);
@@ -383,13 +386,118 @@ fn hand_built_metadata_is_read() {
         meta(
             vec![Value::Map(vec![
                 (s(".name"), s("k")),
-                (s(".sgpr_count"), Value::Int(-1)),
+                (s(".sgpr_count"), Value::from(-1i64)),
             ])],
             vec![t.clone()],
         ),
     ] {
         assert!(object_of(&bad, None, vec![]).is_err(), "{bad:?}");
     }
+}
+
+/// The plain fixture ELF and where its metadata note's descriptor lies in it.
+fn elf_and_note() -> (Vec<u8>, std::ops::Range<usize>) {
+    let d = fixture("vector_add.gfx90a.elf");
+    let header = FileHeader64::<LittleEndian>::parse(&d[..]).unwrap();
+    let desc = metadata_note(header, header.endian().unwrap(), &d).unwrap();
+    let start = desc.as_ptr() as usize - d.as_ptr() as usize;
+    let range = start..start + desc.len();
+    (d, range)
+}
+
+/// The fixture ELF with its note's descriptor replaced by `note`, padded with zeros.
+fn with_note(note: &[u8]) -> Vec<u8> {
+    let (mut d, range) = elf_and_note();
+    assert!(note.len() <= range.len(), "the note must fit");
+    d[range.clone()].fill(0);
+    d[range.start..range.start + note.len()].copy_from_slice(note);
+    d
+}
+
+fn note_error(note: &[u8]) -> String {
+    code_objects(&with_note(note)).unwrap_err().0
+}
+
+#[test]
+fn the_metadata_note_round_trips_through_rmpv() {
+    let (d, range) = elf_and_note();
+    let meta = decode_metadata(&d[range.clone()]).unwrap();
+    let again = encode(&meta);
+    // Re-encoded in the smallest forms (padding after it is allowed), the note reads the same.
+    let objects = code_objects(&with_note(&again)).unwrap();
+    assert_eq!(objects, code_objects(&d).unwrap());
+    assert_eq!(
+        get(&meta, "amdhsa.version")
+            .and_then(Value::as_array)
+            .map(Vec::len),
+        Some(2)
+    );
+    assert_eq!(get(&meta, "absent"), None);
+}
+
+#[test]
+fn a_truncated_or_malformed_note_is_an_error_that_says_what_is_wrong() {
+    let (d, range) = elf_and_note();
+    let good = encode(&decode_metadata(&d[range]).unwrap());
+    // Cut anywhere, the value ends early.
+    for cut in 0..good.len() {
+        let err = decode_metadata(&good[..cut]).unwrap_err().0;
+        assert!(
+            err.contains("the metadata note: malformed MessagePack at byte"),
+            "cut at {cut}: {err}"
+        );
+    }
+    // Cut in the note itself (inside the first kernel), the zeros of its padding read as small
+    // integers where maps and strings should be.
+    let err = note_error(&good[..40]);
+    assert!(err.contains("the metadata"), "{err}");
+    assert!(note_error(&[]).contains("not a map"));
+    let mut extra = good.clone();
+    extra.extend([0, 0, 0]);
+    assert!(decode_metadata(&extra).is_ok(), "padding");
+    extra.push(0x01);
+    assert!(decode_metadata(&extra).is_err());
+    let err = note_error(&[0x80, 0x00, 0x01]);
+    assert!(
+        err.contains("the metadata note: malformed MessagePack at byte 1: bytes after the value"),
+        "{err}"
+    );
+    // A string that is not UTF-8 where the target should be is not a string.
+    let err = note_error(&[
+        0x81, 0xad, b'a', b'm', b'd', b'h', b's', b'a', b'.', b't', b'a', b'r', b'g', b'e', b't', 0xa2, 0xff,
+        0xfe,
+    ]);
+    assert!(err.contains("amdhsa.target is not a string"), "{err}");
+}
+
+#[test]
+fn huge_declared_lengths_and_deep_nesting_are_refused() {
+    // A 4-GiB string, binary, extension, array and map, each in a handful of bytes: the note
+    // ends long before, and nothing that large is reserved.
+    for b in [
+        &[0xdb, 0xff, 0xff, 0xff, 0xff, b'a'][..],
+        &[0xc6, 0xff, 0xff, 0xff, 0xff, 0],
+        &[0xc9, 0xff, 0xff, 0xff, 0xff, 1, 0],
+        &[0xdd, 0xff, 0xff, 0xff, 0xff, 0xc0],
+        &[0xdf, 0xff, 0xff, 0xff, 0xff, 0xc0, 0xc0],
+    ] {
+        let err = note_error(b);
+        assert!(
+            err.contains("it ends inside a value") || err.contains("where a value should start"),
+            "{b:02x?}: {err}"
+        );
+    }
+    let nest = |n: usize| {
+        let mut b = vec![0x81, 0xa1, b'k'];
+        b.extend(std::iter::repeat_n(0x91, n - 1));
+        b.extend([0xa1, b'x']);
+        b
+    };
+    // Nested as deep as allowed, ending in a string: read (and then refused as metadata).
+    assert!(note_error(&nest(MAX_NESTING)).contains("no amdhsa.target"));
+    let err = note_error(&nest(MAX_NESTING + 1));
+    assert!(err.contains("nested deeper than"), "{err}");
+    assert!(decode_metadata(&vec![0x91; 100_000]).is_err());
 }
 
 fn one(kernels: Vec<Value>, symbols: &[&str]) -> Vec<CodeObject> {
@@ -487,6 +595,13 @@ fn damaged_fixtures_are_errors_not_panics() {
 }
 
 proptest! {
+    #[test]
+    fn random_notes_never_panic(b in proptest::collection::vec(any::<u8>(), 0..512)) {
+        if let Ok(meta) = decode_metadata(&b) {
+            let _ = object_of(&meta, Some("gfx90a"), vec![]);
+        }
+    }
+
     #[test]
     fn random_bytes_never_panic(b in proptest::collection::vec(any::<u8>(), 0..2048)) {
         let _ = code_objects(&b);

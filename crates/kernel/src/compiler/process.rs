@@ -9,6 +9,7 @@ use super::diagnostic;
 use super::sandbox::{self, Jail, Limits, SandboxError};
 use super::toolchain::{DEPENDENCIES, Invocation};
 use super::{CompileEnv, CompileFailure};
+use rustix::process::Signal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -88,7 +89,7 @@ pub fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Result<Objec
 /// met (an allocation failure, or a signal the memory limit brings), or a compile error.
 fn failure(output: &str, signal: Option<i32>, diag: &str, memory_mb: u64) -> CompileFailure {
     let low = output.to_lowercase();
-    if signal == Some(libc::SIGXFSZ) || low.contains("file size limit") {
+    if signal == Some(Signal::XFSZ.as_raw()) || low.contains("file size limit") {
         return CompileFailure::broke(
             "compile-output-too-large",
             format!("the compiler's output passed {} MiB", OUTPUT_LIMIT >> 20),
@@ -140,11 +141,11 @@ mod tests {
     fn a_failed_compilers_output_and_signal_are_read_as_their_reason() {
         let code = |out: &str, sig: Option<i32>| failure(out, sig, "d", 4096).code;
         assert_eq!(code("k.cu(3): error: expected a ;", None), "compile-error");
-        assert_eq!(code("", Some(libc::SIGXFSZ)), "compile-output-too-large");
+        assert_eq!(code("", Some(Signal::XFSZ.as_raw())), "compile-output-too-large");
         assert_eq!(code("File size limit exceeded", None), "compile-output-too-large");
         assert_eq!(code("cicc: std::bad_alloc", None), "compile-memory");
-        assert_eq!(code("", Some(libc::SIGKILL)), "compile-memory");
-        let f = failure("", Some(libc::SIGSEGV), "d", 4096);
+        assert_eq!(code("", Some(Signal::KILL.as_raw())), "compile-memory");
+        let f = failure("", Some(Signal::SEGV.as_raw()), "d", 4096);
         assert!(
             f.detail.contains("4096 MiB") && f.detail.contains("signal 11"),
             "{}",

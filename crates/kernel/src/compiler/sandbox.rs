@@ -218,8 +218,10 @@ impl Namespace {
             });
             bound.push(p);
         }
-        // SAFETY: getuid and getgid cannot fail.
-        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        let (uid, gid) = (
+            rustix::process::getuid().as_raw(),
+            rustix::process::getgid().as_raw(),
+        );
         Ok(Namespace {
             root: cstr(root)?,
             work: cstr(&jail.work)?,
@@ -235,86 +237,64 @@ impl Namespace {
     /// # Safety
     /// Only between fork and exec, in the child.
     unsafe fn enter(&self) -> std::io::Result<()> {
-        let fail = || Err(std::io::Error::last_os_error());
-        let null = std::ptr::null::<libc::c_char>();
-        // SAFETY: every pointer is to a NUL-terminated string owned by `self` or a literal, alive
-        // for the call; none of the calls allocates.
-        unsafe {
-            if !(libc::geteuid() == 0 && libc::unshare(libc::CLONE_NEWNS) == 0) {
-                if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) != 0 {
-                    return fail();
+        use rustix::fs::{Mode, OFlags};
+        use rustix::mount::{MountFlags, MountPropagationFlags};
+        use rustix::thread::UnshareFlags;
+        // Every path is a NUL-terminated string owned by `self` or a literal, so rustix passes it
+        // as it is: none of these calls allocates, each is one system call.
+        let unshare = |flags| {
+            // SAFETY: the child is single-threaded between fork and exec, and neither flag is
+            // `CLONE_FILES`, so no thread can see a file table other than its own.
+            unsafe { rustix::thread::unshare_unsafe(flags) }
+        };
+        if !(rustix::process::geteuid().is_root() && unshare(UnshareFlags::NEWNS).is_ok()) {
+            unshare(UnshareFlags::NEWUSER | UnshareFlags::NEWNS)?;
+            for (file, text) in [
+                (c"/proc/self/setgroups", b"deny".as_slice()),
+                (c"/proc/self/uid_map", self.uid_map.as_slice()),
+                (c"/proc/self/gid_map", self.gid_map.as_slice()),
+            ] {
+                let fd = rustix::fs::open(file, OFlags::WRONLY | OFlags::CLOEXEC, Mode::empty())?;
+                if rustix::io::write(&fd, text)? != text.len() {
+                    return Err(std::io::Error::from(rustix::io::Errno::IO));
                 }
-                for (file, text) in [
-                    (c"/proc/self/setgroups", b"deny".as_slice()),
-                    (c"/proc/self/uid_map", self.uid_map.as_slice()),
-                    (c"/proc/self/gid_map", self.gid_map.as_slice()),
-                ] {
-                    let fd = libc::open(file.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-                    if fd < 0 {
-                        return fail();
-                    }
-                    let n = libc::write(fd, text.as_ptr().cast(), text.len());
-                    libc::close(fd);
-                    if n != text.len() as isize {
-                        return fail();
-                    }
-                }
-            }
-            if libc::mount(
-                null,
-                c"/".as_ptr(),
-                null,
-                libc::MS_REC | libc::MS_PRIVATE,
-                std::ptr::null(),
-            ) != 0
-            {
-                return fail();
-            }
-            let flags = libc::MS_NOSUID | libc::MS_NODEV;
-            let opts = c"size=1m,mode=755";
-            if libc::mount(
-                c"none".as_ptr(),
-                self.root.as_ptr(),
-                c"tmpfs".as_ptr(),
-                flags,
-                opts.as_ptr().cast(),
-            ) != 0
-            {
-                return fail();
-            }
-            for step in &self.steps {
-                let ok = match step {
-                    Step::Dir(d) => {
-                        libc::mkdir(d.as_ptr(), 0o755) == 0 || *libc::__errno_location() == libc::EEXIST
-                    }
-                    Step::File(f) => {
-                        let fd = libc::open(
-                            f.as_ptr(),
-                            libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
-                            0o644,
-                        );
-                        fd >= 0 && libc::close(fd) == 0
-                    }
-                    Step::Link { target, at } => libc::symlink(target.as_ptr(), at.as_ptr()) == 0,
-                    Step::Bind { src, dst } => {
-                        libc::mount(
-                            src.as_ptr(),
-                            dst.as_ptr(),
-                            null,
-                            libc::MS_BIND | libc::MS_REC,
-                            std::ptr::null(),
-                        ) == 0
-                    }
-                };
-                if !ok {
-                    return fail();
-                }
-            }
-            if libc::chroot(self.root.as_ptr()) != 0 || libc::chdir(self.work.as_ptr()) != 0 {
-                return fail();
             }
         }
+        rustix::mount::mount_change(c"/", MountPropagationFlags::REC | MountPropagationFlags::PRIVATE)?;
+        rustix::mount::mount(
+            c"none",
+            self.root.as_c_str(),
+            c"tmpfs",
+            MountFlags::NOSUID | MountFlags::NODEV,
+            c"size=1m,mode=755",
+        )?;
+        for step in &self.steps {
+            match step {
+                Step::Dir(d) => match rustix::fs::mkdir(d.as_c_str(), Mode::from_raw_mode(0o755)) {
+                    Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+                    Err(e) => return Err(e.into()),
+                },
+                Step::File(f) => {
+                    let flags = OFlags::CREATE | OFlags::WRONLY | OFlags::CLOEXEC;
+                    drop(rustix::fs::open(f.as_c_str(), flags, Mode::from_raw_mode(0o644))?);
+                }
+                Step::Link { target, at } => rustix::fs::symlink(target.as_c_str(), at.as_c_str())?,
+                Step::Bind { src, dst } => {
+                    rustix::mount::mount_bind_recursive(src.as_c_str(), dst.as_c_str())?
+                }
+            }
+        }
+        rustix::process::chroot(self.root.as_c_str())?;
+        rustix::process::chdir(self.work.as_c_str())?;
         Ok(())
+    }
+}
+
+/// Sends `SIGKILL` to the process group `pgid` (a child started with `process_group(0)`); a
+/// group that is already gone is no error.
+pub(crate) fn kill_group(pgid: u32) {
+    if let Some(pid) = i32::try_from(pgid).ok().and_then(rustix::process::Pid::from_raw) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     }
 }
 
@@ -395,8 +375,8 @@ fn run_as(
         .process_group(0);
     let (memory, output) = (limits.memory_bytes, limits.output_bytes);
     // SAFETY: between fork and exec only async-signal-safe system calls run (unshare, mount,
-    // mkdir, chroot, setrlimit, prctl, landlock_restrict_self), on values computed before the
-    // fork; nothing allocates.
+    // mkdir, chroot, setrlimit, prctl, landlock_restrict_self; rustix makes each one raw system
+    // call), on values computed before the fork; nothing allocates.
     unsafe {
         cmd.pre_exec(move || {
             if let Some(ns) = &namespace {
@@ -404,21 +384,18 @@ fn run_as(
                 ns.enter()?;
             }
             let lim = |res, v: u64| {
-                let r = libc::rlimit {
-                    rlim_cur: v as libc::rlim_t,
-                    rlim_max: v as libc::rlim_t,
+                let r = rustix::process::Rlimit {
+                    current: Some(v),
+                    maximum: Some(v),
                 };
-                if libc::setrlimit(res, &r) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
+                rustix::process::setrlimit(res, r)
             };
-            lim(libc::RLIMIT_AS, memory)?;
-            lim(libc::RLIMIT_FSIZE, output)?;
-            lim(libc::RLIMIT_CORE, 0)?;
-            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
+            lim(rustix::process::Resource::As, memory)?;
+            lim(rustix::process::Resource::Fsize, output)?;
+            lim(rustix::process::Resource::Core, 0)?;
+            rustix::thread::set_no_new_privs(true)?;
+            // libc, not rustix: rustix has no landlock_restrict_self, and the landlock crate's
+            // own wants its ruleset object, which is not to be touched after the fork.
             if libc::syscall(libc::SYS_landlock_restrict_self, rules_fd, 0) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -428,7 +405,7 @@ fn run_as(
     let spawned = cmd.spawn();
     drop(rules);
     let mut child = spawned?;
-    let pgid = child.id() as i32;
+    let pgid = child.id();
     let start = Instant::now();
     let mut timed_out = false;
     let status = loop {
@@ -437,15 +414,13 @@ fn run_as(
         }
         if start.elapsed() > limits.timeout {
             timed_out = true;
-            // SAFETY: signals the compiler's own process group.
-            unsafe { libc::kill(-pgid, libc::SIGKILL) };
+            kill_group(pgid);
             break child.wait()?;
         }
         std::thread::sleep(Duration::from_millis(5));
     };
     // Anything left in the group (a grandchild) goes too.
-    // SAFETY: as above; ESRCH when the group is gone is fine.
-    unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    kill_group(pgid);
     let mut buf = Vec::new();
     if let Ok(f) = std::fs::File::open(&log_path) {
         let _ = f.take(64 * 1024).read_to_end(&mut buf);
