@@ -58,10 +58,10 @@ const ENTRY: &[&str] = &["record/src/contract", "core/src/reward", "core/src/pro
 
 /// Files of the rule folders that no result depends on (checked by a test, so that a new file
 /// there is assigned to a list or named here on purpose).
-pub const NEUTRAL: &[&str] = &["kernel/src/direct.rs"];
+pub(super) const NEUTRAL: &[&str] = &["kernel/src/direct.rs"];
 
 /// The folders whose every file must be in a list or in [`NEUTRAL`].
-pub const RULE_FOLDERS: &[&str] = &[
+pub(super) const RULE_FOLDERS: &[&str] = &[
     "record/src",
     "check/src",
     "answer/src",
@@ -71,7 +71,7 @@ pub const RULE_FOLDERS: &[&str] = &[
 ];
 
 /// The folders the build script watches.
-pub const WATCHED: &[&str] = &[
+pub(super) const WATCHED: &[&str] = &[
     "record/src",
     "judge/src",
     "check/src",
@@ -82,7 +82,7 @@ pub const WATCHED: &[&str] = &[
 ];
 
 /// Each identity's name (the suffix of its `AORLTA_SRC_` variable) and its prefixes.
-pub fn sets() -> Vec<(&'static str, Vec<&'static str>)> {
+pub(super) fn sets() -> Vec<(&'static str, Vec<&'static str>)> {
     let join = |parts: &[&[&'static str]]| -> Vec<&'static str> { parts.concat() };
     vec![
         ("PARSE", join(&[COMMON, QA])),

@@ -36,12 +36,12 @@ type Handle = *mut c_void;
 /// `/usr/include/hip/hip_runtime_api.h`); every value there is explicit and unchanged in ROCm 6.
 mod err {
     use std::ffi::c_int;
-    pub const SUCCESS: c_int = 0;
-    pub const OUT_OF_MEMORY: c_int = 2;
-    pub const NO_DEVICE: c_int = 100;
-    pub const NOT_FOUND: c_int = 500;
-    pub const NOT_READY: c_int = 600;
-    pub const LAUNCH_FAILURE: c_int = 719;
+    pub(super) const SUCCESS: c_int = 0;
+    pub(super) const OUT_OF_MEMORY: c_int = 2;
+    pub(super) const NO_DEVICE: c_int = 100;
+    pub(super) const NOT_FOUND: c_int = 500;
+    pub(super) const NOT_READY: c_int = 600;
+    pub(super) const LAUNCH_FAILURE: c_int = 719;
 }
 
 /// `hipDeviceAttribute_t` values, from the same header (where they are implicit: counted by
@@ -49,18 +49,18 @@ mod err {
 /// `hipDeviceAttributeUnusedN` and appended new ones.
 mod attr {
     use std::ffi::c_int;
-    pub const L2_CACHE_SIZE: c_int = 19;
-    pub const COMPUTE_CAPABILITY_MAJOR: c_int = 23;
-    pub const MAX_BLOCK_DIM_X: c_int = 26;
-    pub const MAX_BLOCK_DIM_Y: c_int = 27;
-    pub const MAX_BLOCK_DIM_Z: c_int = 28;
-    pub const MAX_GRID_DIM_X: c_int = 29;
-    pub const MAX_GRID_DIM_Y: c_int = 30;
-    pub const MAX_GRID_DIM_Z: c_int = 31;
-    pub const MAX_THREADS_PER_BLOCK: c_int = 56;
-    pub const COMPUTE_CAPABILITY_MINOR: c_int = 61;
-    pub const MULTIPROCESSOR_COUNT: c_int = 63;
-    pub const MAX_SHARED_MEMORY_PER_BLOCK: c_int = 74;
+    pub(super) const L2_CACHE_SIZE: c_int = 19;
+    pub(super) const COMPUTE_CAPABILITY_MAJOR: c_int = 23;
+    pub(super) const MAX_BLOCK_DIM_X: c_int = 26;
+    pub(super) const MAX_BLOCK_DIM_Y: c_int = 27;
+    pub(super) const MAX_BLOCK_DIM_Z: c_int = 28;
+    pub(super) const MAX_GRID_DIM_X: c_int = 29;
+    pub(super) const MAX_GRID_DIM_Y: c_int = 30;
+    pub(super) const MAX_GRID_DIM_Z: c_int = 31;
+    pub(super) const MAX_THREADS_PER_BLOCK: c_int = 56;
+    pub(super) const COMPUTE_CAPABILITY_MINOR: c_int = 61;
+    pub(super) const MULTIPROCESSOR_COUNT: c_int = 63;
+    pub(super) const MAX_SHARED_MEMORY_PER_BLOCK: c_int = 74;
 }
 
 /// Errors that leave the device unusable: prior launch failure, uncorrectable ECC, illegal

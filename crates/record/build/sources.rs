@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 
 /// What the harness is built from: the record types, the judge (it stops a timing at a settled
 /// look) and the harness crate.
-pub const HARNESS: &[&str] = &["record/src", "judge/src", "gpu/src"];
+pub(super) const HARNESS: &[&str] = &["record/src", "judge/src", "gpu/src"];
 
 /// For a build script of a crate under `crates/`: watches the harness's sources and sets
 /// `AORLTA_HARNESS_HASH` to their hash (hex), the same in every crate that asks.
 #[allow(dead_code)] // aorlta-core's build script includes this file for `files` and `hash` only.
-pub fn emit_harness_hash() {
+pub(super) fn emit_harness_hash() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let crates = manifest.parent().expect("a crate under crates/").to_path_buf();
     for p in HARNESS {
@@ -52,7 +52,7 @@ fn walk(crates: &Path, rel: &str, out: &mut Vec<String>) {
 /// The `.rs` files under `crates` (the workspace's `crates/` folder) that `prefixes` name, as
 /// paths relative to it, sorted: a prefix `core/src/judge` names `core/src/judge.rs` and every
 /// file under `core/src/judge/`. Test modules are left out.
-pub fn files(crates: &Path, prefixes: &[&str]) -> Vec<String> {
+pub(super) fn files(crates: &Path, prefixes: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     for p in prefixes {
         let file = format!("{p}.rs");
@@ -68,7 +68,7 @@ pub fn files(crates: &Path, prefixes: &[&str]) -> Vec<String> {
 
 /// FNV-1a (64 bits: stable across toolchains, no build dependency) over each file's relative
 /// path, a zero byte and its content, in order.
-pub fn hash(crates: &Path, files: &[String]) -> u64 {
+pub(super) fn hash(crates: &Path, files: &[String]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for f in files {
         let content = std::fs::read(crates.join(f)).unwrap_or_default();

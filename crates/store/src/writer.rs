@@ -20,7 +20,7 @@ const QUEUE_ROWS: usize = 1024;
 /// Most rows put and not yet committed at any moment: the queue and the batch being committed.
 pub const MAX_UNCOMMITTED_ROWS: usize = QUEUE_ROWS + MAX_BATCH_ROWS;
 /// How long a batch waits for more rows after its first.
-pub const LINGER: Duration = Duration::from_millis(20);
+pub(crate) const LINGER: Duration = Duration::from_millis(20);
 
 /// Which table a row goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -51,7 +51,7 @@ pub(crate) enum Value {
 
 impl Value {
     /// Its table.
-    pub fn table(&self) -> Table {
+    pub(crate) fn table(&self) -> Table {
         match self {
             Value::Leg(_) => Table::Legs,
             Value::Entry(_) => Table::Entries,
@@ -126,7 +126,7 @@ impl std::fmt::Debug for Writer {
 
 impl Writer {
     /// Starts the writer thread; `store` names the store in warnings.
-    pub fn start(store: String, committer: impl Commit) -> std::io::Result<Self> {
+    pub(crate) fn start(store: String, committer: impl Commit) -> std::io::Result<Self> {
         let (tx, rx) = mpsc::sync_channel(QUEUE_ROWS);
         let shared = Arc::new(Shared::default());
         let s = Arc::clone(&shared);
@@ -142,7 +142,7 @@ impl Writer {
 
     /// Queues a row (waiting while the queue is full), to replace the stored one when
     /// `replace`. A key already pending keeps its value.
-    pub fn put(&self, key: &str, value: Value, replace: bool) {
+    pub(crate) fn put(&self, key: &str, value: Value, replace: bool) {
         let table = value.table();
         {
             let mut p = lock(&self.shared.pending[table.index()]);
@@ -165,12 +165,12 @@ impl Writer {
     }
 
     /// The value of a row put and not committed yet.
-    pub fn pending(&self, table: Table, key: &str) -> Option<Value> {
+    pub(crate) fn pending(&self, table: Table, key: &str) -> Option<Value> {
         lock(&self.shared.pending[table.index()]).get(key).cloned()
     }
 
     /// [`Writer::pending`] for many keys, under one lock.
-    pub fn pending_many(&self, table: Table, keys: &[&str]) -> Vec<Option<Value>> {
+    pub(crate) fn pending_many(&self, table: Table, keys: &[&str]) -> Vec<Option<Value>> {
         let p = lock(&self.shared.pending[table.index()]);
         if p.is_empty() {
             return vec![None; keys.len()];
@@ -180,7 +180,7 @@ impl Writer {
 
     /// Waits until every row queued so far is committed (or failed); an error when rows failed
     /// to commit since the last flush.
-    pub fn flush(&self) -> Result<(), String> {
+    pub(crate) fn flush(&self) -> Result<(), String> {
         // A row is pending from before it is queued until its batch is done: with none
         // pending, everything queued so far is done and the writer need not be asked.
         let idle = self.shared.pending.iter().all(|p| lock(p).is_empty());

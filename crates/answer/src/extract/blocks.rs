@@ -176,7 +176,7 @@ impl Block {
     /// The block starting at `base` (which may be anywhere in the text), with its `$`,
     /// backslashes and line breaks only; [`Block::complete`] adds the rest.
     #[inline(always)]
-    pub fn at(b: &[u8], base: usize) -> Block {
+    pub(super) fn at(b: &[u8], base: usize) -> Block {
         let bytes = bytes_at(b, base, &mut [b' '; BLOCK]);
         let len = b.len().saturating_sub(base);
         let m = classes(&bytes, false);
@@ -198,13 +198,13 @@ impl Block {
 
     /// The block's `(` and `[`.
     #[inline(always)]
-    pub fn brackets(&self) -> [u64; 2] {
+    pub(super) fn brackets(&self) -> [u64; 2] {
         eq_masks(&self.bytes, [b'(', b'['])
     }
 
     /// Adds the other classes.
     #[inline(always)]
-    pub fn complete(&mut self) {
+    pub(super) fn complete(&mut self) {
         let m = classes(&self.bytes, true);
         self.space = m.space;
         self.digit = m.digit;
@@ -216,26 +216,26 @@ impl Block {
     /// `m` of the next byte: bit `k` is set when bit `k + 1` of `m` is; bit 63 says `next` of
     /// the byte after the block.
     #[inline(always)]
-    pub fn next_of(&self, m: u64, next: bool) -> u64 {
+    pub(super) fn next_of(&self, m: u64, next: bool) -> u64 {
         (m >> 1) | (u64::from(next) << 63)
     }
 
     /// `m` of the byte before: bit `k` is set when bit `k - 1` of `m` is; bit 0 says `prev` of
     /// the byte before the block.
     #[inline(always)]
-    pub fn prev_of(&self, m: u64, prev: bool) -> u64 {
+    pub(super) fn prev_of(&self, m: u64, prev: bool) -> u64 {
         (m << 1) | u64::from(prev)
     }
 
     /// Line breaks followed by a line break: where blank lines begin.
     #[inline(always)]
-    pub fn blank_lines(&self) -> u64 {
+    pub(super) fn blank_lines(&self) -> u64 {
         self.newline & self.next_of(self.newline, self.after == b'\n')
     }
 
     /// Bytes with a `$` beside them, on either side.
     #[inline(always)]
-    pub fn beside_dollar(&self) -> u64 {
+    pub(super) fn beside_dollar(&self) -> u64 {
         self.next_of(self.dollar, self.after == b'$') | self.prev_of(self.dollar, self.before == b'$')
     }
 }
@@ -252,7 +252,7 @@ const EVEN: u64 = 0x5555_5555_5555_5555;
 
 impl Escapes {
     /// The state before the byte at `base`: the run of backslashes just before it, counted.
-    pub fn before(b: &[u8], base: usize) -> Escapes {
+    pub(super) fn before(b: &[u8], base: usize) -> Escapes {
         let run = b[..base.min(b.len())]
             .iter()
             .rev()
@@ -264,12 +264,12 @@ impl Escapes {
     }
 
     /// The state after a run of backslashes, odd or not.
-    pub fn after_run(odd: bool) -> Escapes {
+    pub(super) fn after_run(odd: bool) -> Escapes {
         Escapes { odd_run: odd }
     }
 
     /// Whether the next block's first byte is escaped by backslashes before it.
-    pub fn pending(&self) -> bool {
+    pub(super) fn pending(&self) -> bool {
         self.odd_run
     }
 
@@ -278,7 +278,7 @@ impl Escapes {
     /// the run and lands on the byte after it, which is escaped when the run's length is odd,
     /// that is when the run starts and the byte after it lie on bits of different parity.
     #[inline(always)]
-    pub fn next(&mut self, backslash: u64) -> u64 {
+    pub(super) fn next(&mut self, backslash: u64) -> u64 {
         let carry = u64::from(self.odd_run);
         // A run going on from the block before starts "at bit 0" when what came before was
         // even, and "at bit -1" when odd.

@@ -17,7 +17,7 @@ const CPP_LABELS: &[&str] = &[
 
 impl Block<'_> {
     /// Whether the block is C++, CUDA or HIP (by label, or by content when unlabelled).
-    pub fn is_cpp(&self) -> bool {
+    pub(super) fn is_cpp(&self) -> bool {
         if self.lang.is_empty() {
             return ["__global__", "__device__", "#include", "#define", "extern \"C\""]
                 .iter()

@@ -90,7 +90,7 @@ impl Around {
     /// Whether the byte may be unescaped: `false` only when a single backslash stands before it
     /// (certainly escaped); with two, one may escape the other, and [`escaped`] settles it.
     #[inline(always)]
-    pub fn maybe_unescaped(self) -> bool {
+    pub(super) fn maybe_unescaped(self) -> bool {
         (self.before != b'\\') | (self.two_before == b'\\')
     }
 }

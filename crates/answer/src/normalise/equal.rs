@@ -35,7 +35,7 @@ pub(super) struct Budget {
 
 impl Budget {
     /// A fresh budget of `n` units.
-    pub fn new(n: u64, strict: bool) -> Budget {
+    pub(super) fn new(n: u64, strict: bool) -> Budget {
         Budget { left: n, strict }
     }
 

@@ -72,22 +72,22 @@ struct Env<'a> {
 
 impl Ast {
     /// The variables the formula names, in order of first appearance.
-    pub fn vars(&self) -> &[Box<str>] {
+    pub(super) fn vars(&self) -> &[Box<str>] {
         &self.vars
     }
 
     /// The number of nodes (a measure of evaluation cost).
-    pub fn size(&self) -> usize {
+    pub(super) fn size(&self) -> usize {
         self.nodes.len()
     }
 
     /// Whether the formula has a `±` (so two values).
-    pub fn has_pm(&self) -> bool {
+    pub(super) fn has_pm(&self) -> bool {
         self.has_pm
     }
 
     /// The exact value of a closed formula (no variables); `pm` picks the sign of `±`.
-    pub fn value(&self, pm: i8) -> Result<Real, String> {
+    pub(super) fn value(&self, pm: i8) -> Result<Real, String> {
         let r = self.eval(self.root, &Env { vars: &[], pm })?;
         r.check()?;
         Ok(r)
@@ -95,7 +95,7 @@ impl Ast {
 
     /// The value at a point (`vars` in the order of [`Ast::vars`]; `pm` the sign of `±`),
     /// exact where the arithmetic stays rational; `None` where the formula is undefined there.
-    pub fn at(&self, vars: &[Real], pm: i8) -> Option<Real> {
+    pub(super) fn at(&self, vars: &[Real], pm: i8) -> Option<Real> {
         let r = self.eval(self.root, &Env { vars, pm }).ok()?;
         r.f.is_finite().then_some(r)
     }

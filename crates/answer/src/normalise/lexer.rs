@@ -24,12 +24,12 @@ pub(super) struct NumLit {
 
 impl NumLit {
     /// A whole number written without point or exponent (`12`, `1,000`).
-    pub fn is_plain_int(&self) -> bool {
+    pub(super) fn is_plain_int(&self) -> bool {
         !self.point && self.exp == 0
     }
 
     /// The literal with separators removed (`12,345.5` gives `12345.5`), for text comparison.
-    pub fn render(&self, out: &mut String) {
+    pub(super) fn render(&self, out: &mut String) {
         let int_len = self.digits.len() - self.frac as usize;
         out.push_str(&self.digits[..int_len]);
         if self.point {
@@ -65,7 +65,7 @@ pub(super) enum Func {
 
 impl Func {
     /// The function a plain or LaTeX name stands for (`sin`, `\arctan`, `ln`).
-    pub fn from_name(name: &str) -> Option<Func> {
+    pub(super) fn from_name(name: &str) -> Option<Func> {
         Some(match name {
             "sin" => Func::Sin,
             "cos" => Func::Cos,
@@ -87,7 +87,7 @@ impl Func {
     }
 
     /// Whether the argument is an angle (so `30^\circ` inside it means degrees).
-    pub fn takes_angle(self) -> bool {
+    pub(super) fn takes_angle(self) -> bool {
         matches!(
             self,
             Func::Sin | Func::Cos | Func::Tan | Func::Sec | Func::Csc | Func::Cot

@@ -69,7 +69,7 @@ fn gcd64(mut a: u64, mut b: u64) -> u64 {
 
 impl Q {
     /// `n / d` reduced; `None` when `d` is zero or a value does not fit.
-    pub fn new(n: i128, d: i128) -> Option<Q> {
+    pub(super) fn new(n: i128, d: i128) -> Option<Q> {
         if d == 0 {
             return None;
         }
@@ -87,12 +87,12 @@ impl Q {
     }
 
     /// A whole number.
-    pub fn int(n: i128) -> Q {
+    pub(super) fn int(n: i128) -> Q {
         Q { n, d: 1 }
     }
 
     /// The numerator when the value is whole.
-    pub fn as_int(self) -> Option<i128> {
+    pub(super) fn as_int(self) -> Option<i128> {
         (self.d == 1).then_some(self.n)
     }
 
@@ -316,7 +316,7 @@ pub(super) struct Real {
 
 impl Real {
     /// The value of a number literal.
-    pub fn literal(lit: &NumLit) -> Real {
+    pub(super) fn literal(lit: &NumLit) -> Real {
         let dec = Dec::from_lit(lit);
         Real {
             f: dec.to_f64(),
@@ -327,7 +327,7 @@ impl Real {
     }
 
     /// An exact whole number (not a written literal).
-    pub fn int(n: i128) -> Real {
+    pub(super) fn int(n: i128) -> Real {
         Real {
             f: n as f64,
             q: Some(Q::int(n)),
@@ -337,7 +337,7 @@ impl Real {
     }
 
     /// An exact rational.
-    pub fn rational(q: Q) -> Real {
+    pub(super) fn rational(q: Q) -> Real {
         Real {
             f: q.to_f64(),
             q: Some(q),
@@ -347,7 +347,7 @@ impl Real {
     }
 
     /// A value known only as a float (a closed form such as `\pi`).
-    pub fn float(f: f64) -> Real {
+    pub(super) fn float(f: f64) -> Real {
         Real {
             f,
             q: None,
@@ -357,7 +357,7 @@ impl Real {
     }
 
     /// `∞` (or `-∞`).
-    pub fn infinity(neg: bool) -> Real {
+    pub(super) fn infinity(neg: bool) -> Real {
         Real {
             f: if neg { f64::NEG_INFINITY } else { f64::INFINITY },
             q: None,
@@ -367,18 +367,18 @@ impl Real {
     }
 
     /// The exact rational value, when the arithmetic kept one.
-    pub fn exact(&self) -> Option<Q> {
+    pub(super) fn exact(&self) -> Option<Q> {
         if self.inf { None } else { self.q }
     }
 
     /// The value as a whole number, when it is exactly one.
-    pub fn as_int(&self) -> Option<i128> {
+    pub(super) fn as_int(&self) -> Option<i128> {
         self.q.and_then(Q::as_int)
     }
 
     /// Why this value cannot stand as an answer, if it cannot (not a real number, or too large
     /// to evaluate and not a written decimal).
-    pub fn check(&self) -> Result<(), String> {
+    pub(super) fn check(&self) -> Result<(), String> {
         if self.f.is_nan() {
             return Err("not a real number".into());
         }
@@ -389,7 +389,7 @@ impl Real {
     }
 
     /// `-self`.
-    pub fn neg(&self) -> Real {
+    pub(super) fn neg(&self) -> Real {
         Real {
             f: -self.f,
             q: self.q.and_then(Q::neg),
@@ -413,7 +413,7 @@ impl Real {
 
     /// `Σ aᵢ × bᵢ` (an entry of a matrix product): what adding the products one by one to `0`
     /// gives, without building each product.
-    pub fn dot<'a>(pairs: impl Iterator<Item = (&'a Real, &'a Real)>) -> Result<Real, String> {
+    pub(super) fn dot<'a>(pairs: impl Iterator<Item = (&'a Real, &'a Real)>) -> Result<Real, String> {
         let (mut f, mut q) = (0.0, Some(Q::int(0)));
         for (a, b) in pairs {
             a.no_infinity(b)?;
@@ -431,7 +431,7 @@ impl Real {
     }
 
     /// `self + o`.
-    pub fn add(&self, o: &Real) -> Result<Real, String> {
+    pub(super) fn add(&self, o: &Real) -> Result<Real, String> {
         self.no_infinity(o)?;
         Ok(Real {
             f: self.f + o.f,
@@ -442,7 +442,7 @@ impl Real {
     }
 
     /// `self × o`.
-    pub fn mul(&self, o: &Real) -> Result<Real, String> {
+    pub(super) fn mul(&self, o: &Real) -> Result<Real, String> {
         self.no_infinity(o)?;
         let dec = match (&self.dec, &o.dec) {
             (Some(a), Some(b)) => match (a.pow10(), b.pow10()) {
@@ -467,7 +467,7 @@ impl Real {
     }
 
     /// `self / o`; dividing by zero is an error.
-    pub fn div(&self, o: &Real) -> Result<Real, String> {
+    pub(super) fn div(&self, o: &Real) -> Result<Real, String> {
         self.no_infinity(o)?;
         let zero = match o.q {
             Some(q) => q.is_zero(),
@@ -485,7 +485,7 @@ impl Real {
     }
 
     /// `self ^ e`.
-    pub fn pow(&self, e: &Real) -> Result<Real, String> {
+    pub(super) fn pow(&self, e: &Real) -> Result<Real, String> {
         self.no_infinity(e)?;
         let eq = e.q;
         let base_zero = self.q.map_or(self.f == 0.0, Q::is_zero);
@@ -535,7 +535,7 @@ impl Real {
     }
 
     /// The `k`-th root (`\sqrt[k]{x}`); an even root of a negative number is an error.
-    pub fn root(&self, k: &Real) -> Result<Real, String> {
+    pub(super) fn root(&self, k: &Real) -> Result<Real, String> {
         let Some(k) = k.as_int().filter(|k| (1..=1_000_000).contains(k)) else {
             return Err("a root's index must be a whole number".into());
         };
@@ -564,7 +564,7 @@ impl Real {
     }
 
     /// `self × 10^k` keeping the written decimal (for percentages).
-    pub fn scale10(&self, k: i64) -> Real {
+    pub(super) fn scale10(&self, k: i64) -> Real {
         let q = Q::int(10).pow(i128::from(k));
         Real {
             f: self.f * 10f64.powi(k as i32),
@@ -582,7 +582,7 @@ impl Real {
 
     /// How far from `f` a value may be and still be [`Real::same`] as this one: the widest
     /// tolerance any rule allows this side (zero for infinities).
-    pub fn slack(&self) -> f64 {
+    pub(super) fn slack(&self) -> f64 {
         if !self.f.is_finite() {
             return 0.0;
         }
@@ -593,13 +593,13 @@ impl Real {
     }
 
     /// Whether the two values are the same number, by the rules in the module doc.
-    pub fn same(&self, o: &Real) -> bool {
+    pub(super) fn same(&self, o: &Real) -> bool {
         self.same_as(o, true)
     }
 
     /// [`Real::same`], with rule 5 (a rounded decimal equals what it rounds) only when
     /// `rounding`.
-    pub fn same_as(&self, o: &Real, rounding: bool) -> bool {
+    pub(super) fn same_as(&self, o: &Real, rounding: bool) -> bool {
         if self.inf || o.inf {
             return self.inf && o.inf && (self.f > 0.0) == (o.f > 0.0);
         }

@@ -69,7 +69,7 @@ pub(super) enum Rel {
 
 impl Rel {
     /// The relation read right to left (`<` becomes `>`).
-    pub fn flipped(self) -> Rel {
+    pub(super) fn flipped(self) -> Rel {
         match self {
             Rel::Lt => Rel::Gt,
             Rel::Gt => Rel::Lt,

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 /// Which benchmark.
 #[derive(Debug, clap::Subcommand)]
-pub enum Bench {
+pub(crate) enum Bench {
     /// Answer extraction and normalised-match throughput, and worst case on pathological input.
     Qa(qa::Args),
     /// `POST /v1/score` throughput and p50/p99 latency for Q&A batches of 1, 32 and 256 items.
@@ -22,7 +22,7 @@ pub enum Bench {
 }
 
 /// Runs a benchmark.
-pub fn run(b: Bench) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(b: Bench) -> anyhow::Result<ExitCode> {
     match b {
         Bench::Qa(a) => qa::run(a),
         Bench::Serve(a) => serve::run(a),

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 /// Arguments of `aorlta eval`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The run config naming the tasks, profile and cache (its `pool` is not used).
     #[arg(long)]
     pub config: PathBuf,
@@ -56,7 +56,7 @@ fn score_pool(
 }
 
 /// Runs `aorlta eval`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir()?;
     let config = RunConfig::load(&args.config)?;
     let out = args.out.map(|o| cwd.join(o)).unwrap_or_else(|| {

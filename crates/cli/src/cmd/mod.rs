@@ -1,11 +1,11 @@
 //! The subcommands, one file each.
 
-pub mod bench;
-pub mod eval;
-pub mod score;
-pub mod serve;
-pub mod timecheck;
-pub mod validate;
+pub(crate) mod bench;
+pub(crate) mod eval;
+pub(crate) mod score;
+pub(crate) mod serve;
+pub(crate) mod timecheck;
+pub(crate) mod validate;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -13,7 +13,7 @@ use std::process::ExitCode;
 /// AORLTA: check-and-reward service for RL post-training of language models.
 #[derive(Debug, Parser)]
 #[command(name = "aorlta", version, about)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -43,7 +43,7 @@ enum Command {
 }
 
 /// Runs a parsed command line.
-pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Score(a) => score::run(a),
         Command::Timecheck(a) => timecheck::run(a),

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 /// Arguments of `aorlta score`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The run config (YAML); its paths are relative to it.
     pub config: PathBuf,
     /// Candidates scored at once, 1 to 256 (overrides the config).
@@ -25,7 +25,7 @@ pub struct Args {
 }
 
 /// Runs `aorlta score`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut config = RunConfig::load(&args.config)?;
     if let Some(c) = args.concurrency {
         if let Some(why) = aorlta_core::run::config::concurrency_problem(c) {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 /// Arguments of `aorlta serve`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The service config (tasks, profiles, cache, gpus, lanes, limits).
     #[arg(long)]
     pub config: PathBuf,
@@ -27,7 +27,7 @@ pub struct Args {
 }
 
 /// Runs `aorlta serve`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()

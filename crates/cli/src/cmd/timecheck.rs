@@ -29,12 +29,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Exit code of an unsettled timing (no GPU, noise, budget).
-pub const EXIT_UNSETTLED: u8 = 3;
+pub(crate) const EXIT_UNSETTLED: u8 = 3;
 
 /// Arguments of `aorlta timecheck`.
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("input").required(true).args(["candidate", "pool"])))]
-pub struct Args {
+pub(crate) struct Args {
     /// The task's id (with `--candidate`; with `--pool`, only that task's completions).
     #[arg(long)]
     pub task: Option<String>,
@@ -72,7 +72,7 @@ pub struct Args {
 }
 
 /// Runs `aorlta timecheck`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let tasks_path = std::path::absolute(&args.tasks)?;
     let config = match &args.config {
         Some(p) => KernelConfig::of_file(&std::path::absolute(p)?)?,

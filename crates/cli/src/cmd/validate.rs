@@ -11,13 +11,13 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 /// Exit code when no GPU can be used.
-pub const EXIT_NO_GPU: u8 = 3;
+pub(crate) const EXIT_NO_GPU: u8 = 3;
 /// Exit code when no compiler can be used.
-pub const EXIT_NO_COMPILER: u8 = 4;
+pub(crate) const EXIT_NO_COMPILER: u8 = 4;
 
 /// Arguments of `aorlta validate`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Run on the GPU (the default).
     #[arg(long, conflicts_with = "fake_gpu")]
     pub gpu: bool,
@@ -39,7 +39,7 @@ pub struct Args {
 }
 
 /// Runs `aorlta validate`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let options = Options {
         kernel: KernelOverrides {

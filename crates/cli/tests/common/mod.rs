@@ -8,18 +8,18 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// The repository's root.
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// The `aorlta` binary under test.
-pub fn aorlta() -> Command {
+pub(crate) fn aorlta() -> Command {
     Command::new(env!("CARGO_BIN_EXE_aorlta"))
 }
 
 /// `aorlta validate --fake-gpu --suite SUITE EXTRA…` from the repository's root: the exit code
 /// and the standard output.
-pub fn validate(suite: &str, extra: &[&str]) -> (i32, String) {
+pub(crate) fn validate(suite: &str, extra: &[&str]) -> (i32, String) {
     let out = aorlta()
         .args(["validate", "--fake-gpu", "--suite", suite])
         .args(extra)
@@ -33,7 +33,7 @@ pub fn validate(suite: &str, extra: &[&str]) -> (i32, String) {
 }
 
 /// The printed row of one case (`task/case[@label]`).
-pub fn row<'a>(text: &'a str, case: &str) -> &'a str {
+pub(crate) fn row<'a>(text: &'a str, case: &str) -> &'a str {
     text.lines()
         .find(|l| l.split_whitespace().next() == Some(case))
         .unwrap_or_else(|| panic!("no row for {case} in\n{text}"))
@@ -42,7 +42,7 @@ pub fn row<'a>(text: &'a str, case: &str) -> &'a str {
 /// Every case's verdicts, one line each: its legs' states and first reason codes (the timing
 /// leg's forced run after `|`), whether it was scored, and pass or FAIL. The speedups and
 /// rewards are left out: they follow the fake device's noise model, the verdicts must not.
-pub fn verdicts(json: &str) -> String {
+pub(crate) fn verdicts(json: &str) -> String {
     let cases: Vec<serde_json::Value> = serde_json::from_str(json).expect("the --json output");
     let leg = |l: &serde_json::Value| {
         let code = l["reasons"][0]["code"]
@@ -78,7 +78,7 @@ pub fn verdicts(json: &str) -> String {
 }
 
 /// The summary line's counts: (passed, of).
-pub fn passed(text: &str) -> (usize, usize) {
+pub(crate) fn passed(text: &str) -> (usize, usize) {
     let summary = text
         .lines()
         .find(|l| l.contains("cases pass"))
@@ -92,7 +92,7 @@ pub fn passed(text: &str) -> (usize, usize) {
 
 /// The threats of docs/VALIDATION.md that both suites (CUDA and HIP) hold on the tasks they
 /// share, with the verdict each row must show.
-pub const THREATS: &[(&str, &str)] = &[
+pub(crate) const THREATS: &[(&str, &str)] = &[
     (
         "vector_add/stateful-counter",
         "run broke output-mismatch; time broke not-faster",
@@ -108,7 +108,7 @@ pub const THREATS: &[(&str, &str)] = &[
 ];
 
 /// Asserts that every `(case, verdict)` row of `expected` shows its verdict in `text`.
-pub fn assert_rows(text: &str, expected: &[(&str, &str)]) {
+pub(crate) fn assert_rows(text: &str, expected: &[(&str, &str)]) {
     for (case, got) in expected {
         assert!(row(text, case).contains(got), "{case}: {}", row(text, case));
     }
@@ -117,7 +117,7 @@ pub fn assert_rows(text: &str, expected: &[(&str, &str)]) {
 /// Edits of a SQLite store's `entries` row (a `WHERE` clause is added by the caller), each with
 /// what it does: a reward out of range, an edit that keeps the contract (caught only by the
 /// row's checksum), and a flipped bit that leaves the text unreadable.
-pub const ENTRY_ROW_EDITS: [(&str, &str); 3] = [
+pub(crate) const ENTRY_ROW_EDITS: [(&str, &str); 3] = [
     (
         "UPDATE entries SET value = replace(value, '\"reward\":1.0', '\"reward\":7.0'), reward = 7.0",
         "a reward of 7.0",

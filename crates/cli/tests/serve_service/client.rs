@@ -10,12 +10,12 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// The Q&A example's folder.
-pub fn examples() -> PathBuf {
+pub(crate) fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/qa")
 }
 
 /// A running `aorlta serve` on a free loopback port; killed if a test leaves it running.
-pub struct Server {
+pub(crate) struct Server {
     /// The process.
     pub child: Child,
     /// Where it listens.
@@ -25,7 +25,7 @@ pub struct Server {
 
 impl Server {
     /// Starts the service over the Q&A example with extra config lines.
-    pub fn start(extra: &str) -> Server {
+    pub(crate) fn start(extra: &str) -> Server {
         let ex = examples();
         Server::start_with(&format!(
             "tasks: {}\nprofiles: [{}]\n{extra}",
@@ -35,12 +35,12 @@ impl Server {
     }
 
     /// Starts the service with a whole config.
-    pub fn start_with(config_text: &str) -> Server {
+    pub(crate) fn start_with(config_text: &str) -> Server {
         Server::start_full(config_text, None, &[])
     }
 
     /// Starts the service over the Q&A example with extra config lines and environment.
-    pub fn start_with_env(extra: &str, env: &[(&str, &str)]) -> Server {
+    pub(crate) fn start_with_env(extra: &str, env: &[(&str, &str)]) -> Server {
         let ex = examples();
         Server::start_full(
             &format!(
@@ -55,7 +55,7 @@ impl Server {
 
     /// Starts the service over the Q&A example with at most `nofile` open file descriptors
     /// (`ulimit -n`).
-    pub fn start_with_fd_limit(extra: &str, nofile: u32) -> Server {
+    pub(crate) fn start_with_fd_limit(extra: &str, nofile: u32) -> Server {
         let ex = examples();
         Server::start_full(
             &format!(
@@ -123,27 +123,27 @@ impl Server {
     }
 
     /// `POST path` with raw bytes.
-    pub fn post(&self, path: &str, body: &[u8]) -> Resp {
+    pub(crate) fn post(&self, path: &str, body: &[u8]) -> Resp {
         request(self.addr, "POST", path, body)
     }
 
     /// `POST path` with a JSON body.
-    pub fn post_json(&self, path: &str, body: &Value) -> Resp {
+    pub(crate) fn post_json(&self, path: &str, body: &Value) -> Resp {
         self.post(path, body.to_string().as_bytes())
     }
 
     /// `GET path`.
-    pub fn get(&self, path: &str) -> Resp {
+    pub(crate) fn get(&self, path: &str) -> Resp {
         request(self.addr, "GET", path, b"")
     }
 
     /// A sample's value from `/metrics` (a panic when absent).
-    pub fn metric(&self, name: &str) -> f64 {
+    pub(crate) fn metric(&self, name: &str) -> f64 {
         self.metric_or(name, None)
     }
 
     /// A sample's value; `default` when the sample is absent (a panic when that is `None`).
-    pub fn metric_or(&self, name: &str, default: Option<f64>) -> f64 {
+    pub(crate) fn metric_or(&self, name: &str, default: Option<f64>) -> f64 {
         let text = self.get("/metrics").text();
         text.lines()
             .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
@@ -152,19 +152,19 @@ impl Server {
     }
 
     /// `/healthz` answers 200 `ok`.
-    pub fn assert_healthy(&self) {
+    pub(crate) fn assert_healthy(&self) {
         let r = self.get("/healthz");
         assert_eq!(r.status, 200, "{}", r.text());
         assert_eq!(r.json()["status"], "ok");
     }
 
     /// Sends SIGTERM.
-    pub fn terminate(&self) {
+    pub(crate) fn terminate(&self) {
         self.signal("TERM");
     }
 
     /// Sends a signal (`TERM`, `INT`).
-    pub fn signal(&self, name: &str) {
+    pub(crate) fn signal(&self, name: &str) {
         let ok = Command::new("kill")
             .args([&format!("-{name}"), &self.child.id().to_string()])
             .status()
@@ -173,12 +173,12 @@ impl Server {
     }
 
     /// What the service wrote to stderr so far.
-    pub fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("stderr.log")).unwrap_or_default()
     }
 
     /// The service's resident memory (`VmRSS` of `/proc/PID/status`), in bytes.
-    pub fn rss(&self) -> u64 {
+    pub(crate) fn rss(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
         let kib: u64 = status
             .lines()
@@ -189,7 +189,7 @@ impl Server {
     }
 
     /// Waits for the process to exit (a panic past `limit`).
-    pub fn wait_exit(&mut self, limit: Duration) -> ExitStatus {
+    pub(crate) fn wait_exit(&mut self, limit: Duration) -> ExitStatus {
         let t0 = Instant::now();
         loop {
             if let Some(s) = self.child.try_wait().unwrap() {
@@ -212,7 +212,7 @@ impl Drop for Server {
 
 /// An answer.
 #[derive(Debug)]
-pub struct Resp {
+pub(crate) struct Resp {
     /// The status code.
     pub status: u16,
     /// The headers, in order.
@@ -223,17 +223,17 @@ pub struct Resp {
 
 impl Resp {
     /// The body as text.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 
     /// The body as JSON (a panic when it is not).
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
     }
 
     /// A header's value, by case-insensitive name.
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
@@ -241,7 +241,7 @@ impl Resp {
     }
 
     /// Asserts an error answer: its status, its JSON error code, and the status in the body.
-    pub fn assert_error(&self, status: u16, code: &str) {
+    pub(crate) fn assert_error(&self, status: u16, code: &str) {
         assert_eq!(self.status, status, "{}", self.text());
         let v = self.json();
         assert_eq!(v["error"]["code"], code, "{v}");
@@ -253,14 +253,14 @@ impl Resp {
     }
 
     /// The `results` of a 200 answer.
-    pub fn results(&self) -> Vec<Value> {
+    pub(crate) fn results(&self) -> Vec<Value> {
         assert_eq!(self.status, 200, "{}", self.text());
         self.json()["results"].as_array().expect("results").clone()
     }
 }
 
 /// A request head with `Content-Length: len` and `Connection: close`.
-pub fn head(method: &str, path: &str, len: usize) -> String {
+pub(crate) fn head(method: &str, path: &str, len: usize) -> String {
     format!(
         "{method} {path} HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
          Content-Length: {len}\r\nConnection: close\r\n\r\n"
@@ -268,12 +268,18 @@ pub fn head(method: &str, path: &str, len: usize) -> String {
 }
 
 /// One request on a fresh connection.
-pub fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> Resp {
+pub(crate) fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> Resp {
     request_with(addr, method, path, body, &[])
 }
 
 /// One request on a fresh connection, with extra header lines (`Name: value`).
-pub fn request_with(addr: SocketAddr, method: &str, path: &str, body: &[u8], headers: &[&str]) -> Resp {
+pub(crate) fn request_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &[u8],
+    headers: &[&str],
+) -> Resp {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     let mut h = head(method, path, body.len());
@@ -289,7 +295,7 @@ pub fn request_with(addr: SocketAddr, method: &str, path: &str, body: &[u8], hea
 }
 
 /// Reads one answer (head, then `Content-Length` bytes of body), leaving the connection open.
-pub fn read_one(s: &mut TcpStream) -> Resp {
+pub(crate) fn read_one(s: &mut TcpStream) -> Resp {
     let mut raw = Vec::new();
     let mut byte = [0u8; 1];
     while !raw.ends_with(b"\r\n\r\n") {
@@ -323,7 +329,7 @@ pub fn read_one(s: &mut TcpStream) -> Resp {
 }
 
 /// Reads an answer to the end of the connection.
-pub fn read_response(s: &mut TcpStream) -> Resp {
+pub(crate) fn read_response(s: &mut TcpStream) -> Resp {
     let mut raw = Vec::new();
     s.read_to_end(&mut raw).unwrap();
     let split = raw
@@ -365,12 +371,12 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
 }
 
 /// A score item without an id.
-pub fn item(task: &str, completion: &str) -> Value {
+pub(crate) fn item(task: &str, completion: &str) -> Value {
     json!({"task": task, "completion": completion})
 }
 
 /// An entry without its timings and cache flags, for comparing entries computed apart.
-pub fn strip_timings(mut e: Value) -> Value {
+pub(crate) fn strip_timings(mut e: Value) -> Value {
     if let Some(o) = e.as_object_mut() {
         o.remove("elapsed_s");
     }

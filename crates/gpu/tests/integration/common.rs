@@ -9,9 +9,9 @@ use aorlta_record::kernel::harness::{
 };
 use std::path::Path;
 
-pub const MANGLED: &str = "_Z10vector_addPKfS0_Pfi";
+pub(crate) const MANGLED: &str = "_Z10vector_addPKfS0_Pfi";
 
-pub fn task() -> KernelTask {
+pub(crate) fn task() -> KernelTask {
     serde_json::from_value(serde_json::json!({
         "id": "vector_add",
         "prompt": "add",
@@ -31,7 +31,7 @@ pub fn task() -> KernelTask {
 }
 
 /// A fake image; the reference is found by its mangled name, candidates by the plain one.
-pub fn image(behaviour: FakeBehaviour, speed: f64, reference: bool) -> FakeImage {
+pub(crate) fn image(behaviour: FakeBehaviour, speed: f64, reference: bool) -> FakeImage {
     FakeImage {
         magic: FAKE_MAGIC.into(),
         compute: "vector_add".into(),
@@ -44,7 +44,7 @@ pub fn image(behaviour: FakeBehaviour, speed: f64, reference: bool) -> FakeImage
     }
 }
 
-pub fn write_image(dir: &Path, name: &str, img: &FakeImage) -> KernelImage {
+pub(crate) fn write_image(dir: &Path, name: &str, img: &FakeImage) -> KernelImage {
     let path = dir.join(name);
     std::fs::write(&path, serde_json::to_vec(img).unwrap()).unwrap();
     KernelImage {
@@ -53,7 +53,7 @@ pub fn write_image(dir: &Path, name: &str, img: &FakeImage) -> KernelImage {
     }
 }
 
-pub fn job(dir: &Path, cand: &FakeImage, work: Work) -> HarnessJob {
+pub(crate) fn job(dir: &Path, cand: &FakeImage, work: Work) -> HarnessJob {
     HarnessJob {
         format: HARNESS_FORMAT,
         id: "t".into(),
@@ -66,14 +66,14 @@ pub fn job(dir: &Path, cand: &FakeImage, work: Work) -> HarnessJob {
     }
 }
 
-pub fn check_work() -> Work {
+pub(crate) fn check_work() -> Work {
     Work::Check(CheckWork {
         sizes: vec![0, 1, 2],
         seeds: vec![11, 12],
     })
 }
 
-pub fn time_work(pairs: usize) -> Work {
+pub(crate) fn time_work(pairs: usize) -> Work {
     Work::Time(TimeWork {
         size: 0,
         pairs,
@@ -87,7 +87,7 @@ pub fn time_work(pairs: usize) -> Work {
     })
 }
 
-pub fn run(cand: &FakeImage, work: Work) -> (HarnessRecord, FakeBackend) {
+pub(crate) fn run(cand: &FakeImage, work: Work) -> (HarnessRecord, FakeBackend) {
     let dir = tempfile::tempdir().unwrap();
     let j = job(dir.path(), cand, work);
     let mut b = FakeBackend::new(0);
@@ -95,7 +95,7 @@ pub fn run(cand: &FakeImage, work: Work) -> (HarnessRecord, FakeBackend) {
     (rec, b)
 }
 
-pub fn codes(rec: &HarnessRecord) -> Vec<String> {
+pub(crate) fn codes(rec: &HarnessRecord) -> Vec<String> {
     rec.findings
         .iter()
         .map(|f| format!("{:?}:{}", f.party, f.code).to_lowercase())

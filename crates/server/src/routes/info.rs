@@ -13,7 +13,10 @@ use axum::{Extension, Json};
 use std::sync::Arc;
 
 /// `GET /v1/tasks`: every task's id, kind, hash and prompt (never its reference).
-pub async fn tasks(State(state): State<Arc<AppState>>, conn: Option<Extension<ConnHandle>>) -> Response {
+pub(super) async fn tasks(
+    State(state): State<Arc<AppState>>,
+    conn: Option<Extension<ConnHandle>>,
+) -> Response {
     let tasks = state
         .tasks()
         .iter()
@@ -34,7 +37,10 @@ pub async fn tasks(State(state): State<Arc<AppState>>, conn: Option<Extension<Co
 }
 
 /// `GET /v1/profiles`: every profile offered, and which is the default.
-pub async fn profiles(State(state): State<Arc<AppState>>, conn: Option<Extension<ConnHandle>>) -> Response {
+pub(super) async fn profiles(
+    State(state): State<Arc<AppState>>,
+    conn: Option<Extension<ConnHandle>>,
+) -> Response {
     let profiles = state
         .engines()
         .iter()
@@ -53,7 +59,7 @@ pub async fn profiles(State(state): State<Arc<AppState>>, conn: Option<Extension
 }
 
 /// `GET /healthz`.
-pub async fn healthz(State(state): State<Arc<AppState>>) -> Json<Health> {
+pub(super) async fn healthz(State(state): State<Arc<AppState>>) -> Json<Health> {
     Json(Health {
         status: "ok".into(),
         version: aorlta_core::AORLTA_VERSION.into(),
@@ -82,7 +88,7 @@ pub async fn healthz(State(state): State<Arc<AppState>>) -> Json<Health> {
 }
 
 /// `GET /metrics`: the OpenMetrics text exposition (Prometheus reads it).
-pub async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
+pub(super) async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
         state.metrics.render(&state.gauges()),

@@ -43,7 +43,7 @@ fn check_batch(state: &AppState, n: usize) -> Result<(), ApiError> {
 }
 
 /// `POST /v1/score`.
-pub async fn score(
+pub(super) async fn score(
     State(state): State<Arc<AppState>>,
     conn: Option<Extension<ConnHandle>>,
     JsonBody(req): JsonBody<ScoreRequest>,
@@ -81,7 +81,7 @@ pub async fn score(
 /// Query parameters of `/get_reward`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct GetRewardParams {
+pub(super) struct GetRewardParams {
     /// The profile; the default when absent.
     #[serde(default)]
     profile: Option<String>,
@@ -92,7 +92,7 @@ pub struct GetRewardParams {
 /// `limits.queue-wait` from its arrival) for a request slot and for room in its lane before it
 /// is refused. A query string it cannot read is refused before the body is read (and the body
 /// drained), so the body goes through [`JsonBody`] here rather than as an argument.
-pub async fn get_reward(
+pub(super) async fn get_reward(
     State(state): State<Arc<AppState>>,
     conn: Option<Extension<ConnHandle>>,
     params: Result<Query<GetRewardParams>, QueryRejection>,

@@ -26,7 +26,7 @@ use std::time::Instant;
 
 /// Arguments of `aorlta bench kernels`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The validation suite whose tasks and candidates make the pool.
     #[arg(long, default_value = "examples/kernels/validation.yaml")]
     pub suite: PathBuf,
@@ -226,7 +226,7 @@ fn compile_bench(
 }
 
 /// Runs `aorlta bench kernels`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(pool) = &args.pool {
         return run_pool(&args, pool);
     }

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 /// Arguments of `aorlta bench qa`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The Q&A example folder (tasks.jsonl and pools).
     #[arg(long, default_value = "examples/qa")]
     pub examples: PathBuf,
@@ -32,7 +32,7 @@ pub struct Args {
 }
 
 /// Runs the benchmark and prints its table.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(corpus) = &args.corpus {
         return run_corpus(corpus, &args.profile, args.verdicts.as_deref());
     }

@@ -17,7 +17,7 @@ use std::process::{Command, ExitCode};
 
 /// Arguments of `aorlta bench score`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Distinct Q&A completions to score, made from the example's pools.
     #[arg(long, default_value_t = 100_000)]
     pub qa_distinct: usize,
@@ -44,7 +44,7 @@ pub struct Args {
 
 /// A store to measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Store {
+pub(crate) enum Store {
     /// The embedded default: a SQLite file under the run's folder.
     Sqlite,
     /// PostgreSQL.
@@ -52,7 +52,7 @@ pub enum Store {
 }
 
 /// Runs the benchmark and prints its table.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(args.qa_distinct > 0, "--qa-distinct must be at least 1");
     anyhow::ensure!(args.concurrency > 0, "--concurrency must be at least 1");
     if cfg!(debug_assertions) {

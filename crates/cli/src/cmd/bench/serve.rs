@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 /// Arguments of `aorlta bench serve`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The service config to start (its Q&A tasks make the requests).
     #[arg(long, default_value = "configs/serve-qa.yaml")]
     pub config: PathBuf,
@@ -94,7 +94,7 @@ fn ms(d: Duration) -> f64 {
 }
 
 /// Runs `aorlta bench serve`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(args.connections > 0, "--connections must be at least 1");
     anyhow::ensure!(
         args.batches.iter().all(|b| *b > 0),
