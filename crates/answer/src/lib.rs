@@ -1,10 +1,12 @@
 //! AORLTA's answer lane, pure text: finding the answer (or the kernel source) in a completion
-//! ([`extract`]), reading and comparing answers as mathematics ([`normalise`]), and the adapters
-//! behind the `parse`, `reference-match` and `normalised-match` legs ([`qa`]). It builds on
+//! (`extract`), reading and comparing answers as mathematics (`normalise`), and the adapters
+//! behind the `parse`, `reference-match` and `normalised-match` legs (`qa`). It builds on
 //! `aorlta-check` alone: no runtime, no store, no process.
 
-pub mod extract;
-pub mod normalise;
-pub mod qa;
+mod extract;
+mod normalise;
+mod qa;
 
+pub use extract::{Answer, AnswerForm, extract_answer, extract_kernel};
+pub use normalise::{Comparison, Strictness, compare};
 pub use qa::register;

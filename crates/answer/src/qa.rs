@@ -8,7 +8,7 @@
 
 use crate::extract::{self, AnswerForm};
 use crate::normalise::{self, Comparison, Strictness};
-use aorlta_check::task::TaskKind;
+use aorlta_check::TaskKind;
 use aorlta_check::{Adapter, LegInput, LegOutput, Registry, params};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -34,7 +34,7 @@ pub fn register(r: &mut Registry) {
 /// Parameters of the `parse` adapter.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct ParseParams {
+pub(crate) struct ParseParams {
     /// Answer forms accepted, tried in the fixed order boxed, statement, latex, bare, number.
     #[serde(default = "default_forms")]
     pub forms: Vec<AnswerForm>,
@@ -57,7 +57,7 @@ fn default_max_answer() -> usize {
 }
 
 /// `parse`: the final answer of a Q&A completion, or the kernel source of a kernel completion.
-pub struct ParseAdapter;
+pub(crate) struct ParseAdapter;
 
 impl Adapter for ParseAdapter {
     fn name(&self) -> &'static str {
@@ -87,7 +87,7 @@ impl Adapter for ParseAdapter {
                 Ok(src) => LegOutput::clean()
                     .with_detail(json!({
                         "bytes": src.len(),
-                        "source_hash": aorlta_check::hash::hash_str(&src),
+                        "source_hash": aorlta_check::hash_str(&src),
                     }))
                     .with_extracted(src),
                 Err(r) => LegOutput::broke(&r.code, r.detail),
@@ -97,7 +97,7 @@ impl Adapter for ParseAdapter {
 }
 
 /// How one comparison adapter compares a reference answer with a parsed answer.
-pub trait Comparer: Send + Sync + 'static {
+pub(crate) trait Comparer: Send + Sync + 'static {
     /// The adapter's parameters.
     type Params: DeserializeOwned;
     /// The answer forms to read the reference with first (empty: the reference is the answer).
@@ -109,7 +109,7 @@ pub trait Comparer: Send + Sync + 'static {
 }
 
 /// A Q&A comparison adapter: one name, one version, one [`Comparer`].
-pub struct CompareAdapter<C> {
+pub(crate) struct CompareAdapter<C> {
     /// The name a profile uses.
     pub name: &'static str,
     /// The adapter's version (bumped whenever its results can change).
@@ -205,7 +205,7 @@ fn answer_pair<'a>(
 /// Parameters of `reference-match`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct ExactParams {
+pub(crate) struct ExactParams {
     /// Read the reference with these answer forms first (for references that are worked
     /// solutions ending in `\boxed{}`); empty: the reference is the answer.
     #[serde(default)]
@@ -213,7 +213,7 @@ pub struct ExactParams {
 }
 
 /// `reference-match`: exact equality after trimming.
-pub struct ReferenceMatch;
+pub(crate) struct ReferenceMatch;
 
 impl Comparer for ReferenceMatch {
     type Params = ExactParams;
@@ -235,7 +235,7 @@ impl Comparer for ReferenceMatch {
 /// Parameters of `normalised-match`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct NormalisedParams {
+pub(crate) struct NormalisedParams {
     /// Read the reference with these answer forms first (for references that are worked
     /// solutions ending in `\boxed{}`); empty: the reference is the answer.
     #[serde(default)]
@@ -247,7 +247,7 @@ pub struct NormalisedParams {
 
 /// `normalised-match`: equality after normalisation (numbers, fractions, LaTeX, units, sets,
 /// relations, formulas…).
-pub struct NormalisedMatch;
+pub(crate) struct NormalisedMatch;
 
 impl Comparer for NormalisedMatch {
     type Params = NormalisedParams;
@@ -278,7 +278,7 @@ fn short(s: &str) -> String {
 mod tests {
     use super::*;
     use aorlta_check::Env;
-    use aorlta_check::task::Task;
+    use aorlta_check::Task;
 
     fn qa_task(answer: &str) -> Task {
         Task::qa(aorlta_record::QaTask {

@@ -9,9 +9,9 @@
 
 pub mod corpus;
 
-use aorlta_answer::extract::{AnswerForm, extract_answer};
-use aorlta_answer::normalise::{Comparison, compare};
-use aorlta_check::task::{TaskKind, TaskSet};
+use aorlta_answer::{AnswerForm, extract_answer};
+use aorlta_answer::{Comparison, compare};
+use aorlta_check::{TaskKind, TaskSet};
 use aorlta_core::CoreError;
 use aorlta_core::run::pool::read_pool;
 use std::collections::HashMap;

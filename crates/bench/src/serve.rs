@@ -6,7 +6,7 @@
 //! Latency percentiles are nearest-rank over every request of a run. Requests are built from a
 //! pool's completions (as a model writes them) or from short made-up ones, each made distinct.
 
-use aorlta_check::task::{TaskKind, TaskSet};
+use aorlta_check::{TaskKind, TaskSet};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::Request;

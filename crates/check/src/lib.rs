@@ -4,11 +4,14 @@
 //! and kernel lanes build on this crate alone; the engine in `aorlta-core` runs them.
 
 mod adapter;
-pub mod error;
-pub mod generations;
-pub mod hash;
-pub mod task;
+mod error;
+mod generations;
+mod hash;
+mod task;
 pub mod yaml;
 
 pub use adapter::{Adapter, Env, LegInput, LegOutput, Registry, params};
 pub use error::{CoreError, Result};
+pub use generations::Generations;
+pub use hash::{feed, hash_parts, hash_str};
+pub use task::{KernelTaskDef, SkippedLine, Task, TaskKind, TaskSet};

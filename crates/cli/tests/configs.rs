@@ -1,7 +1,7 @@
 //! Every shipped config loads: its paths exist, its profile checks against the adapters and
 //! reward functions, its tasks load without a skipped line, its pool parses.
 
-use aorlta_check::task::TaskSet;
+use aorlta_check::TaskSet;
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::reward::RewardRegistry;
 use aorlta_core::run::RunConfig;

@@ -4,7 +4,7 @@
 
 use crate::{CoreError, Result};
 use aorlta_check::Registry;
-use aorlta_check::hash::hash_str;
+use aorlta_check::hash_str;
 use aorlta_record::contract::{REWARD_MAX, REWARD_MIN};
 use serde::{Deserialize, Serialize};
 use std::path::Path;

@@ -8,9 +8,9 @@
 //! Skipped with a message where a compiler's variable is unset, failing in CI (the test command
 //! installs all three).
 
-use aorlta_check::task::{KernelTaskDef, TaskKind, TaskSet};
-use aorlta_kernel::compiler::{Who, compile};
+use aorlta_check::{KernelTaskDef, TaskKind, TaskSet};
 use aorlta_kernel::{KernelConfig, KernelEnv, Platform};
+use aorlta_kernel::{Who, compile};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

@@ -11,13 +11,13 @@ use crate::compiler::Target;
 use crate::compiler::{Who, compile};
 use crate::hip;
 use aorlta_check::params;
-use aorlta_check::task::{Task, TaskKind};
 use aorlta_check::{Adapter, Env, LegInput, LegOutput};
+use aorlta_check::{Task, TaskKind};
 use serde::Deserialize;
 use serde_json::json;
 
 /// Bumped whenever the compile leg's results can change (flags, policy, checks).
-pub const VERSION: &str = "2";
+pub(crate) const VERSION: &str = "2";
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -27,7 +27,7 @@ struct NoParams {}
 pub struct KernelCompile;
 
 /// The part of every kernel leg's identity that the compile step decides.
-pub fn compile_identity(task: &Task, env: &Env) -> String {
+pub(crate) fn compile_identity(task: &Task, env: &Env) -> String {
     let reference = match &task.kind {
         TaskKind::Kernel(k) => k.reference_hash.as_str(),
         TaskKind::Qa(_) => "",
@@ -65,7 +65,7 @@ fn target_identity(task: &Task, k: &super::KernelEnv) -> String {
 }
 
 /// The label of the platform and language a kernel leg ran on ("HIP source on NVIDIA").
-pub fn target_label(task: &aorlta_check::task::KernelTaskDef, env: &super::KernelEnv) -> &'static str {
+pub fn target_label(task: &aorlta_check::KernelTaskDef, env: &super::KernelEnv) -> &'static str {
     Target::of(env, task).map_or("unsupported", Target::label)
 }
 

@@ -17,7 +17,7 @@
 //!   max-source-bytes: 65536
 //! ```
 
-use aorlta_check::error::Result;
+use aorlta_check::Result;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! `aorlta timecheck` and `aorlta bench kernels` do with candidate files (`aorlta validate` runs
 //! whole profiles through the engine instead: `aorlta_core::run::validation`).
 
-use aorlta_check::task::Task;
+use aorlta_check::Task;
 use aorlta_check::{Adapter, Env, LegInput};
 use aorlta_record::LegResult;
 use std::time::Instant;

@@ -7,7 +7,7 @@ use object::{LittleEndian, Object, ObjectSymbol, SymbolKind};
 
 /// One symbol.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Symbol {
+pub(crate) struct Symbol {
     /// Its name.
     pub name: String,
     /// Defined in this object (not an import).
@@ -19,10 +19,10 @@ pub struct Symbol {
 /// Why a file is not a readable ELF object.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("not a readable 64-bit ELF object: {0}")]
-pub struct ElfError(pub String);
+pub(crate) struct ElfError(pub String);
 
 /// Every symbol of the symbol table (`.symtab`).
-pub fn symbols(d: &[u8]) -> Result<Vec<Symbol>, ElfError> {
+pub(crate) fn symbols(d: &[u8]) -> Result<Vec<Symbol>, ElfError> {
     let file = ElfFile64::<LittleEndian>::parse(d).map_err(|e| ElfError(e.to_string()))?;
     file.symbols()
         .map(|s| {

@@ -11,8 +11,8 @@ use crate::compiler::cache::CompileCache;
 use crate::compiler::nvcc::nvcc_version;
 use crate::lease::LeaseSet;
 use aorlta_check::Env;
-use aorlta_check::error::{CoreError, Result};
-use aorlta_check::generations::Generations;
+use aorlta_check::Generations;
+use aorlta_check::{CoreError, Result};
 use aorlta_record::kernel::harness::DeviceList;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -132,7 +132,7 @@ fn is_amd_arch(a: &str) -> bool {
 }
 
 /// The host's name.
-pub fn hostname() -> String {
+pub(crate) fn hostname() -> String {
     // `gethostname` is `uname`'s node name on Linux.
     let name = rustix::system::uname().nodename().to_string_lossy().into_owned();
     if name.is_empty() {
@@ -542,7 +542,7 @@ impl KernelEnv {
     /// Registers how a source behaves on the fake device.
     pub fn add_fake(&self, source: &str, spec: FakeSpec) {
         if let Ok(mut m) = self.fakes.write() {
-            m.insert(aorlta_check::hash::hash_str(source), spec);
+            m.insert(aorlta_check::hash_str(source), spec);
         }
     }
 
@@ -556,7 +556,7 @@ impl KernelEnv {
         &self.compiles
     }
 
-    /// Seed-draw counters kept now (at most twice [`DRAWS_PER_GENERATION`]).
+    /// Seed-draw counters kept now (at most twice `DRAWS_PER_GENERATION`).
     pub fn draws_len(&self) -> usize {
         self.draws.lock().map(|m| m.len()).unwrap_or(0)
     }
@@ -639,7 +639,7 @@ pub fn warm_harnesses(env: &std::sync::Arc<Env>) {
 
 /// Seed-draw counters kept per generation: 7/8 of 65,536, so that each generation's table is
 /// exactly 65,536 slots (2 MiB) and never resized.
-pub const DRAWS_PER_GENERATION: usize = 57_344;
+pub(crate) const DRAWS_PER_GENERATION: usize = 57_344;
 
 /// The key of a purpose's draw counter: the first 128 bits of its blake3 hash (two purposes
 /// share a counter with chance about 2^-94 among the 2^17 kept, and then only draw later

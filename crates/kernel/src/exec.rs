@@ -6,7 +6,7 @@ use super::env::KernelEnv;
 use super::pool::PoolError;
 use crate::KernelTools;
 use crate::compiler::{CompileFailure, Compiled, Who, compile};
-use aorlta_check::task::{KernelTaskDef, TaskKind};
+use aorlta_check::{KernelTaskDef, TaskKind};
 use aorlta_check::{LegInput, LegOutput};
 use aorlta_record::kernel::KernelTask;
 use aorlta_record::kernel::expr::eval_count;
@@ -15,7 +15,7 @@ use aorlta_record::{LegState, Reason};
 use std::time::Duration;
 
 /// The inputs every kernel leg needs.
-pub struct Inputs<'a> {
+pub(crate) struct Inputs<'a> {
     /// The kernel environment.
     pub env: &'a KernelEnv,
     /// The task.
@@ -26,7 +26,7 @@ pub struct Inputs<'a> {
 
 /// The kernel environment, the kernel task and the source, or the unsettled output saying
 /// which is missing.
-pub fn inputs<'a>(input: &'a LegInput<'a>) -> Result<Inputs<'a>, LegOutput> {
+pub(crate) fn inputs<'a>(input: &'a LegInput<'a>) -> Result<Inputs<'a>, LegOutput> {
     let TaskKind::Kernel(task) = &input.task.kind else {
         return Err(LegOutput::unsettled(
             "wrong-task-kind",
@@ -49,7 +49,7 @@ pub fn inputs<'a>(input: &'a LegInput<'a>) -> Result<Inputs<'a>, LegOutput> {
 }
 
 /// A compile failure as a leg output.
-pub fn failed(f: CompileFailure) -> LegOutput {
+pub(crate) fn failed(f: CompileFailure) -> LegOutput {
     LegOutput {
         state: f.state,
         reasons: vec![Reason::new(f.code, f.detail)],
@@ -59,7 +59,7 @@ pub fn failed(f: CompileFailure) -> LegOutput {
 }
 
 /// Compiles the reference and the candidate (both cached).
-pub fn compile_both(i: &Inputs<'_>) -> Result<(Compiled, Compiled), LegOutput> {
+pub(crate) fn compile_both(i: &Inputs<'_>) -> Result<(Compiled, Compiled), LegOutput> {
     let reference = compile(i.env, i.task, &i.task.reference_source, Who::Reference).map_err(failed)?;
     let candidate = compile(i.env, i.task, i.source, Who::Candidate).map_err(failed)?;
     Ok((reference, candidate))
@@ -70,7 +70,7 @@ pub fn compile_both(i: &Inputs<'_>) -> Result<(Compiled, Compiled), LegOutput> {
 const FAKE_MAX_ELEMENTS: u64 = 1 << 14;
 
 /// The task as the fake device runs it: each size's variables halved until every buffer fits.
-pub fn shrink_for_fake(task: &KernelTask) -> KernelTask {
+pub(crate) fn shrink_for_fake(task: &KernelTask) -> KernelTask {
     let mut t = task.clone();
     for size in &mut t.sizes {
         for _ in 0..64 {
@@ -94,7 +94,7 @@ pub fn shrink_for_fake(task: &KernelTask) -> KernelTask {
 }
 
 /// Runs a job on a leased GPU.
-pub fn run_job(
+pub(crate) fn run_job(
     i: &Inputs<'_>,
     reference: &Compiled,
     candidate: &Compiled,
@@ -160,7 +160,7 @@ const SEVERITY: &[&str] = &[
 ];
 
 /// The leg output the record's findings call for, or `None` when there are none.
-pub fn findings_outcome(rec: &HarnessRecord) -> Option<LegOutput> {
+pub(crate) fn findings_outcome(rec: &HarnessRecord) -> Option<LegOutput> {
     if rec.findings.is_empty() {
         return None;
     }

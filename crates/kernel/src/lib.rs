@@ -1,10 +1,10 @@
-//! AORLTA's kernel lane: the adapters `kernel-compile` (leg `compile`, [`compile`]),
-//! `kernel-run` (leg `ref.native`, correctness, [`run`]) and `kernel-time` (leg `ref.speedup`,
-//! timing, [`time`]), over two seams: the compile ([`compiler`]: a driver with its policy, cache
+//! AORLTA's kernel lane: the adapters `kernel-compile` (leg `compile`, `compile`),
+//! `kernel-run` (leg `ref.native`, correctness, `run`) and `kernel-time` (leg `ref.speedup`,
+//! timing, `time`), over two seams: the compile (`compiler`: a driver with its policy, cache
 //! key and cache; one toolchain per compiler; one sandboxed process) and the harness
-//! ([`exec`] builds its job, [`pool`] keeps its processes, [`lease`] its GPUs). The code-object
-//! readers ([`elf`], [`amdgpu`]), the HIP portability header ([`hip`]) and the fake device's
-//! behaviours ([`fake`]) serve them. A run config's `kernel:` section ([`KernelConfig`]) builds
+//! (`exec` builds its job, `pool` keeps its processes, `lease` its GPUs). The code-object
+//! readers (`elf`, `amdgpu`), the HIP portability header (`hip`) and the fake device's
+//! behaviours (`fake`) serve them. A run config's `kernel:` section ([`KernelConfig`]) builds
 //! the [`KernelEnv`] that every leg shares.
 
 /// The build identity of the harness this build runs: the package version and a hash of the
@@ -18,24 +18,27 @@ pub const HARNESS_BUILD: &str = concat!(
     env!("AORLTA_HARNESS_HASH")
 );
 
-pub mod amdgpu;
-pub mod compile;
-pub mod compiler;
-pub mod config;
-pub mod direct;
-pub mod elf;
-pub mod env;
-pub mod exec;
-pub mod fake;
-pub mod hip;
-pub mod lease;
-pub mod pool;
-pub mod run;
-pub mod time;
+mod amdgpu;
+mod compile;
+mod compiler;
+mod config;
+mod direct;
+mod elf;
+mod env;
+mod exec;
+mod fake;
+mod hip;
+mod lease;
+mod pool;
+mod run;
+mod time;
 
-pub use compile::KernelCompile;
+pub use compile::{KernelCompile, target_label};
+pub use compiler::{CompileFailure, Compiled, Who, compile};
 pub use config::{GpuSet, KernelConfig, Platform};
+pub use direct::run_leg;
 pub use env::{KernelEnv, KernelOverrides, KernelTools, env_of, env_with_kernel, warm_harnesses};
+pub use fake::FakeSpec;
 pub use run::KernelRun;
 pub use time::KernelTime;
 

@@ -10,20 +10,20 @@
 //! `harness-crashed`, `out-of-memory`, `bad-task`, and the compile leg's unsettled codes.
 
 use super::exec::{compile_both, findings_outcome, inputs, run_job};
+use aorlta_check::Task;
 use aorlta_check::params;
-use aorlta_check::task::Task;
 use aorlta_check::{Adapter, Env, LegInput, LegOutput};
 use aorlta_record::kernel::harness::{CheckWork, HARNESS_FORMAT, Work};
 use serde::Deserialize;
 use serde_json::json;
 
 /// Bumped whenever the run leg's results can change.
-pub const VERSION: &str = "1";
+pub(crate) const VERSION: &str = "1";
 
 /// Parameters of `kernel-run`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
-pub struct RunParams {
+pub(crate) struct RunParams {
     /// Input seeds per size (1 to 32).
     pub seeds: usize,
     /// Size indices to check; every size of the task when absent.
@@ -57,7 +57,7 @@ pub struct KernelRun;
 
 /// What can change a harness leg's result besides its parameters: the compile identity
 /// (compiler, architecture, reference) and the harness's record format.
-pub fn harness_identity(task: &Task, env: &Env) -> String {
+pub(crate) fn harness_identity(task: &Task, env: &Env) -> String {
     format!(
         "{};harness-format={}.{}",
         super::compile::compile_identity(task, env),
@@ -100,11 +100,7 @@ impl Adapter for KernelRun {
         if let Some(bad) = sizes.iter().find(|s| **s >= n_sizes) {
             return LegOutput::unsettled("bad-params", format!("size {bad}: the task has {n_sizes} sizes"));
         }
-        let purpose = format!(
-            "{}/{}/check",
-            i.task.spec.id,
-            aorlta_check::hash::hash_str(i.source)
-        );
+        let purpose = format!("{}/{}/check", i.task.spec.id, aorlta_check::hash_str(i.source));
         let seeds: Vec<u64> = (0..p.seeds).map(|_| i.env.next_seed(&purpose)).collect();
         let launch_timeout = if i.env.is_fake() {
             p.launch_timeout_s.min(0.3)

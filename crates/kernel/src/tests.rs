@@ -5,7 +5,7 @@
 use super::env::KernelEnv;
 use super::{KernelConfig, elf};
 use crate::compiler::{Who, compile};
-use aorlta_check::task::{KernelTaskDef, Task, TaskKind};
+use aorlta_check::{KernelTaskDef, Task, TaskKind};
 use aorlta_record::LegState;
 use aorlta_record::kernel::KernelTask;
 use aorlta_record::kernel::mangle::mangle;
@@ -49,7 +49,7 @@ pub(crate) fn task(signature: &str, reference: &str) -> KernelTaskDef {
         spec,
         dir: PathBuf::from("."),
         reference_source: reference.to_string(),
-        reference_hash: aorlta_check::hash::hash_str(reference),
+        reference_hash: aorlta_check::hash_str(reference),
     }
 }
 

@@ -20,7 +20,7 @@
 
 use super::exec::{compile_both, findings_outcome, inputs, run_job};
 use crate::KernelTools;
-use aorlta_check::task::Task;
+use aorlta_check::Task;
 use aorlta_check::{Adapter, Env, LegInput, LegOutput};
 use aorlta_judge::{
     DEFAULT_LOOKS, JUDGE_VERSION, JudgeParams, Pair, RunFacts, TooSlow, judge_looks, looks_for,
@@ -30,11 +30,11 @@ use aorlta_record::kernel::harness::{TimeWork, Work};
 use serde_json::{Map, Value, json};
 
 /// Bumped whenever the timing leg's results can change.
-pub const VERSION: &str = "2";
+pub(crate) const VERSION: &str = "2";
 
 /// The harness's part of the parameters.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TimeParams {
+pub(crate) struct TimeParams {
     /// Pairs to take when the budget allows.
     pub pairs: usize,
     /// Kernel seconds both kernels may spend together.
@@ -63,7 +63,7 @@ impl Default for TimeParams {
 }
 
 /// Reads the parameters: the harness's keys, the rest the judge's (unknown keys are errors).
-pub fn parse_params(value: &Value) -> Result<TimeParams, String> {
+pub(crate) fn parse_params(value: &Value) -> Result<TimeParams, String> {
     let mut map: Map<String, Value> = match value {
         Value::Null => Map::new(),
         Value::Object(m) => m.clone(),
@@ -150,11 +150,7 @@ impl Adapter for KernelTime {
             Ok(c) => c,
             Err(o) => return o,
         };
-        let purpose = format!(
-            "{}/{}/time",
-            i.task.spec.id,
-            aorlta_check::hash::hash_str(i.source)
-        );
+        let purpose = format!("{}/{}/time", i.task.spec.id, aorlta_check::hash_str(i.source));
         let looks = looks_for(&p.looks, p.judge.min_samples, p.pairs);
         let work = TimeWork {
             size: p.size,

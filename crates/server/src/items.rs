@@ -5,7 +5,7 @@
 use crate::ApiError;
 use crate::queue::{SubmitError, Work};
 use crate::state::AppState;
-use aorlta_check::task::Task;
+use aorlta_check::Task;
 use aorlta_core::run::Engine;
 use aorlta_record::kernel::KernelTask;
 use aorlta_record::{Candidate, QaTask, Reason, RewardEntry};

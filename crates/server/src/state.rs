@@ -10,7 +10,7 @@ use crate::queue::{LaneSpec, Scheduler};
 use crate::reading::Reading;
 use crate::{ApiError, ServerError};
 use aorlta_check::Env;
-use aorlta_check::task::TaskSet;
+use aorlta_check::TaskSet;
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::reward::RewardRegistry;
 use aorlta_core::run::{Engine, EngineParts};

@@ -13,7 +13,7 @@
 
 use super::writer::Table;
 use super::{CacheStats, CachedLeg};
-use aorlta_check::generations::Generations;
+use aorlta_check::Generations;
 use aorlta_record::LegState;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};

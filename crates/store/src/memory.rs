@@ -10,8 +10,8 @@ use super::writer::Table;
 use super::{
     Cache, CacheStats, CachedLeg, Counters, EntryCheck, StoredEntry, checked, storable_entry, storable_leg,
 };
+use aorlta_check::Generations;
 use aorlta_check::Result;
-use aorlta_check::generations::Generations;
 use aorlta_record::RewardEntry;
 use std::hash::BuildHasher;
 use std::sync::RwLock;

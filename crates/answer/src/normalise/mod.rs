@@ -73,7 +73,7 @@ mod value;
 mod tests;
 
 /// Answers longer than this many bytes are unreadable without being scanned.
-pub const MAX_ANSWER_BYTES: usize = value::MAX_BYTES;
+pub(crate) const MAX_ANSWER_BYTES: usize = value::MAX_BYTES;
 
 /// The outcome of a comparison.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,7 +88,7 @@ pub enum Comparison {
     CandidateUnreadable(String),
 }
 
-/// How strictly [`compare_with`] compares.
+/// How strictly `compare_with` compares.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Strictness {
@@ -103,7 +103,7 @@ pub enum Strictness {
 }
 
 /// Whether `answer` reads as an answer of some class (cheap: no comparison).
-pub fn readable(answer: &str) -> bool {
+pub(crate) fn readable(answer: &str) -> bool {
     value::read(answer).is_ok()
 }
 
@@ -115,7 +115,7 @@ pub fn compare(reference: &str, candidate: &str) -> Comparison {
 
 /// Compares two answers after normalisation with the given strictness. Linear in the input,
 /// bounded, never panics.
-pub fn compare_with(reference: &str, candidate: &str, strictness: Strictness) -> Comparison {
+pub(crate) fn compare_with(reference: &str, candidate: &str, strictness: Strictness) -> Comparison {
     let r = match value::read(reference) {
         Ok(v) => v,
         Err(why) => return Comparison::ReferenceUnreadable(why),

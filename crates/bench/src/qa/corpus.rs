@@ -3,7 +3,7 @@
 //! against another verifier (`scripts/math-verify-diff.sh`), and the candidates per second the
 //! whole pipeline reaches.
 
-use aorlta_check::task::{Task, TaskSet};
+use aorlta_check::{Task, TaskSet};
 use aorlta_core::CoreError;
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::reward::RewardRegistry;

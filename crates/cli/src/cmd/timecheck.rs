@@ -16,12 +16,12 @@
 //! caller's folder before anything runs.
 
 use anyhow::{Context, bail};
-use aorlta_answer::extract::extract_kernel;
+use aorlta_answer::extract_kernel;
 use aorlta_check::Env;
-use aorlta_check::task::{Task, TaskKind, TaskSet};
+use aorlta_check::{Task, TaskKind, TaskSet};
 use aorlta_core::run::pool::read_pool;
 use aorlta_kernel::KernelTools;
-use aorlta_kernel::direct::run_leg;
+use aorlta_kernel::run_leg;
 use aorlta_kernel::{GpuSet, KernelCompile, KernelConfig, KernelOverrides, KernelTime};
 use aorlta_record::{LegResult, LegState};
 use serde_json::{Map, Value, json};

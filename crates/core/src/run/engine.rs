@@ -15,9 +15,9 @@ mod vet;
 
 use crate::profile::{LegSpec, LoadedProfile};
 use crate::reward::{RewardInput, RewardOutcome, RewardRegistry, apply};
-use aorlta_check::hash::{feed, hash_parts, hash_str};
-use aorlta_check::task::{Task, TaskSet};
 use aorlta_check::{Adapter, Env, LegInput, LegOutput, Registry};
+use aorlta_check::{Task, TaskSet};
+use aorlta_check::{feed, hash_parts, hash_str};
 use aorlta_record::{Candidate, FORMAT_VERSION, LegResult, LegState, Reason, RewardEntry, VersionIdentity};
 use aorlta_store::{Cache, CachedLeg, StoredEntry, served};
 use std::collections::{BTreeMap, HashMap};

@@ -3,7 +3,7 @@
 //! its `file:line` and skipped; the rest are scored.
 
 use crate::{CoreError, Result};
-use aorlta_check::task::SkippedLine;
+use aorlta_check::SkippedLine;
 use aorlta_record::{Candidate, PoolLine};
 use std::path::Path;
 

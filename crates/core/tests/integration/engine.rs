@@ -1,8 +1,8 @@
 //! The engine: gating, skipped legs, caching of legs and entries, identities, failures, and
 //! stored entries that are not what the engine would make, computed again.
 
-use aorlta_check::task::{Task, TaskSet};
 use aorlta_check::{Adapter, LegInput, LegOutput, Registry};
+use aorlta_check::{Task, TaskSet};
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::reward::RewardRegistry;
 use aorlta_core::run::{Engine, EngineParts};

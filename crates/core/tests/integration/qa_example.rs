@@ -1,7 +1,7 @@
 //! The shipped Q&A example, scored through the engine, agrees line by line with the outcome its
 //! generator intended (`examples/qa/expected.jsonl`).
 
-use aorlta_check::task::TaskSet;
+use aorlta_check::TaskSet;
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::reward::RewardRegistry;
 use aorlta_core::run::pool::read_pool;

@@ -10,14 +10,14 @@
 //! and clang's bundler exists only as LLVM's C++ tool.
 
 /// The first bytes of an uncompressed offload bundle.
-pub const MAGIC: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
+pub(crate) const MAGIC: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
 
 /// The first bytes of a compressed one.
-pub const COMPRESSED_MAGIC: &[u8] = b"CCOB";
+pub(crate) const COMPRESSED_MAGIC: &[u8] = b"CCOB";
 
 /// One entry of a bundle.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry<'a> {
+pub(crate) struct Entry<'a> {
     /// Its id: offload kind, then triple, then `-` and the target id (`--gfx90a:xnack-` where the
     /// triple has no environment).
     pub id: String,
@@ -27,18 +27,18 @@ pub struct Entry<'a> {
 
 impl Entry<'_> {
     /// The offload kind: `host`, `hip`, `hipv4`, `openmp` ….
-    pub fn kind(&self) -> &str {
+    pub(crate) fn kind(&self) -> &str {
         self.id.split('-').next().unwrap_or("")
     }
 
     /// An entry for the host (empty for a device-only compile), not a device code object.
-    pub fn is_host(&self) -> bool {
+    pub(crate) fn is_host(&self) -> bool {
         self.kind() == "host"
     }
 
     /// The target id after the triple (`gfx90a`, `gfx90a:xnack-`), if the id has one: what
     /// follows the triple's four parts (`amdgcn-amd-amdhsa-`, whose environment is empty).
-    pub fn target_id(&self) -> Option<&str> {
+    pub(crate) fn target_id(&self) -> Option<&str> {
         let mut parts = self.id.splitn(6, '-');
         let _kind = parts.next()?;
         let (_arch, _vendor, _os, _env) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
@@ -47,7 +47,7 @@ impl Entry<'_> {
 }
 
 /// Whether `bytes` start as a bundle (compressed or not).
-pub fn is_bundle(bytes: &[u8]) -> bool {
+pub(crate) fn is_bundle(bytes: &[u8]) -> bool {
     bytes.starts_with(MAGIC) || bytes.starts_with(COMPRESSED_MAGIC)
 }
 
@@ -67,7 +67,7 @@ fn usize_at(d: &[u8], at: usize) -> Result<usize, String> {
 }
 
 /// The entries of a bundle, in the order written.
-pub fn entries(d: &[u8]) -> Result<Vec<Entry<'_>>, String> {
+pub(crate) fn entries(d: &[u8]) -> Result<Vec<Entry<'_>>, String> {
     if d.starts_with(COMPRESSED_MAGIC) {
         return Err(
             "a compressed offload bundle (CCOB) is not read; compile without --offload-compress".into(),

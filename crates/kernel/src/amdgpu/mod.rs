@@ -18,7 +18,7 @@
 //! truncated or malformed note is an error that says where it went wrong, and every field read
 //! is checked for its type.
 
-pub mod bundle;
+pub(crate) mod bundle;
 
 use super::elf;
 use aorlta_record::kernel::mangle::{ParamKind, Signature};
@@ -28,19 +28,19 @@ use object::read::elf::{FileHeader, SectionHeader};
 use rmpv::Value;
 
 /// `n_type` of the AMDGPU metadata note (code object v3 and later).
-pub const NT_AMDGPU_METADATA: u32 = 32;
+pub(crate) const NT_AMDGPU_METADATA: u32 = 32;
 
 /// The deepest nesting of arrays and maps read in a metadata note (the real ones nest five deep).
-pub const MAX_NESTING: usize = 32;
+pub(crate) const MAX_NESTING: usize = 32;
 
 /// Why bytes are not readable AMD GPU code objects.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("not a readable AMD GPU code object: {0}")]
-pub struct AmdgpuError(pub String);
+pub(crate) struct AmdgpuError(pub String);
 
 /// One kernel argument, as the metadata describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ArgMeta {
+pub(crate) struct ArgMeta {
     /// Its offset in the kernarg segment.
     pub offset: u64,
     /// Its size in bytes.
@@ -55,14 +55,14 @@ pub struct ArgMeta {
 
 impl ArgMeta {
     /// An argument the runtime fills in (`hidden_*`), not one the kernel's signature declares.
-    pub fn is_hidden(&self) -> bool {
+    pub(crate) fn is_hidden(&self) -> bool {
         self.value_kind.starts_with("hidden_")
     }
 }
 
 /// One kernel's metadata (numbers the note leaves out are 0).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KernelMeta {
+pub(crate) struct KernelMeta {
     /// Its name (`.name`): the mangled name, or the plain one of an `extern "C"` kernel.
     pub name: String,
     /// Its kernel descriptor's symbol (`.symbol`, `<name>.kd`).
@@ -87,7 +87,7 @@ pub struct KernelMeta {
 
 /// One AMDGPU ELF code object.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CodeObject {
+pub(crate) struct CodeObject {
     /// The processor, without target features: `gfx90a` (from `amdhsa.target`, else from the
     /// bundle entry's id).
     pub target: String,
@@ -102,13 +102,13 @@ pub struct CodeObject {
 
 /// The processor of a target id, without features or triple: `gfx90a` for
 /// `amdgcn-amd-amdhsa--gfx90a:xnack-` or `gfx90a:sramecc+`.
-pub fn processor(target_id: &str) -> &str {
+pub(crate) fn processor(target_id: &str) -> &str {
     let t = target_id.rsplit_once("--").map_or(target_id, |(_, t)| t);
     t.split(':').next().unwrap_or(t)
 }
 
 /// The code objects of a bundle (every entry but the host's) or of one AMDGPU ELF.
-pub fn code_objects(bytes: &[u8]) -> Result<Vec<CodeObject>, AmdgpuError> {
+pub(crate) fn code_objects(bytes: &[u8]) -> Result<Vec<CodeObject>, AmdgpuError> {
     if !bundle::is_bundle(bytes) {
         return Ok(vec![read_elf(bytes, None)?]);
     }
@@ -327,7 +327,7 @@ fn arg_of(a: &Value) -> Result<ArgMeta, String> {
 
 /// One target's copy of the checked kernel.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TargetKernel {
+pub(crate) struct TargetKernel {
     /// The processor (`gfx90a`).
     pub target: String,
     /// The kernel's metadata there.
@@ -336,7 +336,7 @@ pub struct TargetKernel {
 
 /// What [`check_kernel`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckedKernel {
+pub(crate) struct CheckedKernel {
     /// The kernel's symbol (its `.name`; the descriptor is `<symbol>.kd`): the mangled name of
     /// the signature, else the plain name of an `extern "C"` kernel.
     pub symbol: String,
@@ -361,7 +361,7 @@ fn scalar_size(code: &str) -> Option<u64> {
 /// the explicit arguments the signature declares. A failure is a result code and a detail:
 /// `compile-error` (no code object, or none for a wanted processor), `device-printf`,
 /// `kernel-not-found` or `signature-mismatch`.
-pub fn check_kernel(
+pub(crate) fn check_kernel(
     objects: &[CodeObject],
     signature: &Signature,
     wanted_archs: &[String],

@@ -6,7 +6,7 @@
 //! service therefore holds at most `2 * max_entries` outcomes and their files.
 
 use super::{CompileFailure, Compiled};
-use aorlta_check::generations::Generations;
+use aorlta_check::Generations;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 type Outcome = Result<Compiled, CompileFailure>;

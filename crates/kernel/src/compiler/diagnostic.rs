@@ -22,12 +22,12 @@
 use std::path::{Path, PathBuf};
 
 /// Longest detail kept, bytes.
-pub const DETAIL_BYTES: usize = 1500;
+pub(crate) const DETAIL_BYTES: usize = 1500;
 /// Most lines of a detail.
-pub const DETAIL_LINES: usize = 12;
+pub(crate) const DETAIL_LINES: usize = 12;
 
 /// The sentence that stands for any message about a file the compiler could not read.
-pub const UNREADABLE: &str =
+pub(crate) const UNREADABLE: &str =
     "an included file cannot be read here: only the toolkit's own headers can be included";
 
 /// Words that mark a message about the file system: its text is never passed on.
@@ -118,7 +118,7 @@ fn message(rest: &str) -> String {
 
 /// The first lines of the compiler's `output` that speak of the candidate's own source
 /// `source` (named `name` in the compile folder), the folder's path `dir` removed.
-pub fn sanitize(output: &str, dir: &Path, name: &str, source: &str) -> String {
+pub(crate) fn sanitize(output: &str, dir: &Path, name: &str, source: &str) -> String {
     let dir = format!("{}/", dir.display());
     let src: Vec<&str> = source.lines().collect();
     let mut kept: Vec<String> = Vec::new();
@@ -196,7 +196,7 @@ fn closing(t: &str, name: &str) -> Option<String> {
 }
 
 /// The files a make-style dependency list (`k.cubin : k.cu \ /usr/include/… \`) names.
-pub fn dependencies(text: &str) -> Vec<String> {
+pub(crate) fn dependencies(text: &str) -> Vec<String> {
     let joined = text.replace("\\\n", " ");
     let mut out = Vec::new();
     for rule in joined.lines() {
@@ -232,7 +232,12 @@ pub fn dependencies(text: &str) -> Vec<String> {
 /// Checks that every file the preprocessor read is the candidate's source (`dir/name`) or lies
 /// under one of `roots` (canonical folders). `Err` carries a fixed sentence (never the path,
 /// whose presence in the list would tell that it exists).
-pub fn check_dependencies(list: &str, dir: &Path, name: &str, roots: &[PathBuf]) -> Result<(), String> {
+pub(crate) fn check_dependencies(
+    list: &str,
+    dir: &Path,
+    name: &str,
+    roots: &[PathBuf],
+) -> Result<(), String> {
     let own = dir.join(name).canonicalize().ok();
     for dep in dependencies(list) {
         let path = if Path::new(&dep).is_absolute() {
@@ -258,7 +263,7 @@ pub fn check_dependencies(list: &str, dir: &Path, name: &str, roots: &[PathBuf])
 /// folder and everything under it (for nvcc, `bin/..`; not when that is `/usr` itself), the host
 /// C and C++ headers (`/usr/include`, gcc's and clang's own), and `extra` (AORLTA's HIP
 /// portability headers). All canonical.
-pub fn header_roots(compiler: &Path, extra: &[PathBuf]) -> Vec<PathBuf> {
+pub(crate) fn header_roots(compiler: &Path, extra: &[PathBuf]) -> Vec<PathBuf> {
     let real = compiler.canonicalize().ok();
     let top = real.as_deref().and_then(install_root).map(Path::to_path_buf);
     top.into_iter()
@@ -269,7 +274,7 @@ pub fn header_roots(compiler: &Path, extra: &[PathBuf]) -> Vec<PathBuf> {
 
 /// A compiler's installation folder (`bin/..` of its real path), unless that is the host's
 /// `/`, `/usr` or `/usr/local` as a whole (a compiler installed by the system's packages).
-pub fn install_root(real_compiler: &Path) -> Option<&Path> {
+pub(crate) fn install_root(real_compiler: &Path) -> Option<&Path> {
     real_compiler
         .parent()
         .and_then(Path::parent)

@@ -4,12 +4,12 @@
 
 use super::{CompileEnv, CompileFailure};
 use crate::fake::{FakeCompile, FakeSpec};
-use aorlta_check::task::KernelTaskDef;
+use aorlta_check::KernelTaskDef;
 use aorlta_record::kernel::fake::FakeImage;
 
 /// The fake image of the source whose hash is `source_hash`, as bytes, with the symbols to look
 /// the kernel up by.
-pub fn compile(
+pub(crate) fn compile(
     env: &dyn CompileEnv,
     task: &KernelTaskDef,
     source_hash: &str,

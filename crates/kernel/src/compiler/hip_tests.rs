@@ -9,7 +9,7 @@ use crate::KernelConfig;
 use crate::config::Platform;
 use crate::env::KernelEnv;
 use crate::tests::{SIG, code_of, task, tool};
-use aorlta_check::task::KernelTaskDef;
+use aorlta_check::KernelTaskDef;
 use aorlta_record::LegState;
 use aorlta_record::kernel::KernelLanguage;
 use std::path::Path;

@@ -6,19 +6,19 @@
 use super::toolchain::{DEPENDENCIES, Invocation, Toolchain, program, version_lines};
 use super::{CompileEnv, CompileFailure};
 use crate::amdgpu;
-use aorlta_check::task::KernelTaskDef;
+use aorlta_check::KernelTaskDef;
 use std::path::Path;
 
 /// hipcc for a list of AMD architectures, asked of the environment once per compile: the cache
 /// key, the compiler and the check use the same list.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hipcc {
+pub(crate) struct Hipcc {
     archs: Vec<String>,
 }
 
 impl Hipcc {
     /// hipcc for the environment's architectures; unsettled `no-hip-arch` when there are none.
-    pub fn new(env: &dyn CompileEnv) -> Result<Self, CompileFailure> {
+    pub(crate) fn new(env: &dyn CompileEnv) -> Result<Self, CompileFailure> {
         let archs = env
             .hip_archs()
             .map_err(|e| CompileFailure::unsettled("no-hip-arch", e))?;
@@ -27,10 +27,6 @@ impl Hipcc {
 }
 
 impl Toolchain for Hipcc {
-    fn name(&self) -> &'static str {
-        "hipcc"
-    }
-
     fn target_key(&self) -> String {
         self.archs.join(",")
     }
@@ -74,7 +70,7 @@ fn bundle_args(archs: &[String]) -> Vec<String> {
 
 /// Runs `hipcc --version` and keeps its version lines (`HIP version: 5.2.21153-0; Debian clang
 /// version 15.0.6`).
-pub fn hipcc_version(hipcc: &Path) -> Result<String, String> {
+pub(crate) fn hipcc_version(hipcc: &Path) -> Result<String, String> {
     version_lines(
         hipcc,
         |l| l.contains("version") || l.starts_with("AMD clang"),

@@ -11,24 +11,24 @@
 //!   its diagnostics filtered ([`diagnostic`]);
 //! - with the fake device, the fake compiler ([`fake`]).
 
-pub mod cache;
-pub mod diagnostic;
-pub mod fake;
-pub mod hipcc;
-pub mod nvcc;
-pub mod policy;
-pub mod process;
-pub mod sandbox;
-pub mod target;
-pub mod toolchain;
+pub(crate) mod cache;
+pub(crate) mod diagnostic;
+pub(crate) mod fake;
+pub(crate) mod hipcc;
+pub(crate) mod nvcc;
+pub(crate) mod policy;
+pub(crate) mod process;
+pub(crate) mod sandbox;
+pub(crate) mod target;
+pub(crate) mod toolchain;
 
-pub use target::Target;
-pub use toolchain::Toolchain;
+pub(crate) use target::Target;
+pub(crate) use toolchain::Toolchain;
 
 use crate::config::{KernelConfig, Platform};
 use crate::fake::FakeSpec;
-use aorlta_check::hash::hash_parts;
-use aorlta_check::task::KernelTaskDef;
+use aorlta_check::KernelTaskDef;
+use aorlta_check::hash_parts;
 use aorlta_record::LegState;
 use cache::CompileCache;
 use std::path::{Path, PathBuf};
@@ -60,7 +60,10 @@ pub trait CompileEnv {
 }
 
 /// The toolchain that compiles `target`'s sources in `env`.
-pub fn toolchain_for(env: &dyn CompileEnv, target: Target) -> Result<Box<dyn Toolchain>, CompileFailure> {
+pub(crate) fn toolchain_for(
+    env: &dyn CompileEnv,
+    target: Target,
+) -> Result<Box<dyn Toolchain>, CompileFailure> {
     Ok(match target {
         Target::CudaOnNvidia => Box::new(nvcc::Nvcc::cuda(env)),
         Target::HipOnNvidia => Box::new(nvcc::Nvcc::hip(env)),
@@ -141,7 +144,7 @@ pub fn compile(
         .compiler_version()
         .map_err(|e| CompileFailure::unsettled("no-compiler", e))?
         .to_string();
-    let source_hash = aorlta_check::hash::hash_str(source);
+    let source_hash = aorlta_check::hash_str(source);
     let key = hash_parts([
         version.as_bytes(),
         toolchain.target_key().as_bytes(),

@@ -8,12 +8,12 @@ use super::toolchain::{DEPENDENCIES, Invocation, Toolchain, program, version_lin
 use super::{CompileEnv, CompileFailure};
 use crate::elf;
 use crate::hip;
-use aorlta_check::task::KernelTaskDef;
+use aorlta_check::KernelTaskDef;
 use std::path::Path;
 
 /// nvcc for one architecture.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Nvcc {
+pub(crate) struct Nvcc {
     arch: String,
     /// A HIP source, compiled with the portability header on the include path.
     hip: bool,
@@ -21,7 +21,7 @@ pub struct Nvcc {
 
 impl Nvcc {
     /// nvcc for CUDA sources.
-    pub fn cuda(env: &dyn CompileEnv) -> Self {
+    pub(crate) fn cuda(env: &dyn CompileEnv) -> Self {
         Nvcc {
             arch: env.config().arch.clone(),
             hip: false,
@@ -29,7 +29,7 @@ impl Nvcc {
     }
 
     /// nvcc for HIP sources, through the portability header.
-    pub fn hip(env: &dyn CompileEnv) -> Self {
+    pub(crate) fn hip(env: &dyn CompileEnv) -> Self {
         Nvcc {
             arch: env.config().arch.clone(),
             hip: true,
@@ -38,10 +38,6 @@ impl Nvcc {
 }
 
 impl Toolchain for Nvcc {
-    fn name(&self) -> &'static str {
-        "nvcc"
-    }
-
     fn target_key(&self) -> String {
         if self.hip {
             format!("{}+hip-header-{}", self.arch, &hip::headers_hash()[..16])
@@ -131,7 +127,7 @@ fn hip_args(arch: &str, include: &Path) -> Vec<String> {
 }
 
 /// Runs `nvcc --version` and keeps its release and build lines.
-pub fn nvcc_version(nvcc: &Path) -> Result<String, String> {
+pub(crate) fn nvcc_version(nvcc: &Path) -> Result<String, String> {
     version_lines(
         nvcc,
         |l| l.contains("release") || l.starts_with("Build"),

@@ -16,7 +16,7 @@
 //! what the preprocessor read and what of its output a client sees.
 
 /// Headers a candidate may include.
-pub const ALLOWED_HEADERS: &[&str] = &[
+pub(crate) const ALLOWED_HEADERS: &[&str] = &[
     "cuda_fp16.h",
     "cuda_bf16.h",
     "cuda_runtime.h",
@@ -50,10 +50,10 @@ pub const ALLOWED_HEADERS: &[&str] = &[
 ];
 
 /// Why a source is refused: `(code, detail)`.
-pub type Refusal = (&'static str, String);
+pub(crate) type Refusal = (&'static str, String);
 
 /// Checks the size cap and the include policy.
-pub fn check_source(source: &str, max_bytes: usize) -> Result<(), Refusal> {
+pub(crate) fn check_source(source: &str, max_bytes: usize) -> Result<(), Refusal> {
     if source.len() > max_bytes {
         return Err((
             "source-too-large",

@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Largest file the compiler may write, bytes.
-pub const OUTPUT_LIMIT: u64 = 256 << 20;
+pub(crate) const OUTPUT_LIMIT: u64 = 256 << 20;
 
 /// A code object and the seconds its compiler ran.
 #[derive(Debug)]
-pub struct Object {
+pub(crate) struct Object {
     /// The code object's bytes.
     pub bytes: Vec<u8>,
     /// Seconds the compiler ran.
@@ -26,7 +26,7 @@ pub struct Object {
 }
 
 /// Runs `inv` on `source` in a fresh folder under `env`'s work folder.
-pub fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Result<Object, CompileFailure> {
+pub(crate) fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Result<Object, CompileFailure> {
     let parent = env.work_dir().join("compile");
     let dir = std::fs::create_dir_all(&parent)
         .and_then(|_| tempfile::Builder::new().prefix("compile-").tempdir_in(&parent))

@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 /// C++ compiler driver, its preprocessor, assembler and their shared libraries need, and
 /// nothing that holds a host's configuration or its users' files (`/etc`, `/home`, `/root`,
 /// `/proc`, `/var`, `/tmp`, `/dev` are not here). Paths missing on a host are skipped.
-pub const SYSTEM_READ: &[&str] = &[
+pub(crate) const SYSTEM_READ: &[&str] = &[
     "/usr/bin",
     "/usr/lib",
     "/usr/lib32",
@@ -57,7 +57,7 @@ pub const SYSTEM_READ: &[&str] = &[
 
 /// What a compiler process may touch.
 #[derive(Debug, Clone, Default)]
-pub struct Jail {
+pub(crate) struct Jail {
     /// Folders and files it may read (and run), besides [`SYSTEM_READ`].
     pub read: Vec<PathBuf>,
     /// Its own folder, which it may read and write.
@@ -66,7 +66,7 @@ pub struct Jail {
 
 /// The limits a compiler runs under.
 #[derive(Debug, Clone, Copy)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Wall time, after which the process group is killed.
     pub timeout: Duration,
     /// Address space, bytes.
@@ -77,7 +77,7 @@ pub struct Limits {
 
 /// What a sandboxed run produced.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     /// It exited with status 0.
     pub success: bool,
     /// The signal that ended it, if one did.
@@ -90,7 +90,7 @@ pub struct Run {
 
 /// Why a compiler could not be run.
 #[derive(Debug, thiserror::Error)]
-pub enum SandboxError {
+pub(crate) enum SandboxError {
     /// The running kernel cannot confine the compiler: nothing is run.
     #[error("the compiler sandbox is unavailable: {0}")]
     Unavailable(String),
@@ -135,7 +135,7 @@ fn ruleset(jail: &Jail) -> Result<OwnedFd, SandboxError> {
 
 /// How far a compiler is confined on this host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Confinement {
+pub(crate) enum Confinement {
     /// A mount namespace holding only the toolkit, and Landlock.
     Namespace,
     /// Landlock alone (this host makes no mount namespace for the service's user).
@@ -300,7 +300,7 @@ pub(crate) fn kill_group(pgid: u32) {
 
 /// How compilers are confined on this host: tried once, with `/bin/true`, the first time it is
 /// asked.
-pub fn confinement() -> Confinement {
+pub(crate) fn confinement() -> Confinement {
     static FOUND: std::sync::OnceLock<Confinement> = std::sync::OnceLock::new();
     *FOUND.get_or_init(|| {
         let probe = || -> Result<Run, SandboxError> {
@@ -335,7 +335,7 @@ pub fn confinement() -> Confinement {
 }
 
 /// Runs `program args` in `jail.work` inside the sandbox, under `limits`.
-pub fn run(program: &Path, args: &[&str], jail: &Jail, limits: Limits) -> Result<Run, SandboxError> {
+pub(crate) fn run(program: &Path, args: &[&str], jail: &Jail, limits: Limits) -> Result<Run, SandboxError> {
     run_as(program, args, jail, limits, confinement())
 }
 

@@ -4,12 +4,12 @@
 
 use super::{CompileEnv, CompileFailure};
 use crate::config::Platform;
-use aorlta_check::task::KernelTaskDef;
+use aorlta_check::KernelTaskDef;
 use aorlta_record::kernel::KernelLanguage;
 
 /// How one task's sources are compiled and run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     /// A CUDA source on an NVIDIA GPU.
     CudaOnNvidia,
     /// A HIP source compiled by nvcc through the portability header, on an NVIDIA GPU.
@@ -21,7 +21,7 @@ pub enum Target {
 impl Target {
     /// The target of `task` on the environment's platform; a CUDA task on AMD is unsettled
     /// `unsupported-language`.
-    pub fn of(env: &dyn CompileEnv, task: &KernelTaskDef) -> Result<Self, CompileFailure> {
+    pub(crate) fn of(env: &dyn CompileEnv, task: &KernelTaskDef) -> Result<Self, CompileFailure> {
         match (env.platform(), task.spec.language) {
             (Platform::Nvidia, KernelLanguage::Cuda) => Ok(Target::CudaOnNvidia),
             (Platform::Nvidia, KernelLanguage::Hip) => Ok(Target::HipOnNvidia),
@@ -37,19 +37,11 @@ impl Target {
     }
 
     /// The words every record of this target carries.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Target::CudaOnNvidia => "CUDA on NVIDIA",
             Target::HipOnNvidia => "HIP source on NVIDIA",
             Target::HipOnAmd => "HIP on AMD",
-        }
-    }
-
-    /// The source file's name in the compile folder.
-    pub fn source_name(self) -> &'static str {
-        match self {
-            Target::CudaOnNvidia => "k.cu",
-            Target::HipOnNvidia | Target::HipOnAmd => "k.hip",
         }
     }
 }

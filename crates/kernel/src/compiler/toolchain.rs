@@ -5,17 +5,17 @@
 //! reads its outcome. Nothing here runs a process.
 
 use super::{CompileEnv, CompileFailure};
-use aorlta_check::task::KernelTaskDef;
+use aorlta_check::KernelTaskDef;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// The dependency list's name in the compile folder: every toolchain asks its preprocessor to
 /// write the files it read there, and the driver checks it.
-pub const DEPENDENCIES: &str = "k.d";
+pub(crate) const DEPENDENCIES: &str = "k.d";
 
 /// One compiler run, relative to a fresh folder holding only the source.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Invocation {
+pub(crate) struct Invocation {
     /// The compiler program.
     pub program: PathBuf,
     /// Its arguments, the request for the dependency list ([`DEPENDENCIES`]) included.
@@ -29,9 +29,7 @@ pub struct Invocation {
 }
 
 /// A compiler as the driver sees it.
-pub trait Toolchain {
-    /// The compiler's name, for messages (`nvcc`, `hipcc`).
-    fn name(&self) -> &'static str;
+pub(crate) trait Toolchain {
     /// What a compile is for, as a cache key part (the architecture, and what else besides the
     /// compiler's version and the source changes the code object).
     fn target_key(&self) -> String;

@@ -8,20 +8,20 @@
 use std::path::{Path, PathBuf};
 
 /// The portability header, `hip/hip_runtime.h` on the include path of an nvcc compile.
-pub const RUNTIME_HEADER: &str = include_str!("hip_runtime.h");
+pub(crate) const RUNTIME_HEADER: &str = include_str!("hip_runtime.h");
 /// `hip/hip_fp16.h`: CUDA's half-precision header.
-pub const FP16_HEADER: &str = include_str!("hip_fp16.h");
+pub(crate) const FP16_HEADER: &str = include_str!("hip_fp16.h");
 
 /// blake3 of the portability headers: part of every HIP-on-NVIDIA compile's identity.
-pub fn headers_hash() -> &'static str {
+pub(crate) fn headers_hash() -> &'static str {
     static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    HASH.get_or_init(|| aorlta_check::hash::hash_parts([RUNTIME_HEADER.as_bytes(), FP16_HEADER.as_bytes()]))
+    HASH.get_or_init(|| aorlta_check::hash_parts([RUNTIME_HEADER.as_bytes(), FP16_HEADER.as_bytes()]))
 }
 
 /// The folder to put on nvcc's include path for a HIP source, as an absolute path:
 /// `hip/hip_runtime.h` and `hip/hip_fp16.h` under the work folder, one folder per header
 /// version, written once.
-pub fn include_dir(work_dir: &Path) -> Result<PathBuf, String> {
+pub(crate) fn include_dir(work_dir: &Path) -> Result<PathBuf, String> {
     // Absolute: the compiler runs in a folder of its own, where a relative path (a run's
     // work folder is often `runs/<name>/kernel`) would name nothing.
     let dir = std::path::absolute(work_dir.join("hip-include").join(&headers_hash()[..16]))

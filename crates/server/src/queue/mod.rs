@@ -12,7 +12,7 @@
 //! keeps its place in the queue's count until it finishes.
 
 use crate::metrics::Metrics;
-use aorlta_check::task::{Task, TaskKind};
+use aorlta_check::{Task, TaskKind};
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::run::Engine;
 use aorlta_record::{Candidate, LegResult, LegState, Reason, RewardEntry, VersionIdentity};
@@ -499,7 +499,7 @@ fn run(job: Job, metrics: &Metrics) {
 /// content hash and the completion. Within one service these fix every leg's version identity,
 /// so two items with the same key have the same entry key.
 fn dedupe_key(w: &Work) -> String {
-    aorlta_check::hash::hash_parts([
+    aorlta_check::hash_parts([
         w.engine.profile().hash.as_bytes(),
         w.task.hash.as_bytes(),
         w.cand.completion.as_bytes(),

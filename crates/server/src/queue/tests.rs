@@ -1,7 +1,7 @@
 //! The queue's behaviour on a real engine: sharing, whole-batch admission, lanes, time-outs.
 
 use super::*;
-use aorlta_check::task::TaskSet;
+use aorlta_check::TaskSet;
 use aorlta_core::run::EngineParts;
 use aorlta_record::QaTask;
 

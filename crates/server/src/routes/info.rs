@@ -4,7 +4,7 @@ use crate::answer;
 use crate::connections::ConnHandle;
 use crate::state::AppState;
 use crate::wire::{Health, ProfileInfo, ProfilesResponse, TaskInfo, TasksResponse};
-use aorlta_check::task::TaskKind;
+use aorlta_check::TaskKind;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;

@@ -5,7 +5,7 @@
 
 use anyhow::Context;
 use aorlta_bench::serve::{LoadReport, get_text, metric, pool_samples, run_load, score_bodies, task_samples};
-use aorlta_check::task::TaskSet;
+use aorlta_check::TaskSet;
 use aorlta_server::ServeConfig;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -20,10 +20,10 @@ use crate::profile::{LoadedProfile, Profile};
 use crate::reward::RewardRegistry;
 use crate::{CoreError, Result};
 use aorlta_check::Env;
-use aorlta_check::task::{Task, TaskKind, TaskSet};
+use aorlta_check::{Task, TaskKind, TaskSet};
 use aorlta_kernel::KernelTools;
-use aorlta_kernel::compiler::{Who, compile};
 use aorlta_kernel::{KernelEnv, KernelOverrides};
+use aorlta_kernel::{Who, compile};
 use aorlta_record::kernel::KernelLanguage;
 use aorlta_record::{Candidate, LegResult, LegState, Reason, RewardEntry};
 use aorlta_store::{Cache, MemoryCache};
@@ -230,10 +230,8 @@ impl Validation {
             .tasks
             .iter()
             .filter_map(|t| match &t.kind {
-                aorlta_check::task::TaskKind::Kernel(k) => {
-                    Some(aorlta_kernel::compile::target_label(k, self.kernel()))
-                }
-                aorlta_check::task::TaskKind::Qa(_) => None,
+                aorlta_check::TaskKind::Kernel(k) => Some(aorlta_kernel::target_label(k, self.kernel())),
+                aorlta_check::TaskKind::Qa(_) => None,
             })
             .collect();
         out.sort_unstable();
@@ -522,10 +520,7 @@ mod tests {
                 let (completion, source) = completion_in(src, language);
                 assert!(source.starts_with(src));
                 assert!(completion.contains(&format!("`{}\n", language.as_str())));
-                assert_eq!(
-                    aorlta_answer::extract::extract_kernel(&completion, "k"),
-                    Ok(source)
-                );
+                assert_eq!(aorlta_answer::extract_kernel(&completion, "k"), Ok(source));
             }
         }
         assert_eq!(completion_for("x"), completion_in("x", KernelLanguage::Cuda));

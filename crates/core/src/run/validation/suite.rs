@@ -2,8 +2,8 @@
 //! folder, the profile the cases run under, the `kernel:` settings, and the cases with what
 //! each expects. Unknown keys are an error naming the file, line and key.
 
+use aorlta_kernel::FakeSpec;
 use aorlta_kernel::KernelConfig;
-use aorlta_kernel::fake::FakeSpec;
 use aorlta_record::LegResult;
 use serde::Deserialize;
 use serde_json::Value;
