@@ -6,7 +6,9 @@
 mod extract;
 mod normalise;
 mod qa;
+mod reason;
 
 pub use extract::{Answer, AnswerForm, extract_answer, extract_kernel};
 pub use normalise::{Comparison, Strictness, compare};
 pub use qa::register;
+pub use reason::AnswerReason;

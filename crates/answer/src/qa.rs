@@ -8,8 +8,10 @@
 
 use crate::extract::{self, AnswerForm};
 use crate::normalise::{self, Comparison, Strictness};
+use crate::reason::AnswerReason;
 use aorlta_check::TaskKind;
 use aorlta_check::{Adapter, LegInput, LegOutput, Registry, params};
+use aorlta_record::LegState;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
@@ -74,13 +76,13 @@ impl Adapter for ParseAdapter {
             TaskKind::Qa(_) => {
                 let p: ParseParams = match params(input.params) {
                     Ok(p) => p,
-                    Err(e) => return LegOutput::unsettled("bad-params", e),
+                    Err(e) => return LegOutput::unsettled(AnswerReason::BadParams, e),
                 };
                 match extract::extract_answer(input.completion, &p.forms, p.max_answer_len) {
                     Ok(a) => LegOutput::clean()
                         .with_detail(json!({"answer": a.text, "form": a.form}))
                         .with_extracted(a.text),
-                    Err(r) => LegOutput::broke(&r.code, r.detail),
+                    Err(r) => LegOutput::with_code(LegState::Broke, &r.code, r.detail),
                 }
             }
             TaskKind::Kernel(k) => match extract::extract_kernel(input.completion, k.kernel_name()) {
@@ -90,7 +92,7 @@ impl Adapter for ParseAdapter {
                         "source_hash": aorlta_check::hash_str(&src),
                     }))
                     .with_extracted(src),
-                Err(r) => LegOutput::broke(&r.code, r.detail),
+                Err(r) => LegOutput::with_code(LegState::Broke, &r.code, r.detail),
             },
         }
     }
@@ -131,7 +133,7 @@ impl<C: Comparer> Adapter for CompareAdapter<C> {
     fn run(&self, input: &LegInput<'_>) -> LegOutput {
         let p: C::Params = match params(input.params) {
             Ok(p) => p,
-            Err(e) => return LegOutput::unsettled("bad-params", e),
+            Err(e) => return LegOutput::unsettled(AnswerReason::BadParams, e),
         };
         let (reference, answer) = match answer_pair(input, C::reference_forms(&p)) {
             Ok(pair) => pair,
@@ -140,7 +142,7 @@ impl<C: Comparer> Adapter for CompareAdapter<C> {
         let out = match self.comparer.compare(&p, &reference, answer) {
             Comparison::Equal => LegOutput::clean(),
             Comparison::NotEqual => LegOutput::broke(
-                "wrong-answer",
+                AnswerReason::WrongAnswer,
                 format!(
                     "{:?} {} {:?}",
                     short(answer),
@@ -149,16 +151,17 @@ impl<C: Comparer> Adapter for CompareAdapter<C> {
                 ),
             ),
             Comparison::ReferenceUnreadable(why) => LegOutput::unsettled(
-                "reference-unreadable",
+                AnswerReason::ReferenceUnreadable,
                 format!(
                     "task {}: reference answer {:?}: {why}",
                     input.task.id,
                     short(&reference)
                 ),
             ),
-            Comparison::CandidateUnreadable(why) => {
-                LegOutput::broke("answer-unreadable", format!("{:?}: {why}", short(answer)))
-            }
+            Comparison::CandidateUnreadable(why) => LegOutput::broke(
+                AnswerReason::AnswerUnreadable,
+                format!("{:?}: {why}", short(answer)),
+            ),
         };
         match reference {
             Cow::Owned(r) => out.with_detail(json!({ "reference": r })),
@@ -180,7 +183,7 @@ fn answer_pair<'a>(
         TaskKind::Qa(t) => t.answer.as_str(),
         TaskKind::Kernel(_) => {
             return Err(LegOutput::unsettled(
-                "wrong-task-kind",
+                AnswerReason::WrongTaskKind,
                 format!(
                     "task {} is a kernel task; this adapter judges Q&A answers",
                     input.task.id
@@ -189,7 +192,10 @@ fn answer_pair<'a>(
         }
     };
     let answer = input.extracted.ok_or_else(|| {
-        LegOutput::unsettled("no-parsed-answer", "this leg needs a clean `parse` leg before it")
+        LegOutput::unsettled(
+            AnswerReason::NoParsedAnswer,
+            "this leg needs a clean `parse` leg before it",
+        )
     })?;
     let boxed = reference.contains("\\boxed") || reference.contains("\\fbox");
     if forms.is_empty() || (!boxed && normalise::readable(reference)) {

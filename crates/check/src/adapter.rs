@@ -4,6 +4,7 @@
 //! An adapter's verdict is data: [`LegOutput`] with a state and reasons. Our own failures
 //! (a missing tool, a broken cache) are reported as `unsettled` with a reason, never as `broke`.
 
+use crate::reason::ReasonCode;
 use crate::task::Task;
 use aorlta_record::{LegState, Reason};
 use std::any::Any;
@@ -52,18 +53,21 @@ impl LegOutput {
     }
 
     /// A broke output with one reason.
-    pub fn broke(code: &str, detail: impl Into<String>) -> Self {
-        LegOutput {
-            state: LegState::Broke,
-            reasons: vec![Reason::new(code, detail)],
-            ..Self::clean()
-        }
+    pub fn broke(code: impl ReasonCode, detail: impl Into<String>) -> Self {
+        Self::with_code(LegState::Broke, code.as_str(), detail)
     }
 
     /// An unsettled output with one reason.
-    pub fn unsettled(code: &str, detail: impl Into<String>) -> Self {
+    pub fn unsettled(code: impl ReasonCode, detail: impl Into<String>) -> Self {
+        Self::with_code(LegState::Unsettled, code.as_str(), detail)
+    }
+
+    /// An output in `state` with one reason whose code is given as text: for a code that comes
+    /// from another process (the harness's findings); a lane's own codes go through
+    /// [`LegOutput::broke`] and [`LegOutput::unsettled`].
+    pub fn with_code(state: LegState, code: &str, detail: impl Into<String>) -> Self {
         LegOutput {
-            state: LegState::Unsettled,
+            state,
             reasons: vec![Reason::new(code, detail)],
             ..Self::clean()
         }

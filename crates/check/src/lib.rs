@@ -7,6 +7,7 @@ mod adapter;
 mod error;
 mod generations;
 mod hash;
+mod reason;
 mod task;
 pub mod yaml;
 
@@ -14,4 +15,5 @@ pub use adapter::{Adapter, Env, LegInput, LegOutput, Registry, params};
 pub use error::{CoreError, Result};
 pub use generations::Generations;
 pub use hash::{feed, hash_parts, hash_str};
+pub use reason::ReasonCode;
 pub use task::{KernelTaskDef, SkippedLine, Task, TaskKind, TaskSet};

@@ -19,11 +19,18 @@ const COMMON: &[&str] = &[
     "check/src/yaml",
     "check/src/lib",
     "check/src/adapter",
+    "check/src/reason",
+    "core/src/reason",
     "core/src/run/engine",
 ];
 
 /// The Q&A adapters and answer extraction.
-const QA: &[&str] = &["answer/src/lib", "answer/src/qa", "answer/src/extract"];
+const QA: &[&str] = &[
+    "answer/src/lib",
+    "answer/src/qa",
+    "answer/src/extract",
+    "answer/src/reason",
+];
 
 /// The normaliser behind `normalised-match`.
 const NORMALISE: &[&str] = &["answer/src/normalise"];
@@ -34,6 +41,7 @@ const NORMALISE: &[&str] = &["answer/src/normalise"];
 const KERNEL_COMPILE: &[&str] = &[
     "record/src/kernel",
     "kernel/src/lib",
+    "kernel/src/reason",
     "kernel/src/config",
     "kernel/src/env",
     "check/src/generations",

@@ -4,11 +4,13 @@
 //! the `aorlta-harness` binary and read its record file.
 
 pub mod profile;
+mod reason;
 pub mod reward;
 pub mod run;
 pub mod sources;
 
 pub use aorlta_check::{CoreError, Registry, Result};
+pub use reason::EngineReason;
 
 /// Every adapter AORLTA ships: the answer lane's and the kernel lane's.
 pub fn adapters() -> Registry {

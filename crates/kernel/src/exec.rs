@@ -6,6 +6,7 @@ use super::env::KernelEnv;
 use super::pool::PoolError;
 use crate::KernelTools;
 use crate::compiler::{CompileFailure, Compiled, Who, compile};
+use crate::reason::KernelReason;
 use aorlta_check::{KernelTaskDef, TaskKind};
 use aorlta_check::{LegInput, LegOutput};
 use aorlta_record::kernel::KernelTask;
@@ -29,19 +30,19 @@ pub(crate) struct Inputs<'a> {
 pub(crate) fn inputs<'a>(input: &'a LegInput<'a>) -> Result<Inputs<'a>, LegOutput> {
     let TaskKind::Kernel(task) = &input.task.kind else {
         return Err(LegOutput::unsettled(
-            "wrong-task-kind",
+            KernelReason::WrongTaskKind,
             format!("task {} is not a kernel task", input.task.id),
         ));
     };
     let Some(env) = input.env.kernel() else {
         return Err(LegOutput::unsettled(
-            "no-kernel-env",
+            KernelReason::NoKernelEnv,
             "the run config has no `kernel:` section, so no compiler or GPU is set up",
         ));
     };
     let Some(source) = input.extracted else {
         return Err(LegOutput::unsettled(
-            "no-parsed-kernel",
+            KernelReason::NoParsedKernel,
             "this leg needs a clean `parse` leg before it",
         ));
     };
@@ -109,11 +110,13 @@ pub(crate) fn run_job(
     } else {
         i.task.spec.clone()
     };
-    let leases = env.leases().map_err(|e| LegOutput::unsettled("no-gpu", e))?;
+    let leases = env
+        .leases()
+        .map_err(|e| LegOutput::unsettled(KernelReason::NoGpu, e))?;
     let wait = Duration::from_secs_f64(env.config().lease_wait_s);
     let lease = leases
         .acquire(wait)
-        .map_err(|e| LegOutput::unsettled("no-gpu-lease", e.to_string()))?;
+        .map_err(|e| LegOutput::unsettled(KernelReason::NoGpuLease, e.to_string()))?;
     let mut job = HarnessJob {
         format: HARNESS_FORMAT,
         id: format!("{}-{}", i.task.spec.id, env.next_job()),
@@ -135,13 +138,13 @@ pub(crate) fn run_job(
         .pool()
         .run(env, lease, &mut job, Duration::from_secs_f64(deadline));
     out.map_err(|e| match e {
-        PoolError::Start(code, detail) => LegOutput::unsettled(&code, detail),
+        PoolError::Start(code, detail) => LegOutput::with_code(LegState::Unsettled, &code, detail),
         PoolError::Timeout(s) => LegOutput::broke(
-            "hung",
+            KernelReason::Hung,
             format!("the harness job ran past its {s:.1} s deadline and was killed"),
         ),
-        PoolError::Crashed(d) => LegOutput::unsettled("harness-crashed", d),
-        PoolError::Io(d) => LegOutput::unsettled("work-dir-error", d),
+        PoolError::Crashed(d) => LegOutput::unsettled(KernelReason::HarnessCrashed, d),
+        PoolError::Io(d) => LegOutput::unsettled(KernelReason::WorkDirError, d),
     })
 }
 
@@ -182,7 +185,7 @@ pub(crate) fn findings_outcome(rec: &HarnessRecord) -> Option<LegOutput> {
             .iter()
             .map(|f| match f.party {
                 Party::Reference => Reason::new(
-                    "reference-broken",
+                    KernelReason::ReferenceBroken.as_str(),
                     format!("the reference kernel: {}: {}", f.code, f.detail),
                 ),
                 _ => Reason::new(f.code.clone(), f.detail.clone()),

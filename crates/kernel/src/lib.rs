@@ -30,6 +30,7 @@ mod fake;
 mod hip;
 mod lease;
 mod pool;
+mod reason;
 mod run;
 mod time;
 
@@ -39,6 +40,7 @@ pub use config::{GpuSet, KernelConfig, Platform};
 pub use direct::run_leg;
 pub use env::{KernelEnv, KernelOverrides, KernelTools, env_of, env_with_kernel, warm_harnesses};
 pub use fake::FakeSpec;
+pub use reason::KernelReason;
 pub use run::KernelRun;
 pub use time::KernelTime;
 

@@ -157,7 +157,7 @@ impl HarnessPool {
             .process_group(0);
         let mut child = cmd.spawn().map_err(|e| {
             PoolError::Start(
-                "harness-failed".into(),
+                crate::KernelReason::HarnessFailed.as_str().into(),
                 format!(
                     "cannot start the harness {}: {e}",
                     env.harness_program().display()
@@ -178,12 +178,13 @@ impl HarnessPool {
             let tail = proc.log_tail();
             proc.kill();
             return Err(PoolError::Start(
-                "harness-failed".into(),
+                crate::KernelReason::HarnessFailed.as_str().into(),
                 format!("the harness for GPU {gpu} never became ready: {tail}"),
             ));
         };
-        let ready: HarnessReady = serde_json::from_slice(&bytes)
-            .map_err(|e| PoolError::Start("harness-failed".into(), e.to_string()))?;
+        let ready: HarnessReady = serde_json::from_slice(&bytes).map_err(|e| {
+            PoolError::Start(crate::KernelReason::HarnessFailed.as_str().into(), e.to_string())
+        })?;
         if let Some(e) = ready.error {
             proc.kill();
             return Err(PoolError::Start(e.code, e.detail));
@@ -191,7 +192,7 @@ impl HarnessPool {
         if ready.build != crate::HARNESS_BUILD {
             proc.kill();
             return Err(PoolError::Start(
-                "harness-mismatch".into(),
+                crate::KernelReason::HarnessMismatch.as_str().into(),
                 format!(
                     "the harness reports build `{}` but this is `{}`: rebuild both (`cargo build --release`)",
                     ready.build,

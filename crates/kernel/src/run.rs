@@ -10,6 +10,7 @@
 //! `harness-crashed`, `out-of-memory`, `bad-task`, and the compile leg's unsettled codes.
 
 use super::exec::{compile_both, findings_outcome, inputs, run_job};
+use crate::reason::KernelReason;
 use aorlta_check::Task;
 use aorlta_check::params;
 use aorlta_check::{Adapter, Env, LegInput, LegOutput};
@@ -85,7 +86,7 @@ impl Adapter for KernelRun {
     fn run(&self, input: &LegInput<'_>) -> LegOutput {
         let p: RunParams = match params(input.params) {
             Ok(p) => p,
-            Err(e) => return LegOutput::unsettled("bad-params", e),
+            Err(e) => return LegOutput::unsettled(KernelReason::BadParams, e),
         };
         let i = match inputs(input) {
             Ok(i) => i,
@@ -98,7 +99,10 @@ impl Adapter for KernelRun {
         let n_sizes = i.task.spec.sizes.len();
         let sizes = p.sizes.clone().unwrap_or_else(|| (0..n_sizes).collect());
         if let Some(bad) = sizes.iter().find(|s| **s >= n_sizes) {
-            return LegOutput::unsettled("bad-params", format!("size {bad}: the task has {n_sizes} sizes"));
+            return LegOutput::unsettled(
+                KernelReason::BadParams,
+                format!("size {bad}: the task has {n_sizes} sizes"),
+            );
         }
         let purpose = format!("{}/{}/check", i.task.spec.id, aorlta_check::hash_str(i.source));
         let seeds: Vec<u64> = (0..p.seeds).map(|_| i.env.next_seed(&purpose)).collect();
@@ -133,7 +137,7 @@ impl Adapter for KernelRun {
             Some(o) => o.with_detail(detail),
             None if cases.len() == sizes.len() * seeds.len() => LegOutput::clean().with_detail(detail),
             None => LegOutput::unsettled(
-                "harness-incomplete",
+                KernelReason::HarnessIncomplete,
                 format!(
                     "the harness ran {} of {} cases and reported nothing",
                     cases.len(),

@@ -20,6 +20,7 @@
 
 use super::exec::{compile_both, findings_outcome, inputs, run_job};
 use crate::KernelTools;
+use crate::reason::KernelReason;
 use aorlta_check::Task;
 use aorlta_check::{Adapter, Env, LegInput, LegOutput};
 use aorlta_judge::{
@@ -134,7 +135,7 @@ impl Adapter for KernelTime {
     fn run(&self, input: &LegInput<'_>) -> LegOutput {
         let p = match parse_params(input.params) {
             Ok(p) => p,
-            Err(e) => return LegOutput::unsettled("bad-params", e),
+            Err(e) => return LegOutput::unsettled(KernelReason::BadParams, e),
         };
         let i = match inputs(input) {
             Ok(i) => i,
@@ -142,7 +143,7 @@ impl Adapter for KernelTime {
         };
         if p.size >= i.task.spec.sizes.len() {
             return LegOutput::unsettled(
-                "bad-params",
+                KernelReason::BadParams,
                 format!("size {}: the task has {}", p.size, i.task.spec.sizes.len()),
             );
         }
@@ -198,7 +199,7 @@ impl Adapter for KernelTime {
         }
         let Some(t) = rec.time else {
             return LegOutput::unsettled(
-                "harness-incomplete",
+                KernelReason::HarnessIncomplete,
                 "the harness returned no timing and no finding",
             )
             .with_detail(facts);

@@ -10,6 +10,7 @@ mod fence;
 mod scan;
 mod spans;
 
+use crate::reason::AnswerReason;
 use aorlta_record::Reason;
 use serde::{Deserialize, Serialize};
 pub(crate) use spans::connectors_only;
@@ -113,7 +114,7 @@ pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) ->
         .map(|f| f.name())
         .collect();
     Err(Reason::new(
-        "no-answer",
+        AnswerReason::NoAnswer.as_str(),
         if tried.is_empty() {
             "the profile accepts no answer form".to_string()
         } else {
@@ -126,7 +127,7 @@ pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) ->
 fn answer(text: &str, form: AnswerForm, max_len: usize) -> Result<Answer, Reason> {
     if text.len() > max_len {
         return Err(Reason::new(
-            "answer-too-long",
+            AnswerReason::AnswerTooLong.as_str(),
             format!(
                 "the {} answer is {} bytes; at most {max_len} are read",
                 form.name(),
@@ -156,7 +157,7 @@ pub fn extract_kernel(completion: &str, kernel_name: &str) -> Result<String, Rea
         .collect();
     if blocks.is_empty() {
         return Err(Reason::new(
-            "no-code-block",
+            AnswerReason::NoCodeBlock.as_str(),
             "no fenced C++, CUDA or HIP code block in the completion",
         ));
     }
@@ -167,7 +168,7 @@ pub fn extract_kernel(completion: &str, kernel_name: &str) -> Result<String, Rea
     {
         Some(src) => Ok((*src).to_string()),
         None => Err(Reason::new(
-            "kernel-not-found",
+            AnswerReason::KernelNotFound.as_str(),
             format!(
                 "{} code block(s), but none defines `__global__ … {kernel_name}(`",
                 blocks.len()

@@ -15,6 +15,7 @@ pub use base::BaseReward;
 pub use speedup::SpeedupReward;
 
 use crate::profile::Profile;
+use crate::reason::EngineReason;
 use aorlta_record::{LegResult, LegState, Parts, Reason};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -110,7 +111,7 @@ pub fn apply(f: &dyn RewardFn, input: &RewardInput<'_>) -> RewardOutcome {
     let unsettled = unsettled_rewarded(input);
     match f.reward(input) {
         RewardOutcome::Scored(_) if !unsettled.is_empty() => RewardOutcome::Unscored(vec![Reason::new(
-            "reward-contract-violated",
+            EngineReason::RewardContractViolated.as_str(),
             format!(
                 "{} scored an entry whose leg(s) {} are unsettled",
                 f.name(),
@@ -118,7 +119,7 @@ pub fn apply(f: &dyn RewardFn, input: &RewardInput<'_>) -> RewardOutcome {
             ),
         )]),
         RewardOutcome::Scored(p) if !parts_in_range(&p) => RewardOutcome::Unscored(vec![Reason::new(
-            "reward-contract-violated",
+            EngineReason::RewardContractViolated.as_str(),
             format!(
                 "{} returned parts out of range: base {}, broke_healthy {}, length {}",
                 f.name(),
@@ -128,7 +129,7 @@ pub fn apply(f: &dyn RewardFn, input: &RewardInput<'_>) -> RewardOutcome {
             ),
         )]),
         RewardOutcome::Unscored(r) if r.is_empty() => RewardOutcome::Unscored(vec![Reason::new(
-            "unscored",
+            EngineReason::Unscored.as_str(),
             format!("{} left the entry unscored without a reason", f.name()),
         )]),
         other => other,

@@ -14,6 +14,7 @@
 use super::base::ladder;
 use super::{RewardFn, RewardInput, RewardOutcome, broke_healthy, length_penalty};
 use crate::profile::Profile;
+use crate::reason::EngineReason;
 use aorlta_record::{LegResult, LegState, Parts, Reason};
 
 pub use crate::profile::DEFAULT_TIMING_ON_BROKE;
@@ -41,7 +42,7 @@ fn speed_and_ratio(leg: &LegResult) -> Option<(f64, f64)> {
 fn timing_base(spec_on_broke: Option<f64>, leg: &LegResult) -> Result<f64, Vec<Reason>> {
     let missing = || {
         vec![Reason::new(
-            "no-measurement",
+            EngineReason::NoMeasurement.as_str(),
             format!("timing leg `{}` carries no speedup and ratio", leg.name),
         )]
     };
@@ -62,7 +63,7 @@ fn timing_base(spec_on_broke: Option<f64>, leg: &LegResult) -> Result<f64, Vec<R
             .map(|r| Reason::new(r.code.clone(), format!("leg `{}`: {}", leg.name, r.detail)))
             .collect()),
         LegState::Skipped => Err(vec![Reason::new(
-            "timing-skipped",
+            EngineReason::TimingSkipped.as_str(),
             format!(
                 "timing leg `{}` was skipped though every correctness leg is clean",
                 leg.name
@@ -103,7 +104,7 @@ impl RewardFn for SpeedupReward {
             let timing = input.profile.legs.iter().zip(input.legs).find(|(s, _)| s.timing);
             let Some((spec, leg)) = timing else {
                 return RewardOutcome::Unscored(vec![Reason::new(
-                    "no-timing-leg",
+                    EngineReason::NoTimingLeg.as_str(),
                     "rewardfn.speedup needs a leg with `timing: true`",
                 )]);
             };

@@ -14,6 +14,7 @@
 mod vet;
 
 use crate::profile::{LegSpec, LoadedProfile};
+use crate::reason::EngineReason;
 use crate::reward::{RewardInput, RewardOutcome, RewardRegistry, apply};
 use aorlta_check::{Adapter, Env, LegInput, LegOutput, Registry};
 use aorlta_check::{Task, TaskSet};
@@ -170,7 +171,10 @@ impl Engine {
                         &cand.id,
                         &cand.task,
                         &self.profile.profile.name,
-                        Reason::new("unknown-task", format!("no task with id `{}`", cand.task)),
+                        Reason::new(
+                            EngineReason::UnknownTask.as_str(),
+                            format!("no task with id `{}`", cand.task),
+                        ),
                     ))
                 })
             })
@@ -481,7 +485,7 @@ impl Engine {
                 .or_else(|| panic.downcast_ref::<&str>().copied())
                 .unwrap_or("unknown panic");
             LegOutput::unsettled(
-                "internal-error",
+                EngineReason::InternalError,
                 format!("adapter `{}` panicked: {what}", adapter.name()),
             )
         });
@@ -544,7 +548,7 @@ pub enum Scored {
 fn ensure_reason(mut out: LegOutput, adapter: &str) -> LegOutput {
     if out.state != LegState::Clean && out.reasons.is_empty() {
         out.reasons.push(Reason::new(
-            "no-reason",
+            EngineReason::NoReason.as_str(),
             format!("adapter `{adapter}` gave no reason"),
         ));
     }
@@ -562,7 +566,7 @@ fn blocked_by(spec: &LegSpec, done: &[LegResult]) -> Option<Reason> {
         .collect();
     (!not_clean.is_empty()).then(|| {
         Reason::new(
-            "needs-not-clean",
+            EngineReason::NeedsNotClean.as_str(),
             format!("not run: needs {}", not_clean.join(", ")),
         )
     })

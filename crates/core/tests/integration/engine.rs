@@ -12,6 +12,18 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+aorlta_check::reason_codes! {
+    /// The test adapters' reason codes.
+    enum TestReason {
+        /// `ok` was not there.
+        NotOk => "not-ok",
+        /// The flaky adapter could not decide.
+        Flaky => "flaky",
+        /// What `parse` extracted was not what the test expects.
+        BadExtract => "bad-extract",
+    }
+}
+
 /// Clean when the completion contains "ok", broke otherwise; counts its runs; cacheable.
 struct Counting(Arc<AtomicUsize>);
 
@@ -33,7 +45,7 @@ impl Adapter for Counting {
         if input.completion.contains("ok") {
             LegOutput::clean().with_extracted("from-counting".into())
         } else {
-            LegOutput::broke("not-ok", "no ok")
+            LegOutput::broke(TestReason::NotOk, "no ok")
         }
     }
 }
@@ -71,11 +83,11 @@ impl Adapter for Extracted {
     }
     fn run(&self, input: &LegInput<'_>) -> LegOutput {
         if input.completion.contains("flaky") {
-            return LegOutput::unsettled("flaky", "could not decide");
+            return LegOutput::unsettled(TestReason::Flaky, "could not decide");
         }
         match input.extracted {
             Some("from-counting") => LegOutput::clean(),
-            other => LegOutput::broke("bad-extract", format!("{other:?}")),
+            other => LegOutput::broke(TestReason::BadExtract, format!("{other:?}")),
         }
     }
 }

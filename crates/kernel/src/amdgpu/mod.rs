@@ -21,6 +21,7 @@
 pub(crate) mod bundle;
 
 use super::elf;
+use crate::KernelReason;
 use aorlta_record::kernel::mangle::{ParamKind, Signature};
 use object::LittleEndian;
 use object::elf::FileHeader64;
@@ -365,12 +366,12 @@ pub(crate) fn check_kernel(
     objects: &[CodeObject],
     signature: &Signature,
     wanted_archs: &[String],
-) -> Result<CheckedKernel, (&'static str, String)> {
+) -> Result<CheckedKernel, (KernelReason, String)> {
     let wanted = signature.symbols();
     let params = signature.params();
     if objects.is_empty() {
         return Err((
-            "compile-error",
+            KernelReason::CompileError,
             "the compiler's output holds no AMD GPU code object".into(),
         ));
     }
@@ -384,7 +385,7 @@ pub(crate) fn check_kernel(
     for arch in wanted_archs {
         if !objects.iter().any(|o| o.target == processor(arch)) {
             return Err((
-                "compile-error",
+                KernelReason::CompileError,
                 format!(
                     "the compiler's output holds no code object for {arch} (it holds {})",
                     held()
@@ -398,7 +399,7 @@ pub(crate) fn check_kernel(
         .collect();
     if let Some(o) = checked.iter().find(|o| o.printf) {
         return Err((
-            "device-printf",
+            KernelReason::DevicePrintf,
             format!(
                 "the kernel calls device printf (or another host call) in the {} code object; output from a kernel is not allowed",
                 o.target
@@ -426,7 +427,7 @@ pub(crate) fn check_kernel(
                 .map(|k| format!("`{}`", k.name))
                 .collect::<Vec<_>>();
             return Err((
-                "kernel-not-found",
+                KernelReason::KernelNotFound,
                 format!(
                     "the {} code object defines no kernel `{}` with the task's signature `{}` (looked for {}; it defines {})",
                     o.target,
@@ -442,7 +443,7 @@ pub(crate) fn check_kernel(
             ));
         };
         symbol = Some(s);
-        check_args(&o.target, &kernel, params).map_err(|m| ("signature-mismatch", m))?;
+        check_args(&o.target, &kernel, params).map_err(|m| (KernelReason::SignatureMismatch, m))?;
         targets.push(TargetKernel {
             target: o.target.clone(),
             kernel,

@@ -10,7 +10,7 @@ fn check_kernel(
     objects: &[CodeObject],
     signature: &str,
     wanted_archs: &[String],
-) -> Result<CheckedKernel, (&'static str, String)> {
+) -> Result<CheckedKernel, (KernelReason, String)> {
     super::check_kernel(objects, &Signature::parse(signature).unwrap(), wanted_archs)
 }
 

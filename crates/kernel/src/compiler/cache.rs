@@ -122,6 +122,7 @@ impl CompileCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reason::KernelReason;
     use aorlta_record::LegState;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -202,7 +203,7 @@ mod tests {
         let files = std::fs::read_dir(d.path()).unwrap().count();
         assert!(files <= 8, "{files} code objects left");
         // An unsettled outcome is not kept: the next ask compiles again.
-        let unsettled = || Err(CompileFailure::unsettled("no-compiler", "none"));
+        let unsettled = || Err(CompileFailure::unsettled(KernelReason::NoCompiler, "none"));
         let keep = |o: &Outcome| {
             o.as_ref()
                 .map_or_else(|f| f.state != LegState::Unsettled, |_| true)

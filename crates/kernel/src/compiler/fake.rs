@@ -4,6 +4,7 @@
 
 use super::{CompileEnv, CompileFailure};
 use crate::fake::{FakeCompile, FakeSpec};
+use crate::reason::KernelReason;
 use aorlta_check::KernelTaskDef;
 use aorlta_record::kernel::fake::FakeImage;
 
@@ -18,13 +19,13 @@ pub(crate) fn compile(
     match spec.compile {
         Some(FakeCompile::Error) => {
             return Err(CompileFailure::broke(
-                "compile-error",
+                KernelReason::CompileError,
                 "k.cu(1): error: (fake compiler) a compile error",
             ));
         }
         Some(FakeCompile::Timeout) => {
             return Err(CompileFailure::broke(
-                "compile-timeout",
+                KernelReason::CompileTimeout,
                 format!(
                     "the compiler ran past {} s and was stopped",
                     env.config().compile_timeout_s
@@ -33,13 +34,13 @@ pub(crate) fn compile(
         }
         Some(FakeCompile::Memory) => {
             return Err(CompileFailure::broke(
-                "compile-memory",
+                KernelReason::CompileMemory,
                 "the compiler ran out of its memory limit",
             ));
         }
         Some(FakeCompile::Printf) => {
             return Err(CompileFailure::broke(
-                "device-printf",
+                KernelReason::DevicePrintf,
                 "the kernel calls device printf; output from a kernel is not allowed",
             ));
         }
@@ -49,15 +50,15 @@ pub(crate) fn compile(
     let img = image_of(&spec, task, wanted.clone());
     if !img.symbols.iter().any(|s| wanted.contains(s)) {
         return Err(CompileFailure::broke(
-            "kernel-not-found",
+            KernelReason::KernelNotFound,
             format!(
                 "the code object defines no kernel with the task's signature `{}`",
                 task.signature.text()
             ),
         ));
     }
-    let bytes =
-        serde_json::to_vec(&img).map_err(|e| CompileFailure::unsettled("work-dir-error", e.to_string()))?;
+    let bytes = serde_json::to_vec(&img)
+        .map_err(|e| CompileFailure::unsettled(KernelReason::WorkDirError, e.to_string()))?;
     Ok((bytes, wanted))
 }
 

@@ -6,6 +6,7 @@
 use super::toolchain::{DEPENDENCIES, Invocation, Toolchain, program, version_lines};
 use super::{CompileEnv, CompileFailure};
 use crate::amdgpu;
+use crate::reason::KernelReason;
 use aorlta_check::KernelTaskDef;
 use std::path::Path;
 
@@ -21,7 +22,7 @@ impl Hipcc {
     pub(crate) fn new(env: &dyn CompileEnv) -> Result<Self, CompileFailure> {
         let archs = env
             .hip_archs()
-            .map_err(|e| CompileFailure::unsettled("no-hip-arch", e))?;
+            .map_err(|e| CompileFailure::unsettled(KernelReason::NoHipArch, e))?;
         Ok(Hipcc { archs })
     }
 }
@@ -46,7 +47,7 @@ impl Toolchain for Hipcc {
 
     fn check(&self, task: &KernelTaskDef, object: &[u8]) -> Result<Vec<String>, CompileFailure> {
         let objects = amdgpu::code_objects(object)
-            .map_err(|e| CompileFailure::broke("compile-error", e.to_string()))?;
+            .map_err(|e| CompileFailure::broke(KernelReason::CompileError, e.to_string()))?;
         let checked = amdgpu::check_kernel(&objects, &task.signature, &self.archs)
             .map_err(|(code, detail)| CompileFailure::broke(code, detail))?;
         let mut order = vec![checked.symbol.clone()];

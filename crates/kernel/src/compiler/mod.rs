@@ -27,6 +27,7 @@ pub(crate) use toolchain::Toolchain;
 
 use crate::config::{KernelConfig, Platform};
 use crate::fake::FakeSpec;
+use crate::reason::KernelReason;
 use aorlta_check::KernelTaskDef;
 use aorlta_check::hash_parts;
 use aorlta_record::LegState;
@@ -108,19 +109,19 @@ pub struct CompileFailure {
 
 impl CompileFailure {
     /// A failure of the candidate's making.
-    pub fn broke(code: &str, detail: impl Into<String>) -> Self {
+    pub fn broke(code: KernelReason, detail: impl Into<String>) -> Self {
         CompileFailure {
             state: LegState::Broke,
-            code: code.into(),
+            code: code.as_str().into(),
             detail: detail.into(),
         }
     }
 
     /// A failure of the world's making.
-    pub fn unsettled(code: &str, detail: impl Into<String>) -> Self {
+    pub fn unsettled(code: KernelReason, detail: impl Into<String>) -> Self {
         CompileFailure {
             state: LegState::Unsettled,
-            code: code.into(),
+            code: code.as_str().into(),
             detail: detail.into(),
         }
     }
@@ -142,7 +143,7 @@ pub fn compile(
     let toolchain = toolchain_for(env, target)?;
     let version = env
         .compiler_version()
-        .map_err(|e| CompileFailure::unsettled("no-compiler", e))?
+        .map_err(|e| CompileFailure::unsettled(KernelReason::NoCompiler, e))?
         .to_string();
     let source_hash = aorlta_check::hash_str(source);
     let key = hash_parts([
@@ -154,7 +155,7 @@ pub fn compile(
     ]);
     let keep = |o: &Result<Compiled, CompileFailure>| {
         o.as_ref().map_or_else(
-            |f| f.state != LegState::Unsettled || f.code == "reference-compile-failed",
+            |f| f.state != LegState::Unsettled || f.code == KernelReason::ReferenceCompileFailed.as_str(),
             |_| true,
         )
     };
@@ -173,7 +174,7 @@ pub fn compile(
         };
         match (who, out) {
             (Who::Reference, Err(f)) if f.state == LegState::Broke => Err(CompileFailure::unsettled(
-                "reference-compile-failed",
+                KernelReason::ReferenceCompileFailed,
                 format!(
                     "task {}: the reference did not compile: {}: {}",
                     task.spec.id, f.code, f.detail
@@ -211,7 +212,9 @@ fn stored(
         std::fs::write(&tmp, bytes)?;
         std::fs::rename(&tmp, &path)
     };
-    write().map_err(|e| CompileFailure::unsettled("work-dir-error", format!("{}: {e}", path.display())))?;
+    write().map_err(|e| {
+        CompileFailure::unsettled(KernelReason::WorkDirError, format!("{}: {e}", path.display()))
+    })?;
     Ok(Compiled {
         cubin: path,
         symbols,

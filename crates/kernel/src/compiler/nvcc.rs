@@ -8,6 +8,7 @@ use super::toolchain::{DEPENDENCIES, Invocation, Toolchain, program, version_lin
 use super::{CompileEnv, CompileFailure};
 use crate::elf;
 use crate::hip;
+use crate::reason::KernelReason;
 use aorlta_check::KernelTaskDef;
 use std::path::Path;
 
@@ -55,7 +56,7 @@ impl Toolchain for Nvcc {
         let mut read = Vec::new();
         let source = if self.hip {
             let include = hip::include_dir(env.work_dir())
-                .map_err(|e| CompileFailure::unsettled("work-dir-error", e))?;
+                .map_err(|e| CompileFailure::unsettled(KernelReason::WorkDirError, e))?;
             args.extend(hip_args(&self.arch, &include));
             read.push(include);
             "k.hip"
@@ -83,10 +84,11 @@ impl Toolchain for Nvcc {
 
     fn check(&self, task: &KernelTaskDef, object: &[u8]) -> Result<Vec<String>, CompileFailure> {
         let wanted = task.signature.symbols();
-        let syms = elf::symbols(object).map_err(|e| CompileFailure::broke("compile-error", e.to_string()))?;
+        let syms = elf::symbols(object)
+            .map_err(|e| CompileFailure::broke(KernelReason::CompileError, e.to_string()))?;
         if syms.iter().any(|s| s.name == "vprintf" && !s.defined) {
             return Err(CompileFailure::broke(
-                "device-printf",
+                KernelReason::DevicePrintf,
                 "the kernel calls device printf; output from a kernel is not allowed",
             ));
         }
@@ -96,7 +98,7 @@ impl Toolchain for Nvcc {
             .cloned();
         let Some(found) = found else {
             return Err(CompileFailure::broke(
-                "kernel-not-found",
+                KernelReason::KernelNotFound,
                 format!(
                     "the code object defines no kernel `{}` with the task's signature `{}` (looked for {})",
                     task.signature.name(),

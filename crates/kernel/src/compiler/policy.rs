@@ -15,6 +15,8 @@
 //! runs in [`super::sandbox`], which cannot read host files, and [`super::diagnostic`] checks
 //! what the preprocessor read and what of its output a client sees.
 
+use crate::KernelReason;
+
 /// Headers a candidate may include.
 pub(crate) const ALLOWED_HEADERS: &[&str] = &[
     "cuda_fp16.h",
@@ -50,13 +52,13 @@ pub(crate) const ALLOWED_HEADERS: &[&str] = &[
 ];
 
 /// Why a source is refused: `(code, detail)`.
-pub(crate) type Refusal = (&'static str, String);
+pub(crate) type Refusal = (KernelReason, String);
 
 /// Checks the size cap and the include policy.
 pub(crate) fn check_source(source: &str, max_bytes: usize) -> Result<(), Refusal> {
     if source.len() > max_bytes {
         return Err((
-            "source-too-large",
+            KernelReason::SourceTooLarge,
             format!(
                 "the kernel source is {} bytes; at most {max_bytes} are accepted",
                 source.len()
@@ -64,15 +66,21 @@ pub(crate) fn check_source(source: &str, max_bytes: usize) -> Result<(), Refusal
         ));
     }
     if source.contains('\0') {
-        return Err(("include-forbidden", "the source contains a NUL byte".into()));
+        return Err((
+            KernelReason::IncludeForbidden,
+            "the source contains a NUL byte".into(),
+        ));
     }
     let text = strip_comments(&join_lines(source));
     if text.contains("__has_include") {
-        return Err(("include-forbidden", "`__has_include` is not allowed".into()));
+        return Err((
+            KernelReason::IncludeForbidden,
+            "`__has_include` is not allowed".into(),
+        ));
     }
     if text.contains("_Pragma") && text.contains("dependency") {
         return Err((
-            "include-forbidden",
+            KernelReason::IncludeForbidden,
             "a `_Pragma` that names a dependency is not allowed".into(),
         ));
     }
@@ -96,14 +104,17 @@ pub(crate) fn check_source(source: &str, max_bytes: usize) -> Result<(), Refusal
         if word == "pragma" {
             if rest["pragma".len()..].contains("dependency") {
                 return Err((
-                    "include-forbidden",
+                    KernelReason::IncludeForbidden,
                     format!("{at}: `#pragma GCC dependency` is not allowed"),
                 ));
             }
             continue;
         }
         if word != "include" {
-            return Err(("include-forbidden", format!("{at}: `#{word}` is not allowed")));
+            return Err((
+                KernelReason::IncludeForbidden,
+                format!("{at}: `#{word}` is not allowed"),
+            ));
         }
         let arg = rest[word.len()..].trim();
         let header = arg
@@ -115,7 +126,7 @@ pub(crate) fn check_source(source: &str, max_bytes: usize) -> Result<(), Refusal
             Some(h) if ALLOWED_HEADERS.contains(&h) => {}
             Some(h) => {
                 return Err((
-                    "include-forbidden",
+                    KernelReason::IncludeForbidden,
                     format!(
                         "{at}: `<{h}>` is not an allowed header (allowed: {})",
                         ALLOWED_HEADERS.join(", ")
@@ -124,7 +135,7 @@ pub(crate) fn check_source(source: &str, max_bytes: usize) -> Result<(), Refusal
             }
             None => {
                 return Err((
-                    "include-forbidden",
+                    KernelReason::IncludeForbidden,
                     format!("{at}: only `#include <header>` of an allowed header is accepted, not `{arg}`"),
                 ));
             }
@@ -258,7 +269,7 @@ mod tests {
     use super::*;
 
     fn code(src: &str) -> Option<&'static str> {
-        check_source(src, 10_000).err().map(|e| e.0)
+        check_source(src, 10_000).err().map(|e| e.0.as_str())
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::diagnostic;
 use super::sandbox::{self, Jail, Limits, SandboxError};
 use super::toolchain::{DEPENDENCIES, Invocation};
 use super::{CompileEnv, CompileFailure};
+use crate::reason::KernelReason;
 use rustix::process::Signal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -30,11 +31,13 @@ pub(crate) fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Resul
     let parent = env.work_dir().join("compile");
     let dir = std::fs::create_dir_all(&parent)
         .and_then(|_| tempfile::Builder::new().prefix("compile-").tempdir_in(&parent))
-        .map_err(|e| CompileFailure::unsettled("work-dir-error", format!("{}: {e}", parent.display())))?;
+        .map_err(|e| {
+            CompileFailure::unsettled(KernelReason::WorkDirError, format!("{}: {e}", parent.display()))
+        })?;
     std::fs::write(dir.path().join(inv.source), source)
-        .map_err(|e| CompileFailure::unsettled("work-dir-error", e.to_string()))?;
+        .map_err(|e| CompileFailure::unsettled(KernelReason::WorkDirError, e.to_string()))?;
     let work = std::path::absolute(dir.path())
-        .map_err(|e| CompileFailure::unsettled("work-dir-error", e.to_string()))?;
+        .map_err(|e| CompileFailure::unsettled(KernelReason::WorkDirError, e.to_string()))?;
     let jail = Jail {
         read: toolkit_folders(&inv.program, &inv.read),
         work: work.clone(),
@@ -48,15 +51,18 @@ pub(crate) fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Resul
     let start = Instant::now();
     let args: Vec<&str> = inv.args.iter().map(String::as_str).collect();
     let run = sandbox::run(&inv.program, &args, &jail, limits).map_err(|e| match e {
-        SandboxError::Unavailable(why) => CompileFailure::unsettled("compile-sandbox-unavailable", why),
-        SandboxError::Io(e) => {
-            CompileFailure::unsettled("no-compiler", format!("{}: {e}", inv.program.display()))
+        SandboxError::Unavailable(why) => {
+            CompileFailure::unsettled(KernelReason::CompileSandboxUnavailable, why)
         }
+        SandboxError::Io(e) => CompileFailure::unsettled(
+            KernelReason::NoCompiler,
+            format!("{}: {e}", inv.program.display()),
+        ),
     })?;
     let compile_s = start.elapsed().as_secs_f64();
     if run.timed_out {
         return Err(CompileFailure::broke(
-            "compile-timeout",
+            KernelReason::CompileTimeout,
             format!(
                 "the compiler ran past {} s and was stopped",
                 config.compile_timeout_s
@@ -67,10 +73,10 @@ pub(crate) fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Resul
     let roots = diagnostic::header_roots(&inv.program, &inv.read);
     match std::fs::read_to_string(work.join(DEPENDENCIES)) {
         Ok(list) => diagnostic::check_dependencies(&list, &work, inv.source, &roots)
-            .map_err(|why| CompileFailure::broke("include-forbidden", why))?,
+            .map_err(|why| CompileFailure::broke(KernelReason::IncludeForbidden, why))?,
         Err(e) if run.success => {
             return Err(CompileFailure::unsettled(
-                "compile-dependencies-missing",
+                KernelReason::CompileDependenciesMissing,
                 format!("the compiler wrote no dependency list ({e}); nothing it read can be checked"),
             ));
         }
@@ -80,8 +86,12 @@ pub(crate) fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Resul
         let diag = diagnostic::sanitize(&run.output, &work, inv.source, source);
         return Err(failure(&run.output, run.signal, &diag, config.compile_memory_mb));
     }
-    let bytes = std::fs::read(work.join(inv.output))
-        .map_err(|e| CompileFailure::broke("compile-error", format!("no code object was written: {e}")))?;
+    let bytes = std::fs::read(work.join(inv.output)).map_err(|e| {
+        CompileFailure::broke(
+            KernelReason::CompileError,
+            format!("no code object was written: {e}"),
+        )
+    })?;
     Ok(Object { bytes, compile_s })
 }
 
@@ -91,7 +101,7 @@ fn failure(output: &str, signal: Option<i32>, diag: &str, memory_mb: u64) -> Com
     let low = output.to_lowercase();
     if signal == Some(Signal::XFSZ.as_raw()) || low.contains("file size limit") {
         return CompileFailure::broke(
-            "compile-output-too-large",
+            KernelReason::CompileOutputTooLarge,
             format!("the compiler's output passed {} MiB", OUTPUT_LIMIT >> 20),
         );
     }
@@ -114,11 +124,11 @@ fn failure(output: &str, signal: Option<i32>, diag: &str, memory_mb: u64) -> Com
     if memory {
         let signal = signal.map(|s| format!(" (signal {s})")).unwrap_or_default();
         return CompileFailure::broke(
-            "compile-memory",
+            KernelReason::CompileMemory,
             format!("the compiler ran out of its {memory_mb} MiB memory limit{signal}: {diag}"),
         );
     }
-    CompileFailure::broke("compile-error", diag)
+    CompileFailure::broke(KernelReason::CompileError, diag)
 }
 
 /// What a compiler may read besides the host's system folders: its installation (for nvcc,

@@ -4,6 +4,7 @@
 
 use super::{CompileEnv, CompileFailure};
 use crate::config::Platform;
+use crate::reason::KernelReason;
 use aorlta_check::KernelTaskDef;
 use aorlta_record::kernel::KernelLanguage;
 
@@ -27,7 +28,7 @@ impl Target {
             (Platform::Nvidia, KernelLanguage::Hip) => Ok(Target::HipOnNvidia),
             (Platform::Amd, KernelLanguage::Hip) => Ok(Target::HipOnAmd),
             (Platform::Amd, KernelLanguage::Cuda) => Err(CompileFailure::unsettled(
-                "unsupported-language",
+                KernelReason::UnsupportedLanguage,
                 format!(
                     "task {} is a CUDA task; platform `amd` compiles HIP tasks only (language: hip)",
                     task.spec.id

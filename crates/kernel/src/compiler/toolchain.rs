@@ -5,6 +5,7 @@
 //! reads its outcome. Nothing here runs a process.
 
 use super::{CompileEnv, CompileFailure};
+use crate::reason::KernelReason;
 use aorlta_check::KernelTaskDef;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -42,8 +43,12 @@ pub(crate) trait Toolchain {
 
 /// The compiler `path`, or unsettled `no-compiler` naming the setting that gives it.
 pub(super) fn program(path: Option<&Path>, name: &str, setting: &str) -> Result<PathBuf, CompileFailure> {
-    path.map(Path::to_path_buf)
-        .ok_or_else(|| CompileFailure::unsettled("no-compiler", format!("no {name} found (set {setting})")))
+    path.map(Path::to_path_buf).ok_or_else(|| {
+        CompileFailure::unsettled(
+            KernelReason::NoCompiler,
+            format!("no {name} found (set {setting})"),
+        )
+    })
 }
 
 /// Runs `compiler --version` and keeps the lines `keep` picks, trimmed and joined by `; `; an

@@ -1,0 +1,64 @@
+//! The kernel lane's reason codes (docs/REWARDS.md, "Kernel legs"). The harness's own findings
+//! (`device-faulted`, `output-mismatch` …) come back in its record as text and keep it.
+
+aorlta_check::reason_codes! {
+    /// Why a kernel leg broke or is unsettled, when the lane itself says so.
+    pub enum KernelReason {
+        /// The source is larger than `max-source-bytes`.
+        SourceTooLarge => "source-too-large",
+        /// The source includes, or its preprocessor read, a file that is not a toolkit header.
+        IncludeForbidden => "include-forbidden",
+        /// The compiler refused the source (its diagnostics, the candidate's lines only).
+        CompileError => "compile-error",
+        /// The compiler ran past its time limit.
+        CompileTimeout => "compile-timeout",
+        /// The compiler ran out of its memory limit.
+        CompileMemory => "compile-memory",
+        /// The compiler's output passed its size limit.
+        CompileOutputTooLarge => "compile-output-too-large",
+        /// The kernel calls device `printf`.
+        DevicePrintf => "device-printf",
+        /// The code object defines no kernel of the task's signature.
+        KernelNotFound => "kernel-not-found",
+        /// An AMD kernel's arguments are not those the signature declares.
+        SignatureMismatch => "signature-mismatch",
+        /// A harness job ran past its deadline and was killed.
+        Hung => "hung",
+        /// No compiler for the platform was found or could run.
+        NoCompiler => "no-compiler",
+        /// No AMD architecture to compile for.
+        NoHipArch => "no-hip-arch",
+        /// The reference did not compile (the task's fault, never the candidate's).
+        ReferenceCompileFailed => "reference-compile-failed",
+        /// The reference broke on the device.
+        ReferenceBroken => "reference-broken",
+        /// The kernel does not allow the compiler's sandbox.
+        CompileSandboxUnavailable => "compile-sandbox-unavailable",
+        /// The compiler wrote no dependency list, so what it read cannot be checked.
+        CompileDependenciesMissing => "compile-dependencies-missing",
+        /// The work folder could not be written.
+        WorkDirError => "work-dir-error",
+        /// A CUDA task on the AMD platform.
+        UnsupportedLanguage => "unsupported-language",
+        /// The task is not a kernel task.
+        WrongTaskKind => "wrong-task-kind",
+        /// The run has no `kernel:` section.
+        NoKernelEnv => "no-kernel-env",
+        /// No kernel source from a clean `parse` leg.
+        NoParsedKernel => "no-parsed-kernel",
+        /// No GPU to lease.
+        NoGpu => "no-gpu",
+        /// No GPU lease came within `lease-wait-s`.
+        NoGpuLease => "no-gpu-lease",
+        /// The harness could not start.
+        HarnessFailed => "harness-failed",
+        /// The harness is of another build.
+        HarnessMismatch => "harness-mismatch",
+        /// The harness process died.
+        HarnessCrashed => "harness-crashed",
+        /// The harness's record lacks what the leg needs.
+        HarnessIncomplete => "harness-incomplete",
+        /// The leg's parameters do not fit the task.
+        BadParams => "bad-params",
+    }
+}
