@@ -73,6 +73,13 @@ fn rewards(dir: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// The run's `rewards.jsonl` holds the `n` candidates `c0`, `c1` … once each, in input order.
+fn assert_whole_in_order(dir: &Path, n: usize) {
+    let all = rewards(dir);
+    assert_eq!(all.len(), n);
+    assert!(all.iter().enumerate().all(|(j, e)| e["id"] == format!("c{j}")));
+}
+
 /// The printed summary with what changes from run to run replaced: the run's seconds (the last
 /// figure of the headline) and its temporary folder.
 fn stable(stdout: &str, dir: &Path) -> String {
@@ -163,9 +170,7 @@ fn a_killed_run_resumes_without_losing_or_redoing_finished_work() {
         "finished work is reused: {hits} hits, {partial} were written, at most {lost} uncommitted"
     );
     assert!((hits as usize) < n, "unfinished work is computed");
-    let all = rewards(dir.path());
-    assert_eq!(all.len(), n);
-    assert!(all.iter().enumerate().all(|(j, e)| e["id"] == format!("c{j}")));
+    assert_whole_in_order(dir.path(), n);
 }
 
 #[test]
@@ -411,9 +416,7 @@ fn a_run_whose_output_cannot_be_written_exits_with_the_error_and_resumes() {
         hits(&stdout) > 0,
         "what it scored before failing is reused: {stdout}"
     );
-    let all = rewards(dir.path());
-    assert_eq!(all.len(), n);
-    assert!(all.iter().enumerate().all(|(j, e)| e["id"] == format!("c{j}")));
+    assert_whole_in_order(dir.path(), n);
 }
 
 #[test]

@@ -63,6 +63,14 @@ pub(crate) fn verify(found: Option<&[u8]>, want: [u8; SUM_LEN]) -> Result<(), St
     }
 }
 
+/// A persistent store's leg text, parsed and checked ([`check_leg`]); `Err` says what is wrong.
+pub(crate) fn leg_of_text(value: &str) -> Result<CachedLeg, String> {
+    let leg =
+        serde_json::from_str::<CachedLeg>(value).map_err(|e| format!("its text is not a leg result: {e}"))?;
+    check_leg(&leg)?;
+    Ok(leg)
+}
+
 /// `Err` unless a stored leg result is one that may have been stored: settled and run (clean
 /// or broke, never unsettled or skipped), with a reason when broke.
 pub(crate) fn check_leg(leg: &CachedLeg) -> Result<(), String> {

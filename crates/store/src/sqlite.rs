@@ -6,7 +6,7 @@
 //! under a key stays (unless it failed its check when read: then the value computed in its
 //! place replaces it). Every row carries its checksum (`check.rs`), checked on every read.
 
-use super::check::{check_leg, entry_sum, leg_sum, verify};
+use super::check::{entry_sum, leg_of_text, leg_sum, verify};
 use super::schema;
 use super::writer::{Commit, Row, Table, Value, Writer};
 use super::{
@@ -392,10 +392,7 @@ impl Cache for SqliteCache {
             |key, r| {
                 let value = text(r, 1)?;
                 verify(sum(r, 2), leg_sum(key, value))?;
-                let leg = serde_json::from_str::<CachedLeg>(value)
-                    .map_err(|e| format!("its text is not a leg result: {e}"))?;
-                check_leg(&leg)?;
-                Ok(leg)
+                leg_of_text(value)
             },
         )
     }

@@ -23,15 +23,20 @@ pub(crate) struct Server {
     dir: tempfile::TempDir,
 }
 
+/// A service config over the Q&A example, with `extra` config lines.
+fn qa_config(extra: &str) -> String {
+    let ex = examples();
+    format!(
+        "tasks: {}\nprofiles: [{}]\n{extra}",
+        ex.join("tasks.jsonl").display(),
+        ex.join("profile.yaml").display()
+    )
+}
+
 impl Server {
     /// Starts the service over the Q&A example with extra config lines.
     pub(crate) fn start(extra: &str) -> Server {
-        let ex = examples();
-        Server::start_with(&format!(
-            "tasks: {}\nprofiles: [{}]\n{extra}",
-            ex.join("tasks.jsonl").display(),
-            ex.join("profile.yaml").display()
-        ))
+        Server::start_with(&qa_config(extra))
     }
 
     /// Starts the service with a whole config.
@@ -41,31 +46,13 @@ impl Server {
 
     /// Starts the service over the Q&A example with extra config lines and environment.
     pub(crate) fn start_with_env(extra: &str, env: &[(&str, &str)]) -> Server {
-        let ex = examples();
-        Server::start_full(
-            &format!(
-                "tasks: {}\nprofiles: [{}]\n{extra}",
-                ex.join("tasks.jsonl").display(),
-                ex.join("profile.yaml").display()
-            ),
-            None,
-            env,
-        )
+        Server::start_full(&qa_config(extra), None, env)
     }
 
     /// Starts the service over the Q&A example with at most `nofile` open file descriptors
     /// (`ulimit -n`).
     pub(crate) fn start_with_fd_limit(extra: &str, nofile: u32) -> Server {
-        let ex = examples();
-        Server::start_full(
-            &format!(
-                "tasks: {}\nprofiles: [{}]\n{extra}",
-                ex.join("tasks.jsonl").display(),
-                ex.join("profile.yaml").display()
-            ),
-            Some(nofile),
-            &[],
-        )
+        Server::start_full(&qa_config(extra), Some(nofile), &[])
     }
 
     fn start_full(config_text: &str, nofile: Option<u32>, env: &[(&str, &str)]) -> Server {

@@ -57,7 +57,7 @@ impl Signature {
     /// Reads a declared signature (`void vector_add(const float* a, …, int n)`).
     pub fn parse(signature: &str) -> Result<Self, MangleError> {
         let (name, mangled) = mangle(signature)?;
-        let params = parameters(signature)?;
+        let params = checked_parameters(signature)?;
         Ok(Signature {
             text: signature.to_string(),
             name,
@@ -148,12 +148,6 @@ pub fn mangle(signature: &str) -> Result<(String, String), MangleError> {
     Ok((name.to_string(), out))
 }
 
-/// Every symbol a kernel of this signature may have: the mangled one, then the plain name.
-pub fn kernel_symbols(signature: &str) -> Result<Vec<String>, MangleError> {
-    let (name, mangled) = mangle(signature)?;
-    Ok(vec![mangled, name])
-}
-
 /// What a kernel parameter is, as far as passing an argument goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParamKind {
@@ -179,6 +173,11 @@ pub struct Param {
 /// The parameters of a kernel signature, in order.
 pub fn parameters(signature: &str) -> Result<Vec<Param>, MangleError> {
     mangle(signature)?;
+    checked_parameters(signature)
+}
+
+/// [`parameters`] of a signature [`mangle`] has already read.
+fn checked_parameters(signature: &str) -> Result<Vec<Param>, MangleError> {
     let stripped = strip_attributes(signature);
     let (open, close) = match (stripped.find('('), stripped.rfind(')')) {
         (Some(o), Some(c)) => (o, c),
@@ -555,7 +554,7 @@ mod tests {
     #[test]
     fn symbols_list_mangled_then_plain() {
         assert_eq!(
-            kernel_symbols("void f(int n)").unwrap(),
+            Signature::parse("void f(int n)").unwrap().symbols(),
             vec!["_Z1fi".to_string(), "f".to_string()]
         );
     }
