@@ -70,6 +70,7 @@ impl Task {
         })?;
         let signature = Signature::parse(&spec.signature)
             .map_err(|e| CoreError::invalid(origin, format!("field `signature`: {}", e.message)))?;
+        crate::kernel_rules::check(&spec).map_err(|b| CoreError::invalid(origin, b.describe()))?;
         let reference_hash = crate::hash::hash_str(&reference_source);
         let json = serde_json::to_string(&spec).expect("a KernelTask serialises");
         let hash = hash_parts([b"kernel".as_slice(), json.as_bytes(), reference_hash.as_bytes()]);
@@ -161,6 +162,13 @@ impl TaskSet {
             }
             "yaml" | "yml" => {
                 let spec: KernelTask = crate::yaml::from_str(&text, path)?;
+                if let Err(b) = crate::kernel_rules::check(&spec) {
+                    return Err(CoreError::Parse {
+                        path: path.to_path_buf(),
+                        line: b.line(&text),
+                        message: b.describe(),
+                    });
+                }
                 let dir = path.parent().unwrap_or(Path::new("."));
                 self.insert(Task::kernel(spec, dir, path)?, path, 1)?;
             }

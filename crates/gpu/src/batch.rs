@@ -7,7 +7,9 @@ use crate::backend::{BackendError, ErrorKind, HelperOp};
 use crate::draw::dtype_code;
 
 /// Most operations in one launch of `aorlta_run` (its parameter block stays under 4 KiB).
-pub const BATCH_OPS: usize = 40;
+pub const BATCH_OPS: usize = 36;
+
+const _: () = assert!(std::mem::size_of::<BatchRepr>() <= 4096);
 
 /// Threads per block of a launch of `aorlta_run`.
 pub const THREADS_PER_BLOCK: u32 = 256;
@@ -29,6 +31,9 @@ pub struct OpRepr {
     dtype: i32,
     fill: i32,
     start: u64,
+    row: u64,
+    family: i32,
+    special: i32,
 }
 
 /// A batch as `aorlta_run` takes it by value (`struct Batch`).
@@ -121,6 +126,9 @@ impl OpRepr {
             ihi: a.ihi,
             dtype: dtype_code(dtype),
             fill: a.kind,
+            row: a.row,
+            family: a.family,
+            special: a.special,
             ..Default::default()
         }
     }
@@ -177,14 +185,15 @@ mod tests {
     use super::*;
 
     /// `struct Op` and `struct Batch` of `device/helpers.cu`: six u64, two doubles, two i64, two
-    /// ints and a u64 (96 bytes, no padding); two u64 and 40 ops (3856 bytes, under 4 KiB).
+    /// ints, two u64 and two ints (112 bytes, no padding); two u64 and 36 ops (4048 bytes,
+    /// under 4 KiB).
     #[test]
     fn the_batch_is_laid_out_as_the_device_code_reads_it() {
-        assert_eq!(std::mem::size_of::<OpRepr>(), 96);
+        assert_eq!(std::mem::size_of::<OpRepr>(), 112);
         assert_eq!(std::mem::align_of::<OpRepr>(), 8);
-        assert_eq!(std::mem::size_of::<BatchRepr>(), 16 + 40 * 96);
+        assert_eq!(std::mem::size_of::<BatchRepr>(), 16 + 36 * 112);
         assert!(std::mem::size_of::<BatchRepr>() <= 4096);
-        assert!(crate::helpers::SOURCE.contains("#define MAX_OPS 40"));
+        assert!(crate::helpers::SOURCE.contains("#define MAX_OPS 36"));
     }
 
     fn guard(bytes: u64) -> HelperOp {
@@ -196,14 +205,14 @@ mod tests {
     }
 
     #[test]
-    fn operations_are_split_into_batches_of_forty_and_empty_batches_are_left_out() {
-        let mut ops = vec![guard(10); 40];
-        ops.extend(vec![guard(0); 40]);
+    fn operations_are_split_into_full_batches_and_empty_batches_are_left_out() {
+        let mut ops = vec![guard(10); BATCH_OPS];
+        ops.extend(vec![guard(0); BATCH_OPS]);
         ops.extend([guard(0), guard(3)]);
         let batches: Vec<_> = BatchRepr::split(&ops).collect();
-        // 40 | 40 empty | 1 empty + 1: the all-empty chunk is not launched.
+        // 36 | 36 empty | 1 empty + 1: the all-empty chunk is not launched.
         assert_eq!(batches.len(), 2);
-        assert_eq!((batches[0].count, batches[0].total), (40, 400));
+        assert_eq!((batches[0].count, batches[0].total), (36, 360));
         assert_eq!((batches[1].count, batches[1].total), (2, 3));
         assert_eq!(batches[0].ops[3].start, 30);
         assert_eq!((batches[1].ops[1].start, batches[1].ops[1].n), (0, 3));

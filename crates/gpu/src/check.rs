@@ -14,8 +14,7 @@
 //! anything lies on the device or in host memory a kernel can reach.
 
 use crate::backend::{Backend, FuncId};
-use crate::layout::BufferSet;
-use crate::layout::Layout;
+use crate::layout::{BufferSet, Draw, Layout};
 use crate::plan::{Kernel, Runner, Stop};
 use crate::verify::{Counters, Damage, Expect};
 use aorlta_record::kernel::harness::{CaseReport, CheckReport, CheckWork, Geometry, Party};
@@ -64,7 +63,8 @@ fn cases<B: Backend>(
     counters: &mut Counters,
 ) -> Result<(), Stop> {
     let job = r.job;
-    for &size in &w.sizes {
+    let first_seed = w.seeds.first().copied().unwrap_or(0);
+    for (size_pos, &size) in w.sizes.iter().enumerate() {
         let layout = Layout::new(&job.task, size).map_err(|m| bad_task(r, m))?;
         let g_ref = r.geometry(reference, &layout)?;
         let g_cand = r.geometry(candidate, &layout)?;
@@ -82,8 +82,13 @@ fn cases<B: Backend>(
             refr: &ref_set,
         };
         let result = (|| -> Result<(), Stop> {
-            for &seed in &w.seeds {
-                let case = one_case(r, &sets, seed, (cand_f, g_cand), (reference, g_ref), counters)?;
+            for (j, &seed) in w.seeds.iter().enumerate() {
+                let draw = Draw::Case {
+                    seed,
+                    case: size_pos * w.seeds.len() + j,
+                    first_seed,
+                };
+                let case = one_case(r, &sets, draw, (cand_f, g_cand), (reference, g_ref), counters)?;
                 let ok = note_case(r, &case);
                 report.cases.push(case);
                 if !ok {
@@ -108,11 +113,12 @@ struct Sets<'a> {
 fn one_case<B: Backend>(
     r: &mut Runner<'_, B>,
     s: &Sets<'_>,
-    seed: u64,
+    draw: Draw,
     (cand_f, g_cand): (FuncId, Geometry),
     (reference, g_ref): (&Kernel, Geometry),
     counters: &mut Counters,
 ) -> Result<CaseReport, Stop> {
+    let seed = draw.seed();
     let size_seed = |r: &mut Runner<'_, B>, code: &str, what: String| {
         let size = r.job.task.sizes.iter().position(|v| *v == s.layout.vars);
         r.finding_at(Party::Reference, code, what, size, Some(seed));
@@ -121,21 +127,21 @@ fn one_case<B: Backend>(
     if !r.helpers_loaded {
         r.helpers_on()?;
     }
-    r.fill_set(s.layout, s.cand, seed, false)?;
-    r.fill_set(s.layout, s.refr, seed, false)?;
+    r.fill_set(s.layout, s.cand, draw, false)?;
+    r.fill_set(s.layout, s.refr, draw, false)?;
     r.helpers_off()?;
     let cand_args = r.args(s.layout, s.cand)?;
     r.timed_launch(Party::Candidate, cand_f, &g_cand, &cand_args)?;
     // From here on, everything is made after the candidate's launch.
     r.helpers_on()?;
     counters.reset(r)?;
-    let cand_check = r.check_set(counters, s.layout, s.cand, seed, Expect::Written)?;
-    let untouched = r.check_set(counters, s.layout, s.refr, seed, Expect::Untouched)?;
+    let cand_check = r.check_set(counters, s.layout, s.cand, draw, Expect::Written)?;
+    let untouched = r.check_set(counters, s.layout, s.refr, draw, Expect::Untouched)?;
     let ref_inst = r.instantiate(reference, &g_ref)?;
     let ref_args = r.args(s.layout, s.refr)?;
     r.timed_launch(Party::Reference, ref_inst.func, &g_ref, &ref_args)?;
     r.release(ref_inst)?;
-    let ref_check = r.check_set(counters, s.layout, s.refr, seed, Expect::Written)?;
+    let ref_check = r.check_set(counters, s.layout, s.refr, draw, Expect::Written)?;
     let cmp = r.compare_sets(counters, s.layout, s.refr, s.cand, r.job.task.tolerance)?;
     let words = counters.read(r, Party::Harness)?;
     let ref_damage = ref_check.damage(s.layout, &words);
@@ -176,6 +182,7 @@ fn one_case<B: Backend>(
             .position(|v| *v == s.layout.vars)
             .unwrap_or(0),
         seed,
+        families: s.layout.families(draw),
         candidate: g_cand,
         reference: g_ref,
         mismatches: cmp.mismatches,
@@ -231,11 +238,17 @@ fn note_case<B: Backend>(r: &mut Runner<'_, B>, case: &CaseReport) -> bool {
                 )
             })
             .unwrap_or_default();
+        let families = case
+            .families
+            .iter()
+            .map(|(b, f)| format!("{b} {f}"))
+            .collect::<Vec<_>>()
+            .join(", ");
         r.finding_at(
             Party::Candidate,
             "output-mismatch",
             format!(
-                "{} output elements outside tolerance at size {}{first}",
+                "{} output elements outside tolerance at size {} (inputs: {families}){first}",
                 case.mismatches, case.size
             ),
             at.0,

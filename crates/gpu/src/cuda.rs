@@ -105,6 +105,7 @@ fn describe(index: u32, dev: sys::CUdevice) -> Result<DeviceInfo, DriverError> {
             dev,
             A::CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE,
         )?)),
+        persisting_l2_set_aside_bytes: None,
         // SAFETY: `dev` came from cuDeviceGet.
         total_mem_bytes: unsafe { result::device::total_mem(dev) }? as u64,
         max_threads_per_block: u(attr(dev, A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?),
@@ -141,6 +142,20 @@ fn init() -> Result<(), HarnessError> {
         });
     }
     result::init().map_err(|e| harness_error("no-gpu", "cuInit", e))
+}
+
+/// Bytes of L2 the current context sets aside for persisting accesses.
+fn persisting_set_aside() -> Result<u64, DriverError> {
+    let mut v: usize = 0;
+    // SAFETY: writes one size_t; acts on the current context.
+    unsafe { sys::cuCtxGetLimit(&mut v, sys::CUlimit::CU_LIMIT_PERSISTING_L2_CACHE_SIZE) }.result()?;
+    Ok(v as u64)
+}
+
+/// Sets the current context's persisting set-aside to zero.
+fn no_persisting_set_aside() -> Result<(), DriverError> {
+    // SAFETY: acts on the current context.
+    unsafe { sys::cuCtxSetLimit(sys::CUlimit::CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0) }.result()
 }
 
 /// Every visible device, without creating a context.
@@ -202,6 +217,12 @@ impl CudaBackend {
             .map_err(|e| harness_error("driver-error", "cuCtxSetCurrent", e))?;
         let mut device =
             describe(index, dev).map_err(|e| harness_error("driver-error", "device attributes", e))?;
+        // No L2 set aside for persisting accesses: a kernel's `evict_last` loads then keep
+        // nothing from one timed launch to the next (checked again before every timed launch).
+        no_persisting_set_aside().map_err(|e| harness_error("driver-error", "cuCtxSetLimit", e))?;
+        device.persisting_l2_set_aside_bytes = Some(persisting_set_aside().map_err(|e| {
+            harness_error("driver-error", "cuCtxGetLimit", e)
+        })?);
         let nvml = Nvml::open(&device.uuid);
         if let Some(v) = nvml.as_ref().and_then(Nvml::driver_version) {
             device.driver = v;
@@ -358,6 +379,9 @@ impl Backend for CudaBackend {
     }
 
     fn reset_persisting_l2(&mut self) -> Result<(), BackendError> {
+        if persisting_set_aside().map_err(|e| classify("cuCtxGetLimit", e))? != 0 {
+            no_persisting_set_aside().map_err(|e| classify("cuCtxSetLimit", e))?;
+        }
         // SAFETY: acts on the current context.
         unsafe { sys::cuCtxResetPersistingL2Cache() }
             .result()

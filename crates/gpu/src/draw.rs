@@ -11,6 +11,7 @@
 //! threads. Uniform draws use 53 bits; normal draws are Irwin-Hall sums of twelve 32-bit
 //! uniforms (exact in a double, so host and device round alike; bounded at six sigma).
 
+use aorlta_record::kernel::inputs::{Family, Special};
 use aorlta_record::kernel::{Dtype, Init, Tolerance};
 use half::{bf16, f16};
 
@@ -48,17 +49,37 @@ fn normal01(key: u64, i: u64) -> f64 {
 pub enum Fill {
     /// Every element holds the dtype's sentinel.
     Sentinel,
-    /// Inputs drawn by `init` from `key`.
+    /// Inputs drawn by `init`'s domain and `family` from `key`.
     Input {
-        /// The distribution.
+        /// The declared law (its domain bounds every family).
         init: Init,
         /// The buffer's key ([`buffer_key`]).
         key: u64,
+        /// The family drawn ([`aorlta_record::kernel::inputs`]).
+        family: Family,
+        /// The special values the task declares legal ([`Special::mask`]).
+        special: i32,
+        /// Elements per row, for the per-row families (at least 1).
+        row: u64,
     },
 }
 
-/// The arguments the device's fill and check kernels take for a fill: kind (0 sentinel, 1
-/// uniform, 2 normal), the two reals (lo, hi or mean, std), the integer range and the key.
+impl Fill {
+    /// Inputs of the typical law, with no special values and rows of 256.
+    pub fn typical(init: Init, key: u64) -> Self {
+        Fill::Input {
+            init,
+            key,
+            family: Family::Typical,
+            special: 0,
+            row: 256,
+        }
+    }
+}
+
+/// The arguments the device's fill and check take for a fill: kind (0 sentinel, 1 uniform,
+/// 2 normal), the two reals (lo, hi or mean, std), the integer bounds of the domain, the key,
+/// the family, the mask of legal specials and the row length.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FillArgs {
     /// 0 sentinel, 1 uniform, 2 normal.
@@ -67,12 +88,18 @@ pub struct FillArgs {
     pub a: f64,
     /// `hi` or `std`.
     pub b: f64,
-    /// `ceil(lo)` for integer uniforms.
+    /// The smallest integer of the domain.
     pub ilo: i64,
-    /// `floor(hi)` for integer uniforms.
+    /// The largest integer of the domain.
     pub ihi: i64,
     /// The key.
     pub key: u64,
+    /// [`Family::code`].
+    pub family: i32,
+    /// [`Special::mask`].
+    pub special: i32,
+    /// Elements per row.
+    pub row: u64,
 }
 
 impl Fill {
@@ -86,29 +113,34 @@ impl Fill {
                 ilo: 0,
                 ihi: 0,
                 key: 0,
+                family: 0,
+                special: 0,
+                row: 1,
             },
             Fill::Input {
-                init: Init::Uniform { lo, hi },
+                init,
                 key,
-            } => FillArgs {
-                kind: 1,
-                a: lo,
-                b: hi,
-                ilo: lo.ceil() as i64,
-                ihi: hi.floor() as i64,
-                key,
-            },
-            Fill::Input {
-                init: Init::Normal { mean, std },
-                key,
-            } => FillArgs {
-                kind: 2,
-                a: mean,
-                b: std,
-                ilo: 0,
-                ihi: 0,
-                key,
-            },
+                family,
+                special,
+                row,
+            } => {
+                let (kind, a, b) = match init {
+                    Init::Uniform { lo, hi } => (1, lo, hi),
+                    Init::Normal { mean, std } => (2, mean, std),
+                };
+                let (lo, hi) = domain_of(kind, a, b);
+                FillArgs {
+                    kind,
+                    a,
+                    b,
+                    ilo: lo.ceil() as i64,
+                    ihi: hi.floor() as i64,
+                    key,
+                    family: family.code(),
+                    special,
+                    row: row.max(1),
+                }
+            }
         }
     }
 }
@@ -172,18 +204,163 @@ fn draw_int(a: &FillArgs, i: u64) -> i64 {
     }
 }
 
+/// Salts of the per-row, per-run and per-buffer streams of the families.
+const ROW_SALT: u64 = 0xA076_1D64_78BD_642F;
+const RUN_SALT: u64 = 0xE703_7ED1_A0B4_28DB;
+const BUF_SALT: u64 = 0x8EBC_6AF0_9C88_C6E3;
+
+/// The closed domain of a law: `[lo, hi]`, or `mean ± 6 std`.
+fn domain_of(kind: i32, a: f64, b: f64) -> (f64, f64) {
+    if kind == 2 { (a - 6.0 * b, a + 6.0 * b) } else { (a, b) }
+}
+
+/// 2^-e, exactly (0 <= e <= 1000).
+fn pow2_neg(e: u64) -> f64 {
+    f64::from_bits((1023 - e) << 52)
+}
+
+/// Binary orders the `magnitudes` family spans for a type.
+fn magnitude_orders(dtype: Dtype) -> u64 {
+    match dtype {
+        Dtype::F16 => 14,
+        Dtype::F32 | Dtype::Bf16 => 24,
+        Dtype::I32 | Dtype::U32 | Dtype::I64 => 30,
+    }
+}
+
+/// Element `i` of a family other than `typical` and `specials`, as a real inside the domain.
+fn family_value(dtype: Dtype, a: &FillArgs, i: u64) -> f64 {
+    let (lo, hi) = domain_of(a.kind, a.a, a.b);
+    let range = hi - lo;
+    let u = uniform01(word(a.key, i, 0));
+    let wb = word(a.key ^ BUF_SALT, 0, 0);
+    let r = i / a.row;
+    match a.family {
+        // Top and bottom: a window of 2^-6 to 2^-12 of the domain.
+        1 | 2 => {
+            let w = range * pow2_neg(6 + wb % 7);
+            if a.family == 1 { (hi - w) + w * u } else { lo + w * u }
+        }
+        // A window of 2^-6 to 2^-14 of the domain per row, anywhere in it.
+        3 => {
+            let w = range * pow2_neg(6 + word(a.key ^ ROW_SALT, r, 0) % 9);
+            let start = lo + (range - w) * uniform01(word(a.key ^ ROW_SALT, r, 1));
+            start + w * u
+        }
+        // Runs of one value: whole rows, the whole buffer, or 2 to 256 elements.
+        4 => {
+            let q = match wb % 4 {
+                0 => r,
+                1 => 0,
+                _ => i / (2u64 << (word(a.key ^ BUF_SALT, 0, 1) % 8)),
+            };
+            lo + range * uniform01(word(a.key ^ RUN_SALT, q, 0))
+        }
+        // Signs: alternating, per row, per block of 32, all negative, all positive.
+        5 => {
+            let negative = match wb % 5 {
+                0 => i & 1 == 1,
+                1 => word(a.key ^ ROW_SALT, r, 2) & 1 == 1,
+                2 => word(a.key ^ RUN_SALT, i / 32, 1) & 1 == 1,
+                3 => true,
+                _ => false,
+            };
+            if negative { lo * u } else { hi * u }
+        }
+        // Magnitudes: from an end of the domain towards the point of it nearest zero.
+        _ => {
+            let anchor = if lo > 0.0 {
+                lo
+            } else if hi < 0.0 {
+                hi
+            } else {
+                0.0
+            };
+            let end = if lo < anchor && anchor < hi {
+                if word(a.key, i, 1) & 1 == 1 { lo } else { hi }
+            } else if anchor == lo {
+                hi
+            } else {
+                lo
+            };
+            let e = word(a.key, i, 2) % (magnitude_orders(dtype) + 1);
+            anchor + (end - anchor) * ((0.5 + 0.5 * u) * pow2_neg(e))
+        }
+    }
+}
+
+/// The bits of a special value for element `i`, or `None` when the element keeps its typical
+/// draw (seven in eight, and every element when no special is legal).
+fn special_bits(dtype: Dtype, a: &FillArgs, i: u64) -> Option<u64> {
+    let count = a.special.count_ones() as u64;
+    if count == 0 || word(a.key, i, 1) & 7 != 0 {
+        return None;
+    }
+    let mut pick = word(a.key, i, 2) % count;
+    let mut bit = 1;
+    loop {
+        if a.special & bit != 0 {
+            if pick == 0 {
+                break;
+            }
+            pick -= 1;
+        }
+        bit <<= 1;
+    }
+    let negative = word(a.key, i, 3) & 1;
+    let w = word(a.key, i, 4);
+    let (sign, fraction_mask, inf, nan) = match dtype {
+        Dtype::F32 => (negative << 31, 0x7F_FFFF, 0x7F80_0000, 0x7FC0_0000),
+        Dtype::F16 => (negative << 15, 0x3FF, 0x7C00, 0x7E00),
+        _ => (negative << 15, 0x7F, 0x7F80, 0x7FC0),
+    };
+    Some(match bit {
+        1 => sign,
+        2 => sign | (1 + w % fraction_mask),
+        4 => sign | inf,
+        _ => nan,
+    })
+}
+
+/// A real as an integer of the domain: rounded, then held inside `[ilo, ihi]`.
+fn int_of(a: &FillArgs, v: f64) -> i64 {
+    let x = v.round();
+    if a.ihi <= a.ilo || x <= a.ilo as f64 {
+        a.ilo
+    } else if x >= a.ihi as f64 {
+        a.ihi
+    } else {
+        x as i64
+    }
+}
+
 /// Element `i` of a fill, as the bits the buffer holds (the low bytes for narrow types).
 pub fn fill_bits(dtype: Dtype, a: &FillArgs, i: u64) -> u64 {
     if a.kind == 0 {
         return sentinel_bits(dtype);
     }
+    let float = matches!(dtype, Dtype::F32 | Dtype::F16 | Dtype::Bf16);
+    if a.family == Family::Specials.code() && float {
+        if let Some(bits) = special_bits(dtype, a, i) {
+            return bits;
+        }
+    }
+    let family = a.family != Family::Typical.code() && a.family != Family::Specials.code();
+    let real = || if family { family_value(dtype, a, i) } else { draw(a, i) };
+    let int = || {
+        if family {
+            int_of(a, family_value(dtype, a, i))
+        } else {
+            draw_int(a, i)
+        }
+    };
     match dtype {
-        Dtype::F32 => u64::from((draw(a, i) as f32).to_bits()),
-        Dtype::F16 => u64::from(f16::from_f32(draw(a, i) as f32).to_bits()),
-        Dtype::Bf16 => u64::from(bf16::from_f32(draw(a, i) as f32).to_bits()),
-        Dtype::I32 => u64::from(draw_int(a, i) as i32 as u32),
-        Dtype::U32 => u64::from(draw_int(a, i).max(0) as u32),
-        Dtype::I64 => draw_int(a, i) as u64,
+        Dtype::F32 => u64::from((real() as f32).to_bits()),
+        Dtype::F16 => u64::from(f16::from_f32(real() as f32).to_bits()),
+        Dtype::Bf16 => u64::from(bf16::from_f32(real() as f32).to_bits()),
+        Dtype::I32 => u64::from(int() as i32 as u32),
+        Dtype::U32 => u64::from(int().max(0) as u32),
+        Dtype::I64 => int() as u64,
     }
 }
 
@@ -292,10 +469,7 @@ mod tests {
     use super::*;
 
     fn input(init: Init, seed: u64) -> Fill {
-        Fill::Input {
-            init,
-            key: buffer_key(seed, 0),
-        }
+        Fill::typical(init, buffer_key(seed, 0))
     }
 
     #[test]

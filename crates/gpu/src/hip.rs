@@ -376,6 +376,7 @@ impl Api {
             l2_bytes: u64::from(a(attr::L2_CACHE_SIZE)?),
             // AMD has no persisting L2.
             persisting_l2_max_bytes: 0,
+            persisting_l2_set_aside_bytes: None,
             total_mem_bytes: total as u64,
             max_threads_per_block: a(attr::MAX_THREADS_PER_BLOCK)?,
             max_block: [

@@ -4,6 +4,7 @@
 
 use crate::draw::{Fill, buffer_key, elem_size};
 use aorlta_record::kernel::expr::{eval, eval_count};
+use aorlta_record::kernel::inputs::{self, Family, Special};
 use aorlta_record::kernel::{BufferSpec, Dtype, Init, KernelTask, Role};
 use std::collections::BTreeMap;
 
@@ -39,6 +40,39 @@ pub struct BufLayout {
     pub data_bytes: usize,
     /// How inputs are generated.
     pub init: Init,
+    /// The families its declaration allows ([`inputs::allowed`]).
+    pub families: Vec<Family>,
+    /// The mask of legal special values.
+    pub special: i32,
+    /// Elements per row for the per-row families.
+    pub row: u64,
+}
+
+/// What one launch's inputs are drawn from: a seed, and either the typical law for every input
+/// or the families of one case of a job (each input's turn in its rotation,
+/// [`inputs::family_for_case`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Draw {
+    /// The typical law for every input.
+    Typical(u64),
+    /// Case `case` of a job whose first seed is `first_seed`.
+    Case {
+        /// This launch's seed.
+        seed: u64,
+        /// The case's place in the job.
+        case: usize,
+        /// The job's first seed (picks where each rotation starts).
+        first_seed: u64,
+    },
+}
+
+impl Draw {
+    /// The seed the inputs are drawn from.
+    pub fn seed(self) -> u64 {
+        match self {
+            Draw::Typical(s) | Draw::Case { seed: s, .. } => s,
+        }
+    }
 }
 
 impl BufLayout {
@@ -57,13 +91,26 @@ impl BufLayout {
         matches!(self.role, Role::In | Role::Inout)
     }
 
-    /// What buffer number `index` of a job holds before a launch under `seed`: inputs drawn
-    /// from the seed, outputs the sentinel.
-    pub fn fill(&self, index: usize, seed: u64) -> Fill {
+    /// The family buffer number `index` draws under `draw`.
+    pub fn family(&self, index: usize, draw: Draw) -> Family {
+        match draw {
+            Draw::Typical(_) => Family::Typical,
+            Draw::Case {
+                case, first_seed, ..
+            } => inputs::family_for_case(&self.families, case, first_seed, index),
+        }
+    }
+
+    /// What buffer number `index` of a job holds before a launch under `draw`: inputs drawn
+    /// from its seed and family, outputs the sentinel.
+    pub fn fill(&self, index: usize, draw: Draw) -> Fill {
         if self.is_input() {
             Fill::Input {
                 init: self.init,
-                key: buffer_key(seed, index),
+                key: buffer_key(draw.seed(), index),
+                family: self.family(index, draw),
+                special: self.special,
+                row: self.row,
             }
         } else {
             Fill::Sentinel
@@ -105,6 +152,16 @@ impl Layout {
         self.bufs.iter().map(|b| b.data_bytes).sum()
     }
 
+    /// The family of each input under `draw`, by buffer name.
+    pub fn families(&self, draw: Draw) -> std::collections::BTreeMap<String, Family> {
+        self.bufs
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.is_input())
+            .map(|(k, b)| (b.name.clone(), b.family(k, draw)))
+            .collect()
+    }
+
     /// Evaluates an expression of this size.
     pub fn eval(&self, expr: &str) -> Result<i64, String> {
         eval(expr, &self.vars).map_err(|e| e.to_string())
@@ -123,6 +180,8 @@ fn buf_layout(task: &KernelTask, b: &BufferSpec, vars: &BTreeMap<String, i64>) -
                 task.id, b.name
             )
         })?;
+    let row = eval(&b.row_expr(), vars)
+        .map_err(|e| format!("task {}: buffer `{}`: row: {e}", task.id, b.name))?;
     Ok(BufLayout {
         name: b.name.clone(),
         dtype: b.dtype,
@@ -130,6 +189,9 @@ fn buf_layout(task: &KernelTask, b: &BufferSpec, vars: &BTreeMap<String, i64>) -
         len,
         data_bytes,
         init: b.init,
+        families: inputs::allowed(b),
+        special: Special::mask(&b.special),
+        row: u64::try_from(row).unwrap_or(1).max(1),
     })
 }
 
@@ -161,9 +223,28 @@ mod tests {
         let l = Layout::new(&task(), 1).unwrap();
         assert_eq!(l.bufs[0].data_bytes, 28);
         assert_eq!(l.total_bytes(), 3 * (28 + 2 * GUARD_BYTES));
-        assert_eq!(l.bufs[2].fill(2, 5), Fill::Sentinel);
-        assert_ne!(l.bufs[0].fill(0, 5), l.bufs[1].fill(1, 5));
-        assert_ne!(l.bufs[0].fill(0, 5), l.bufs[0].fill(0, 6));
+        let t = Draw::Typical;
+        assert_eq!(l.bufs[2].fill(2, t(5)), Fill::Sentinel);
+        assert_ne!(l.bufs[0].fill(0, t(5)), l.bufs[1].fill(1, t(5)));
+        assert_ne!(l.bufs[0].fill(0, t(5)), l.bufs[0].fill(0, t(6)));
+        // Rows default to blocks of 256 for a length that is no product.
+        assert_eq!(l.bufs[0].row, 256);
+        // Seven consecutive cases draw every family `a` allows (its domain holds both signs,
+        // no special value is declared).
+        let fams: std::collections::BTreeSet<Family> = (0..7)
+            .map(|case| {
+                l.bufs[0].family(
+                    0,
+                    Draw::Case {
+                        seed: 5,
+                        case,
+                        first_seed: 9,
+                    },
+                )
+            })
+            .collect();
+        assert_eq!(fams.len(), 7, "{fams:?}");
+        assert!(!fams.contains(&Family::Specials));
         let e = Layout::new(&task(), 2).unwrap_err();
         assert!(e.contains("no size 2"), "{e}");
     }

@@ -24,9 +24,10 @@ use crate::backend::{Backend, DevPtr};
 use crate::check::other_sets;
 use crate::draw::mix64;
 use crate::layout::BufferSet;
-use crate::layout::Layout;
+use crate::layout::{Draw, Layout};
 use crate::plan::{Kernel, Phase, Runner, Stop, Timed};
 use crate::verify::{Counters, Expect};
+use aorlta_record::kernel::TimedInputs;
 use aorlta_record::kernel::harness::{
     BudgetStop, Clocks, Geometry, LaunchSample, Overhead, Party, TimeReport, TimeWork, TimedPair,
 };
@@ -50,6 +51,20 @@ pub fn flush_bytes(l2_bytes: u64) -> u64 {
 /// The input seed of pair `p` (the calibration launch uses `u64::MAX`).
 pub fn pair_seed(input_seed: u64, p: u64) -> u64 {
     mix64(input_seed ^ mix64(p))
+}
+
+/// The inputs of pair `p`: the typical law, unless the task asks its timed launches to take
+/// every input family in turn.
+pub fn timed_draw(inputs: TimedInputs, input_seed: u64, p: usize) -> Draw {
+    let seed = pair_seed(input_seed, p as u64);
+    match inputs {
+        TimedInputs::Typical => Draw::Typical(seed),
+        TimedInputs::Families => Draw::Case {
+            seed,
+            case: p,
+            first_seed: input_seed,
+        },
+    }
 }
 
 /// Runs a timing job; `None` when it stopped before measuring anything worth reporting.
@@ -207,7 +222,7 @@ fn pairs<B: Backend>(
     // One cold reference launch first: a reference time exists before any candidate launch,
     // so a candidate cut at its first launch is bounded against it.
     r.helpers_on()?;
-    let calibration = reference_launch(r, s, k, pair_seed(w.input_seed, u64::MAX), c, 0)?;
+    let calibration = reference_launch(r, s, k, Draw::Typical(pair_seed(w.input_seed, u64::MAX)), c, 0)?;
     ref_times.push(calibration);
     // A candidate launch longer than this alone proves that `min_pairs` pairs cannot fit.
     let cut_s = w.budget_s / w.min_pairs.max(1) as f64 + CUT_MARGIN_S;
@@ -223,7 +238,7 @@ fn pairs<B: Backend>(
                 break;
             }
         }
-        let seed = pair_seed(w.input_seed, p as u64);
+        let seed = timed_draw(r.job.task.timed_inputs, w.input_seed, p);
         let candidate_first = order.next_u64() & 1 == 1;
         let t0 = Instant::now();
         let times = match one_pair(r, s, k, c, seed, p, candidate_first, cut_s)? {
@@ -272,13 +287,13 @@ fn pairs<B: Backend>(
     Ok(())
 }
 
-/// A timed reference launch in the reference's set, filled for `seed` first; its own checks are
+/// A timed reference launch in the reference's set, filled for `draw` first; its own checks are
 /// read before anything else runs. Returns the kernel seconds.
 fn reference_launch<B: Backend>(
     r: &mut Runner<'_, B>,
     s: &Setup,
     k: &Kernels<'_>,
-    seed: u64,
+    seed: Draw,
     c: &mut Counters,
     salt: u32,
 ) -> Result<f64, Stop> {
@@ -338,7 +353,7 @@ fn one_pair<B: Backend>(
     s: &Setup,
     k: &Kernels<'_>,
     c: &mut Counters,
-    seed: u64,
+    seed: Draw,
     p: usize,
     candidate_first: bool,
     cut_s: f64,

@@ -10,9 +10,10 @@
 
 use crate::backend::{Backend, DevPtr, HelperOp};
 use crate::draw::{Fill, as_f64, count_unlike, elem_size, load};
-use crate::layout::{BufferSet, GUARD_BYTES, Layout};
+use crate::layout::{BufferSet, Draw, GUARD_BYTES, Layout};
 use crate::plan::{Phase, Runner, Stop};
 use aorlta_record::kernel::harness::{Mismatch, Party};
+use aorlta_record::kernel::inputs::{Family, Special};
 use aorlta_record::kernel::{Dtype, Init, Tolerance};
 
 /// A block of `u64` counters in device memory.
@@ -98,13 +99,13 @@ impl<B: Backend> Runner<'_, B> {
         Ok(BufferSet { ptrs })
     }
 
-    /// Fills a set for `seed`: guards, inputs and output sentinels (`outputs_only`: the
+    /// Fills a set for `draw`: guards, inputs and output sentinels (`outputs_only`: the
     /// outputs alone, which scrubs a reference's result off the device).
     pub fn fill_set(
         &mut self,
         layout: &Layout,
         set: &BufferSet,
-        seed: u64,
+        draw: Draw,
         outputs_only: bool,
     ) -> Result<(), Stop> {
         for (k, b) in layout.bufs.iter().enumerate() {
@@ -126,7 +127,7 @@ impl<B: Backend> Runner<'_, B> {
             let fill = if outputs_only {
                 Fill::Sentinel
             } else {
-                b.fill(k, seed)
+                b.fill(k, draw)
             };
             self.helper_op(HelperOp::FillData {
                 dst: set.data(k),
@@ -138,13 +139,13 @@ impl<B: Backend> Runner<'_, B> {
         Ok(())
     }
 
-    /// Queues the checks of a set filled for `seed`.
+    /// Queues the checks of a set filled for `draw`.
     pub fn check_set(
         &mut self,
         c: &mut Counters,
         layout: &Layout,
         set: &BufferSet,
-        seed: u64,
+        draw: Draw,
         expect: Expect,
     ) -> Result<SetCheck, Stop> {
         let mut check = SetCheck {
@@ -172,7 +173,7 @@ impl<B: Backend> Runner<'_, B> {
                     src: set.data(k),
                     len: b.len,
                     dtype: b.dtype,
-                    fill: b.fill(k, seed),
+                    fill: b.fill(k, draw),
                     count: c.addr(slot),
                 })?;
                 check.data.push(Some((slot, b.is_output())));
@@ -251,7 +252,7 @@ impl<B: Backend> Runner<'_, B> {
             return;
         }
         if self.helpers_loaded || self.helpers_on().is_ok() {
-            let _ = self.fill_set(layout, set, 0, true);
+            let _ = self.fill_set(layout, set, Draw::Typical(0), true);
         }
         self.free_set(set);
     }
@@ -368,10 +369,7 @@ fn guards_and_comparison<B: Backend>(b: &mut B, buf: DevPtr, count: DevPtr) -> R
     let n: u64 = 2000;
     let (first_region, second_region, out) = (buf, buf + n * 4, buf + 2 * n * 4);
     let tol = Tolerance::default_for(Dtype::F32);
-    let region = Fill::Input {
-        init: Init::Uniform { lo: -1.0, hi: 1.0 },
-        key: 99,
-    };
+    let region = Fill::typical(Init::Uniform { lo: -1.0, hi: 1.0 }, 99);
     let compare = |got| HelperOp::Compare {
         expected: first_region,
         got,
@@ -448,8 +446,8 @@ fn guards_and_comparison<B: Backend>(b: &mut B, buf: DevPtr, count: DevPtr) -> R
     Ok(())
 }
 
-/// Fills a probe buffer on the device with every dtype and distribution and compares it with
-/// the host's twin; `Err` names the first disagreement. A harness whose device code and host
+/// Fills a probe buffer on the device with every dtype, distribution and input family and
+/// compares it with the host's twin; `Err` names the first disagreement. A harness whose device code and host
 /// code draw differently would check launches against inputs nobody wrote.
 pub fn self_test<B: Backend>(b: &mut B) -> Result<(), String> {
     const LEN: u64 = 4099;
@@ -473,10 +471,17 @@ pub fn self_test<B: Backend>(b: &mut B) -> Result<(), String> {
     let buf = b.alloc(LEN as usize * 8 + 8).map_err(e)?;
     let count = buf + LEN * 8;
     let result = (|| {
-        for (i, (dtype, init)) in cases.iter().enumerate() {
+        let every = cases
+            .iter()
+            .enumerate()
+            .flat_map(|(i, c)| Family::ALL.into_iter().map(move |f| (i, c, f)));
+        for (i, (dtype, init), family) in every {
             let fill = Fill::Input {
                 init: *init,
                 key: crate::draw::buffer_key(0xA0A0 + i as u64, i),
+                family,
+                special: Special::mask(&[Special::Zero, Special::Subnormal, Special::Inf, Special::Nan]),
+                row: 37,
             };
             let n = LEN as usize * elem_size(*dtype);
             let mut host = vec![0u8; n];
@@ -494,7 +499,7 @@ pub fn self_test<B: Backend>(b: &mut B) -> Result<(), String> {
             let unlike = count_unlike(&host, *dtype, &fill);
             if unlike != 0 {
                 return Err(format!(
-                    "{unlike} of {LEN} {dtype:?} elements drawn by the device differ from the host's"
+                    "{unlike} of {LEN} {dtype:?} elements of family {family} drawn by the device differ from the host's"
                 ));
             }
             let mut word = [0u8; 8];
@@ -513,7 +518,7 @@ pub fn self_test<B: Backend>(b: &mut B) -> Result<(), String> {
             }
             if u64::from_le_bytes(word) != 0 {
                 return Err(format!(
-                    "the device's check of its own {dtype:?} fill counts a difference"
+                    "the device's check of its own {dtype:?} fill of family {family} counts a difference"
                 ));
             }
         }

@@ -11,6 +11,7 @@
 pub mod expr;
 pub mod fake;
 pub mod harness;
+pub mod inputs;
 pub mod mangle;
 
 use serde::{Deserialize, Serialize};
@@ -113,9 +114,47 @@ pub struct BufferSpec {
     pub len: String,
     /// In, out or inout.
     pub role: Role,
-    /// How inputs are generated (ignored for `out`).
+    /// How inputs are generated (ignored for `out`): the typical law, whose domain the other
+    /// input families draw from ([`inputs`]).
     #[serde(default)]
     pub init: Init,
+    /// Special values the task's contract allows in this input (floats only): drawn by the
+    /// `specials` family, never by the others. None by default.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub special: Vec<inputs::Special>,
+    /// Elements per row for the per-row input families (an expression of the size variables);
+    /// by default the last factor of `len` when it is a product (`rows * cols` gives `cols`),
+    /// else blocks of 256 elements.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row: Option<String>,
+}
+
+impl BufferSpec {
+    /// The expression of this buffer's row length ([`BufferSpec::row`]).
+    pub fn row_expr(&self) -> String {
+        if let Some(r) = &self.row {
+            return r.clone();
+        }
+        match expr::last_factor(&self.len) {
+            Some(f) => f,
+            None => "256".to_string(),
+        }
+    }
+}
+
+/// What the timed launches draw their inputs from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimedInputs {
+    /// The typical law (the default): speed is measured on representative data.
+    #[default]
+    Typical,
+    /// Every input family in turn, as the correctness cases do.
+    Families,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 /// Comparison tolerance: `|cand - ref| <= atol + rtol * |ref|`.
@@ -129,14 +168,19 @@ pub struct Tolerance {
 }
 
 impl Tolerance {
-    /// The default for a dtype: fp32 1e-4/1e-4, fp16/bf16 1e-2/1e-2, integers exact.
+    /// The default for a dtype: fp32 1e-4/1e-4, fp16 1e-3/2e-3, bf16 1e-2/1e-2, integers exact
+    /// (each inside its precision's range, [`inputs::Precision::rtol_range`]).
     pub fn default_for(dtype: Dtype) -> Self {
         match dtype {
             Dtype::F32 => Tolerance {
                 atol: 1e-4,
                 rtol: 1e-4,
             },
-            Dtype::F16 | Dtype::Bf16 => Tolerance {
+            Dtype::F16 => Tolerance {
+                atol: 1e-3,
+                rtol: 2e-3,
+            },
+            Dtype::Bf16 => Tolerance {
                 atol: 1e-2,
                 rtol: 1e-2,
             },
@@ -212,6 +256,13 @@ pub struct KernelTask {
     /// Caps on the candidate's own launch geometry.
     #[serde(default)]
     pub caps: LaunchCaps,
+    /// The arithmetic precision the task asks for (default: that of its coarsest float
+    /// output); the tolerance is checked against it when the task loads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<inputs::Precision>,
+    /// What the timed launches draw: the typical law (default) or every family.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub timed_inputs: TimedInputs,
 }
 
 fn zero_expr() -> String {

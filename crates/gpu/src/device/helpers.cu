@@ -118,10 +118,122 @@ __device__ __forceinline__ i64 draw_int(int kind, double a, double b, i64 ilo, i
     return (i64)round(__dadd_rn(a, __dmul_rn(b, normal01(key, i))));
 }
 
+// The input families (`crates/record/src/kernel/inputs.rs`); their host twin is
+// `crates/gpu/src/draw.rs`, formula for formula.
+enum {
+    FAMILY_TYPICAL = 0, FAMILY_TOP = 1, FAMILY_BOTTOM = 2, FAMILY_ROW_WINDOW = 3,
+    FAMILY_CONSTANT_RUNS = 4, FAMILY_SIGNS = 5, FAMILY_MAGNITUDES = 6, FAMILY_SPECIALS = 7
+};
+
+#define ROW_SALT 0xA0761D6478BD642FULL
+#define RUN_SALT 0xE7037ED1A0B428DBULL
+#define BUF_SALT 0x8EBC6AF09C88C6E3ULL
+
+// What a fill or a check of data needs of its op.
+struct FillSpec {
+    int dtype, kind, family, special;
+    double a, b;
+    i64 ilo, ihi;
+    u64 key, row;
+};
+
+__device__ __forceinline__ double pow2_neg(u64 e) { return __longlong_as_double((long long)((1023ULL - e) << 52)); }
+
+__device__ __forceinline__ u64 magnitude_orders(int dtype) {
+    return dtype == DT_F16 ? 14ULL : (dtype == DT_F32 || dtype == DT_BF16) ? 24ULL : 30ULL;
+}
+
+__device__ double family_value(const FillSpec& f, u64 i) {
+    double lo = f.a, hi = f.b;
+    if (f.kind == FILL_NORMAL) {
+        lo = __dsub_rn(f.a, __dmul_rn(6.0, f.b));
+        hi = __dadd_rn(f.a, __dmul_rn(6.0, f.b));
+    }
+    double range = __dsub_rn(hi, lo);
+    double u = uniform01(word(f.key, i, 0));
+    u64 wb = word(f.key ^ BUF_SALT, 0, 0);
+    u64 r = i / f.row;
+    switch (f.family) {
+    case FAMILY_TOP: case FAMILY_BOTTOM: {
+        double w = __dmul_rn(range, pow2_neg(6 + wb % 7));
+        if (f.family == FAMILY_TOP) return __dadd_rn(__dsub_rn(hi, w), __dmul_rn(w, u));
+        return __dadd_rn(lo, __dmul_rn(w, u));
+    }
+    case FAMILY_ROW_WINDOW: {
+        double w = __dmul_rn(range, pow2_neg(6 + word(f.key ^ ROW_SALT, r, 0) % 9));
+        double start = __dadd_rn(lo, __dmul_rn(__dsub_rn(range, w), uniform01(word(f.key ^ ROW_SALT, r, 1))));
+        return __dadd_rn(start, __dmul_rn(w, u));
+    }
+    case FAMILY_CONSTANT_RUNS: {
+        u64 q;
+        switch (wb % 4) {
+        case 0: q = r; break;
+        case 1: q = 0; break;
+        default: q = i / (2ULL << (word(f.key ^ BUF_SALT, 0, 1) % 8)); break;
+        }
+        return __dadd_rn(lo, __dmul_rn(range, uniform01(word(f.key ^ RUN_SALT, q, 0))));
+    }
+    case FAMILY_SIGNS: {
+        int negative;
+        switch (wb % 5) {
+        case 0: negative = (i & 1ULL) == 1ULL; break;
+        case 1: negative = (word(f.key ^ ROW_SALT, r, 2) & 1ULL) == 1ULL; break;
+        case 2: negative = (word(f.key ^ RUN_SALT, i / 32, 1) & 1ULL) == 1ULL; break;
+        case 3: negative = 1; break;
+        default: negative = 0; break;
+        }
+        return negative ? __dmul_rn(lo, u) : __dmul_rn(hi, u);
+    }
+    default: {
+        double anchor = lo > 0.0 ? lo : (hi < 0.0 ? hi : 0.0);
+        double end;
+        if (lo < anchor && anchor < hi) end = (word(f.key, i, 1) & 1ULL) == 1ULL ? lo : hi;
+        else end = anchor == lo ? hi : lo;
+        u64 e = word(f.key, i, 2) % (magnitude_orders(f.dtype) + 1);
+        double t = __dmul_rn(__dadd_rn(0.5, __dmul_rn(0.5, u)), pow2_neg(e));
+        return __dadd_rn(anchor, __dmul_rn(__dsub_rn(end, anchor), t));
+    }
+    }
+}
+
+// The bits of a special value for element i; 0 in *keep when the element keeps its typical draw.
+__device__ u64 special_bits(const FillSpec& f, u64 i, int* keep) {
+    u64 count = (u64)__popc((unsigned)f.special);
+    *keep = 1;
+    if (count == 0 || (word(f.key, i, 1) & 7ULL) != 0) return 0;
+    *keep = 0;
+    u64 pick = word(f.key, i, 2) % count;
+    int bit = 1;
+    for (;;) {
+        if (f.special & bit) {
+            if (pick == 0) break;
+            pick -= 1;
+        }
+        bit <<= 1;
+    }
+    u64 negative = word(f.key, i, 3) & 1ULL;
+    u64 w = word(f.key, i, 4);
+    u64 sign, mask, inf, nan;
+    if (f.dtype == DT_F32) { sign = negative << 31; mask = 0x7FFFFFULL; inf = 0x7F800000ULL; nan = 0x7FC00000ULL; }
+    else if (f.dtype == DT_F16) { sign = negative << 15; mask = 0x3FFULL; inf = 0x7C00ULL; nan = 0x7E00ULL; }
+    else { sign = negative << 15; mask = 0x7FULL; inf = 0x7F80ULL; nan = 0x7FC0ULL; }
+    if (bit == 1) return sign;
+    if (bit == 2) return sign | (1ULL + w % mask);
+    if (bit == 4) return sign | inf;
+    return nan;
+}
+
+__device__ __forceinline__ i64 int_of(const FillSpec& f, double v) {
+    double x = round(v);
+    if (f.ihi <= f.ilo || x <= (double)f.ilo) return f.ilo;
+    if (x >= (double)f.ihi) return f.ihi;
+    return (i64)x;
+}
+
 // Element i of a fill, as the bits the buffer holds (low bytes used for narrow types).
-__device__ u64 fill_bits(int dtype, int kind, double a, double b, i64 ilo, i64 ihi, u64 key, u64 i) {
-    if (kind == FILL_SENTINEL) {
-        switch (dtype) {
+__device__ u64 fill_bits(const FillSpec& f, u64 i) {
+    if (f.kind == FILL_SENTINEL) {
+        switch (f.dtype) {
         case DT_F32: return 0x7FC0DEADULL;
         case DT_F16: return 0x7E5AULL;
         case DT_BF16: return 0x7FDAULL;
@@ -129,14 +241,24 @@ __device__ u64 fill_bits(int dtype, int kind, double a, double b, i64 ilo, i64 i
         default: return 0xDEADBEEFDEADBEEFULL;
         }
     }
-    switch (dtype) {
-    case DT_F32: return (u64)f32_bits(__double2float_rn(draw(kind, a, b, key, i)));
-    case DT_F16: return (u64)f32_to_f16(__double2float_rn(draw(kind, a, b, key, i)));
-    case DT_BF16: return (u64)f32_to_bf16(__double2float_rn(draw(kind, a, b, key, i)));
-    case DT_I32: return (u64)(u32)(int)draw_int(kind, a, b, ilo, ihi, key, i);
-    case DT_U32: { i64 v = draw_int(kind, a, b, ilo, ihi, key, i); return (u64)(u32)(v < 0 ? 0 : v); }
-    default: return (u64)draw_int(kind, a, b, ilo, ihi, key, i);
+    int is_float = f.dtype == DT_F32 || f.dtype == DT_F16 || f.dtype == DT_BF16;
+    if (f.family == FAMILY_SPECIALS && is_float) {
+        int keep;
+        u64 bits = special_bits(f, i, &keep);
+        if (!keep) return bits;
     }
+    int fam = f.family != FAMILY_TYPICAL && f.family != FAMILY_SPECIALS;
+    if (is_float) {
+        double v = fam ? family_value(f, i) : draw(f.kind, f.a, f.b, f.key, i);
+        float x = __double2float_rn(v);
+        if (f.dtype == DT_F32) return (u64)f32_bits(x);
+        if (f.dtype == DT_F16) return (u64)f32_to_f16(x);
+        return (u64)f32_to_bf16(x);
+    }
+    i64 v = fam ? int_of(f, family_value(f, i)) : draw_int(f.kind, f.a, f.b, f.ilo, f.ihi, f.key, i);
+    if (f.dtype == DT_I32) return (u64)(u32)(int)v;
+    if (f.dtype == DT_U32) return (u64)(u32)(v < 0 ? 0 : v);
+    return (u64)v;
 }
 
 __device__ __forceinline__ u64 load_bits(const void* p, int dtype, u64 i) {
@@ -187,15 +309,34 @@ struct Op {
     int dtype;
     int fill;   // FILL_*
     u64 start;  // the op's first index in the batch's work
+    u64 row;    // fill: elements per row
+    int family; // fill: FAMILY_*
+    int special; // fill: mask of legal special values
 };
 
-#define MAX_OPS 40
+// 36 ops keep the batch, passed by value, under the 4 KiB of kernel parameters every driver takes.
+#define MAX_OPS 36
 
 struct Batch {
     u64 total;  // work items over every op
     u64 count;
     Op ops[MAX_OPS];
 };
+
+__device__ __forceinline__ FillSpec spec_of(const Op& op) {
+    FillSpec f;
+    f.dtype = op.dtype;
+    f.kind = op.fill;
+    f.family = op.family;
+    f.special = op.special;
+    f.a = op.a;
+    f.b = op.b;
+    f.ilo = op.ilo;
+    f.ihi = op.ihi;
+    f.key = op.key;
+    f.row = op.row ? op.row : 1;
+    return f;
+}
 
 // What one thread gathered for the op it is on, added to the op's counters when it moves on.
 struct Acc {
@@ -276,10 +417,10 @@ extern "C" __global__ void aorlta_run(const Batch batch) {
             acc.bad += ((const unsigned char*)op.p)[i] != canary(op.key + i);
             break;
         case OP_FILL_DATA:
-            store_bits((void*)op.p, op.dtype, i, fill_bits(op.dtype, op.fill, op.a, op.b, op.ilo, op.ihi, op.key, i));
+            store_bits((void*)op.p, op.dtype, i, fill_bits(spec_of(op), i));
             break;
         case OP_CHECK_DATA:
-            acc.bad += load_bits((const void*)op.p, op.dtype, i) != fill_bits(op.dtype, op.fill, op.a, op.b, op.ilo, op.ihi, op.key, i);
+            acc.bad += load_bits((const void*)op.p, op.dtype, i) != fill_bits(spec_of(op), i);
             break;
         default:
             compare_one(op, i, acc);

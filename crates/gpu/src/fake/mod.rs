@@ -139,6 +139,7 @@ impl FakeBackend {
             sm_count: 132,
             l2_bytes: 1 << 20,
             persisting_l2_max_bytes: 1 << 19,
+            persisting_l2_set_aside_bytes: Some(0),
             total_mem_bytes: 1 << 32,
             max_threads_per_block: 1024,
             max_block: [1024, 1024, 64],

@@ -47,6 +47,24 @@ pub fn eval_count(expr: &str, vars: &BTreeMap<String, i64>) -> Result<u64, ExprE
     })
 }
 
+/// The last factor of an expression that is a product at its top level (`rows * cols` gives
+/// `cols`; `(a + b) * 4` gives `4`), as written; `None` for anything else (`n`, `a * b + 1`).
+pub fn last_factor(expr: &str) -> Option<String> {
+    let mut depth = 0i32;
+    let mut last_star = None;
+    for (i, c) in expr.bytes().enumerate() {
+        match c {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b'*' if depth == 0 => last_star = Some(i),
+            b'+' | b'-' | b'/' | b'%' if depth == 0 => return None,
+            _ => {}
+        }
+    }
+    let f = expr[last_star? + 1..].trim();
+    (!f.is_empty()).then(|| f.to_string())
+}
+
 struct Parser<'a> {
     src: &'a str,
     bytes: &'a [u8],
@@ -199,6 +217,16 @@ impl Parser<'_> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_last_factor_of_a_product_names_a_row() {
+        assert_eq!(last_factor("rows * cols").as_deref(), Some("cols"));
+        assert_eq!(last_factor("(a + b) * 4").as_deref(), Some("4"));
+        assert_eq!(last_factor("b * m * k").as_deref(), Some("k"));
+        assert_eq!(last_factor("n"), None);
+        assert_eq!(last_factor("a * b + 1"), None);
+        assert_eq!(last_factor("n * 2 - 1"), None);
+    }
+
     use super::*;
 
     fn vars() -> BTreeMap<String, i64> {

@@ -152,6 +152,10 @@ pub struct DeviceInfo {
     pub l2_bytes: u64,
     /// Most bytes of L2 that may be set persisting.
     pub persisting_l2_max_bytes: u64,
+    /// Bytes of L2 the harness's context sets aside for persisting accesses (it sets zero;
+    /// absent where the device has no such thing or the harness predates the field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persisting_l2_set_aside_bytes: Option<u64>,
     /// Device memory bytes.
     pub total_mem_bytes: u64,
     /// Most threads per block.
@@ -236,6 +240,9 @@ pub struct CaseReport {
     pub size: usize,
     /// Input seed.
     pub seed: u64,
+    /// The input family each input buffer drew, by name.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub families: std::collections::BTreeMap<String, super::inputs::Family>,
     /// The candidate's geometry.
     pub candidate: Geometry,
     /// The reference's geometry.

@@ -1,0 +1,240 @@
+//! What a kernel task must hold beyond its schema, checked when it loads: every input's domain
+//! is a real interval, special values are declared only where they can be drawn, every row
+//! length evaluates on every size, and the tolerance means the precision the task asks for
+//! ([`aorlta_record::kernel::inputs::rtol_fits`]). Errors name the field and, where the task came
+//! from a file, its line.
+
+use aorlta_record::kernel::expr::eval;
+use aorlta_record::kernel::inputs::{Precision, is_float, rtol_fits};
+use aorlta_record::kernel::{Init, KernelTask, Role, Tolerance};
+
+/// A rule a task breaks: the field, the buffer it is in (if any) and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Broken {
+    /// The field (`tolerance`, `special`, `init`, `row`, `precision`).
+    pub field: &'static str,
+    /// The buffer the field belongs to.
+    pub buffer: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Broken {
+    /// The message with its field: "buffer `in`: field `special`: ...".
+    pub fn describe(&self) -> String {
+        match &self.buffer {
+            Some(b) => format!("buffer `{b}`: field `{}`: {}", self.field, self.message),
+            None => format!("field `{}`: {}", self.field, self.message),
+        }
+    }
+
+    /// The 1-based line of the field in the task file's text (of the buffer's entry for a
+    /// buffer's field); 0 when it is not written there (a default).
+    pub fn line(&self, text: &str) -> usize {
+        let lines: Vec<&str> = text.lines().collect();
+        let key = format!("{}:", self.field);
+        let from = match &self.buffer {
+            Some(b) => {
+                let name = [format!("name: {b}"), format!("name: \"{b}\""), format!("name: '{b}'")];
+                match lines.iter().position(|l| name.iter().any(|n| l.contains(n.as_str()))) {
+                    Some(at) => at,
+                    None => return 0,
+                }
+            }
+            None => 0,
+        };
+        let found = lines[from..].iter().position(|l| {
+            let t = l.trim_start().trim_start_matches("- ").trim_start_matches('{');
+            t.starts_with(&key) || l.contains(&format!(" {key}")) || l.contains(&format!("{{{key}"))
+        });
+        match (found, &self.buffer) {
+            (Some(at), _) => from + at + 1,
+            (None, Some(_)) => from + 1,
+            (None, None) => 0,
+        }
+    }
+}
+
+fn broken(field: &'static str, buffer: Option<&str>, message: String) -> Broken {
+    Broken {
+        field,
+        buffer: buffer.map(str::to_string),
+        message,
+    }
+}
+
+/// The precision a task asks for: its own, else that of its coarsest float output; `None`
+/// when no output is a float.
+pub fn precision_of(spec: &KernelTask) -> Option<Precision> {
+    if spec.precision.is_some() {
+        return spec.precision;
+    }
+    spec.buffers
+        .iter()
+        .filter(|b| b.role != Role::In)
+        .filter_map(|b| Precision::of(b.dtype))
+        .max_by(|a, b| a.unit_roundoff().total_cmp(&b.unit_roundoff()))
+}
+
+/// Checks a task; the first rule it breaks.
+pub fn check(spec: &KernelTask) -> Result<(), Broken> {
+    for b in &spec.buffers {
+        let name = Some(b.name.as_str());
+        if b.role != Role::Out {
+            match b.init {
+                Init::Uniform { lo, hi } if !(lo.is_finite() && hi.is_finite() && lo <= hi) => {
+                    return Err(broken(
+                        "init",
+                        name,
+                        format!("uniform needs finite lo <= hi (got lo {lo}, hi {hi})"),
+                    ));
+                }
+                Init::Normal { mean, std } if !(mean.is_finite() && std.is_finite() && std >= 0.0) => {
+                    return Err(broken(
+                        "init",
+                        name,
+                        format!("normal needs a finite mean and std >= 0 (got mean {mean}, std {std})"),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        if !b.special.is_empty() {
+            if b.role == Role::Out {
+                return Err(broken(
+                    "special",
+                    name,
+                    "an output draws no inputs; declare special values on inputs".into(),
+                ));
+            }
+            if !is_float(b.dtype) {
+                return Err(broken(
+                    "special",
+                    name,
+                    format!("special values need a float buffer (this one is {:?})", b.dtype),
+                ));
+            }
+        }
+        for (i, size) in spec.sizes.iter().enumerate() {
+            match eval(&b.row_expr(), size) {
+                Ok(r) if r >= 1 => {}
+                Ok(r) => {
+                    return Err(broken(
+                        "row",
+                        name,
+                        format!("`{}` is {r} at size {i}; a row holds at least one element", b.row_expr()),
+                    ));
+                }
+                Err(e) => return Err(broken("row", name, format!("at size {i}: {e}"))),
+            }
+        }
+    }
+    check_tolerance(spec)
+}
+
+fn check_tolerance(spec: &KernelTask) -> Result<(), Broken> {
+    let float_outputs = spec
+        .buffers
+        .iter()
+        .any(|b| b.role != Role::In && is_float(b.dtype));
+    if spec.precision.is_some() && !float_outputs {
+        return Err(broken(
+            "precision",
+            None,
+            "the task has no float output for a precision to apply to".into(),
+        ));
+    }
+    let Some(tol) = spec.tolerance else {
+        // Each output's default is inside its own precision's range; a declared precision
+        // coarser than an output's type needs its tolerance written out.
+        if let Some(p) = spec.precision {
+            for b in spec.buffers.iter().filter(|b| b.role != Role::In && is_float(b.dtype)) {
+                if let Some(why) = rtol_fits(p, Tolerance::default_for(b.dtype).rtol) {
+                    return Err(broken(
+                        "tolerance",
+                        None,
+                        format!("the default for `{}` does not fit `precision: {}`: {why}", b.name, p.name()),
+                    ));
+                }
+            }
+        }
+        return Ok(());
+    };
+    if !(tol.atol.is_finite() && tol.rtol.is_finite() && tol.atol >= 0.0 && tol.rtol >= 0.0) {
+        return Err(broken(
+            "tolerance",
+            None,
+            format!("atol and rtol must be finite and >= 0 (got {} and {})", tol.atol, tol.rtol),
+        ));
+    }
+    // rtol 0 asks for an absolute (or exact) comparison: data movement, integer-valued results.
+    match precision_of(spec) {
+        Some(p) if float_outputs && tol.rtol > 0.0 => match rtol_fits(p, tol.rtol) {
+            Some(why) => Err(broken("tolerance", None, format!("{why} (precision {})", p.name()))),
+            None => Ok(()),
+        },
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(extra: serde_json::Value) -> KernelTask {
+        let mut v = serde_json::json!({
+            "id": "t", "prompt": "p", "reference": "r.cu",
+            "signature": "void t(const float* in, float* out, int rows, int cols)",
+            "buffers": [
+                {"name": "in", "dtype": "f32", "len": "rows * cols", "role": "in"},
+                {"name": "out", "dtype": "f32", "len": "rows * cols", "role": "out"}
+            ],
+            "sizes": [{"rows": 4, "cols": 8}, {"rows": 1, "cols": 1}],
+            "grid": ["1", "1", "1"], "block": ["1", "1", "1"]
+        });
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn a_tolerance_loose_enough_for_a_coarser_precision_is_refused_unless_declared() {
+        assert_eq!(check(&task(serde_json::json!({}))), Ok(()));
+        let loose = serde_json::json!({"tolerance": {"atol": 1e-5, "rtol": 1e-3}});
+        let e = check(&task(loose.clone())).unwrap_err();
+        assert_eq!(e.field, "tolerance");
+        assert!(e.message.contains("tf32"), "{}", e.message);
+        let mut declared = loose;
+        declared["precision"] = "tf32".into();
+        assert_eq!(check(&task(declared)), Ok(()));
+        // Exact comparisons stay legal.
+        assert_eq!(check(&task(serde_json::json!({"tolerance": {"atol": 0.0, "rtol": 0.0}}))), Ok(()));
+        let e = check(&task(serde_json::json!({"precision": "bf16"}))).unwrap_err();
+        assert!(e.message.contains("default for `out`"), "{}", e.message);
+    }
+
+    #[test]
+    fn specials_rows_and_domains_are_checked_with_their_buffer() {
+        let mut t = task(serde_json::json!({}));
+        t.buffers[1].special = vec![aorlta_record::kernel::inputs::Special::Nan];
+        let e = check(&t).unwrap_err();
+        assert_eq!((e.field, e.buffer.as_deref()), ("special", Some("out")));
+        let mut t = task(serde_json::json!({}));
+        t.buffers[0].row = Some("cols - 1".into());
+        let e = check(&t).unwrap_err();
+        assert!(e.message.contains("is 0 at size 1"), "{}", e.message);
+        let mut t = task(serde_json::json!({}));
+        t.buffers[0].init = Init::Uniform { lo: 2.0, hi: 1.0 };
+        assert_eq!(check(&t).unwrap_err().field, "init");
+    }
+
+    #[test]
+    fn a_broken_rule_finds_its_line_in_the_file() {
+        let text = "id: t\nbuffers:\n  - {name: a, dtype: f32}\n  - name: out\n    dtype: f32\n    special: [nan]\ntolerance: {atol: 1.0, rtol: 0.5}\n";
+        let b = broken("special", Some("out"), String::new());
+        assert_eq!(b.line(text), 6);
+        assert_eq!(broken("tolerance", None, String::new()).line(text), 7);
+        assert_eq!(broken("precision", None, String::new()).line(text), 0);
+    }
+}
