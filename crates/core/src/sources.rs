@@ -1,16 +1,14 @@
-//! Build identities: the sources each kind of result depends on, hashed at build time by
-//! `build.rs` from the lists in `build/identities.rs`. A leg's cache key carries its adapter's
-//! identity and an entry's key carries [`entry`], so a changed rule is never served from an old
-//! cache, while an edit that cannot change a result (a summary table, the service, the cache
-//! itself) keeps every key:
-//! - `parse`, `reference-match`: the Q&A adapters and answer extraction;
-//! - `normalised-match`: those and the normaliser;
-//! - `kernel-compile`: the kernel task spec and mangler, the compiler driver, the source policy,
-//!   the cubin reader;
-//! - `kernel-run`: those, the harness runner and the harness itself ([`aorlta_kernel::HARNESS_BUILD`]);
-//! - `kernel-time`: those and the judge;
-//! - every one of them: the record types of tasks, legs and entries, task loading, hashing, the
-//!   adapter interface and the engine; an entry adds the reward functions and profiles.
+//! Build identities: the hash of the crates each kind of result goes through, made at build
+//! time by `build.rs` from the lists in `build/identities.rs`. A leg's cache key carries its
+//! adapter's identity and an entry's key carries [`entry`], so a changed rule is never served
+//! from an old cache, while an edit that cannot change a result (a summary table, the service,
+//! the cache itself) keeps every key:
+//! - `parse`, `reference-match`, `normalised-match`: the crate `aorlta-answer`;
+//! - `kernel-compile`: the crate `aorlta-kernel`;
+//! - `kernel-run`: that and the harness (`aorlta-gpu`, through [`aorlta_kernel::HARNESS_BUILD`]);
+//! - `kernel-time`: those and the crate `aorlta-judge`;
+//! - every one of them: the crates `aorlta-record` and `aorlta-check`, and the engine of
+//!   `aorlta-core`; an entry adds core's reward functions and profiles.
 //!
 //! An adapter outside this list (one a user registers) gets [`all`]. Dependencies' versions are
 //! not hashed: an upgrade that changes a result must bump the adapter's version.
@@ -112,37 +110,29 @@ mod tests {
 
     #[test]
     fn an_edit_changes_exactly_the_identities_that_depend_on_it() {
-        let cases: [(&str, &[&str]); 9] = [
-            (
-                "answer/src/extract/fence.rs",
-                &["PARSE", "REFERENCE_MATCH", "NORMALISED_MATCH", "ALL"],
-            ),
-            ("answer/src/normalise/number.rs", &["NORMALISED_MATCH", "ALL"]),
-            (
-                "kernel/src/compiler/nvcc.rs",
-                &["KERNEL_COMPILE", "KERNEL_RUN", "KERNEL_TIME", "ALL"],
-            ),
-            (
-                "record/src/kernel/mangle.rs",
-                &["KERNEL_COMPILE", "KERNEL_RUN", "KERNEL_TIME", "ALL"],
-            ),
-            ("kernel/src/exec.rs", &["KERNEL_RUN", "KERNEL_TIME", "ALL"]),
+        let answer = &["PARSE", "REFERENCE_MATCH", "NORMALISED_MATCH", "ALL"][..];
+        let kernel = &["KERNEL_COMPILE", "KERNEL_RUN", "KERNEL_TIME", "ALL"][..];
+        let every = &[
+            "PARSE",
+            "REFERENCE_MATCH",
+            "NORMALISED_MATCH",
+            "KERNEL_COMPILE",
+            "KERNEL_RUN",
+            "KERNEL_TIME",
+            "ENTRY",
+            "ALL",
+        ][..];
+        let cases: [(&str, &[&str]); 10] = [
+            ("answer/src/extract/fence.rs", answer),
+            ("answer/src/normalise/number.rs", answer),
+            ("kernel/src/compiler/nvcc.rs", kernel),
+            ("kernel/src/time.rs", kernel),
+            ("record/src/kernel/mangle.rs", every),
+            ("check/src/task.rs", every),
             ("judge/src/decide.rs", &["KERNEL_TIME", "ALL"]),
             ("core/src/reward/speedup.rs", &["ENTRY", "ALL"]),
             ("core/src/run/summary.rs", &["ALL"]),
-            (
-                "core/src/run/engine.rs",
-                &[
-                    "PARSE",
-                    "REFERENCE_MATCH",
-                    "NORMALISED_MATCH",
-                    "KERNEL_COMPILE",
-                    "KERNEL_RUN",
-                    "KERNEL_TIME",
-                    "ENTRY",
-                    "ALL",
-                ],
-            ),
+            ("core/src/run/engine.rs", every),
         ];
         for (file, expected) in cases {
             let mut want = expected.to_vec();
