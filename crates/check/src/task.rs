@@ -27,6 +27,8 @@ pub struct KernelTaskDef {
     pub signature: Signature,
     /// The folder the task file is in (paths in the spec are relative to it).
     pub dir: PathBuf,
+    /// The task file (or a name such as `<inline task>`), for messages.
+    pub file: PathBuf,
     /// The reference kernel's source.
     pub reference_source: String,
     /// blake3 of the reference source.
@@ -81,6 +83,7 @@ impl Task {
                 spec,
                 signature,
                 dir: dir.to_path_buf(),
+                file: origin.to_path_buf(),
                 reference_source,
                 reference_hash,
             })),

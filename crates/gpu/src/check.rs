@@ -1,6 +1,10 @@
 //! The correctness plan (`kernel-run`): on every listed size and seed, the candidate and then
 //! the reference run once on identical inputs in their own buffer sets (guard bands around every
-//! buffer, outputs pre-filled with the sentinel); the candidate is clean when its outputs match
+//! buffer, outputs pre-filled with the sentinel). Each case draws every input from one input
+//! family its domain allows, each input in its own rotation through its families
+//! ([`aorlta_record::kernel::inputs::family_for_case`]): a job of as many cases as an input has
+//! families draws each of them for it, so a kernel right only on the typical law shows wrong
+//! outputs here. The candidate is clean when its outputs match
 //! the reference's within tolerance, every guard band is intact, every input is unchanged, and
 //! the reference's set, filled before the candidate ran, is untouched.
 //!

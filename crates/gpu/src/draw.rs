@@ -11,7 +11,7 @@
 //! threads. Uniform draws use 53 bits; normal draws are Irwin-Hall sums of twelve 32-bit
 //! uniforms (exact in a double, so host and device round alike; bounded at six sigma).
 
-use aorlta_record::kernel::inputs::{Family, Special};
+use aorlta_record::kernel::inputs::Family;
 use aorlta_record::kernel::{Dtype, Init, Tolerance};
 use half::{bf16, f16};
 
@@ -57,7 +57,7 @@ pub enum Fill {
         key: u64,
         /// The family drawn ([`aorlta_record::kernel::inputs`]).
         family: Family,
-        /// The special values the task declares legal ([`Special::mask`]).
+        /// The special values the task declares legal ([`aorlta_record::kernel::inputs::Special::mask`]).
         special: i32,
         /// Elements per row, for the per-row families (at least 1).
         row: u64,
@@ -96,7 +96,7 @@ pub struct FillArgs {
     pub key: u64,
     /// [`Family::code`].
     pub family: i32,
-    /// [`Special::mask`].
+    /// [`aorlta_record::kernel::inputs::Special::mask`].
     pub special: i32,
     /// Elements per row.
     pub row: u64,
@@ -467,6 +467,7 @@ pub fn compare_region(expected: &[u8], got: &[u8], dtype: Dtype, tol: Tolerance)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aorlta_record::kernel::inputs::Special;
 
     fn input(init: Init, seed: u64) -> Fill {
         Fill::typical(init, buffer_key(seed, 0))
@@ -555,5 +556,114 @@ mod tests {
         let mut fresh = vec![0u8; want.len()];
         fill_region(&mut fresh, Dtype::F32, &Fill::Sentinel);
         assert_eq!(compare_region(&want, &fresh, Dtype::F32, tol).mismatches, 5);
+    }
+
+    use proptest::prelude::*;
+
+    fn any_family() -> impl Strategy<Value = Family> {
+        proptest::sample::select(Family::ALL.to_vec())
+    }
+
+    fn any_dtype() -> impl Strategy<Value = Dtype> {
+        proptest::sample::select(vec![
+            Dtype::F32,
+            Dtype::F16,
+            Dtype::Bf16,
+            Dtype::I32,
+            Dtype::U32,
+            Dtype::I64,
+        ])
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// Every family draws inside the declared domain: each element, read back as a number,
+        /// lies between the domain's ends as the buffer's type rounds them (integers: between
+        /// the domain's integers), except the special values the task declares legal.
+        #[test]
+        fn every_family_draws_inside_the_declared_domain(
+            dtype in any_dtype(),
+            family in any_family(),
+            lo in -1.0e4f64..1.0e4,
+            width in prop_oneof![Just(0.0f64), 1.0e-3f64..2.0e4],
+            normal in any::<bool>(),
+            key in any::<u64>(),
+            row in 1u64..300,
+            special in 0i32..16,
+        ) {
+            let init = if normal {
+                Init::Normal { mean: lo, std: width / 12.0 }
+            } else {
+                Init::Uniform { lo, hi: lo + width }
+            };
+            let fill = Fill::Input { init, key, family, special, row };
+            let a = fill.args();
+            let (dlo, dhi) = domain_of(a.kind, a.a, a.b);
+            let float = matches!(dtype, Dtype::F32 | Dtype::F16 | Dtype::Bf16);
+            let (min, max) = if float {
+                let round = |v: f64| as_f64(dtype, from_f64(dtype, v));
+                (round(dlo), round(dhi))
+            } else {
+                (dlo.floor(), dhi.ceil())
+            };
+            prop_assume!(family != Family::Signs || (dlo < 0.0 && dhi > 0.0));
+            let (min, max) = if dtype == Dtype::U32 { (min.max(0.0), max.max(0.0)) } else { (min, max) };
+            for i in 0..2000u64 {
+                let bits = fill_bits(dtype, &a, i);
+                let is_special = float
+                    && family == Family::Specials
+                    && special != 0
+                    && special_bits(dtype, &a, i) == Some(bits);
+                if is_special {
+                    continue;
+                }
+                let v = as_f64(dtype, bits);
+                prop_assert!(v >= min && v <= max,
+                    "{family} {dtype:?} element {i}: {v} outside [{min}, {max}] (domain [{dlo}, {dhi}])");
+            }
+        }
+    }
+
+    #[test]
+    fn families_differ_from_the_typical_law_as_they_say() {
+        let args = |family, row| {
+            Fill::Input {
+                init: Init::Uniform { lo: -100.0, hi: 100.0 },
+                key: 7,
+                family,
+                special: Special::mask(&[Special::Nan, Special::Inf]),
+                row,
+            }
+            .args()
+        };
+        let values = |family, row| -> Vec<f64> {
+            (0..1024).map(|i| as_f64(Dtype::F32, fill_bits(Dtype::F32, &args(family, row), i))).collect()
+        };
+        let spread = |v: &[f64]| {
+            let (lo, hi) = v.iter().fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(*x), b.max(*x)));
+            hi - lo
+        };
+        // Top and bottom: a window of at most 2^-6 of the domain at its end.
+        let top = values(Family::Top, 64);
+        assert!(top.iter().all(|v| *v >= 100.0 - 200.0 / 64.0), "{:?}", &top[..4]);
+        let bottom = values(Family::Bottom, 64);
+        assert!(bottom.iter().all(|v| *v <= -100.0 + 200.0 / 64.0));
+        // A window per row: each row of 64 is narrow, the rows lie apart.
+        let w = values(Family::RowWindow, 64);
+        assert!(w.chunks(64).all(|r| spread(r) <= 200.0 / 64.0));
+        assert!(spread(&w) > 20.0, "{}", spread(&w));
+        // Specials: about one element in eight is NaN or infinite.
+        let s = values(Family::Specials, 64);
+        let odd = s.iter().filter(|v| !v.is_finite()).count();
+        assert!((64..=200).contains(&odd), "{odd}");
+        // Magnitudes: many binary orders below the domain's edge.
+        let m = values(Family::Magnitudes, 64);
+        assert!(m.iter().any(|v| v.abs() < 1e-3) && m.iter().any(|v| v.abs() > 50.0));
+        // Constant runs: far fewer distinct values than elements.
+        let mut c = values(Family::ConstantRuns, 64);
+        c.sort_by(f64::total_cmp);
+        c.dedup();
+        assert!(c.len() < 600, "{}", c.len());
     }
 }

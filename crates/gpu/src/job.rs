@@ -1,5 +1,6 @@
-//! One job, start to record: the format check, then the correctness plan ([`crate::check`]) or
-//! the timing plan ([`crate::timing`]), the findings and the device gathered into the record.
+//! One job, start to record: the format check, then the correctness plan ([`crate::check`]),
+//! the timing plan ([`crate::timing`]) or a task's tolerance sanity ([`crate::sanity`]), the
+//! findings and the device gathered into the record.
 
 use crate::backend::Backend;
 use crate::plan::Runner;
@@ -31,6 +32,7 @@ pub fn run_job<B: Backend>(backend: &mut B, job: &HarnessJob) -> HarnessRecord {
     let seed = match &job.work {
         Work::Check(w) => w.seeds.first().copied().unwrap_or(0),
         Work::Time(w) => w.order_seed ^ w.input_seed.rotate_left(17),
+        Work::Sanity(w) => w.seed,
     };
     backend.begin_job(seed);
     let mut r = Runner {
@@ -44,6 +46,7 @@ pub fn run_job<B: Backend>(backend: &mut B, job: &HarnessJob) -> HarnessRecord {
     };
     let mut check = None;
     let mut time = None;
+    let mut sanity = None;
     if job.format.major != HARNESS_FORMAT.major {
         r.finding(
             Party::Harness,
@@ -60,6 +63,7 @@ pub fn run_job<B: Backend>(backend: &mut B, job: &HarnessJob) -> HarnessRecord {
                 let settled = settle_rule(w);
                 time = crate::timing::run(&mut r, w, &settled);
             }
+            Work::Sanity(w) => sanity = Some(crate::sanity::run(&mut r, w)),
         }
     }
     let _ = r.helpers_off();
@@ -72,6 +76,7 @@ pub fn run_job<B: Backend>(backend: &mut B, job: &HarnessJob) -> HarnessRecord {
         context_lost: r.context_lost,
         check,
         time,
+        sanity,
         elapsed_s: start.elapsed().as_secs_f64(),
     }
 }

@@ -7,7 +7,7 @@
 //! so this builds and its tests run where there is no CUDA), an AMD GPU through the HIP runtime
 //! ([`hip`], also loaded at run time) or the CPU-simulated fake device ([`fake`]) that CI uses. Inputs are drawn, buffers filled and launches checked on the device
 //! by the harness's own code ([`helpers`], [`verify`], with its host twin in [`draw`]), so only
-//! counters cross to the host. The plans ([`plan`], [`check`], [`timing`]) are one piece of
+//! counters cross to the host. The plans ([`plan`], [`check`], [`timing`], [`sanity`]) are one piece of
 //! code for both backends; [`job`] dispatches a job to them and [`serve`] is the process loop:
 //! one process per leased GPU serving jobs in turn.
 
@@ -36,6 +36,7 @@ pub mod job;
 pub mod layout;
 pub mod nvml;
 pub mod plan;
+pub mod sanity;
 pub mod serve;
 pub mod timing;
 pub mod verify;

@@ -89,6 +89,7 @@ fn unreadable_job(path: &Path, why: String) -> HarnessRecord {
         context_lost: false,
         check: None,
         time: None,
+        sanity: None,
         elapsed_s: 0.0,
     }
 }

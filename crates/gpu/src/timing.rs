@@ -1,7 +1,9 @@
 //! The timing plan (`kernel-time`): pairs of launches, candidate and reference, in a seeded
 //! random order within each pair, by the per-launch protocol. Every launch, of either kernel:
 //! 1. runs on inputs drawn on the device by the harness's own code from the pair's secret seed
-//!    just before it, with outputs and guard bands re-filled, outside its timed interval;
+//!    just before it (the typical law, so speed is measured on representative data, unless the
+//!    task sets `timed_inputs: families`), with outputs and guard bands re-filled, outside its
+//!    timed interval;
 //! 2. runs in a freshly loaded module instance (unloaded after it), so no device global
 //!    survives from one launch to the next;
 //! 3. starts with a cold L2: persisting lines reset and twice the L2 size written;

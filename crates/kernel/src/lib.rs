@@ -32,6 +32,7 @@ mod lease;
 mod pool;
 mod reason;
 mod run;
+mod sanity;
 mod time;
 
 pub use compile::{KernelCompile, target_label};
@@ -42,6 +43,7 @@ pub use env::{KernelEnv, KernelOverrides, KernelTools, env_of, env_with_kernel, 
 pub use fake::FakeSpec;
 pub use reason::KernelReason;
 pub use run::KernelRun;
+pub use sanity::{Sanity, check_tolerances, task_sanity};
 pub use time::KernelTime;
 
 use aorlta_check::Registry;

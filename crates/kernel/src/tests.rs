@@ -48,6 +48,7 @@ pub(crate) fn task(signature: &str, reference: &str) -> KernelTaskDef {
         signature: aorlta_record::kernel::mangle::Signature::parse(signature).unwrap(),
         spec,
         dir: PathBuf::from("."),
+        file: PathBuf::from("t.yaml"),
         reference_source: reference.to_string(),
         reference_hash: aorlta_check::hash_str(reference),
     }

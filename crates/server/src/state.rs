@@ -164,6 +164,18 @@ impl AppState {
                     .join(", "),
             });
         }
+        // A kernel task whose tolerance a kernel computing nothing would pass is refused at start.
+        let runs_kernels = profiles.iter().any(|p| {
+            p.profile
+                .legs
+                .iter()
+                .any(|l| matches!(l.adapter.as_str(), "kernel-run" | "kernel-time"))
+        });
+        if runs_kernels {
+            for note in aorlta_kernel::check_tolerances(&env, tasks.iter().map(|t| &**t))? {
+                tracing::warn!("{note}");
+            }
+        }
         if let Some(w) = cfg.get_reward_budget_warning() {
             tracing::warn!("{}: {w}", config_path.display());
         }

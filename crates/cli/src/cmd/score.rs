@@ -58,6 +58,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(w) = &report.store_warning {
         eprintln!("warning: {w}");
     }
+    for n in &report.notes {
+        eprintln!("note: {n}");
+    }
     print!("{}", report.summary.to_terminal());
     // Rows that failed their check are said only when there were some.
     let rejected = match report.cache.rejected {

@@ -96,6 +96,9 @@ pub struct RunReport {
     /// Why some results could not be stored, if any could not (the rewards are unaffected; a
     /// later run computes those again).
     pub store_warning: Option<String>,
+    /// What the run could not check before scoring (a kernel task's tolerance sanity with no
+    /// GPU), one line each.
+    pub notes: Vec<String>,
 }
 
 /// Loads the tasks, pool(s), profile and cache named by a config. `env` carries the kernel
@@ -245,7 +248,11 @@ pub fn execute(run: &PreparedRun, on_done: &(dyn Fn(usize) + Sync)) -> Result<Ru
         .legs
         .iter()
         .any(|l| matches!(l.adapter.as_str(), "kernel-run" | "kernel-time"));
+    // A task whose tolerance a kernel computing nothing would pass is refused before anything
+    // is scored.
+    let mut notes = Vec::new();
     if runs_kernels {
+        notes = aorlta_kernel::check_tolerances(run.engine.env(), run.engine.tasks().iter().map(|t| &**t))?;
         aorlta_kernel::warm_harnesses(run.engine.env());
     }
     let out = &run.config.out;
@@ -323,6 +330,7 @@ pub fn execute(run: &PreparedRun, on_done: &(dyn Fn(usize) + Sync)) -> Result<Ru
         summary_md,
         skipped,
         store_warning,
+        notes,
     })
 }
 

@@ -17,6 +17,9 @@
 //!   at the first declared look where the judge's verdict is settled); `TimeReport` gains
 //!   `settled_at` and `cut`; `TimedPair` gains `wall_s`; `Overhead::launch_median_s` becomes
 //!   `outside_median_s` (the harness's time per launch outside the kernel).
+//! - 2.1: input families. `CaseReport` gains `families`; `Work` gains `sanity` (the tolerance
+//!   sanity of a task, [`SanityWork`]) and the record `sanity`; `DeviceInfo` gains
+//!   `persisting_l2_set_aside_bytes`.
 
 use super::KernelTask;
 use crate::FormatVersion;
@@ -24,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// The version of the job, record, ready and device-list documents this build reads and writes.
-pub const HARNESS_FORMAT: FormatVersion = FormatVersion { major: 2, minor: 0 };
+pub const HARNESS_FORMAT: FormatVersion = FormatVersion { major: 2, minor: 1 };
 
 fn harness_format() -> FormatVersion {
     HARNESS_FORMAT
@@ -71,6 +74,54 @@ pub enum Work {
     Check(CheckWork),
     /// Interleaved timing (`kernel-time`).
     Time(TimeWork),
+    /// The tolerance sanity of a task: the reference alone, its outputs held against what a
+    /// kernel that computes nothing could write.
+    Sanity(SanityWork),
+}
+
+/// A tolerance sanity job: on every listed size, the reference runs once on inputs of the
+/// typical law, and each float or integer output is read back and compared, within the task's
+/// tolerance, with an all-zero output, the best constant output and a copy of each input of the
+/// same type and length.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SanityWork {
+    /// Indices into the task's sizes.
+    pub sizes: Vec<usize>,
+    /// The input seed.
+    pub seed: u64,
+}
+
+/// What a sanity job found for one output at one size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SanityCase {
+    /// Size index.
+    pub size: usize,
+    /// The output buffer.
+    pub output: String,
+    /// Elements.
+    pub len: u64,
+    /// The largest magnitude among the reference's finite elements.
+    pub max_abs: f64,
+    /// The reference's elements that are NaN or infinite.
+    pub non_finite: u64,
+    /// True when every element is exactly zero or an all-zero output matches within tolerance.
+    pub zero_passes: bool,
+    /// A constant that matches every element within tolerance although the elements differ.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constant_passes: Option<f64>,
+    /// Inputs whose copy matches within tolerance although it differs from the output.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub copy_passes: Vec<String>,
+}
+
+/// What a sanity job found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SanityReport {
+    /// One case per output per size, in order.
+    pub cases: Vec<SanityCase>,
 }
 
 /// A correctness job: every listed size on every seed.
@@ -409,6 +460,9 @@ pub struct HarnessRecord {
     /// Timing results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time: Option<TimeReport>,
+    /// Tolerance sanity results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sanity: Option<SanityReport>,
     /// Seconds the job took inside the harness.
     pub elapsed_s: f64,
 }
@@ -483,6 +537,7 @@ mod tests {
             context_lost: false,
             check: Some(CheckReport::default()),
             time: None,
+            sanity: None,
             elapsed_s: 0.25,
         };
         insta::assert_json_snapshot!("harness_record", rec);

@@ -281,6 +281,8 @@ impl Validation {
 
     /// Runs every case in order, handing each result to `on_case` as it comes.
     pub fn run(&self, mut on_case: impl FnMut(&CaseResult)) -> Result<Vec<CaseResult>> {
+        // Every task's tolerance must tell its reference from a kernel that computes nothing.
+        aorlta_kernel::check_tolerances(&self.env, self.tasks.iter().map(|t| &**t))?;
         let mut out = Vec::with_capacity(self.cases.len());
         for p in &self.cases {
             let r = self.run_case(p)?;

@@ -1,0 +1,115 @@
+//! A kernel task's tolerance sanity, checked when tasks load (`score`, `serve`, `validate`): the
+//! harness runs the reference alone on every size ([`Work::Sanity`]) and says whether an
+//! all-zero output, a constant output or a copy of an input would match its outputs within the
+//! task's tolerance. A task where one would is refused, naming the file, the size and the check:
+//! a kernel that computes nothing must never be rewarded.
+
+use crate::KernelTools;
+use crate::compiler::{Who, compile};
+use crate::exec::{Inputs, run_job};
+use aorlta_check::{CoreError, Env, Task, TaskKind};
+use aorlta_record::kernel::Tolerance;
+use aorlta_record::kernel::harness::{SanityCase, SanityWork, Work};
+
+/// What the sanity of one task found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Sanity {
+    /// Nothing cheap matches: the number of (size, output) cases looked at.
+    Sound(usize),
+    /// A kernel that computes nothing would pass: what, where.
+    Unsound(String),
+    /// Not looked at, and why (no GPU, no kernel set-up, the reference failed).
+    NotRun(String),
+}
+
+/// The sanity of one task; `Sound(0)` for a task that is not a kernel task.
+pub fn task_sanity(env: &Env, task: &Task) -> Sanity {
+    let TaskKind::Kernel(def) = &task.kind else {
+        return Sanity::Sound(0);
+    };
+    let Some(kenv) = env.kernel() else {
+        return Sanity::NotRun("no `kernel:` section, so no compiler or GPU".into());
+    };
+    let reference = match compile(kenv, def, &def.reference_source, Who::Reference) {
+        Ok(c) => c,
+        Err(f) => return Sanity::NotRun(format!("the reference did not compile: {}: {}", f.code, f.detail)),
+    };
+    let i = Inputs {
+        env: kenv,
+        task: def,
+        source: &def.reference_source,
+    };
+    let seed = kenv.next_seed(&format!("{}/sanity", def.spec.id));
+    let sizes: Vec<usize> = (0..def.spec.sizes.len()).collect();
+    let timeout = if kenv.is_fake() { 0.3 } else { 10.0 };
+    let deadline = 60.0 + sizes.len() as f64 * timeout;
+    let work = Work::Sanity(SanityWork {
+        sizes: sizes.clone(),
+        seed,
+    });
+    let rec = match run_job(&i, &reference, &reference, work, timeout, deadline) {
+        Ok(r) => r,
+        Err(o) => {
+            let why: Vec<String> = o.reasons.iter().map(|r| format!("{}: {}", r.code, r.detail)).collect();
+            return Sanity::NotRun(why.join("; "));
+        }
+    };
+    if let Some(f) = rec.findings.first() {
+        return Sanity::NotRun(format!("{:?} {}: {}", f.party, f.code, f.detail));
+    }
+    let cases = rec.sanity.map(|s| s.cases).unwrap_or_default();
+    let tol = def.spec.tolerance;
+    match cases.iter().find_map(|c| unsound(c, tol, &def.spec.sizes[c.size.min(sizes.len() - 1)])) {
+        Some(why) => Sanity::Unsound(why),
+        None => Sanity::Sound(cases.len()),
+    }
+}
+
+fn unsound(
+    c: &SanityCase,
+    tol: Option<Tolerance>,
+    vars: &std::collections::BTreeMap<String, i64>,
+) -> Option<String> {
+    let tol = match tol {
+        Some(t) => format!("atol {}, rtol {}", t.atol, t.rtol),
+        None => "the default tolerance".into(),
+    };
+    let vars: Vec<String> = vars.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+    let at = format!("size {} ({}), output `{}`", c.size, vars.join(", "), c.output);
+    if c.zero_passes {
+        return Some(format!(
+            "{at}: an all-zero output matches the reference within {tol} (largest |reference| {:e}); raise the inputs' scale or tighten atol",
+            c.max_abs
+        ));
+    }
+    if let Some(k) = c.constant_passes {
+        return Some(format!(
+            "{at}: the constant output {k:e} matches the reference within {tol} although the reference varies; tighten the tolerance"
+        ));
+    }
+    c.copy_passes.first().map(|x| {
+        format!("{at}: a copy of input `{x}` matches the reference within {tol}; tighten the tolerance")
+    })
+}
+
+/// Checks every kernel task of `tasks`: `Err` names the first unsound task's file and why;
+/// `Ok` lists a line for each task that could not be checked.
+pub fn check_tolerances<'a>(env: &Env, tasks: impl IntoIterator<Item = &'a Task>) -> Result<Vec<String>, CoreError> {
+    let mut notes = Vec::new();
+    for task in tasks {
+        let TaskKind::Kernel(def) = &task.kind else {
+            continue;
+        };
+        match task_sanity(env, task) {
+            Sanity::Sound(_) => {}
+            Sanity::Unsound(why) => {
+                return Err(CoreError::invalid(
+                    &def.file,
+                    format!("task `{}`: tolerance sanity: {why}", task.id),
+                ));
+            }
+            Sanity::NotRun(why) => notes.push(format!("task `{}`: tolerance sanity not run: {why}", task.id)),
+        }
+    }
+    Ok(notes)
+}
