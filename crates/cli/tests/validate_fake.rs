@@ -54,3 +54,58 @@ fn a_missing_suite_is_an_error_naming_it() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/suite.yaml"));
 }
+
+/// A copy of the example suite with one task file edited; the stderr of validating it.
+fn validate_edited(task: &str, from: &str, to: &str) -> (Option<i32>, String, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap().keep();
+    let src = common::root().join("examples/kernels");
+    let candidates = format!("candidates/{task}");
+    for sub in ["tasks", "reference", candidates.as_str()] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        for e in std::fs::read_dir(src.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, dir.join(sub).join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    for f in ["validation.yaml", "profile-speed.yaml"] {
+        std::fs::copy(src.join(f), dir.join(f)).unwrap();
+    }
+    let file = dir.join("tasks").join(format!("{task}.yaml"));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains(from), "{from}");
+    std::fs::write(&file, text.replace(from, to)).unwrap();
+    let out = aorlta()
+        .args(["validate", "--fake-gpu", "--suite"])
+        .arg(dir.join("validation.yaml"))
+        .args(["--only", &format!("{task}/self")])
+        .output()
+        .unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned(), file)
+}
+
+#[test]
+fn a_task_whose_tolerance_lets_zeros_pass_is_refused_naming_the_file_and_size() {
+    // softmax outputs are at most 1: with atol 1 an all-zero output passes every size.
+    let (code, err, file) = validate_edited(
+        "softmax",
+        "tolerance: {atol: 1.0e-6, rtol: 1.0e-4}",
+        "tolerance: {atol: 1.0, rtol: 1.0e-4}",
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains(file.to_str().unwrap()), "{err}");
+    assert!(err.contains("tolerance sanity"), "{err}");
+    assert!(err.contains("size 0 (cols = "), "{err}");
+    assert!(err.contains("an all-zero output matches the reference within atol 1, rtol 0.0001"), "{err}");
+}
+
+#[test]
+fn a_tolerance_loose_enough_for_a_coarser_precision_is_refused_at_its_line() {
+    let (code, err, file) = validate_edited(
+        "matmul",
+        "tolerance: {atol: 1.0e-3, rtol: 1.0e-4}",
+        "tolerance: {atol: 1.0e-3, rtol: 1.0e-3}",
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains(&format!("{}:51: field `tolerance`", file.display())), "{err}");
+    assert!(err.contains("a kernel computing in tf32 passes it"), "{err}");
+}

@@ -25,7 +25,8 @@ pub(crate) const VERSION: &str = "1";
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
 pub(crate) struct RunParams {
-    /// Input seeds per size (1 to 32).
+    /// Input seeds per size (1 to 32); raised where fewer would leave an input family of the
+    /// task undrawn ([`seeds_for`]).
     pub seeds: usize,
     /// Size indices to check; every size of the task when absent.
     pub sizes: Option<Vec<usize>>,
@@ -51,6 +52,21 @@ fn check(p: &RunParams) -> Result<(), String> {
         return Err("`launch-timeout-s` must be positive".into());
     }
     Ok(())
+}
+
+/// Seeds per size: at least `asked`, and enough that the job's cases (sizes × seeds) are at
+/// least as many as the input families of its most varied input, so that every input draws
+/// every family its domain allows at least once ([`aorlta_record::kernel::inputs::family_for_case`]).
+pub(crate) fn seeds_for(task: &aorlta_check::KernelTaskDef, asked: usize, sizes: usize) -> usize {
+    let families = task
+        .spec
+        .buffers
+        .iter()
+        .filter(|b| b.role != aorlta_record::kernel::Role::Out)
+        .map(|b| aorlta_record::kernel::inputs::allowed(b).len())
+        .max()
+        .unwrap_or(1);
+    asked.max(families.div_ceil(sizes.max(1)))
 }
 
 /// `kernel-run`.
@@ -105,7 +121,9 @@ impl Adapter for KernelRun {
             );
         }
         let purpose = format!("{}/{}/check", i.task.spec.id, aorlta_check::hash_str(i.source));
-        let seeds: Vec<u64> = (0..p.seeds).map(|_| i.env.next_seed(&purpose)).collect();
+        let seeds: Vec<u64> = (0..seeds_for(i.task, p.seeds, sizes.len()))
+            .map(|_| i.env.next_seed(&purpose))
+            .collect();
         let launch_timeout = if i.env.is_fake() {
             p.launch_timeout_s.min(0.3)
         } else {

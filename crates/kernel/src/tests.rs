@@ -478,3 +478,17 @@ fn a_long_running_environment_keeps_bounded_seed_counters_that_never_repeat_a_se
     // The purpose's counter was dropped: drawn again, it starts at a later epoch.
     assert_ne!(env.next_seed("t/h/check"), first);
 }
+
+#[test]
+fn a_job_has_enough_seeds_to_draw_every_input_family() {
+    // One f32 input over [-1, 1]: seven families (no special value declared).
+    let mut t = task("void k(float* x, int n)", "r");
+    t.spec.buffers[0].init = aorlta_record::kernel::Init::Uniform { lo: -1.0, hi: 1.0 };
+    assert_eq!(crate::run::seeds_for(&t, 3, 3), 3);
+    assert_eq!(crate::run::seeds_for(&t, 1, 3), 3);
+    assert_eq!(crate::run::seeds_for(&t, 1, 1), 7);
+    assert_eq!(crate::run::seeds_for(&t, 9, 1), 9);
+    // Declaring NaN legal adds the eighth.
+    t.spec.buffers[0].special = vec![aorlta_record::kernel::inputs::Special::Nan];
+    assert_eq!(crate::run::seeds_for(&t, 1, 2), 4);
+}

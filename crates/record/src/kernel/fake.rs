@@ -45,6 +45,11 @@ pub enum FakeBehaviour {
     /// comparison's counters (from an earlier launch), writes zeros as its output and sets those
     /// counters so that the comparison's additions wrap to "no mismatch".
     CorruptCounters,
+    /// Right on inputs that look like the typical law, wrong elsewhere: where its first input
+    /// holds a zero or a non-finite value, or a run of 64 elements narrower than a sixteenth of
+    /// its largest magnitude (a window, a constant run, the top or bottom of the domain), it
+    /// adds 1 to every output (as a kernel leaning on the typical draw goes wrong).
+    TypicalOnly,
 }
 
 /// A fake code object.
