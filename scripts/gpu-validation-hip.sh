@@ -7,6 +7,7 @@
 # runs/gpu-validation-hip): log.txt, validate.json.gz, rewards.tgz.
 #   scripts/gpu-validation-hip.sh [BINARIES]   # BINARIES: the folder of aorlta and aorlta-harness
 #   DEADLINE=200 (seconds for the whole run)  FAKE=1 (the fake device)
+#   POWER=10 (timings of the power case, transpose/tiled-power at ratio 1.05, after the suite)
 set -u
 cd "$(dirname "$0")/.."
 B="$(cd "${1:-target/release}" && pwd)"
@@ -29,6 +30,13 @@ echo "== validate the HIP suite (HIP source on NVIDIA)"
 t timeout "$(cap 110)" "$B/aorlta" validate $gpu --suite examples/hip-kernels/validation.yaml \
   --json "$OUT/validate.json" > "$S/validate.txt" 2>&1
 cat "$S/validate.txt"; gzip -f "$OUT/validate.json"
+echo "== the power case: transpose/tiled-power (truly about 1.14x) at ratio 1.05, ${POWER:-10} times"
+for i in $(seq "${POWER:-10}"); do
+  timeout "$(cap 20)" "$B/aorlta" timecheck "${fake[@]}" --task transpose \
+    --candidate examples/hip-kernels/candidates/transpose/tiled-power.hip \
+    --tasks examples/hip-kernels/tasks --config "$speed" --ratio 1.05 2>&1 | head -1
+done | tee "$S/power.txt"
+echo "power: $(grep -c ': faster' "$S/power.txt") of ${POWER:-10} faster"
 echo "== score the HIP example pool"; rm -rf runs/hipk-speed-score
 t timeout "$(cap 60)" "$B/aorlta" score "$speed" > "$S/score.txt" 2>&1; cat "$S/score.txt"
 cat runs/hipk-speed-score/summary.md 2>/dev/null

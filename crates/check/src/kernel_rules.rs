@@ -35,8 +35,15 @@ impl Broken {
         let key = format!("{}:", self.field);
         let from = match &self.buffer {
             Some(b) => {
-                let name = [format!("name: {b}"), format!("name: \"{b}\""), format!("name: '{b}'")];
-                match lines.iter().position(|l| name.iter().any(|n| l.contains(n.as_str()))) {
+                let name = [
+                    format!("name: {b}"),
+                    format!("name: \"{b}\""),
+                    format!("name: '{b}'"),
+                ];
+                match lines
+                    .iter()
+                    .position(|l| name.iter().any(|n| l.contains(n.as_str())))
+                {
                     Some(at) => at,
                     None => return 0,
                 }
@@ -122,7 +129,10 @@ pub fn check(spec: &KernelTask) -> Result<(), Broken> {
                     return Err(broken(
                         "row",
                         name,
-                        format!("`{}` is {r} at size {i}; a row holds at least one element", b.row_expr()),
+                        format!(
+                            "`{}` is {r} at size {i}; a row holds at least one element",
+                            b.row_expr()
+                        ),
                     ));
                 }
                 Err(e) => return Err(broken("row", name, format!("at size {i}: {e}"))),
@@ -148,12 +158,20 @@ fn check_tolerance(spec: &KernelTask) -> Result<(), Broken> {
         // Each output's default is inside its own precision's range; a declared precision
         // coarser than an output's type needs its tolerance written out.
         if let Some(p) = spec.precision {
-            for b in spec.buffers.iter().filter(|b| b.role != Role::In && is_float(b.dtype)) {
+            for b in spec
+                .buffers
+                .iter()
+                .filter(|b| b.role != Role::In && is_float(b.dtype))
+            {
                 if let Some(why) = rtol_fits(p, Tolerance::default_for(b.dtype).rtol) {
                     return Err(broken(
                         "tolerance",
                         None,
-                        format!("the default for `{}` does not fit `precision: {}`: {why}", b.name, p.name()),
+                        format!(
+                            "the default for `{}` does not fit `precision: {}`: {why}",
+                            b.name,
+                            p.name()
+                        ),
                     ));
                 }
             }
@@ -164,13 +182,20 @@ fn check_tolerance(spec: &KernelTask) -> Result<(), Broken> {
         return Err(broken(
             "tolerance",
             None,
-            format!("atol and rtol must be finite and >= 0 (got {} and {})", tol.atol, tol.rtol),
+            format!(
+                "atol and rtol must be finite and >= 0 (got {} and {})",
+                tol.atol, tol.rtol
+            ),
         ));
     }
     // rtol 0 asks for an absolute (or exact) comparison: data movement, integer-valued results.
     match precision_of(spec) {
         Some(p) if float_outputs && tol.rtol > 0.0 => match rtol_fits(p, tol.rtol) {
-            Some(why) => Err(broken("tolerance", None, format!("{why} (precision {})", p.name()))),
+            Some(why) => Err(broken(
+                "tolerance",
+                None,
+                format!("{why} (precision {})", p.name()),
+            )),
             None => Ok(()),
         },
         _ => Ok(()),
@@ -209,7 +234,12 @@ mod tests {
         declared["precision"] = "tf32".into();
         assert_eq!(check(&task(declared)), Ok(()));
         // Exact comparisons stay legal.
-        assert_eq!(check(&task(serde_json::json!({"tolerance": {"atol": 0.0, "rtol": 0.0}}))), Ok(()));
+        assert_eq!(
+            check(&task(
+                serde_json::json!({"tolerance": {"atol": 0.0, "rtol": 0.0}})
+            )),
+            Ok(())
+        );
         let e = check(&task(serde_json::json!({"precision": "bf16"}))).unwrap_err();
         assert!(e.message.contains("default for `out`"), "{}", e.message);
     }

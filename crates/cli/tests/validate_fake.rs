@@ -80,7 +80,11 @@ fn validate_edited(task: &str, from: &str, to: &str) -> (Option<i32>, String, st
         .args(["--only", &format!("{task}/self")])
         .output()
         .unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned(), file)
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        file,
+    )
 }
 
 #[test]
@@ -95,7 +99,10 @@ fn a_task_whose_tolerance_lets_zeros_pass_is_refused_naming_the_file_and_size() 
     assert!(err.contains(file.to_str().unwrap()), "{err}");
     assert!(err.contains("tolerance sanity"), "{err}");
     assert!(err.contains("size 0 (cols = "), "{err}");
-    assert!(err.contains("an all-zero output matches the reference within atol 1, rtol 0.0001"), "{err}");
+    assert!(
+        err.contains("an all-zero output matches the reference within atol 1, rtol 0.0001"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -106,6 +113,9 @@ fn a_tolerance_loose_enough_for_a_coarser_precision_is_refused_at_its_line() {
         "tolerance: {atol: 1.0e-3, rtol: 1.0e-3}",
     );
     assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains(&format!("{}:51: field `tolerance`", file.display())), "{err}");
+    assert!(
+        err.contains(&format!("{}:51: field `tolerance`", file.display())),
+        "{err}"
+    );
     assert!(err.contains("a kernel computing in tf32 passes it"), "{err}");
 }

@@ -220,9 +220,8 @@ impl CudaBackend {
         // No L2 set aside for persisting accesses: a kernel's `evict_last` loads then keep
         // nothing from one timed launch to the next (checked again before every timed launch).
         no_persisting_set_aside().map_err(|e| harness_error("driver-error", "cuCtxSetLimit", e))?;
-        device.persisting_l2_set_aside_bytes = Some(persisting_set_aside().map_err(|e| {
-            harness_error("driver-error", "cuCtxGetLimit", e)
-        })?);
+        device.persisting_l2_set_aside_bytes =
+            Some(persisting_set_aside().map_err(|e| harness_error("driver-error", "cuCtxGetLimit", e))?);
         let nvml = Nvml::open(&device.uuid);
         if let Some(v) = nvml.as_ref().and_then(Nvml::driver_version) {
             device.driver = v;

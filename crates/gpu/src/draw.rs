@@ -211,7 +211,11 @@ const BUF_SALT: u64 = 0x8EBC_6AF0_9C88_C6E3;
 
 /// The closed domain of a law: `[lo, hi]`, or `mean ± 6 std`.
 fn domain_of(kind: i32, a: f64, b: f64) -> (f64, f64) {
-    if kind == 2 { (a - 6.0 * b, a + 6.0 * b) } else { (a, b) }
+    if kind == 2 {
+        (a - 6.0 * b, a + 6.0 * b)
+    } else {
+        (a, b)
+    }
 }
 
 /// 2^-e, exactly (0 <= e <= 1000).
@@ -239,7 +243,11 @@ fn family_value(dtype: Dtype, a: &FillArgs, i: u64) -> f64 {
         // Top and bottom: a window of 2^-6 to 2^-12 of the domain.
         1 | 2 => {
             let w = range * pow2_neg(6 + wb % 7);
-            if a.family == 1 { (hi - w) + w * u } else { lo + w * u }
+            if a.family == 1 {
+                (hi - w) + w * u
+            } else {
+                lo + w * u
+            }
         }
         // A window of 2^-6 to 2^-14 of the domain per row, anywhere in it.
         3 => {
@@ -346,7 +354,13 @@ pub fn fill_bits(dtype: Dtype, a: &FillArgs, i: u64) -> u64 {
         }
     }
     let family = a.family != Family::Typical.code() && a.family != Family::Specials.code();
-    let real = || if family { family_value(dtype, a, i) } else { draw(a, i) };
+    let real = || {
+        if family {
+            family_value(dtype, a, i)
+        } else {
+            draw(a, i)
+        }
+    };
     let int = || {
         if family {
             int_of(a, family_value(dtype, a, i))
@@ -629,7 +643,10 @@ mod tests {
     fn families_differ_from_the_typical_law_as_they_say() {
         let args = |family, row| {
             Fill::Input {
-                init: Init::Uniform { lo: -100.0, hi: 100.0 },
+                init: Init::Uniform {
+                    lo: -100.0,
+                    hi: 100.0,
+                },
                 key: 7,
                 family,
                 special: Special::mask(&[Special::Nan, Special::Inf]),
@@ -638,10 +655,14 @@ mod tests {
             .args()
         };
         let values = |family, row| -> Vec<f64> {
-            (0..1024).map(|i| as_f64(Dtype::F32, fill_bits(Dtype::F32, &args(family, row), i))).collect()
+            (0..1024)
+                .map(|i| as_f64(Dtype::F32, fill_bits(Dtype::F32, &args(family, row), i)))
+                .collect()
         };
         let spread = |v: &[f64]| {
-            let (lo, hi) = v.iter().fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(*x), b.max(*x)));
+            let (lo, hi) = v
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(*x), b.max(*x)));
             hi - lo
         };
         // Top and bottom: a window of at most 2^-6 of the domain at its end.

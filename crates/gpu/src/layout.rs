@@ -95,9 +95,9 @@ impl BufLayout {
     pub fn family(&self, index: usize, draw: Draw) -> Family {
         match draw {
             Draw::Typical(_) => Family::Typical,
-            Draw::Case {
-                case, first_seed, ..
-            } => inputs::family_for_case(&self.families, case, first_seed, index),
+            Draw::Case { case, first_seed, .. } => {
+                inputs::family_for_case(&self.families, case, first_seed, index)
+            }
         }
     }
 
@@ -180,8 +180,8 @@ fn buf_layout(task: &KernelTask, b: &BufferSpec, vars: &BTreeMap<String, i64>) -
                 task.id, b.name
             )
         })?;
-    let row = eval(&b.row_expr(), vars)
-        .map_err(|e| format!("task {}: buffer `{}`: row: {e}", task.id, b.name))?;
+    let row =
+        eval(&b.row_expr(), vars).map_err(|e| format!("task {}: buffer `{}`: row: {e}", task.id, b.name))?;
     Ok(BufLayout {
         name: b.name.clone(),
         dtype: b.dtype,

@@ -20,7 +20,11 @@ pub fn run<B: Backend>(r: &mut Runner<'_, B>, w: &SanityWork) -> SanityReport {
     report
 }
 
-fn run_inner<B: Backend>(r: &mut Runner<'_, B>, w: &SanityWork, report: &mut SanityReport) -> Result<(), Stop> {
+fn run_inner<B: Backend>(
+    r: &mut Runner<'_, B>,
+    w: &SanityWork,
+    report: &mut SanityReport,
+) -> Result<(), Stop> {
     let job = r.job;
     let reference = r.probe(&job.reference, Party::Reference)?;
     for &size in &w.sizes {
@@ -43,13 +47,19 @@ fn run_inner<B: Backend>(r: &mut Runner<'_, B>, w: &SanityWork, report: &mut San
         })();
         r.scrub_and_free(&layout, &set);
         let data = result?;
-        report.cases.extend(judge_size(size, &layout, &data, job.task.tolerance));
+        report
+            .cases
+            .extend(judge_size(size, &layout, &data, job.task.tolerance));
     }
     Ok(())
 }
 
 /// Every buffer's data, copied to the host.
-fn read_back<B: Backend>(r: &mut Runner<'_, B>, layout: &Layout, set: &BufferSet) -> Result<Vec<Vec<u8>>, Stop> {
+fn read_back<B: Backend>(
+    r: &mut Runner<'_, B>,
+    layout: &Layout,
+    set: &BufferSet,
+) -> Result<Vec<Vec<u8>>, Stop> {
     r.issue()?;
     let mut out = Vec::with_capacity(layout.bufs.len());
     for (k, b) in layout.bufs.iter().enumerate() {
@@ -62,7 +72,12 @@ fn read_back<B: Backend>(r: &mut Runner<'_, B>, layout: &Layout, set: &BufferSet
 }
 
 /// The cases of one size: one per output.
-pub fn judge_size(size: usize, layout: &Layout, data: &[Vec<u8>], tolerance: Option<Tolerance>) -> Vec<SanityCase> {
+pub fn judge_size(
+    size: usize,
+    layout: &Layout,
+    data: &[Vec<u8>],
+    tolerance: Option<Tolerance>,
+) -> Vec<SanityCase> {
     let mut cases = Vec::new();
     for (k, b) in layout.bufs.iter().enumerate() {
         if !b.is_output() {
@@ -88,7 +103,9 @@ pub fn judge_size(size: usize, layout: &Layout, data: &[Vec<u8>], tolerance: Opt
             .iter()
             .enumerate()
             .filter(|(j, i)| *j != k && i.is_input() && i.dtype == b.dtype && i.len == b.len)
-            .filter(|(j, _)| data[*j] != *want && compare_region(want, &data[*j], b.dtype, tol).mismatches == 0)
+            .filter(|(j, _)| {
+                data[*j] != *want && compare_region(want, &data[*j], b.dtype, tol).mismatches == 0
+            })
             .map(|(_, i)| i.name.clone())
             .collect();
         cases.push(SanityCase {
@@ -149,11 +166,17 @@ mod tests {
     fn zeros_constants_and_copies_that_fit_the_tolerance_are_found() {
         let l = layout();
         let x = f32s(&[0.5, -0.25, 0.125, 1.0]);
-        let tight = Some(Tolerance { atol: 1e-6, rtol: 1e-4 });
+        let tight = Some(Tolerance {
+            atol: 1e-6,
+            rtol: 1e-4,
+        });
         // y = 2x: nothing cheap matches.
         let y = f32s(&[1.0, -0.5, 0.25, 2.0]);
         let c = &judge_size(0, &l, &[x.clone(), y.clone()], tight)[0];
-        assert!(!c.zero_passes && c.constant_passes.is_none() && c.copy_passes.is_empty(), "{c:?}");
+        assert!(
+            !c.zero_passes && c.constant_passes.is_none() && c.copy_passes.is_empty(),
+            "{c:?}"
+        );
         assert_eq!(c.max_abs, 2.0);
         // A tolerance of 3 lets zeros, a constant and a copy of x pass.
         let loose = Some(Tolerance { atol: 3.0, rtol: 0.0 });

@@ -50,7 +50,11 @@ pub fn task_sanity(env: &Env, task: &Task) -> Sanity {
     let rec = match run_job(&i, &reference, &reference, work, timeout, deadline) {
         Ok(r) => r,
         Err(o) => {
-            let why: Vec<String> = o.reasons.iter().map(|r| format!("{}: {}", r.code, r.detail)).collect();
+            let why: Vec<String> = o
+                .reasons
+                .iter()
+                .map(|r| format!("{}: {}", r.code, r.detail))
+                .collect();
             return Sanity::NotRun(why.join("; "));
         }
     };
@@ -59,7 +63,10 @@ pub fn task_sanity(env: &Env, task: &Task) -> Sanity {
     }
     let cases = rec.sanity.map(|s| s.cases).unwrap_or_default();
     let tol = def.spec.tolerance;
-    match cases.iter().find_map(|c| unsound(c, tol, &def.spec.sizes[c.size.min(sizes.len() - 1)])) {
+    match cases
+        .iter()
+        .find_map(|c| unsound(c, tol, &def.spec.sizes[c.size.min(sizes.len() - 1)]))
+    {
         Some(why) => Sanity::Unsound(why),
         None => Sanity::Sound(cases.len()),
     }
@@ -94,7 +101,10 @@ fn unsound(
 
 /// Checks every kernel task of `tasks`: `Err` names the first unsound task's file and why;
 /// `Ok` lists a line for each task that could not be checked.
-pub fn check_tolerances<'a>(env: &Env, tasks: impl IntoIterator<Item = &'a Task>) -> Result<Vec<String>, CoreError> {
+pub fn check_tolerances<'a>(
+    env: &Env,
+    tasks: impl IntoIterator<Item = &'a Task>,
+) -> Result<Vec<String>, CoreError> {
     let mut notes = Vec::new();
     for task in tasks {
         let TaskKind::Kernel(def) = &task.kind else {

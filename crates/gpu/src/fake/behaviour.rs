@@ -105,7 +105,8 @@ impl FakeBackend {
                 }
             }
         }
-        if img.behaviour == FakeBehaviour::TypicalOnly && inputs.first().is_some_and(|b| atypical(&b.values)) {
+        if img.behaviour == FakeBehaviour::TypicalOnly && inputs.first().is_some_and(|b| atypical(&b.values))
+        {
             for v in &mut values {
                 for x in v.iter_mut() {
                     *x += 1.0;
@@ -250,7 +251,9 @@ fn atypical(x: &[f64]) -> bool {
     }
     let largest = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     x.chunks(64).filter(|c| c.len() >= 8).any(|c| {
-        let (lo, hi) = c.iter().fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(*v), b.max(*v)));
+        let (lo, hi) = c
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(*v), b.max(*v)));
         hi - lo < largest / 16.0
     })
 }

@@ -258,14 +258,22 @@ mod tests {
         let pos = buf(Dtype::F32, Init::Uniform { lo: 0.0, hi: 2.0 }, vec![Special::Nan]);
         assert!(!allowed(&pos).contains(&Family::Signs));
         assert!(allowed(&pos).contains(&Family::Specials));
-        let int = buf(Dtype::I32, Init::Uniform { lo: -5.0, hi: 5.0 }, vec![Special::Zero]);
+        let int = buf(
+            Dtype::I32,
+            Init::Uniform { lo: -5.0, hi: 5.0 },
+            vec![Special::Zero],
+        );
         assert!(!allowed(&int).contains(&Family::Specials));
         assert_eq!(domain(&Init::Normal { mean: 1.0, std: 2.0 }), (-11.0, 13.0));
     }
 
     #[test]
     fn consecutive_cases_draw_every_allowed_family_once() {
-        let fams = allowed(&buf(Dtype::F32, Init::Uniform { lo: -1.0, hi: 1.0 }, vec![Special::Inf]));
+        let fams = allowed(&buf(
+            Dtype::F32,
+            Init::Uniform { lo: -1.0, hi: 1.0 },
+            vec![Special::Inf],
+        ));
         assert_eq!(fams.len(), 8);
         for seed in [0u64, 1, 77, u64::MAX] {
             for buffer in 0..3 {
