@@ -1,7 +1,9 @@
 // vector_add/very-slow: computes c[i] = a[i] + b[i] correctly, but each thread first runs a
 // dependent chain of 100000 FMAs whose result is folded into the output as `0.0f * acc` (the
-// compiler cannot drop it: without fast-math 0 * x is not 0 for inf/NaN x; acc stays finite, so
-// the output is exact). Estimated ~1000x the reference at n = 2^24 (100000 FMAs per element at
+// compiler cannot drop it: without fast-math 0 * x is not 0 for inf/NaN x). The task allows
+// infinite and NaN inputs, where acc is not finite and 0 * acc would be NaN: only a finite acc is
+// folded in, so the output is exact for every input (the `specials` input family found the first
+// version, `x + 0.0f * acc`, wrong on an infinite input). Estimated ~1000x the reference at n = 2^24 (100000 FMAs per element at
 // the H200's peak fp32 rate is about 50 ms, against about 50 us; not measured here).
 // Verdict: correct; ref.speedup too-slow-to-measure in the default budget (broke, reward 0.0),
 // not-faster at about 0.001 with a larger budget (a figure docs/JUDGE.md names).
@@ -14,6 +16,6 @@ __global__ void vector_add(const float* a, const float* b, float* c, int n)
         for (int r = 0; r < 100000; ++r) {
             acc = fmaf(acc, 0.5f, x);
         }
-        c[i] = x + 0.0f * acc;
+        c[i] = x + (isfinite(acc) ? 0.0f * acc : 0.0f);
     }
 }
