@@ -348,10 +348,11 @@ pub fn fill_bits(dtype: Dtype, a: &FillArgs, i: u64) -> u64 {
         return sentinel_bits(dtype);
     }
     let float = matches!(dtype, Dtype::F32 | Dtype::F16 | Dtype::Bf16);
-    if a.family == Family::Specials.code() && float {
-        if let Some(bits) = special_bits(dtype, a, i) {
-            return bits;
-        }
+    if a.family == Family::Specials.code()
+        && float
+        && let Some(bits) = special_bits(dtype, a, i)
+    {
+        return bits;
     }
     let family = a.family != Family::Typical.code() && a.family != Family::Specials.code();
     let real = || {

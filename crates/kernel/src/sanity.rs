@@ -99,18 +99,36 @@ fn unsound(
     })
 }
 
-/// Checks every kernel task of `tasks`: `Err` names the first unsound task's file and why;
-/// `Ok` lists a line for each task that could not be checked.
+/// Checks every kernel task of `tasks`, each on its own thread (they share the compile cache and
+/// the harness pool): `Err` names the first unsound task's file and why; `Ok` lists a line for
+/// each task that could not be checked.
 pub fn check_tolerances<'a>(
     env: &Env,
     tasks: impl IntoIterator<Item = &'a Task>,
 ) -> Result<Vec<String>, CoreError> {
+    let kernels: Vec<&Task> = tasks
+        .into_iter()
+        .filter(|t| matches!(t.kind, TaskKind::Kernel(_)))
+        .collect();
+    let found: Vec<Sanity> = std::thread::scope(|s| {
+        let handles: Vec<_> = kernels
+            .iter()
+            .map(|t| s.spawn(move || task_sanity(env, t)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Sanity::NotRun("the check's thread panicked".into()))
+            })
+            .collect()
+    });
     let mut notes = Vec::new();
-    for task in tasks {
+    for (task, sanity) in kernels.iter().zip(found) {
         let TaskKind::Kernel(def) = &task.kind else {
             continue;
         };
-        match task_sanity(env, task) {
+        match sanity {
             Sanity::Sound(_) => {}
             Sanity::Unsound(why) => {
                 return Err(CoreError::invalid(
