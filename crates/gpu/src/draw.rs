@@ -15,16 +15,7 @@ use aorlta_record::kernel::inputs::Family;
 use aorlta_record::kernel::{Dtype, Init, Tolerance};
 use half::{bf16, f16};
 
-/// SplitMix64's increment.
-const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// SplitMix64's finaliser of `z + GOLDEN` (Steele, Lea and Flood 2014).
-pub fn mix64(z: u64) -> u64 {
-    let mut z = z.wrapping_add(GOLDEN);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+pub use aorlta_record::kernel::inputs::mix64;
 
 /// The key of one buffer's inputs for one seed: buffers of a job draw from distinct streams.
 pub fn buffer_key(seed: u64, buffer: usize) -> u64 {

@@ -134,8 +134,9 @@ pub fn allowed(b: &BufferSpec) -> Vec<Family> {
         .collect()
 }
 
-/// SplitMix64's finaliser (as the harness's generator uses it).
-fn mix(z: u64) -> u64 {
+/// SplitMix64's finaliser of `z + 0x9E3779B97F4A7C15` (Steele, Lea and Flood 2014): the mixing
+/// step of the harness's counter-based generator (`aorlta_gpu::draw`, and its device twin).
+pub fn mix64(z: u64) -> u64 {
     let mut z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -150,7 +151,7 @@ pub fn family_for_case(allowed: &[Family], case: usize, first_seed: u64, buffer:
     if allowed.is_empty() {
         return Family::Typical;
     }
-    let start = mix(first_seed ^ mix(0xFA11 + buffer as u64)) % allowed.len() as u64;
+    let start = mix64(first_seed ^ mix64(0xFA11 + buffer as u64)) % allowed.len() as u64;
     allowed[(start as usize + case) % allowed.len()]
 }
 
