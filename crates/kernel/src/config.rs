@@ -109,6 +109,27 @@ impl Platform {
     }
 }
 
+/// Which compiler compiles CUDA sources on NVIDIA.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CompilerChoice {
+    /// nvcc, one sandboxed process per source.
+    #[default]
+    Nvcc,
+    /// NVRTC, in sandboxed worker processes that load it once.
+    Nvrtc,
+}
+
+impl CompilerChoice {
+    /// The name a config writes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompilerChoice::Nvcc => "nvcc",
+            CompilerChoice::Nvrtc => "nvrtc",
+        }
+    }
+}
+
 /// The `kernel:` section of a run config.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
@@ -120,6 +141,14 @@ pub struct KernelConfig {
     pub nvcc: Option<PathBuf>,
     /// The target architecture (`sm_90`).
     pub arch: String,
+    /// The compiler of CUDA sources on NVIDIA: `nvcc` (the default) or `nvrtc`, the runtime
+    /// compiler in long-lived sandboxed workers (found beside nvcc, or under
+    /// `$AORLTA_NVRTC_LIB`). HIP sources are compiled by nvcc or hipcc either way.
+    pub compiler: CompilerChoice,
+    /// The `aorlta` executable whose hidden `nvrtc-worker` subcommand runs the NVRTC workers;
+    /// default `$AORLTA_NVRTC_WORKER`, else the running executable.
+    #[serde(alias = "nvrtc_worker")]
+    pub nvrtc_worker: Option<PathBuf>,
     /// The HIP compiler (platform `amd`); default `$AORLTA_HIPCC`, else `hipcc` on the PATH,
     /// else `$ROCM_PATH/bin/hipcc`, else `/opt/rocm/bin/hipcc`. It is called as hipcc is:
     /// `--genco --offload-arch=ARCH … -O3 -o k.co k.hip`.
@@ -176,6 +205,8 @@ impl Default for KernelConfig {
             platform: Platform::Nvidia,
             nvcc: None,
             arch: "sm_90".into(),
+            compiler: CompilerChoice::Nvcc,
+            nvrtc_worker: None,
             hipcc: None,
             hip_arch: Vec::new(),
             harness: None,

@@ -9,6 +9,7 @@ use super::fake::FakeSpec;
 use super::pool::HarnessPool;
 use crate::compiler::cache::CompileCache;
 use crate::compiler::nvcc::nvcc_version;
+use crate::compiler::nvrtc::NvrtcPool;
 use crate::lease::LeaseSet;
 use aorlta_check::Env;
 use aorlta_check::Generations;
@@ -72,6 +73,16 @@ impl HarnessCommand {
     }
 }
 
+/// The NVRTC worker: the hidden `nvrtc-worker` subcommand of the `aorlta` executable the
+/// config names, else of `$AORLTA_NVRTC_WORKER`, else of the running executable.
+fn nvrtc_worker_command(configured: Option<&Path>) -> (PathBuf, Vec<String>) {
+    let program = configured
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("AORLTA_NVRTC_WORKER").map(PathBuf::from))
+        .unwrap_or_else(|| std::env::current_exe().unwrap_or_else(|_| PathBuf::from("aorlta")));
+    (program, vec!["nvrtc-worker".into()])
+}
+
 /// Kernel tools: compiler, harness, GPU leases, caches.
 pub struct KernelEnv {
     config: KernelConfig,
@@ -79,6 +90,8 @@ pub struct KernelEnv {
     lease_dir: PathBuf,
     nvcc: Option<PathBuf>,
     hipcc: Option<PathBuf>,
+    /// The NVRTC compile workers (`kernel.compiler: nvrtc`, NVRTC found).
+    nvrtc: Option<NvrtcPool>,
     harness: HarnessCommand,
     compiler_version: OnceLock<std::result::Result<String, String>>,
     devices: OnceLock<std::result::Result<DeviceList, String>>,
@@ -283,6 +296,13 @@ impl KernelEnv {
             None if config.fake_gpu => 0x5EED_F00D,
             None => random_secret()?,
         };
+        let nvrtc = (config.compiler == crate::config::CompilerChoice::Nvrtc && !config.fake_gpu)
+            .then(|| crate::compiler::nvrtc::NvrtcInstall::find(nvcc.as_deref()))
+            .flatten()
+            .map(|install| {
+                let (program, args) = nvrtc_worker_command(config.nvrtc_worker.as_deref());
+                NvrtcPool::new(install, program, args)
+            });
         Ok(KernelEnv {
             harness: HarnessCommand::resolve(config.harness.as_deref()),
             config: config.clone(),
@@ -290,6 +310,7 @@ impl KernelEnv {
             lease_dir,
             nvcc,
             hipcc,
+            nvrtc,
             compiler_version: OnceLock::new(),
             devices: OnceLock::new(),
             leases: OnceLock::new(),
@@ -400,6 +421,13 @@ impl KernelEnv {
                     return Ok("fake-nvcc 1".into());
                 }
                 match (self.config.platform, &self.nvcc, &self.hipcc) {
+                    (Platform::Nvidia, Some(p), _) if self.config.compiler == crate::config::CompilerChoice::Nvrtc => {
+                        let Some(pool) = &self.nvrtc else {
+                            return Err("kernel.compiler is nvrtc and no NVRTC was found beside nvcc (or under AORLTA_NVRTC_LIB)".into());
+                        };
+                        let nvrtc = pool.version(self)?.to_string();
+                        Ok(format!("nvrtc {nvrtc} (CUDA sources); {}", nvcc_version(p)?))
+                    }
                     (Platform::Nvidia, Some(p), _) => nvcc_version(p),
                     (Platform::Nvidia, None, _) => {
                         Err("no nvcc found (set kernel.nvcc or AORLTA_NVCC)".into())
@@ -583,6 +611,9 @@ impl crate::compiler::CompileEnv for KernelEnv {
     }
     fn hipcc(&self) -> Option<&Path> {
         KernelEnv::hipcc(self)
+    }
+    fn nvrtc(&self) -> Option<&NvrtcPool> {
+        self.nvrtc.as_ref()
     }
     fn hip_archs(&self) -> std::result::Result<Vec<String>, String> {
         KernelEnv::hip_archs(self)

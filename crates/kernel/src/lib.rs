@@ -36,8 +36,15 @@ mod sanity;
 mod time;
 
 pub use compile::{KernelCompile, target_label};
+pub use compiler::nvrtc::{NvrtcInstall, NvrtcPool};
 pub use compiler::{CompileFailure, Compiled, Who, compile};
-pub use config::{GpuSet, KernelConfig, Platform};
+pub use config::{CompilerChoice, GpuSet, KernelConfig, Platform};
+
+/// The NVRTC compile worker's loop, for the `aorlta nvrtc-worker` process (answers requests
+/// on standard input; returns the exit code).
+pub fn nvrtc_worker() -> i32 {
+    compiler::nvrtc_worker::serve()
+}
 pub use direct::run_leg;
 pub use env::{KernelEnv, KernelOverrides, KernelTools, env_of, env_with_kernel, warm_harnesses};
 pub use fake::FakeSpec;

@@ -34,6 +34,9 @@ enum Command {
     #[command(subcommand)]
     Bench(bench::Bench),
     /// The kernel harness (what `aorlta-harness` runs), for installs without that binary.
+    /// The NVRTC compile worker (started by the kernel lane; not for people).
+    #[command(hide = true)]
+    NvrtcWorker,
     #[command(hide = true)]
     Harness {
         /// The harness's own arguments.
@@ -51,6 +54,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Validate(a) => validate::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Bench(b) => bench::run(b),
+        Command::NvrtcWorker => Ok(ExitCode::from(aorlta_kernel::nvrtc_worker().clamp(0, 255) as u8)),
         Command::Harness { args } => Ok(ExitCode::from(aorlta_gpu::serve::cli(&args).clamp(0, 255) as u8)),
     }
 }

@@ -5,8 +5,9 @@
 //!   source hash), the outcomes cached in memory ([`cache`]) and the code objects stored on disk
 //!   under the work folder, so the reference is compiled once and a candidate compiled by the
 //!   `kernel-compile` leg is reused by the legs after it;
-//! - the toolchains ([`toolchain`]: [`nvcc`], [`hipcc`]), each saying how its compiler is
-//!   invoked and how its code object is checked;
+//! - the toolchains ([`toolchain`]: [`nvcc`], [`hipcc`], and [`nvrtc`], whose compiles run in
+//!   long-lived worker processes, [`nvrtc_worker`]), each saying how its compiler is invoked
+//!   and how its code object is checked;
 //! - one compiler process ([`process`]) in the [`sandbox`], with its dependency list checked and
 //!   its diagnostics filtered ([`diagnostic`]);
 //! - with the fake device, the fake compiler ([`fake`]).
@@ -16,6 +17,8 @@ pub(crate) mod diagnostic;
 pub(crate) mod fake;
 pub(crate) mod hipcc;
 pub(crate) mod nvcc;
+pub(crate) mod nvrtc;
+pub(crate) mod nvrtc_worker;
 pub(crate) mod policy;
 pub(crate) mod process;
 pub(crate) mod sandbox;
@@ -52,6 +55,8 @@ pub trait CompileEnv {
     fn nvcc(&self) -> Option<&Path>;
     /// hipcc, when found.
     fn hipcc(&self) -> Option<&Path>;
+    /// The NVRTC workers, when `kernel.compiler` is `nvrtc` and NVRTC was found.
+    fn nvrtc(&self) -> Option<&nvrtc::NvrtcPool>;
     /// The AMD architectures to compile for.
     fn hip_archs(&self) -> Result<Vec<String>, String>;
     /// The platform's compiler version, part of every compile's key.
@@ -66,6 +71,9 @@ pub(crate) fn toolchain_for(
     target: Target,
 ) -> Result<Box<dyn Toolchain>, CompileFailure> {
     Ok(match target {
+        Target::CudaOnNvidia if env.config().compiler == crate::config::CompilerChoice::Nvrtc => {
+            Box::new(nvrtc::Nvrtc::new(env))
+        }
         Target::CudaOnNvidia => Box::new(nvcc::Nvcc::cuda(env)),
         Target::HipOnNvidia => Box::new(nvcc::Nvcc::hip(env)),
         Target::HipOnAmd => Box::new(hipcc::Hipcc::new(env)?),
@@ -164,13 +172,10 @@ pub fn compile(
             fake::compile(env, task, &source_hash)
                 .and_then(|(bytes, symbols)| stored(env, &key, &bytes, symbols, 0.0))
         } else {
-            toolchain
-                .invocation(env)
-                .and_then(|inv| process::run(env, &inv, source))
-                .and_then(|object| {
-                    let symbols = toolchain.check(task, &object.bytes)?;
-                    stored(env, &key, &object.bytes, symbols, object.compile_s)
-                })
+            toolchain.compile(env, source).and_then(|object| {
+                let symbols = toolchain.check(task, &object.bytes)?;
+                stored(env, &key, &object.bytes, symbols, object.compile_s)
+            })
         };
         match (who, out) {
             (Who::Reference, Err(f)) if f.state == LegState::Broke => Err(CompileFailure::unsettled(

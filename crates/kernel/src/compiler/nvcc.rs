@@ -6,7 +6,6 @@
 
 use super::toolchain::{DEPENDENCIES, Invocation, Toolchain, program, version_lines};
 use super::{CompileEnv, CompileFailure};
-use crate::elf;
 use crate::hip;
 use crate::reason::KernelReason;
 use aorlta_check::KernelTaskDef;
@@ -83,33 +82,7 @@ impl Toolchain for Nvcc {
     }
 
     fn check(&self, task: &KernelTaskDef, object: &[u8]) -> Result<Vec<String>, CompileFailure> {
-        let wanted = task.signature.symbols();
-        let syms = elf::symbols(object)
-            .map_err(|e| CompileFailure::broke(KernelReason::CompileError, e.to_string()))?;
-        if syms.iter().any(|s| s.name == "vprintf" && !s.defined) {
-            return Err(CompileFailure::broke(
-                KernelReason::DevicePrintf,
-                "the kernel calls device printf; output from a kernel is not allowed",
-            ));
-        }
-        let found = wanted
-            .iter()
-            .find(|w| syms.iter().any(|s| s.defined && s.function && &s.name == *w))
-            .cloned();
-        let Some(found) = found else {
-            return Err(CompileFailure::broke(
-                KernelReason::KernelNotFound,
-                format!(
-                    "the code object defines no kernel `{}` with the task's signature `{}` (looked for {})",
-                    task.signature.name(),
-                    task.signature.text(),
-                    wanted.join(", ")
-                ),
-            ));
-        };
-        let mut order = vec![found.clone()];
-        order.extend(wanted.into_iter().filter(|w| *w != found));
-        Ok(order)
+        super::toolchain::check_cubin(task, object)
     }
 }
 

@@ -97,7 +97,7 @@ pub(crate) fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Resul
 
 /// A failed compiler's outcome as a reason: its output past the size limit, its memory limit
 /// met (an allocation failure, or a signal the memory limit brings), or a compile error.
-fn failure(output: &str, signal: Option<i32>, diag: &str, memory_mb: u64) -> CompileFailure {
+pub(super) fn failure(output: &str, signal: Option<i32>, diag: &str, memory_mb: u64) -> CompileFailure {
     let low = output.to_lowercase();
     if signal == Some(Signal::XFSZ.as_raw()) || low.contains("file size limit") {
         return CompileFailure::broke(

@@ -339,13 +339,29 @@ pub(crate) fn run(program: &Path, args: &[&str], jail: &Jail, limits: Limits) ->
     run_as(program, args, jail, limits, confinement())
 }
 
-fn run_as(
+/// Starts `program args` in `jail.work` inside the sandbox, under `limits`' memory and file
+/// size (not its wall time: the caller keeps that), in its own process group, with the given
+/// standard streams. The compile workers are started so.
+pub(crate) fn spawn(
+    program: &Path,
+    args: &[&str],
+    jail: &Jail,
+    limits: Limits,
+    stdio: [Stdio; 3],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> Result<std::process::Child, SandboxError> {
+    spawn_as(program, args, jail, limits, confinement(), stdio, env)
+}
+
+fn spawn_as(
     program: &Path,
     args: &[&str],
     jail: &Jail,
     limits: Limits,
     how: Confinement,
-) -> Result<Run, SandboxError> {
+    stdio: [Stdio; 3],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> Result<std::process::Child, SandboxError> {
     let dir = jail.work.as_path();
     let rules = ruleset(jail)?;
     // The program by its real path: inside the namespace only real paths are bound.
@@ -359,8 +375,7 @@ fn run_as(
         Confinement::Landlock => None,
     };
     let rules_fd = rules.as_raw_fd();
-    let log_path = dir.join("compile.log");
-    let log = std::fs::File::create(&log_path)?;
+    let [stdin, stdout, stderr] = stdio;
     let mut cmd = Command::new(&program);
     cmd.args(args)
         .current_dir(dir)
@@ -369,9 +384,10 @@ fn run_as(
         .env("HOME", dir)
         .env("TMPDIR", dir)
         .env("LANG", "C")
-        .stdin(Stdio::null())
-        .stdout(log.try_clone()?)
-        .stderr(log)
+        .envs(env.iter().copied())
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(stderr)
         .process_group(0);
     let (memory, output) = (limits.memory_bytes, limits.output_bytes);
     // SAFETY: between fork and exec only async-signal-safe system calls run (unshare, mount,
@@ -404,7 +420,20 @@ fn run_as(
     }
     let spawned = cmd.spawn();
     drop(rules);
-    let mut child = spawned?;
+    Ok(spawned?)
+}
+
+fn run_as(
+    program: &Path,
+    args: &[&str],
+    jail: &Jail,
+    limits: Limits,
+    how: Confinement,
+) -> Result<Run, SandboxError> {
+    let log_path = jail.work.join("compile.log");
+    let log = std::fs::File::create(&log_path)?;
+    let stdio = [Stdio::null(), Stdio::from(log.try_clone()?), Stdio::from(log)];
+    let mut child = spawn_as(program, args, jail, limits, how, stdio, &[])?;
     let pgid = child.id();
     let start = Instant::now();
     let mut timed_out = false;

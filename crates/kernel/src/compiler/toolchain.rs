@@ -31,6 +31,12 @@ pub(crate) struct Invocation {
 
 /// A compiler as the driver sees it.
 pub(crate) trait Toolchain {
+    /// Compiles one source: by default the [`Toolchain::invocation`] as one process in the
+    /// sandbox ([`super::process`]); a compiler kept in worker processes says otherwise.
+    fn compile(&self, env: &dyn CompileEnv, source: &str) -> Result<super::process::Object, CompileFailure> {
+        self.invocation(env)
+            .and_then(|inv| super::process::run(env, &inv, source))
+    }
     /// What a compile is for, as a cache key part (the architecture, and what else besides the
     /// compiler's version and the source changes the code object).
     fn target_key(&self) -> String;
@@ -39,6 +45,39 @@ pub(crate) trait Toolchain {
     /// Checks the code object it wrote for `task`: it defines the kernel and calls no device
     /// `printf`. Answers the symbols to look the kernel up by, the one found first.
     fn check(&self, task: &KernelTaskDef, object: &[u8]) -> Result<Vec<String>, CompileFailure>;
+}
+
+/// Checks an NVIDIA code object for `task`: it defines the kernel by one of the signature's
+/// symbols and calls no device `printf`. Answers the symbols to look the kernel up by, the one
+/// found first.
+pub(super) fn check_cubin(task: &KernelTaskDef, object: &[u8]) -> Result<Vec<String>, CompileFailure> {
+    let wanted = task.signature.symbols();
+    let syms = crate::elf::symbols(object)
+        .map_err(|e| CompileFailure::broke(KernelReason::CompileError, e.to_string()))?;
+    if syms.iter().any(|s| s.name == "vprintf" && !s.defined) {
+        return Err(CompileFailure::broke(
+            KernelReason::DevicePrintf,
+            "the kernel calls device printf; output from a kernel is not allowed",
+        ));
+    }
+    let found = wanted
+        .iter()
+        .find(|w| syms.iter().any(|s| s.defined && s.function && &s.name == *w))
+        .cloned();
+    let Some(found) = found else {
+        return Err(CompileFailure::broke(
+            KernelReason::KernelNotFound,
+            format!(
+                "the code object defines no kernel `{}` with the task's signature `{}` (looked for {})",
+                task.signature.name(),
+                task.signature.text(),
+                wanted.join(", ")
+            ),
+        ));
+    };
+    let mut order = vec![found.clone()];
+    order.extend(wanted.into_iter().filter(|w| *w != found));
+    Ok(order)
 }
 
 /// The compiler `path`, or unsettled `no-compiler` naming the setting that gives it.

@@ -16,8 +16,8 @@ use aorlta_check::{KernelTaskDef, Task, TaskKind, TaskSet};
 use aorlta_core::run::validation::Suite;
 use aorlta_kernel::KernelTools;
 use aorlta_kernel::run_leg;
+use aorlta_kernel::{CompilerChoice, Who, compile};
 use aorlta_kernel::{KernelConfig, KernelEnv, KernelOverrides, KernelRun, KernelTime};
-use aorlta_kernel::{Who, compile};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -187,27 +187,8 @@ fn compile_bench(
     }
     let seq_total = t0.elapsed().as_secs_f64();
     let par = fresh_env(config, &scratch.join("par"))?;
-    let par_env = tools(&par);
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2)
-        .clamp(1, 16);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let t0 = Instant::now();
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some((t, _, src)) = pool.get(i) else { break };
-                    if let Some(k) = kdef(t) {
-                        let _ = compile(par_env, &k, src, Who::Candidate);
-                    }
-                }
-            });
-        }
-    });
-    let par_total = t0.elapsed().as_secs_f64();
+    let threads = compile_threads();
+    let par_total = compile_all(tools(&par), pool, threads);
     let n = per.len();
     let [_, med, p90, max] = spread(&mut per);
     println!(
@@ -222,6 +203,73 @@ fn compile_bench(
         json!({"candidates": n, "outcomes": outcomes, "median_s": med, "p90_s": p90, "max_s": max, "sequential_s": seq_total, "parallel_s": par_total, "threads": threads}),
     );
 
+    Ok(())
+}
+
+/// Compilers run at once: the machine's cores, at most 16.
+fn compile_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .clamp(1, 16)
+}
+
+/// Compiles every candidate of `pool` in `env`, `threads` at a time; the seconds it took.
+fn compile_all(env: &KernelEnv, pool: &[PoolItem], threads: usize) -> f64 {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let t0 = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some((t, _, src)) = pool.get(i) else { break };
+                    if let Some(k) = kdef(t) {
+                        let _ = compile(env, &k, src, Who::Candidate);
+                    }
+                }
+            });
+        }
+    });
+    t0.elapsed().as_secs_f64()
+}
+
+/// The two real compilers side by side (NVRTC in its workers, nvcc a process per source), each
+/// compiling the pool in a fresh cache with as many at a time as cores, whatever the device
+/// (with `--fake-gpu` too): the line `compile: nvrtc N/s, nvcc M/s (W at a time)`.
+fn compilers_bench(
+    config: &KernelConfig,
+    scratch: &Path,
+    pool: &[PoolItem],
+    report: &mut serde_json::Map<String, Value>,
+) -> anyhow::Result<()> {
+    let threads = compile_threads();
+    let mut rates = BTreeMap::new();
+    for choice in [CompilerChoice::Nvrtc, CompilerChoice::Nvcc] {
+        let config = KernelConfig {
+            compiler: choice,
+            fake_gpu: false,
+            ..config.clone()
+        };
+        let env = fresh_env(&config, &scratch.join(format!("compilers-{}", choice.as_str())))?;
+        if let Err(e) = tools(&env).compiler_version() {
+            println!("compile: {} not measured: {e}", choice.as_str());
+            continue;
+        }
+        let seconds = compile_all(tools(&env), pool, threads);
+        rates.insert(choice.as_str(), pool.len() as f64 / seconds);
+    }
+    let rate = |c: &str| rates.get(c).map_or("-".to_string(), |r| format!("{r:.1}/s"));
+    println!(
+        "compile: nvrtc {}, nvcc {} ({threads} at a time, {} distinct sources)",
+        rate("nvrtc"),
+        rate("nvcc"),
+        pool.len()
+    );
+    report.insert(
+        "compilers".into(),
+        json!({"threads": threads, "sources": pool.len(), "per_s": rates}),
+    );
     Ok(())
 }
 
@@ -273,6 +321,7 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let scratch = tempfile::tempdir()?;
     if !args.no_compile {
         compile_bench(&config, scratch.path(), &pool, &mut report)?;
+        compilers_bench(&config, scratch.path(), &pool, &mut report)?;
     }
 
     // 2-4. Harness start, correctness and timing, per task, with the `self` candidate.
