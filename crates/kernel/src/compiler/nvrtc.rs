@@ -144,6 +144,9 @@ impl NvrtcInstall {
             .into_iter()
             .chain([top.join("lib"), top.join("lib64")])
             .find(|d| has_lib(d))?;
+        // Real paths: inside the sandbox's namespace only real paths are bound (a toolkit's
+        // `lib64` and `include` are often links into `targets/`).
+        let (lib_dir, include) = (lib_dir.canonicalize().ok()?, include.canonicalize().ok()?);
         include.is_dir().then_some(NvrtcInstall { lib_dir, include })
     }
 }
