@@ -99,6 +99,9 @@ pub(crate) fn shims_hash() -> String {
 
 /// Writes the prelude and the shims under `work_dir` (once per content) and answers their folder.
 fn shim_dir(work_dir: &Path) -> std::io::Result<PathBuf> {
+    // Absolute: it is bound into the sandbox and named on NVRTC's include path.
+    let work_dir = std::path::absolute(work_dir)?;
+    let work_dir = work_dir.as_path();
     let dir = work_dir.join(format!("nvrtc-include-{}", &shims_hash()[..16]));
     if dir.join("aorlta_nvrtc_prelude.h").is_file() {
         return Ok(dir);
@@ -254,7 +257,7 @@ impl NvrtcPool {
     }
 
     fn start(&self, env: &dyn CompileEnv) -> Result<(Worker, String), String> {
-        let parent = env.work_dir().join("nvrtc");
+        let parent = std::path::absolute(env.work_dir().join("nvrtc")).map_err(|e| e.to_string())?;
         std::fs::create_dir_all(&parent).map_err(|e| format!("{}: {e}", parent.display()))?;
         let dir = tempfile::Builder::new()
             .prefix("worker-")
