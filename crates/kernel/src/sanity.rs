@@ -53,7 +53,13 @@ pub fn task_sanity(env: &Env, task: &Task) -> Sanity {
             let why: Vec<String> = o
                 .reasons
                 .iter()
-                .map(|r| format!("{}: {}", r.code, r.detail))
+                .map(|r| {
+                    if r.detail.starts_with(&format!("{}:", r.code)) {
+                        r.detail.clone()
+                    } else {
+                        format!("{}: {}", r.code, r.detail)
+                    }
+                })
                 .collect();
             return Sanity::NotRun(why.join("; "));
         }

@@ -172,7 +172,12 @@ pub fn compile(
             fake::compile(env, task, &source_hash)
                 .and_then(|(bytes, symbols)| stored(env, &key, &bytes, symbols, 0.0))
         } else {
-            toolchain.compile(env, source).and_then(|object| {
+            let object = toolchain.in_workers(env, source).unwrap_or_else(|| {
+                toolchain
+                    .invocation(env)
+                    .and_then(|inv| process::run(env, &inv, source))
+            });
+            object.and_then(|object| {
                 let symbols = toolchain.check(task, &object.bytes)?;
                 stored(env, &key, &object.bytes, symbols, object.compile_s)
             })

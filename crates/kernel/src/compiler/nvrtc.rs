@@ -17,9 +17,9 @@
 //! and nvcc's.
 
 use super::nvrtc_worker::{Answer, Hello, Request, SOURCE_NAME};
-use super::process::{Object, failure};
+use super::process::failure;
 use super::sandbox::{self, Jail, Limits, SandboxError};
-use super::toolchain::{Invocation, Toolchain};
+use super::toolchain::{Invocation, Object, Toolchain};
 use super::{CompileEnv, CompileFailure, diagnostic};
 use crate::reason::KernelReason;
 use aorlta_check::KernelTaskDef;
@@ -434,6 +434,26 @@ impl Nvrtc {
         }
     }
 
+    /// Compiles one source in the workers; where NVRTC reports a compile error, nvcc's verdict.
+    fn compile(&self, env: &dyn CompileEnv, source: &str) -> Result<Object, CompileFailure> {
+        let pool = env.nvrtc().ok_or_else(|| {
+            CompileFailure::unsettled(
+                KernelReason::NoCompiler,
+                "no NVRTC found (kernel.compiler: nvrtc needs libnvrtc beside nvcc, or AORLTA_NVRTC_LIB)",
+            )
+        })?;
+        let options = self.options(env, pool)?;
+        match pool.compile(env, source, options) {
+            // NVRTC compiles device code only and reads no host header: a source nvcc accepts
+            // may hold host code (never run: only the device code object is kept). Where NVRTC
+            // says no, nvcc decides, so the verdict is nvcc's; limits met stay NVRTC's.
+            Err(f) if f.code == KernelReason::CompileError.as_str() => super::nvcc::Nvcc::cuda(env)
+                .invocation(env)
+                .and_then(|inv| super::process::run(env, &inv, source)),
+            other => other,
+        }
+    }
+
     fn options(&self, env: &dyn CompileEnv, pool: &NvrtcPool) -> Result<Vec<String>, CompileFailure> {
         let shims = shim_dir(env.work_dir())
             .map_err(|e| CompileFailure::unsettled(KernelReason::WorkDirError, e.to_string()))?;
@@ -459,23 +479,8 @@ impl Toolchain for Nvrtc {
         ))
     }
 
-    fn compile(&self, env: &dyn CompileEnv, source: &str) -> Result<Object, CompileFailure> {
-        let pool = env.nvrtc().ok_or_else(|| {
-            CompileFailure::unsettled(
-                KernelReason::NoCompiler,
-                "no NVRTC found (kernel.compiler: nvrtc needs libnvrtc beside nvcc, or AORLTA_NVRTC_LIB)",
-            )
-        })?;
-        let options = self.options(env, pool)?;
-        match pool.compile(env, source, options) {
-            // NVRTC compiles device code only and reads no host header: a source nvcc accepts
-            // may hold host code (never run: only the device code object is kept). Where NVRTC
-            // says no, nvcc decides, so the verdict is nvcc's; limits met stay NVRTC's.
-            Err(f) if f.code == KernelReason::CompileError.as_str() => {
-                super::nvcc::Nvcc::cuda(env).compile(env, source)
-            }
-            other => other,
-        }
+    fn in_workers(&self, env: &dyn CompileEnv, source: &str) -> Option<Result<Object, CompileFailure>> {
+        Some(self.compile(env, source))
     }
 
     fn check(&self, task: &KernelTaskDef, object: &[u8]) -> Result<Vec<String>, CompileFailure> {

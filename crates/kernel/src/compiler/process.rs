@@ -7,7 +7,7 @@
 
 use super::diagnostic;
 use super::sandbox::{self, Jail, Limits, SandboxError};
-use super::toolchain::{DEPENDENCIES, Invocation};
+use super::toolchain::{DEPENDENCIES, Invocation, Object};
 use super::{CompileEnv, CompileFailure};
 use crate::reason::KernelReason;
 use rustix::process::Signal;
@@ -16,15 +16,6 @@ use std::time::{Duration, Instant};
 
 /// Largest file the compiler may write, bytes.
 pub(crate) const OUTPUT_LIMIT: u64 = 256 << 20;
-
-/// A code object and the seconds its compiler ran.
-#[derive(Debug)]
-pub(crate) struct Object {
-    /// The code object's bytes.
-    pub bytes: Vec<u8>,
-    /// Seconds the compiler ran.
-    pub compile_s: f64,
-}
 
 /// Runs `inv` on `source` in a fresh folder under `env`'s work folder.
 pub(crate) fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Result<Object, CompileFailure> {

@@ -14,6 +14,15 @@ use std::process::{Command, Stdio};
 /// write the files it read there, and the driver checks it.
 pub(crate) const DEPENDENCIES: &str = "k.d";
 
+/// A code object and the seconds its compiler ran.
+#[derive(Debug)]
+pub(crate) struct Object {
+    /// The code object's bytes.
+    pub bytes: Vec<u8>,
+    /// Seconds the compiler ran.
+    pub compile_s: f64,
+}
+
 /// One compiler run, relative to a fresh folder holding only the source.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Invocation {
@@ -31,11 +40,11 @@ pub(crate) struct Invocation {
 
 /// A compiler as the driver sees it.
 pub(crate) trait Toolchain {
-    /// Compiles one source: by default the [`Toolchain::invocation`] as one process in the
-    /// sandbox ([`super::process`]); a compiler kept in worker processes says otherwise.
-    fn compile(&self, env: &dyn CompileEnv, source: &str) -> Result<super::process::Object, CompileFailure> {
-        self.invocation(env)
-            .and_then(|inv| super::process::run(env, &inv, source))
+    /// Compiles one source in the compiler's own workers, for a compiler kept in worker
+    /// processes; `None` (the default) for one run as a process per source, whose
+    /// [`Toolchain::invocation`] the driver runs.
+    fn in_workers(&self, _env: &dyn CompileEnv, _source: &str) -> Option<Result<Object, CompileFailure>> {
+        None
     }
     /// What a compile is for, as a cache key part (the architecture, and what else besides the
     /// compiler's version and the source changes the code object).
