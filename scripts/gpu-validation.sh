@@ -8,6 +8,7 @@
 # and the figures go under $OUT (default runs/gpu-validation) as each step ends: five files.
 #   scripts/gpu-validation.sh [BINARIES]   # BINARIES: the folder of aorlta and aorlta-harness
 #   DEADLINE=270 (seconds for the whole run)  AA=1000 (self-timings)  FAKE=1 (the fake device)
+#   COMPILER=nvrtc (the compiler of CUDA sources in every step, instead of the configs' own)
 set -u
 cd "$(dirname "$0")/.."
 B="$(cd "${1:-target/release}" && pwd)"
@@ -25,25 +26,33 @@ if [ "${FAKE:-0}" = 1 ]; then
     sed 's/^kernel:$/kernel:\n  fake-gpu: true/' "configs/$c.yaml" > "configs/.fake-$c.yaml"
   done
   speed=configs/.fake-kernels-speed-score.yaml; mix=configs/.fake-kernels-mix-score.yaml
-else
+fi
+comp=()
+if [ -n "${COMPILER:-}" ]; then
+  comp=(--compiler "$COMPILER")
+  sed "s/^kernel:\$/kernel:\n  compiler: $COMPILER/" "$speed" > configs/.compiler-speed.yaml
+  sed "s/^kernel:\$/kernel:\n  compiler: $COMPILER/" "$mix" > configs/.compiler-mix.yaml
+  speed=configs/.compiler-speed.yaml; mix=configs/.compiler-mix.yaml
+fi
+if [ "${FAKE:-0}" != 1 ]; then
   date -u; nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
   nvcc --version | tail -2; nproc
 fi
 echo "== validate"
-t timeout "$(cap 100)" "$B/aorlta" validate $gpu --json "$OUT/validate.json" > "$S/validate.txt" 2>&1
+t timeout "$(cap 100)" "$B/aorlta" validate $gpu "${comp[@]}" --json "$OUT/validate.json" > "$S/validate.txt" 2>&1
 cat "$S/validate.txt"; gzip -f "$OUT/validate.json"
 if grep -q "harness-failed" "$S/validate.txt"; then
   zcat "$OUT/validate.json.gz" | grep -o '"detail": *"[^"]*"' | sort | uniq -c | head -20
 fi
 echo "== the example pool, end to end (bench kernels --pool: a scoring run on a fresh cache)"
-t timeout "$(cap 25)" "$B/aorlta" bench kernels "${fake[@]}" --pool examples/kernels/pool.jsonl \
+t timeout "$(cap 25)" "$B/aorlta" bench kernels "${fake[@]}" "${comp[@]}" --pool examples/kernels/pool.jsonl \
   --config "$speed" --json "$OUT/bench-pool.json" > "$S/bench-pool.txt" 2>&1; cat "$S/bench-pool.txt"
 echo "== score the mix"; rm -rf runs/kernels-mix-score
 t timeout "$(cap 75)" "$B/aorlta" score --quiet "$mix" > "$S/mix.txt" 2>&1; cat "$S/mix.txt"
 tar czf "$OUT/rewards.tgz" runs/kernels-mix-score/rewards.jsonl runs/kernels-mix-score/summary.md 2>/dev/null
 echo "== bench kernels (per task, A/A)"
 aa_s=$(( end - SECONDS - 12 ))
-t timeout "$(cap 600)" "$B/aorlta" bench kernels "${fake[@]}" --no-compile --aa "${AA:-1000}" \
+t timeout "$(cap 600)" "$B/aorlta" bench kernels "${fake[@]}" "${comp[@]}" --no-compile --aa "${AA:-1000}" \
   --aa-max-s "$(( aa_s > 5 ? aa_s : 5 ))" --aa-size n=1048576 --json "$OUT/bench.json" > "$S/bench.txt" 2>&1
 cat "$S/bench.txt"
-rm -f configs/.fake-*.yaml
+rm -f configs/.fake-*.yaml configs/.compiler-*.yaml

@@ -120,6 +120,17 @@ pub enum CompilerChoice {
     Nvrtc,
 }
 
+impl std::str::FromStr for CompilerChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "nvcc" => Ok(CompilerChoice::Nvcc),
+            "nvrtc" => Ok(CompilerChoice::Nvrtc),
+            other => Err(format!("`{other}` is no compiler (nvcc or nvrtc)")),
+        }
+    }
+}
+
 impl CompilerChoice {
     /// The name a config writes.
     pub fn as_str(self) -> &'static str {

@@ -155,13 +155,15 @@ pub(crate) fn hostname() -> String {
     }
 }
 
-/// What a command line may set over a `kernel:` section (`--fake-gpu`, `--gpus`).
+/// What a command line may set over a `kernel:` section (`--fake-gpu`, `--gpus`, `--compiler`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct KernelOverrides {
     /// Run on the fake device, whatever the section says.
     pub fake_gpu: bool,
     /// The GPUs to lease instead of the section's.
     pub gpus: Option<GpuSet>,
+    /// The compiler of CUDA sources instead of the section's.
+    pub compiler: Option<crate::config::CompilerChoice>,
 }
 
 impl KernelConfig {
@@ -170,6 +172,9 @@ impl KernelConfig {
         self.fake_gpu |= o.fake_gpu;
         if let Some(g) = &o.gpus {
             self.gpus = g.clone();
+        }
+        if let Some(c) = o.compiler {
+            self.compiler = c;
         }
         self
     }
@@ -216,8 +221,8 @@ impl KernelEnv {
         gpus: Option<super::GpuSet>,
     ) -> Result<Option<Self>> {
         let overrides = KernelOverrides {
-            fake_gpu: false,
             gpus,
+            ..KernelOverrides::default()
         };
         Self::from_section_with(section, config_file, work_dir, &overrides)
     }

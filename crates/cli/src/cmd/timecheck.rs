@@ -69,6 +69,9 @@ pub(crate) struct Args {
     /// Run on the CPU-simulated fake device.
     #[arg(long)]
     pub fake_gpu: bool,
+    /// The compiler of CUDA sources (`nvcc` or `nvrtc`) instead of the config's.
+    #[arg(long)]
+    pub compiler: Option<aorlta_kernel::CompilerChoice>,
 }
 
 /// Runs `aorlta timecheck`.
@@ -81,6 +84,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let overrides = KernelOverrides {
         fake_gpu: args.fake_gpu,
         gpus: args.gpus.clone(),
+        compiler: args.compiler,
     };
     let (tasks, _) = TaskSet::load(&tasks_path)?;
     let params = time_params(&args);

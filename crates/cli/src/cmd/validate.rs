@@ -36,6 +36,9 @@ pub(crate) struct Args {
     /// Write every case's legs and reward as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// The compiler of CUDA sources (`nvcc` or `nvrtc`) instead of the suite's.
+    #[arg(long)]
+    pub compiler: Option<aorlta_kernel::CompilerChoice>,
 }
 
 /// Runs `aorlta validate`.
@@ -45,6 +48,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         kernel: KernelOverrides {
             fake_gpu: args.fake_gpu,
             gpus: args.gpus,
+            compiler: args.compiler,
         },
         only: args.only,
     };

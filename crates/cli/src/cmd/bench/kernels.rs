@@ -33,6 +33,9 @@ pub(crate) struct Args {
     /// Run on the CPU-simulated fake device.
     #[arg(long)]
     pub fake_gpu: bool,
+    /// The compiler of CUDA sources (`nvcc` or `nvrtc`) instead of the suite's or config's.
+    #[arg(long)]
+    pub compiler: Option<aorlta_kernel::CompilerChoice>,
     /// Self-timings in the A/A run.
     #[arg(long, default_value_t = 200)]
     pub aa: usize,
@@ -85,6 +88,7 @@ fn run_pool(args: &Args, pool: &Path) -> anyhow::Result<ExitCode> {
     let env = config.env_with(&KernelOverrides {
         fake_gpu: args.fake_gpu,
         gpus: args.gpus.clone(),
+        compiler: args.compiler,
     })?;
     let gpus = match env.kernel().map(|k| k.gpu_set()) {
         Some(Ok(g)) => g.len(),
@@ -284,6 +288,7 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = suite.kernel.clone().overridden(&KernelOverrides {
         fake_gpu: args.fake_gpu,
         gpus: None,
+        compiler: args.compiler,
     });
     let (tasks, _) = TaskSet::load(&base.join(&suite.tasks))?;
     let mut report = serde_json::Map::new();
