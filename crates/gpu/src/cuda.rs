@@ -218,7 +218,8 @@ impl CudaBackend {
         let mut device =
             describe(index, dev).map_err(|e| harness_error("driver-error", "device attributes", e))?;
         // No L2 set aside for persisting accesses: a kernel's `evict_last` loads then keep
-        // nothing from one timed launch to the next (checked again before every timed launch).
+        // nothing from one timed launch to the next. Only host code can change the limit, and
+        // no candidate's host code runs, so it is set once here and recorded.
         no_persisting_set_aside().map_err(|e| harness_error("driver-error", "cuCtxSetLimit", e))?;
         device.persisting_l2_set_aside_bytes =
             Some(persisting_set_aside().map_err(|e| harness_error("driver-error", "cuCtxGetLimit", e))?);
@@ -378,9 +379,6 @@ impl Backend for CudaBackend {
     }
 
     fn reset_persisting_l2(&mut self) -> Result<(), BackendError> {
-        if persisting_set_aside().map_err(|e| classify("cuCtxGetLimit", e))? != 0 {
-            no_persisting_set_aside().map_err(|e| classify("cuCtxSetLimit", e))?;
-        }
         // SAFETY: acts on the current context.
         unsafe { sys::cuCtxResetPersistingL2Cache() }
             .result()

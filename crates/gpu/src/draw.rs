@@ -11,7 +11,7 @@
 //! threads. Uniform draws use 53 bits; normal draws are Irwin-Hall sums of twelve 32-bit
 //! uniforms (exact in a double, so host and device round alike; bounded at six sigma).
 
-use aorlta_record::kernel::inputs::Family;
+use aorlta_record::kernel::inputs::{self, Family};
 use aorlta_record::kernel::{Dtype, Init, Tolerance};
 use half::{bf16, f16};
 
@@ -119,7 +119,7 @@ impl Fill {
                     Init::Uniform { lo, hi } => (1, lo, hi),
                     Init::Normal { mean, std } => (2, mean, std),
                 };
-                let (lo, hi) = domain_of(kind, a, b);
+                let (lo, hi) = inputs::domain(&init);
                 FillArgs {
                     kind,
                     a,
@@ -200,7 +200,8 @@ const ROW_SALT: u64 = 0xA076_1D64_78BD_642F;
 const RUN_SALT: u64 = 0xE703_7ED1_A0B4_28DB;
 const BUF_SALT: u64 = 0x8EBC_6AF0_9C88_C6E3;
 
-/// The closed domain of a law: `[lo, hi]`, or `mean ± 6 std`.
+/// The closed domain of a fill's law ([`inputs::domain`], from the law's kind and reals as the
+/// device code has them).
 fn domain_of(kind: i32, a: f64, b: f64) -> (f64, f64) {
     if kind == 2 {
         (a - 6.0 * b, a + 6.0 * b)
@@ -338,9 +339,8 @@ pub fn fill_bits(dtype: Dtype, a: &FillArgs, i: u64) -> u64 {
     if a.kind == 0 {
         return sentinel_bits(dtype);
     }
-    let float = matches!(dtype, Dtype::F32 | Dtype::F16 | Dtype::Bf16);
     if a.family == Family::Specials.code()
-        && float
+        && inputs::is_float(dtype)
         && let Some(bits) = special_bits(dtype, a, i)
     {
         return bits;
@@ -606,7 +606,7 @@ mod tests {
             let fill = Fill::Input { init, key, family, special, row };
             let a = fill.args();
             let (dlo, dhi) = domain_of(a.kind, a.a, a.b);
-            let float = matches!(dtype, Dtype::F32 | Dtype::F16 | Dtype::Bf16);
+            let float = inputs::is_float(dtype);
             let (min, max) = if float {
                 let round = |v: f64| as_f64(dtype, from_f64(dtype, v));
                 (round(dlo), round(dhi))

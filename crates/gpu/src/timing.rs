@@ -240,10 +240,10 @@ fn pairs<B: Backend>(
                 break;
             }
         }
-        let seed = timed_draw(r.job.task.timed_inputs, w.input_seed, p);
+        let draw = timed_draw(r.job.task.timed_inputs, w.input_seed, p);
         let candidate_first = order.next_u64() & 1 == 1;
         let t0 = Instant::now();
-        let times = match one_pair(r, s, k, c, seed, p, candidate_first, cut_s)? {
+        let times = match one_pair(r, s, k, c, draw, p, candidate_first, cut_s)? {
             PairOutcome::Done(t) => t,
             PairOutcome::Cut(waited) => {
                 report.budget_stop = Some(BudgetStop {
@@ -295,14 +295,14 @@ fn reference_launch<B: Backend>(
     r: &mut Runner<'_, B>,
     s: &Setup,
     k: &Kernels<'_>,
-    seed: Draw,
+    draw: Draw,
     c: &mut Counters,
     salt: u32,
 ) -> Result<f64, Stop> {
-    r.fill_set(&s.layout, &s.refr, seed, false)?;
+    r.fill_set(&s.layout, &s.refr, draw, false)?;
     let t = run_reference(r, s, k, salt, true)?;
     c.reset(r)?;
-    let check = r.check_set(c, &s.layout, &s.refr, seed, Expect::Written)?;
+    let check = r.check_set(c, &s.layout, &s.refr, draw, Expect::Written)?;
     let words = c.read(r, Party::Reference)?;
     reference_sane(r, &check.damage(&s.layout, &words))?;
     Ok(t)
@@ -355,7 +355,7 @@ fn one_pair<B: Backend>(
     s: &Setup,
     k: &Kernels<'_>,
     c: &mut Counters,
-    seed: Draw,
+    draw: Draw,
     p: usize,
     candidate_first: bool,
     cut_s: f64,
@@ -363,13 +363,13 @@ fn one_pair<B: Backend>(
     let salt = 2 * p as u32 + 1;
     let mut reference_s = None;
     if candidate_first {
-        r.fill_set(&s.layout, &s.cand, seed, false)?;
-        r.fill_set(&s.layout, &s.refr, seed, false)?;
+        r.fill_set(&s.layout, &s.cand, draw, false)?;
+        r.fill_set(&s.layout, &s.refr, draw, false)?;
     } else {
-        reference_s = Some(reference_launch(r, s, k, seed, c, salt + 1)?);
+        reference_s = Some(reference_launch(r, s, k, draw, c, salt + 1)?);
         // The reference's output would be an expected output while the candidate runs.
-        r.fill_set(&s.layout, &s.refr, seed, true)?;
-        r.fill_set(&s.layout, &s.cand, seed, false)?;
+        r.fill_set(&s.layout, &s.refr, draw, true)?;
+        r.fill_set(&s.layout, &s.cand, draw, false)?;
     }
     let candidate_s = match candidate_launch(r, s, k, salt, cut_s)? {
         Timed::Done(t) => t.kernel_s,
@@ -377,8 +377,8 @@ fn one_pair<B: Backend>(
     };
     // Everything from here is made after the candidate's launch.
     c.reset(r)?;
-    let own = r.check_set(c, &s.layout, &s.cand, seed, Expect::Written)?;
-    let other = r.check_set(c, &s.layout, &s.refr, seed, Expect::Untouched)?;
+    let own = r.check_set(c, &s.layout, &s.cand, draw, Expect::Written)?;
+    let other = r.check_set(c, &s.layout, &s.refr, draw, Expect::Untouched)?;
     let reference_s = match reference_s {
         Some(t) => {
             run_reference(r, s, k, salt + 1, false)?;
@@ -386,7 +386,7 @@ fn one_pair<B: Backend>(
         }
         None => run_reference(r, s, k, salt + 1, true)?,
     };
-    let sane = r.check_set(c, &s.layout, &s.refr, seed, Expect::Written)?;
+    let sane = r.check_set(c, &s.layout, &s.refr, draw, Expect::Written)?;
     let cmp = r.compare_sets(c, &s.layout, &s.refr, &s.cand, r.job.task.tolerance)?;
     let words = c.read(r, Party::Harness)?;
     let own = own.damage(&s.layout, &words);

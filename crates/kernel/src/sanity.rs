@@ -43,10 +43,7 @@ pub fn task_sanity(env: &Env, task: &Task) -> Sanity {
     let sizes: Vec<usize> = (0..def.spec.sizes.len()).collect();
     let timeout = if kenv.is_fake() { 0.3 } else { 10.0 };
     let deadline = 60.0 + sizes.len() as f64 * timeout;
-    let work = Work::Sanity(SanityWork {
-        sizes: sizes.clone(),
-        seed,
-    });
+    let work = Work::Sanity(SanityWork { sizes, seed });
     let rec = match run_job(&i, &reference, &reference, work, timeout, deadline) {
         Ok(r) => r,
         Err(o) => {
@@ -71,7 +68,7 @@ pub fn task_sanity(env: &Env, task: &Task) -> Sanity {
     let tol = def.spec.tolerance;
     match cases
         .iter()
-        .find_map(|c| unsound(c, tol, &def.spec.sizes[c.size.min(sizes.len() - 1)]))
+        .find_map(|c| unsound(c, tol, def.spec.sizes.get(c.size)?))
     {
         Some(why) => Sanity::Unsound(why),
         None => Sanity::Sound(cases.len()),

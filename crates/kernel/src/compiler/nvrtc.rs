@@ -84,17 +84,20 @@ const SHIMS: &[(&str, &str)] = &[
     ("cstddef", "#include <stddef.h>\n"),
 ];
 
-/// The hash of the prelude and shims: a part of every NVRTC compile's key.
-pub(crate) fn shims_hash() -> String {
-    let mut h = blake3::Hasher::new();
-    h.update(PRELUDE.as_bytes());
-    for (name, text) in SHIMS {
-        h.update(name.as_bytes());
-        h.update(&[0]);
-        h.update(text.as_bytes());
-        h.update(&[0]);
-    }
-    h.finalize().to_hex().to_string()
+/// The hash of the prelude and shims: a part of every NVRTC compile's key (made once).
+pub(crate) fn shims_hash() -> &'static str {
+    static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HASH.get_or_init(|| {
+        let mut h = blake3::Hasher::new();
+        h.update(PRELUDE.as_bytes());
+        for (name, text) in SHIMS {
+            h.update(name.as_bytes());
+            h.update(&[0]);
+            h.update(text.as_bytes());
+            h.update(&[0]);
+        }
+        h.finalize().to_hex().to_string()
+    })
 }
 
 /// Writes the prelude and the shims under `work_dir` (once per content) and answers their folder.
@@ -380,12 +383,10 @@ impl NvrtcPool {
                 sandbox::kill_group(w.child.id());
                 let status = w.child.wait().ok();
                 let signal = status.and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s));
-                return Err(failure(
-                    "",
-                    signal.or(Some(libc::SIGKILL)),
-                    "the NVRTC worker died",
-                    config.compile_memory_mb,
-                ));
+                let how = status.map_or("the NVRTC worker died".to_string(), |s| {
+                    format!("the NVRTC worker died ({s})")
+                });
+                return Err(failure("", signal, &how, config.compile_memory_mb));
             }
         };
         let path = w.dir.path().join(&out);
