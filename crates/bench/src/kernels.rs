@@ -61,8 +61,11 @@ pub struct PoolReport {
     /// Seconds GPU legs spent outside their harness job: waiting for a lease, writing the job,
     /// reading the record.
     pub waiting: Stage,
-    /// Harness job seconds over `wall_s * gpus`.
+    /// The share of `wall_s * gpus` in which a GPU had at least one harness job (correctness
+    /// jobs may share a GPU, so this is not the jobs' summed time).
     pub gpu_busy: f64,
+    /// Harness job seconds, summed.
+    pub job_s: f64,
     /// The harness's time per timed launch outside the kernel, one value per timing job.
     pub overhead_per_launch: Stage,
     /// Timed pairs per timing job.
@@ -83,8 +86,9 @@ fn detail_f64(d: &serde_json::Value, path: &[&str]) -> Option<f64> {
 
 impl PoolReport {
     /// The report of a run: its entries (in any order), its completions (for the count of
-    /// distinct ones), its wall time and GPU count.
-    pub fn of(entries: &[RewardEntry], completions: &[&str], wall_s: f64, gpus: usize) -> Self {
+    /// distinct ones), its wall time, GPU count and the seconds its GPUs had a job (summed over
+    /// the GPUs).
+    pub fn of(entries: &[RewardEntry], completions: &[&str], wall_s: f64, gpus: usize, busy_s: f64) -> Self {
         let mut compile = Vec::new();
         let (mut check, mut time, mut waiting) = (Vec::new(), Vec::new(), Vec::new());
         let (mut overhead, mut pairs) = (Vec::new(), Vec::new());
@@ -145,7 +149,8 @@ impl PoolReport {
             correctness: Stage::of(check),
             timing: Stage::of(time),
             waiting: Stage::of(waiting),
-            gpu_busy: busy / (wall_s * gpus.max(1) as f64).max(1e-9),
+            gpu_busy: busy_s / (wall_s * gpus.max(1) as f64).max(1e-9),
+            job_s: busy,
             overhead_per_launch: Stage::of(overhead),
             pairs: Stage::of(pairs),
             settled_at,
@@ -190,10 +195,11 @@ impl fmt::Display for PoolReport {
         }
         writeln!(
             f,
-            "GPU busy: {:.1}% of {:.1} s x {} GPU(s) in harness jobs",
+            "GPU busy: {:.1}% of {:.1} s x {} GPU(s) with a harness job; harness jobs {:.2} s in all",
             100.0 * self.gpu_busy,
             self.wall_s,
-            self.gpus
+            self.gpus,
+            self.job_s
         )?;
         writeln!(
             f,

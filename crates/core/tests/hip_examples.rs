@@ -124,6 +124,7 @@ fn every_hip_example_compiles_as_its_case_expects_on_each_platform() {
     if let Some(nvcc) = tool("AORLTA_NVCC") {
         let config = KernelConfig {
             nvcc: Some(nvcc),
+            compiler: aorlta_kernel::CompilerChoice::Nvcc,
             ..KernelConfig::default()
         };
         runs.push(("sm_90 (nvcc, HIP source on NVIDIA)", config));

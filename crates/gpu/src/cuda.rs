@@ -291,187 +291,225 @@ impl Backend for CudaBackend {
     }
 
     fn clocks(&mut self) -> Option<Clocks> {
-        self.nvml.as_ref().and_then(Nvml::clocks)
+        crate::profile::timed("clocks", || self.nvml.as_ref().and_then(Nvml::clocks))
     }
 
     fn load_module(&mut self, image: &[u8]) -> Result<ModuleId, BackendError> {
-        // The driver reads the ELF image; give it an 8-byte-aligned copy.
-        let aligned = aligned_image(image);
-        // SAFETY: the image is a complete code object in memory that lives through the call.
-        let m = unsafe { result::module::load_data(aligned.as_ptr() as *const c_void) }
-            .map_err(|e| classify("cuModuleLoadData", e))?;
-        let id = self.next_id;
-        self.next_id += 1;
-        self.modules.insert(id, m);
-        Ok(ModuleId(id))
+        crate::profile::timed("load_module", || {
+            // The driver reads the ELF image; give it an 8-byte-aligned copy.
+            let aligned = aligned_image(image);
+            // SAFETY: the image is a complete code object in memory that lives through the call.
+            let m = unsafe { result::module::load_data(aligned.as_ptr() as *const c_void) }
+                .map_err(|e| classify("cuModuleLoadData", e))?;
+            let id = self.next_id;
+            self.next_id += 1;
+            self.modules.insert(id, m);
+            Ok(ModuleId(id))
+        })
     }
 
     fn unload_module(&mut self, module: ModuleId) -> Result<(), BackendError> {
-        let m = self.module(module)?;
-        self.modules.remove(&module.0);
-        // SAFETY: `m` is a loaded module, removed from the table so it is unloaded once.
-        unsafe { result::module::unload(m) }.map_err(|e| classify("cuModuleUnload", e))
+        crate::profile::timed("unload_module", || {
+            let m = self.module(module)?;
+            self.modules.remove(&module.0);
+            // SAFETY: `m` is a loaded module, removed from the table so it is unloaded once.
+            unsafe { result::module::unload(m) }.map_err(|e| classify("cuModuleUnload", e))
+        })
     }
 
     fn function(&mut self, module: ModuleId, symbol: &str) -> Result<Option<FuncId>, BackendError> {
-        let m = self.module(module)?;
-        // SAFETY: `m` is a loaded module.
-        match unsafe { result::module::get_function(m, c_symbol("cuModuleGetFunction", symbol)?) } {
-            Ok(f) => {
-                let id = self.next_id;
-                self.next_id += 1;
-                self.funcs.insert(id, f);
-                Ok(Some(FuncId(id)))
+        crate::profile::timed("function", || {
+            let m = self.module(module)?;
+            // SAFETY: `m` is a loaded module.
+            match unsafe { result::module::get_function(m, c_symbol("cuModuleGetFunction", symbol)?) } {
+                Ok(f) => {
+                    let id = self.next_id;
+                    self.next_id += 1;
+                    self.funcs.insert(id, f);
+                    Ok(Some(FuncId(id)))
+                }
+                Err(e) if code(&e) == 500 => Ok(None),
+                Err(e) => Err(classify("cuModuleGetFunction", e)),
             }
-            Err(e) if code(&e) == 500 => Ok(None),
-            Err(e) => Err(classify("cuModuleGetFunction", e)),
-        }
+        })
     }
 
     fn global(&mut self, module: ModuleId, symbol: &str) -> Result<Option<(DevPtr, usize)>, BackendError> {
-        let m = self.module(module)?;
-        // SAFETY: `m` is a loaded module.
-        match unsafe { result::module::get_global(m, c_symbol("cuModuleGetGlobal", symbol)?) } {
-            Ok((p, n)) => Ok(Some((p, n))),
-            Err(e) if code(&e) == 500 => Ok(None),
-            Err(e) => Err(classify("cuModuleGetGlobal", e)),
-        }
+        crate::profile::timed("global", || {
+            let m = self.module(module)?;
+            // SAFETY: `m` is a loaded module.
+            match unsafe { result::module::get_global(m, c_symbol("cuModuleGetGlobal", symbol)?) } {
+                Ok((p, n)) => Ok(Some((p, n))),
+                Err(e) if code(&e) == 500 => Ok(None),
+                Err(e) => Err(classify("cuModuleGetGlobal", e)),
+            }
+        })
     }
 
     fn set_max_dynamic_shared(&mut self, func: FuncId, bytes: u32) -> Result<(), BackendError> {
-        let f = self.funcs.get(&func.0).copied().ok_or(BackendError {
-            kind: ErrorKind::Driver,
-            call: "cuFuncSetAttribute",
-            detail: "unknown function".into(),
-        })?;
-        let a = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
-        // SAFETY: `f` belongs to a loaded module.
-        unsafe { sys::cuFuncSetAttribute(f, a, bytes as i32) }
-            .result()
-            .map_err(|e| BackendError {
-                kind: ErrorKind::LaunchRefused,
-                ..classify("cuFuncSetAttribute", e)
-            })
+        crate::profile::timed("set_max_dynamic_shared", || {
+            let f = self.funcs.get(&func.0).copied().ok_or(BackendError {
+                kind: ErrorKind::Driver,
+                call: "cuFuncSetAttribute",
+                detail: "unknown function".into(),
+            })?;
+            let a = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+            // SAFETY: `f` belongs to a loaded module.
+            unsafe { sys::cuFuncSetAttribute(f, a, bytes as i32) }
+                .result()
+                .map_err(|e| BackendError {
+                    kind: ErrorKind::LaunchRefused,
+                    ..classify("cuFuncSetAttribute", e)
+                })
+        })
     }
 
     fn alloc(&mut self, bytes: usize) -> Result<DevPtr, BackendError> {
-        // SAFETY: plain device allocation.
-        unsafe { result::malloc_sync(bytes.max(1)) }.map_err(|e| classify("cuMemAlloc", e))
+        crate::profile::timed("alloc", || {
+            // SAFETY: plain device allocation.
+            unsafe { result::malloc_sync(bytes.max(1)) }.map_err(|e| classify("cuMemAlloc", e))
+        })
     }
 
     unsafe fn free(&mut self, ptr: DevPtr) -> Result<(), BackendError> {
-        // SAFETY: the caller promises `ptr` came from `alloc` and is freed once.
-        unsafe { sys::cuMemFree_v2(ptr) }
-            .result()
-            .map_err(|e| classify("cuMemFree", e))
+        crate::profile::timed("free", || {
+            // SAFETY: the caller promises `ptr` came from `alloc` and is freed once.
+            unsafe { sys::cuMemFree_v2(ptr) }
+                .result()
+                .map_err(|e| classify("cuMemFree", e))
+        })
     }
 
     unsafe fn copy_d2h(&mut self, dst: &mut [u8], src: DevPtr) -> Result<(), BackendError> {
-        // SAFETY: the caller promises `src` is an allocation or symbol at least `dst.len()` long.
-        unsafe { result::memcpy_dtoh_sync(dst, src) }.map_err(|e| classify("cuMemcpyDtoH", e))
+        crate::profile::timed("copy_d2h", || {
+            // SAFETY: the caller promises `src` is an allocation or symbol at least `dst.len()` long.
+            unsafe { result::memcpy_dtoh_sync(dst, src) }.map_err(|e| classify("cuMemcpyDtoH", e))
+        })
     }
 
     unsafe fn memset_d32(&mut self, dst: DevPtr, value: u32, count: usize) -> Result<(), BackendError> {
-        // SAFETY: the caller promises `dst` is an allocation of at least `count` words.
-        unsafe { sys::cuMemsetD32_v2(dst, value, count) }
-            .result()
-            .map_err(|e| classify("cuMemsetD32", e))
+        crate::profile::timed("memset_d32", || {
+            // SAFETY: the caller promises `dst` is an allocation of at least `count` words.
+            unsafe { sys::cuMemsetD32_v2(dst, value, count) }
+                .result()
+                .map_err(|e| classify("cuMemsetD32", e))
+        })
     }
 
     fn reset_persisting_l2(&mut self) -> Result<(), BackendError> {
-        // SAFETY: acts on the current context.
-        unsafe { sys::cuCtxResetPersistingL2Cache() }
-            .result()
-            .map_err(|e| classify("cuCtxResetPersistingL2Cache", e))
+        crate::profile::timed("reset_persisting_l2", || {
+            // SAFETY: acts on the current context.
+            unsafe { sys::cuCtxResetPersistingL2Cache() }
+                .result()
+                .map_err(|e| classify("cuCtxResetPersistingL2Cache", e))
+        })
     }
 
     fn record_event(&mut self, slot: EventSlot) -> Result<(), BackendError> {
-        let ev = self.events[slot as usize];
-        // SAFETY: the event was created with default flags and lives as long as the backend.
-        unsafe { result::event::record(ev, std::ptr::null_mut()) }.map_err(|e| classify("cuEventRecord", e))
+        crate::profile::timed("record_event", || {
+            let ev = self.events[slot as usize];
+            // SAFETY: the event was created with default flags and lives as long as the backend.
+            unsafe { result::event::record(ev, std::ptr::null_mut()) }
+                .map_err(|e| classify("cuEventRecord", e))
+        })
     }
 
     unsafe fn launch(&mut self, func: FuncId, g: &Geometry, args: &[KernelArg]) -> Result<(), BackendError> {
-        let f = self.funcs.get(&func.0).copied().ok_or(BackendError {
-            kind: ErrorKind::Driver,
-            call: "cuLaunchKernel",
-            detail: "unknown function".into(),
-        })?;
-        let mut words: Vec<u64> = args.iter().map(KernelArg::word).collect();
-        let mut params: Vec<*mut c_void> = words.iter_mut().map(|w| w as *mut u64 as *mut c_void).collect();
-        // SAFETY: the caller promises the parameters match the kernel's signature and its
-        // buffers are live; the driver copies them before returning.
-        unsafe {
-            result::launch_kernel(
-                f,
-                (g.grid[0], g.grid[1], g.grid[2]),
-                (g.block[0], g.block[1], g.block[2]),
-                g.shared_bytes,
-                std::ptr::null_mut(),
-                &mut params,
-            )
-        }
-        .map_err(|e| {
-            let mut err = classify("cuLaunchKernel", e);
-            if err.kind != ErrorKind::Fault {
-                err.kind = ErrorKind::LaunchRefused;
+        crate::profile::timed("launch", || {
+            let f = self.funcs.get(&func.0).copied().ok_or(BackendError {
+                kind: ErrorKind::Driver,
+                call: "cuLaunchKernel",
+                detail: "unknown function".into(),
+            })?;
+            let mut words: Vec<u64> = args.iter().map(KernelArg::word).collect();
+            let mut params: Vec<*mut c_void> =
+                words.iter_mut().map(|w| w as *mut u64 as *mut c_void).collect();
+            // SAFETY: the caller promises the parameters match the kernel's signature and its
+            // buffers are live; the driver copies them before returning.
+            unsafe {
+                result::launch_kernel(
+                    f,
+                    (g.grid[0], g.grid[1], g.grid[2]),
+                    (g.block[0], g.block[1], g.block[2]),
+                    g.shared_bytes,
+                    std::ptr::null_mut(),
+                    &mut params,
+                )
             }
-            err
+            .map_err(|e| {
+                let mut err = classify("cuLaunchKernel", e);
+                if err.kind != ErrorKind::Fault {
+                    err.kind = ErrorKind::LaunchRefused;
+                }
+                err
+            })
         })
     }
 
     fn wait_stop(&mut self, timeout_s: f64) -> Result<Wait, BackendError> {
-        let ev = self.events[EventSlot::Stop as usize];
-        poll_until(timeout_s, || {
-            // SAFETY: a live event.
-            match unsafe { result::event::query(ev) } {
-                Ok(()) => Ok(true),
-                Err(e) if code(&e) == 600 => Ok(false),
-                Err(e) => Err(classify("cuEventQuery", e)),
-            }
+        crate::profile::timed("wait_stop", || {
+            let ev = self.events[EventSlot::Stop as usize];
+            poll_until(timeout_s, || {
+                // SAFETY: a live event.
+                match unsafe { result::event::query(ev) } {
+                    Ok(()) => Ok(true),
+                    Err(e) if code(&e) == 600 => Ok(false),
+                    Err(e) => Err(classify("cuEventQuery", e)),
+                }
+            })
         })
     }
 
     fn elapsed_s(&mut self) -> Result<f64, BackendError> {
-        // SAFETY: both events were recorded on the same stream and have completed.
-        let ms = unsafe { result::event::elapsed(self.events[0], self.events[1]) }
-            .map_err(|e| classify("cuEventElapsedTime", e))?;
-        Ok(f64::from(ms) / 1000.0)
+        crate::profile::timed("elapsed_s", || {
+            // SAFETY: both events were recorded on the same stream and have completed.
+            let ms = unsafe { result::event::elapsed(self.events[0], self.events[1]) }
+                .map_err(|e| classify("cuEventElapsedTime", e))?;
+            Ok(f64::from(ms) / 1000.0)
+        })
     }
 
     fn synchronize(&mut self) -> Result<(), BackendError> {
-        result::ctx::synchronize().map_err(|e| classify("cuCtxSynchronize", e))
+        crate::profile::timed("synchronize", || {
+            result::ctx::synchronize().map_err(|e| classify("cuCtxSynchronize", e))
+        })
     }
 
     fn load_helpers(&mut self) -> Result<(), BackendError> {
-        self.unload_helpers()?;
-        // SAFETY: the image is the harness's own code object, aligned, alive through the call.
-        let module = unsafe { result::module::load_data(self.helper_image.as_ptr() as *const c_void) }
-            .map_err(|e| classify("cuModuleLoadData (harness)", e))?;
-        let get = |name: &str| -> Result<sys::CUfunction, BackendError> {
-            // SAFETY: `module` was just loaded.
-            unsafe { result::module::get_function(module, c_symbol("cuModuleGetFunction", name)?) }
-                .map_err(|e| classify("cuModuleGetFunction (harness)", e))
-        };
-        let helpers = Helpers {
-            module,
-            run: get("aorlta_run")?,
-        };
-        self.helpers = Some(helpers);
-        Ok(())
+        crate::profile::timed("load_helpers", || {
+            self.unload_helpers()?;
+            // SAFETY: the image is the harness's own code object, aligned, alive through the call.
+            let module = unsafe { result::module::load_data(self.helper_image.as_ptr() as *const c_void) }
+                .map_err(|e| classify("cuModuleLoadData (harness)", e))?;
+            let get = |name: &str| -> Result<sys::CUfunction, BackendError> {
+                // SAFETY: `module` was just loaded.
+                unsafe { result::module::get_function(module, c_symbol("cuModuleGetFunction", name)?) }
+                    .map_err(|e| classify("cuModuleGetFunction (harness)", e))
+            };
+            let helpers = Helpers {
+                module,
+                run: get("aorlta_run")?,
+            };
+            self.helpers = Some(helpers);
+            Ok(())
+        })
     }
 
     fn unload_helpers(&mut self) -> Result<(), BackendError> {
-        if let Some(h) = self.helpers.take() {
-            // SAFETY: the harness's module, taken out of `self` so it is unloaded once.
-            unsafe { result::module::unload(h.module) }
-                .map_err(|e| classify("cuModuleUnload (harness)", e))?;
-        }
-        Ok(())
+        crate::profile::timed("unload_helpers", || {
+            if let Some(h) = self.helpers.take() {
+                // SAFETY: the harness's module, taken out of `self` so it is unloaded once.
+                unsafe { result::module::unload(h.module) }
+                    .map_err(|e| classify("cuModuleUnload (harness)", e))?;
+            }
+            Ok(())
+        })
     }
 
     unsafe fn helpers(&mut self, ops: &[HelperOp]) -> Result<(), BackendError> {
-        let run = self.helpers.as_ref().map(|h| h.run).ok_or_else(not_loaded)?;
-        BatchRepr::split(ops).try_for_each(|batch| self.helper_launch(run, &batch))
+        crate::profile::timed("helpers", || {
+            let run = self.helpers.as_ref().map(|h| h.run).ok_or_else(not_loaded)?;
+            BatchRepr::split(ops).try_for_each(|batch| self.helper_launch(run, &batch))
+        })
     }
 }

@@ -439,35 +439,45 @@ pub struct RegionCompare {
 /// where the reference has NaN, infinities equal; `|c - r| <= atol` for integers.
 pub fn compare_region(expected: &[u8], got: &[u8], dtype: Dtype, tol: Tolerance) -> RegionCompare {
     let mut out = RegionCompare::default();
-    let float = matches!(dtype, Dtype::F32 | Dtype::F16 | Dtype::Bf16);
     for i in 0..expected.len().min(got.len()) / elem_size(dtype) {
-        let (eb, gb) = (load(expected, dtype, i), load(got, dtype, i));
-        if eb == gb {
-            continue;
-        }
-        let (r, c) = (as_f64(dtype, eb), as_f64(dtype, gb));
-        let ok = if float {
-            match (r.is_nan(), c.is_nan()) {
-                (true, true) => true,
-                (false, false) if r.is_infinite() || c.is_infinite() => r == c,
-                (false, false) => {
-                    let d = (c - r).abs();
-                    out.worst = out.worst.max(d);
-                    d <= tol.atol + tol.rtol * r.abs()
-                }
-                _ => false,
-            }
-        } else {
-            let d = (c - r).abs();
-            out.worst = out.worst.max(d);
-            d <= tol.atol
-        };
-        if !ok {
+        if !element_ok(expected, got, dtype, i, tol, &mut out.worst) {
             out.mismatches += 1;
             out.first.get_or_insert(i as u64);
         }
     }
     out
+}
+
+/// Whether [`compare_region`] would find no mismatch, stopping at the first one.
+pub fn region_matches(expected: &[u8], got: &[u8], dtype: Dtype, tol: Tolerance) -> bool {
+    let mut worst = 0.0;
+    (0..expected.len().min(got.len()) / elem_size(dtype))
+        .all(|i| element_ok(expected, got, dtype, i, tol, &mut worst))
+}
+
+/// One element of [`compare_region`]: whether it matches, with its difference folded into
+/// `worst`.
+fn element_ok(expected: &[u8], got: &[u8], dtype: Dtype, i: usize, tol: Tolerance, worst: &mut f64) -> bool {
+    let (eb, gb) = (load(expected, dtype, i), load(got, dtype, i));
+    if eb == gb {
+        return true;
+    }
+    let (r, c) = (as_f64(dtype, eb), as_f64(dtype, gb));
+    if !matches!(dtype, Dtype::F32 | Dtype::F16 | Dtype::Bf16) {
+        let d = (c - r).abs();
+        *worst = worst.max(d);
+        return d <= tol.atol;
+    }
+    match (r.is_nan(), c.is_nan()) {
+        (true, true) => true,
+        (false, false) if r.is_infinite() || c.is_infinite() => r == c,
+        (false, false) => {
+            let d = (c - r).abs();
+            *worst = worst.max(d);
+            d <= tol.atol + tol.rtol * r.abs()
+        }
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -562,6 +572,13 @@ mod tests {
         let mut fresh = vec![0u8; want.len()];
         fill_region(&mut fresh, Dtype::F32, &Fill::Sentinel);
         assert_eq!(compare_region(&want, &fresh, Dtype::F32, tol).mismatches, 5);
+        // The early-stopping form agrees with the count.
+        for got in [&want, &near, &bad, &fresh] {
+            assert_eq!(
+                region_matches(&want, got, Dtype::F32, tol),
+                compare_region(&want, got, Dtype::F32, tol).mismatches == 0
+            );
+        }
     }
 
     use proptest::prelude::*;

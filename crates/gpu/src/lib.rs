@@ -36,6 +36,7 @@ pub mod job;
 pub mod layout;
 pub mod nvml;
 pub mod plan;
+pub mod profile;
 pub mod sanity;
 pub mod serve;
 pub mod timing;

@@ -7,7 +7,7 @@
 //! the reference's outputs back is safe; the set is scrubbed before it is freed.
 
 use crate::backend::Backend;
-use crate::draw::{as_f64, compare_region, from_f64, load, store};
+use crate::draw::{as_f64, from_f64, load, region_matches, store};
 use crate::layout::{BufferSet, Draw, Layout};
 use crate::plan::{Runner, Stop};
 use aorlta_record::kernel::Tolerance;
@@ -86,26 +86,30 @@ pub fn judge_size(
         let tol = tolerance.unwrap_or_else(|| Tolerance::default_for(b.dtype));
         let want = &data[k];
         let n = b.len as usize;
-        let values: Vec<f64> = (0..n).map(|i| as_f64(b.dtype, load(want, b.dtype, i))).collect();
-        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-        let max_abs = finite.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let value = |i: usize| as_f64(b.dtype, load(want, b.dtype, i));
+        let (mut max_abs, mut non_finite) = (0.0f64, 0u64);
+        for v in (0..n).map(value) {
+            if v.is_finite() {
+                max_abs = max_abs.max(v.abs());
+            } else {
+                non_finite += 1;
+            }
+        }
         let zeros = vec![0u8; want.len()];
-        let zero_passes = n > 0 && compare_region(want, &zeros, b.dtype, tol).mismatches == 0;
-        let constant_passes = best_constant(&values, tol).filter(|c| {
+        let zero_passes = n > 0 && region_matches(want, &zeros, b.dtype, tol);
+        let constant_passes = best_constant((0..n).map(value), tol).filter(|c| {
             let mut region = vec![0u8; want.len()];
             for i in 0..n {
                 store(&mut region, b.dtype, i, from_f64(b.dtype, *c));
             }
-            region != *want && compare_region(want, &region, b.dtype, tol).mismatches == 0
+            region != *want && region_matches(want, &region, b.dtype, tol)
         });
         let copy_passes = layout
             .bufs
             .iter()
             .enumerate()
             .filter(|(j, i)| *j != k && i.is_input() && i.dtype == b.dtype && i.len == b.len)
-            .filter(|(j, _)| {
-                data[*j] != *want && compare_region(want, &data[*j], b.dtype, tol).mismatches == 0
-            })
+            .filter(|(j, _)| data[*j] != *want && region_matches(want, &data[*j], b.dtype, tol))
             .map(|(_, i)| i.name.clone())
             .collect();
         cases.push(SanityCase {
@@ -113,7 +117,7 @@ pub fn judge_size(
             output: b.name.clone(),
             len: b.len,
             max_abs,
-            non_finite: (n - finite.len()) as u64,
+            non_finite,
             zero_passes,
             constant_passes,
             copy_passes,
@@ -122,19 +126,25 @@ pub fn judge_size(
     cases
 }
 
-/// The middle of the values' tolerance intervals, when every value is finite and the
-/// intervals share a point (`|c - v| <= atol + rtol |v|` for every `v`).
-fn best_constant(values: &[f64], tol: Tolerance) -> Option<f64> {
-    if values.is_empty() || values.iter().any(|v| !v.is_finite()) {
-        return None;
-    }
+/// The middle of the values' tolerance intervals, when there are values, every one is finite
+/// and the intervals share a point (`|c - v| <= atol + rtol |v|` for every `v`); it stops at the
+/// first value that rules a constant out.
+fn best_constant(values: impl Iterator<Item = f64>, tol: Tolerance) -> Option<f64> {
     let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
+    let mut any = false;
     for v in values {
+        if !v.is_finite() {
+            return None;
+        }
+        any = true;
         let t = tol.atol + tol.rtol * v.abs();
         lo = lo.max(v - t);
         hi = hi.min(v + t);
+        if lo > hi {
+            return None;
+        }
     }
-    (lo <= hi).then_some(lo + (hi - lo) / 2.0)
+    (any && lo <= hi).then_some(lo + (hi - lo) / 2.0)
 }
 
 #[cfg(test)]

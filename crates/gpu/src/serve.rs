@@ -51,7 +51,9 @@ pub fn record_path_for(job: &Path) -> PathBuf {
     job.with_file_name(format!("{stem}.record.json"))
 }
 
-/// Writes a file atomically: a temporary file beside it, then a rename.
+/// Writes a file atomically: a temporary file beside it, then a rename. Not synced to disk: the
+/// spool is scratch, read back at once from the page cache, and a job whose record a crash of
+/// the machine lost is run again; a sync would cost each job a millisecond or more.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let tmp = dir.join(format!(
@@ -64,13 +66,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
-        f.sync_data()?;
     }
     std::fs::rename(&tmp, path)
 }
 
 fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
-    let text = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
+    let text = serde_json::to_vec(value).map_err(std::io::Error::other)?;
     write_atomic(path, &text)
 }
 

@@ -113,8 +113,12 @@ impl Platform {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CompilerChoice {
-    /// nvcc, one sandboxed process per source.
+    /// NVRTC where it is found (beside nvcc, or under `$AORLTA_NVRTC_LIB`), else nvcc: the
+    /// default. The environment resolves it when it is built, so a compile's detail and
+    /// identity name the compiler that ran.
     #[default]
+    Auto,
+    /// nvcc, one sandboxed process per source.
     Nvcc,
     /// NVRTC, in sandboxed worker processes that load it once.
     Nvrtc,
@@ -124,9 +128,10 @@ impl std::str::FromStr for CompilerChoice {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
+            "auto" => Ok(CompilerChoice::Auto),
             "nvcc" => Ok(CompilerChoice::Nvcc),
             "nvrtc" => Ok(CompilerChoice::Nvrtc),
-            other => Err(format!("`{other}` is no compiler (nvcc or nvrtc)")),
+            other => Err(format!("`{other}` is no compiler (auto, nvcc or nvrtc)")),
         }
     }
 }
@@ -135,6 +140,7 @@ impl CompilerChoice {
     /// The name a config writes.
     pub fn as_str(self) -> &'static str {
         match self {
+            CompilerChoice::Auto => "auto",
             CompilerChoice::Nvcc => "nvcc",
             CompilerChoice::Nvrtc => "nvrtc",
         }
@@ -152,9 +158,10 @@ pub struct KernelConfig {
     pub nvcc: Option<PathBuf>,
     /// The target architecture (`sm_90`).
     pub arch: String,
-    /// The compiler of CUDA sources on NVIDIA: `nvcc` (the default) or `nvrtc`, the runtime
-    /// compiler in long-lived sandboxed workers (found beside nvcc, or under
-    /// `$AORLTA_NVRTC_LIB`). HIP sources are compiled by nvcc or hipcc either way.
+    /// The compiler of CUDA sources on NVIDIA: `auto` (the default: `nvrtc` where NVRTC is
+    /// found, else `nvcc`), `nvrtc`, the runtime compiler in long-lived sandboxed workers (found
+    /// beside nvcc, or under `$AORLTA_NVRTC_LIB`), or `nvcc`. HIP sources are compiled by nvcc
+    /// or hipcc either way.
     pub compiler: CompilerChoice,
     /// The `aorlta` executable whose hidden `nvrtc-worker` subcommand runs the NVRTC workers;
     /// default `$AORLTA_NVRTC_WORKER`, else the running executable.
@@ -179,6 +186,11 @@ pub struct KernelConfig {
     /// Longest a job waits for a free GPU, seconds.
     #[serde(alias = "lease_wait_s")]
     pub lease_wait_s: f64,
+    /// Correctness jobs run at once on one GPU (1 to 16), each in a harness process of its
+    /// own, and never beside a timing job, which has its GPU alone (docs/ARCHITECTURE.md, "GPU
+    /// leases"). 1: every job has its GPU alone.
+    #[serde(alias = "checks_per_gpu")]
+    pub checks_per_gpu: usize,
     /// Compiler wall-time limit, seconds.
     #[serde(alias = "compile_timeout_s")]
     pub compile_timeout_s: f64,
@@ -216,7 +228,7 @@ impl Default for KernelConfig {
             platform: Platform::Nvidia,
             nvcc: None,
             arch: "sm_90".into(),
-            compiler: CompilerChoice::Nvcc,
+            compiler: CompilerChoice::Auto,
             nvrtc_worker: None,
             hipcc: None,
             hip_arch: Vec::new(),
@@ -224,6 +236,7 @@ impl Default for KernelConfig {
             gpus: GpuSet::All,
             lease_dir: None,
             lease_wait_s: 600.0,
+            checks_per_gpu: 1,
             compile_timeout_s: 60.0,
             compile_memory_mb: 8192,
             max_source_bytes: 64 * 1024,

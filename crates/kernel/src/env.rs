@@ -258,6 +258,12 @@ impl KernelEnv {
                 format!("field `hip-arch`: `{a}` is not like `gfx942`"),
             ));
         }
+        if !(1..=16).contains(&config.checks_per_gpu) {
+            return Err(CoreError::invalid(
+                origin,
+                format!("field `checks-per-gpu`: {} is not 1 to 16", config.checks_per_gpu),
+            ));
+        }
         if !(config.compile_timeout_s > 0.0 && config.lease_wait_s >= 0.0) {
             return Err(CoreError::invalid(
                 origin,
@@ -301,9 +307,20 @@ impl KernelEnv {
             None if config.fake_gpu => 0x5EED_F00D,
             None => random_secret()?,
         };
-        let nvrtc = (config.compiler == crate::config::CompilerChoice::Nvrtc && !config.fake_gpu)
+        // `auto` becomes the compiler found: NVRTC where it is, else nvcc.
+        let found = (config.platform == Platform::Nvidia && !config.fake_gpu)
             .then(|| crate::compiler::nvrtc::NvrtcInstall::find(nvcc.as_deref()))
-            .flatten()
+            .flatten();
+        let mut config = config.clone();
+        if config.compiler == crate::config::CompilerChoice::Auto {
+            config.compiler = if found.is_some() {
+                crate::config::CompilerChoice::Nvrtc
+            } else {
+                crate::config::CompilerChoice::Nvcc
+            };
+        }
+        let nvrtc = found
+            .filter(|_| config.compiler == crate::config::CompilerChoice::Nvrtc)
             .map(|install| {
                 let (program, args) = nvrtc_worker_command(config.nvrtc_worker.as_deref());
                 NvrtcPool::new(install, program, args)
@@ -508,7 +525,9 @@ impl KernelEnv {
                 if gpus.is_empty() {
                     return Err("no GPU to lease".into());
                 }
-                LeaseSet::new(&self.lease_dir, gpus).map_err(|e| e.to_string())
+                LeaseSet::new(&self.lease_dir, gpus)
+                    .map(|s| s.with_shared(self.config.checks_per_gpu))
+                    .map_err(|e| e.to_string())
             })
             .as_ref()
             .map_err(Clone::clone)

@@ -114,9 +114,16 @@ pub(crate) fn run_job(
         .leases()
         .map_err(|e| LegOutput::unsettled(KernelReason::NoGpu, e))?;
     let wait = Duration::from_secs_f64(env.config().lease_wait_s);
+    // A timing has its GPU alone; correctness and sanity jobs may share it with each other.
+    let how = match work {
+        Work::Time(_) => crate::lease::Use::Alone,
+        Work::Check(_) | Work::Sanity(_) => crate::lease::Use::Shared,
+    };
+    let waiting = crate::timeline::span("lease-wait", || i.task.spec.id.clone());
     let lease = leases
-        .acquire(wait)
+        .acquire_as(wait, how)
         .map_err(|e| LegOutput::unsettled(KernelReason::NoGpuLease, e.to_string()))?;
+    drop(waiting);
     let mut job = HarnessJob {
         format: HARNESS_FORMAT,
         id: format!("{}-{}", i.task.spec.id, env.next_job()),

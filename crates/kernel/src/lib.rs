@@ -34,6 +34,7 @@ mod reason;
 mod run;
 mod sanity;
 mod time;
+mod timeline;
 
 pub use compile::{KernelCompile, target_label};
 pub use compiler::nvrtc::{NvrtcInstall, NvrtcPool};

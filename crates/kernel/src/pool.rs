@@ -1,5 +1,6 @@
-//! The harness processes: one per leased GPU, started on first use and kept to serve job after
-//! job (creating a CUDA context costs about 0.4 s). A job is a file in the process's spool
+//! The harness processes: one per leased GPU slot (a timing job's GPU alone is slot 0; shared
+//! correctness jobs use slots 0 to `checks-per-gpu - 1`), started on first use and kept to serve
+//! job after job (creating a CUDA context costs about 0.4 s). A job is a file in the process's spool
 //! folder whose path goes down its standard input; its answer is the record file the job names,
 //! read when it appears (the harness writes it atomically). Standard output is discarded and
 //! standard error goes to a log in the spool; neither is ever parsed.
@@ -101,17 +102,64 @@ pub struct PoolStats {
     pub replaced: u64,
     /// Jobs answered.
     pub jobs: u64,
+    /// Seconds with at least one job on a GPU, summed over the GPUs.
+    pub busy_s: f64,
 }
 
-/// Harness processes by GPU ordinal.
+/// Jobs running on each GPU, and since when the GPU has had one.
+#[derive(Default)]
+struct Busy {
+    running: HashMap<u32, (usize, Instant)>,
+}
+
+/// Harness processes by GPU ordinal and slot.
 #[derive(Default)]
 pub struct HarnessPool {
-    procs: Mutex<HashMap<u32, Proc>>,
+    procs: Mutex<HashMap<(u32, usize), Proc>>,
     stats: Mutex<PoolStats>,
+    busy: Mutex<Busy>,
 }
 
+/// Counts a job on its GPU while alive.
+struct OnGpu<'a> {
+    pool: &'a HarnessPool,
+    gpu: u32,
+}
+
+impl<'a> OnGpu<'a> {
+    fn new(pool: &'a HarnessPool, gpu: u32) -> Self {
+        if let Ok(mut b) = pool.busy.lock() {
+            let e = b.running.entry(gpu).or_insert((0, Instant::now()));
+            if e.0 == 0 {
+                e.1 = Instant::now();
+            }
+            e.0 += 1;
+        }
+        OnGpu { pool, gpu }
+    }
+}
+
+impl Drop for OnGpu<'_> {
+    fn drop(&mut self) {
+        let mut ended = None;
+        if let Ok(mut b) = self.pool.busy.lock()
+            && let Some(e) = b.running.get_mut(&self.gpu)
+        {
+            e.0 -= 1;
+            if e.0 == 0 {
+                ended = Some(e.1.elapsed().as_secs_f64());
+            }
+        }
+        if let (Some(s), Ok(mut st)) = (ended, self.pool.stats.lock()) {
+            st.busy_s += s;
+        }
+    }
+}
+
+/// Waits for `path` to appear (the harness writes it atomically), looking every 20 to 100 µs:
+/// a job of a few milliseconds must not wait a millisecond more to be seen done.
 fn wait_file(path: &Path, child: &mut Child, deadline: Instant) -> Result<Option<Vec<u8>>, std::io::Error> {
-    let mut pause = Duration::from_micros(50);
+    let mut pause = Duration::from_micros(20);
     loop {
         if let Ok(b) = std::fs::read(path) {
             return Ok(Some(b));
@@ -124,7 +172,7 @@ fn wait_file(path: &Path, child: &mut Child, deadline: Instant) -> Result<Option
             return Ok(None);
         }
         std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(2));
+        pause = (pause * 2).min(Duration::from_micros(100));
     }
 }
 
@@ -134,13 +182,14 @@ impl HarnessPool {
         self.stats.lock().map(|s| *s).unwrap_or_default()
     }
 
-    fn start(&self, env: &dyn HarnessHost, gpu: u32) -> Result<Proc, PoolError> {
+    fn start(&self, env: &dyn HarnessHost, (gpu, slot): (u32, usize)) -> Result<Proc, PoolError> {
         let t0 = Instant::now();
+        let _span = crate::timeline::span("harness-start", || format!("gpu{gpu}/{slot}"));
         let parent = env.work_dir().join("spool");
         let spool = std::fs::create_dir_all(&parent)
             .and_then(|_| {
                 tempfile::Builder::new()
-                    .prefix(&format!("gpu{gpu}-"))
+                    .prefix(&format!("gpu{gpu}-{slot}-"))
                     .tempdir_in(&parent)
             })
             .map_err(|e| PoolError::Io(format!("{}: {e}", parent.display())))?;
@@ -221,12 +270,22 @@ impl HarnessPool {
         deadline: Duration,
     ) -> Result<HarnessRecord, PoolError> {
         let gpu = lease.gpu();
-        let existing = self.procs.lock().ok().and_then(|mut m| m.remove(&gpu));
+        let key = (gpu, lease.slot());
+        let mut span = crate::timeline::span("job", || {
+            let kind = match &job.work {
+                aorlta_record::kernel::harness::Work::Check(_) => "check",
+                aorlta_record::kernel::harness::Work::Time(_) => "time",
+                _ => "other",
+            };
+            format!("{kind}/{}", job.id)
+        });
+        let existing = self.procs.lock().ok().and_then(|mut m| m.remove(&key));
         let alive = existing.and_then(|mut p| matches!(p.child.try_wait(), Ok(None)).then_some(p));
         let mut proc = match alive {
             Some(p) => p,
-            None => self.start(env, gpu)?,
+            None => self.start(env, key)?,
         };
+        let on_gpu = OnGpu::new(self, gpu);
         let n = env.next_job();
         let job_path: PathBuf = proc.spool.path().join(format!("j{n:06}.job.json"));
         job.record = proc.spool.path().join(format!("j{n:06}.record.json"));
@@ -245,6 +304,7 @@ impl HarnessPool {
             )));
         }
         let got = wait_file(&job.record, &mut proc.child, Instant::now() + deadline);
+        drop(on_gpu);
         let _ = std::fs::remove_file(&job_path);
         let bytes = match got {
             Ok(Some(b)) => b,
@@ -274,10 +334,11 @@ impl HarnessPool {
         if let Ok(mut s) = self.stats.lock() {
             s.jobs += 1;
         }
+        crate::timeline::Span::note(&mut span, || format!("harness_ms={:.3}", record.elapsed_s * 1e3));
         if record.context_lost {
             self.retire(proc, lease);
         } else if let Ok(mut m) = self.procs.lock() {
-            m.insert(gpu, proc);
+            m.insert(key, proc);
         }
         Ok(record)
     }
@@ -303,22 +364,26 @@ impl HarnessPool {
         }
     }
 
-    /// The device of the process serving `gpu`, if one is running.
+    /// The device of a process serving `gpu`, if one is running.
     pub fn device(&self, gpu: u32) -> Option<DeviceInfo> {
-        self.procs.lock().ok()?.get(&gpu).map(|p| p.device.clone())
+        let m = self.procs.lock().ok()?;
+        m.iter()
+            .find(|((g, _), _)| *g == gpu)
+            .map(|(_, p)| p.device.clone())
     }
 
-    /// Starts a harness process for `gpu` when it has none; the caller holds the GPU's lease,
-    /// so starting one never disturbs another process's job on that GPU. A start that fails is
-    /// left to the first job, which reports it.
+    /// Starts the harness process of `gpu`'s slot 0 when it has none; the caller holds the
+    /// GPU's lease, so starting one never disturbs another process's job on that GPU. A start
+    /// that fails is left to the first job, which reports it.
     pub fn warm(&self, env: &dyn HarnessHost, gpu: u32) {
-        if self.procs.lock().map(|m| m.contains_key(&gpu)).unwrap_or(true) {
+        let key = (gpu, 0);
+        if self.procs.lock().map(|m| m.contains_key(&key)).unwrap_or(true) {
             return;
         }
-        if let Ok(proc) = self.start(env, gpu)
+        if let Ok(proc) = self.start(env, key)
             && let Ok(mut m) = self.procs.lock()
         {
-            m.insert(gpu, proc);
+            m.insert(key, proc);
         }
     }
 

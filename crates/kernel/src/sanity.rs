@@ -39,6 +39,7 @@ pub fn task_sanity(env: &Env, task: &Task) -> Sanity {
         task: def,
         source: &def.reference_source,
     };
+    let _span = crate::timeline::span("sanity", || def.spec.id.clone());
     let seed = kenv.next_seed(&format!("{}/sanity", def.spec.id));
     let sizes: Vec<usize> = (0..def.spec.sizes.len()).collect();
     let timeout = if kenv.is_fake() { 0.3 } else { 10.0 };

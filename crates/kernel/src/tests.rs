@@ -57,6 +57,9 @@ pub(crate) fn task(signature: &str, reference: &str) -> KernelTaskDef {
 fn env(nvcc: &Path, dir: &Path, edit: impl FnOnce(&mut KernelConfig)) -> KernelEnv {
     let mut c = KernelConfig {
         nvcc: Some(nvcc.to_path_buf()),
+        // nvcc's own behaviour is tested here; NVRTC's worker is the `aorlta` program's
+        // (crates/cli/tests/nvrtc_compile.rs).
+        compiler: crate::CompilerChoice::Nvcc,
         work_dir: Some(dir.to_path_buf()),
         compile_timeout_s: 60.0,
         ..KernelConfig::default()

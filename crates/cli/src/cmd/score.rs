@@ -7,6 +7,7 @@
 use anyhow::Context;
 use aorlta_core::run::RunConfig;
 use aorlta_core::run::score::{execute, prepare};
+use aorlta_kernel::KernelTools;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -74,6 +75,24 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         100.0 * report.cache.hit_rate(),
         run.cache.describe()
     );
+    // What the GPUs did, when kernel legs ran on them.
+    if let Some(k) = run.engine.env().kernel()
+        && let Ok(gpus) = k.gpu_set()
+    {
+        let s = k.pool().stats();
+        if s.jobs > 0 {
+            let wall = report.summary.elapsed_s.max(1e-9);
+            println!(
+                "gpu: {} harness jobs on {} GPU(s), busy {:.1}% of {:.2} s (a GPU with at least one job); {} harness processes started, {} replaced after a fault, hang or crash",
+                s.jobs,
+                gpus.len(),
+                100.0 * s.busy_s / (wall * gpus.len().max(1) as f64),
+                wall,
+                s.started,
+                s.replaced
+            );
+        }
+    }
     println!("wrote {}", report.rewards.display());
     println!("wrote {}", report.summary_json.display());
     println!("wrote {}", report.summary_md.display());

@@ -137,6 +137,7 @@ fn hip_sources_compile_for_nvidia_through_the_portability_header() {
     let dir = tempfile::tempdir().unwrap();
     let e = KernelEnv::from_config(&KernelConfig {
         nvcc: Some(nvcc),
+        compiler: crate::CompilerChoice::Nvcc,
         work_dir: Some(dir.path().to_path_buf()),
         compile_timeout_s: 60.0,
         ..KernelConfig::default()

@@ -167,7 +167,13 @@ pub fn compile(
             |_| true,
         )
     };
+    let _span = crate::timeline::span("compile", || {
+        format!("{}/{who:?}/{}", task.spec.id, &source_hash[..12])
+    });
     let (out, cached) = env.compiles().get_or_compile(&key, keep, || {
+        let _span = crate::timeline::span("compile-run", || {
+            format!("{}/{who:?}/{}", task.spec.id, &source_hash[..12])
+        });
         let out = if env.is_fake() {
             fake::compile(env, task, &source_hash)
                 .and_then(|(bytes, symbols)| stored(env, &key, &bytes, symbols, 0.0))

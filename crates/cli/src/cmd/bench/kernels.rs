@@ -120,7 +120,8 @@ fn run_pool(args: &Args, pool: &Path) -> anyhow::Result<ExitCode> {
         .collect::<Result<_, _>>()
         .context("reading the run's rewards")?;
     let completions: Vec<&str> = candidates.iter().map(|c| c.completion.as_str()).collect();
-    let report = aorlta_bench::PoolReport::of(&entries, &completions, wall, gpus);
+    let busy_s = run.engine.env().kernel().map_or(0.0, |k| k.pool().stats().busy_s);
+    let report = aorlta_bench::PoolReport::of(&entries, &completions, wall, gpus, busy_s);
     print!("{report}");
     print!("{}", done.summary.to_terminal());
     if let Some(p) = &args.json {
