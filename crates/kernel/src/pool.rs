@@ -17,7 +17,7 @@ use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// What the pool needs of its owner ([`crate::KernelEnv`] implements it): where to put the
@@ -115,8 +115,8 @@ struct Busy {
 /// Harness processes by GPU ordinal and slot.
 #[derive(Default)]
 pub struct HarnessPool {
-    procs: Mutex<HashMap<(u32, usize), Proc>>,
-    stats: Mutex<PoolStats>,
+    procs: Arc<Mutex<HashMap<(u32, usize), Proc>>>,
+    stats: Arc<Mutex<PoolStats>>,
     busy: Mutex<Busy>,
 }
 
@@ -176,85 +176,96 @@ fn wait_file(path: &Path, child: &mut Child, deadline: Instant) -> Result<Option
     }
 }
 
+/// Starts a harness process for `(gpu, slot)`; [`ready`] waits for its context.
+fn launch(env: &dyn HarnessHost, (gpu, slot): (u32, usize)) -> Result<Proc, PoolError> {
+    let parent = env.work_dir().join("spool");
+    let spool = std::fs::create_dir_all(&parent)
+        .and_then(|_| {
+            tempfile::Builder::new()
+                .prefix(&format!("gpu{gpu}-{slot}-"))
+                .tempdir_in(&parent)
+        })
+        .map_err(|e| PoolError::Io(format!("{}: {e}", parent.display())))?;
+    let log = std::fs::File::create(spool.path().join("harness.log"))
+        .map_err(|e| PoolError::Io(e.to_string()))?;
+    let mut cmd = env.harness_command("serve");
+    cmd.arg("--device")
+        .arg(gpu.to_string())
+        .arg("--spool")
+        .arg(spool.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .process_group(0);
+    let mut child = cmd.spawn().map_err(|e| {
+        PoolError::Start(
+            crate::KernelReason::HarnessFailed.as_str().into(),
+            format!(
+                "cannot start the harness {}: {e}",
+                env.harness_program().display()
+            ),
+        )
+    })?;
+    let stdin = child.stdin.take();
+    Ok(Proc {
+        child,
+        stdin,
+        spool,
+        device: DeviceInfo::default(),
+    })
+}
+
+/// Waits for a launched process's context (its `ready.json`), checks its build, and counts the
+/// start from `t0`.
+fn ready(mut proc: Proc, gpu: u32, t0: Instant, stats: &Mutex<PoolStats>) -> Result<Proc, PoolError> {
+    let _span = crate::timeline::span("harness-start", || format!("gpu{gpu}"));
+    let ready_path = proc.spool.path().join("ready.json");
+    let bytes = wait_file(&ready_path, &mut proc.child, Instant::now() + READY_TIMEOUT)
+        .map_err(|e| PoolError::Io(e.to_string()))?;
+    let Some(bytes) = bytes else {
+        let tail = proc.log_tail();
+        proc.kill();
+        return Err(PoolError::Start(
+            crate::KernelReason::HarnessFailed.as_str().into(),
+            format!("the harness for GPU {gpu} never became ready: {tail}"),
+        ));
+    };
+    let ready: HarnessReady = serde_json::from_slice(&bytes).map_err(|e| {
+        PoolError::Start(crate::KernelReason::HarnessFailed.as_str().into(), e.to_string())
+    })?;
+    if let Some(e) = ready.error {
+        proc.kill();
+        return Err(PoolError::Start(e.code, e.detail));
+    }
+    if ready.build != crate::HARNESS_BUILD {
+        proc.kill();
+        return Err(PoolError::Start(
+            crate::KernelReason::HarnessMismatch.as_str().into(),
+            format!(
+                "the harness reports build `{}` but this is `{}`: rebuild both (`cargo build --release`)",
+                ready.build,
+                crate::HARNESS_BUILD
+            ),
+        ));
+    }
+    proc.device = ready.device.unwrap_or_default();
+    if let Ok(mut s) = stats.lock() {
+        s.started += 1;
+        s.start_s += t0.elapsed().as_secs_f64();
+    }
+    Ok(proc)
+}
+
 impl HarnessPool {
     /// What the pool did so far.
     pub fn stats(&self) -> PoolStats {
         self.stats.lock().map(|s| *s).unwrap_or_default()
     }
 
-    fn start(&self, env: &dyn HarnessHost, (gpu, slot): (u32, usize)) -> Result<Proc, PoolError> {
+    fn start(&self, env: &dyn HarnessHost, key: (u32, usize)) -> Result<Proc, PoolError> {
         let t0 = Instant::now();
-        let _span = crate::timeline::span("harness-start", || format!("gpu{gpu}/{slot}"));
-        let parent = env.work_dir().join("spool");
-        let spool = std::fs::create_dir_all(&parent)
-            .and_then(|_| {
-                tempfile::Builder::new()
-                    .prefix(&format!("gpu{gpu}-{slot}-"))
-                    .tempdir_in(&parent)
-            })
-            .map_err(|e| PoolError::Io(format!("{}: {e}", parent.display())))?;
-        let log = std::fs::File::create(spool.path().join("harness.log"))
-            .map_err(|e| PoolError::Io(e.to_string()))?;
-        let mut cmd = env.harness_command("serve");
-        cmd.arg("--device")
-            .arg(gpu.to_string())
-            .arg("--spool")
-            .arg(spool.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .process_group(0);
-        let mut child = cmd.spawn().map_err(|e| {
-            PoolError::Start(
-                crate::KernelReason::HarnessFailed.as_str().into(),
-                format!(
-                    "cannot start the harness {}: {e}",
-                    env.harness_program().display()
-                ),
-            )
-        })?;
-        let stdin = child.stdin.take();
-        let mut proc = Proc {
-            child,
-            stdin,
-            spool,
-            device: DeviceInfo::default(),
-        };
-        let ready_path = proc.spool.path().join("ready.json");
-        let bytes = wait_file(&ready_path, &mut proc.child, Instant::now() + READY_TIMEOUT)
-            .map_err(|e| PoolError::Io(e.to_string()))?;
-        let Some(bytes) = bytes else {
-            let tail = proc.log_tail();
-            proc.kill();
-            return Err(PoolError::Start(
-                crate::KernelReason::HarnessFailed.as_str().into(),
-                format!("the harness for GPU {gpu} never became ready: {tail}"),
-            ));
-        };
-        let ready: HarnessReady = serde_json::from_slice(&bytes).map_err(|e| {
-            PoolError::Start(crate::KernelReason::HarnessFailed.as_str().into(), e.to_string())
-        })?;
-        if let Some(e) = ready.error {
-            proc.kill();
-            return Err(PoolError::Start(e.code, e.detail));
-        }
-        if ready.build != crate::HARNESS_BUILD {
-            proc.kill();
-            return Err(PoolError::Start(
-                crate::KernelReason::HarnessMismatch.as_str().into(),
-                format!(
-                    "the harness reports build `{}` but this is `{}`: rebuild both (`cargo build --release`)",
-                    ready.build,
-                    crate::HARNESS_BUILD
-                ),
-            ));
-        }
-        proc.device = ready.device.unwrap_or_default();
-        if let Ok(mut s) = self.stats.lock() {
-            s.started += 1;
-            s.start_s += t0.elapsed().as_secs_f64();
-        }
-        Ok(proc)
+        let launched = launch(env, key)?;
+        ready(launched, key.0, t0, &self.stats)
     }
 
     /// Runs one job on the leased GPU and returns its record. The job's `record` path is set
@@ -309,17 +320,17 @@ impl HarnessPool {
         let bytes = match got {
             Ok(Some(b)) => b,
             Ok(None) if matches!(proc.child.try_wait(), Ok(None)) => {
-                self.retire(proc, lease);
+                self.retire(env, proc, lease);
                 return Err(PoolError::Timeout(deadline.as_secs_f64()));
             }
             Ok(None) => {
                 let status = proc.child.try_wait().ok().flatten();
                 let tail = proc.log_tail();
-                self.retire(proc, lease);
+                self.retire(env, proc, lease);
                 return Err(PoolError::Crashed(format!("exit {status:?}: {tail}")));
             }
             Err(e) => {
-                self.retire(proc, lease);
+                self.retire(env, proc, lease);
                 return Err(PoolError::Io(e.to_string()));
             }
         };
@@ -327,7 +338,7 @@ impl HarnessPool {
         let record: HarnessRecord = match serde_json::from_slice(&bytes) {
             Ok(r) => r,
             Err(e) => {
-                self.retire(proc, lease);
+                self.retire(env, proc, lease);
                 return Err(PoolError::Crashed(format!("unreadable record: {e}")));
             }
         };
@@ -336,7 +347,7 @@ impl HarnessPool {
         }
         crate::timeline::Span::note(&mut span, || format!("harness_ms={:.3}", record.elapsed_s * 1e3));
         if record.context_lost {
-            self.retire(proc, lease);
+            self.retire(env, proc, lease);
         } else if let Ok(mut m) = self.procs.lock() {
             m.insert(key, proc);
         }
@@ -344,13 +355,29 @@ impl HarnessPool {
     }
 
     /// Ends a process in a thread of its own, which drops the lease once the process is gone.
-    fn retire(&self, mut proc: Proc, lease: Lease) {
+    /// Its replacement is launched first, under the same lease, so the new context is made
+    /// while the old one is torn down (a cut kernel can keep the GPU for a few hundred
+    /// milliseconds) and the next job finds it ready; no job runs on the GPU until both are
+    /// done.
+    fn retire(&self, env: &dyn HarnessHost, mut proc: Proc, lease: Lease) {
         self.note_replaced();
+        let key = (lease.gpu(), lease.slot());
+        let t0 = Instant::now();
+        let next = launch(env, key).ok();
+        let procs = Arc::clone(&self.procs);
+        let stats = Arc::clone(&self.stats);
         let retiring = std::thread::Builder::new()
             .name(format!("retire-gpu{}", lease.gpu()))
             .spawn(move || {
                 proc.kill();
                 drop(proc);
+                // A replacement that fails to start is dropped: the next job starts one and
+                // reports why.
+                if let Some(Ok(p)) = next.map(|n| ready(n, key.0, t0, &stats))
+                    && let Ok(mut m) = procs.lock()
+                {
+                    m.insert(key, p);
+                }
                 drop(lease);
             });
         if let Err(e) = retiring {
