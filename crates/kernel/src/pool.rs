@@ -186,8 +186,8 @@ fn launch(env: &dyn HarnessHost, (gpu, slot): (u32, usize)) -> Result<Proc, Pool
                 .tempdir_in(&parent)
         })
         .map_err(|e| PoolError::Io(format!("{}: {e}", parent.display())))?;
-    let log = std::fs::File::create(spool.path().join("harness.log"))
-        .map_err(|e| PoolError::Io(e.to_string()))?;
+    let log =
+        std::fs::File::create(spool.path().join("harness.log")).map_err(|e| PoolError::Io(e.to_string()))?;
     let mut cmd = env.harness_command("serve");
     cmd.arg("--device")
         .arg(gpu.to_string())
@@ -230,9 +230,8 @@ fn ready(mut proc: Proc, gpu: u32, t0: Instant, stats: &Mutex<PoolStats>) -> Res
             format!("the harness for GPU {gpu} never became ready: {tail}"),
         ));
     };
-    let ready: HarnessReady = serde_json::from_slice(&bytes).map_err(|e| {
-        PoolError::Start(crate::KernelReason::HarnessFailed.as_str().into(), e.to_string())
-    })?;
+    let ready: HarnessReady = serde_json::from_slice(&bytes)
+        .map_err(|e| PoolError::Start(crate::KernelReason::HarnessFailed.as_str().into(), e.to_string()))?;
     if let Some(e) = ready.error {
         proc.kill();
         return Err(PoolError::Start(e.code, e.detail));

@@ -24,6 +24,8 @@ pub enum AnswerForm {
     /// An explicit "the answer is ..." / "Answer: ..." statement, or a closing sentence
     /// ("Therefore, there are 12 ways.") after all the math.
     Statement,
+    /// GSM8K's own final line: the rest of the last line that starts with `####`.
+    Hashes,
     /// The last LaTeX math span (`$…$`, `\(…\)`, `\[…\]`).
     Latex,
     /// The whole completion, when it is only a number (`1 000`, `-3.0`, `12.5%`).
@@ -38,6 +40,7 @@ impl AnswerForm {
         match self {
             AnswerForm::Boxed => "boxed",
             AnswerForm::Statement => "statement",
+            AnswerForm::Hashes => "hashes",
             AnswerForm::Latex => "latex",
             AnswerForm::Bare => "bare",
             AnswerForm::Number => "number",
@@ -54,8 +57,8 @@ pub struct Answer {
     pub form: AnswerForm,
 }
 
-/// The final answer of a completion, trying `forms` in the fixed order boxed, statement, latex,
-/// bare, number (only those listed). Reasons: `no-answer`, `answer-too-long` (longer than `max_len`
+/// The final answer of a completion, trying `forms` in the fixed order boxed, statement, hashes,
+/// latex, bare, number (only those listed). Reasons: `no-answer`, `answer-too-long` (longer than `max_len`
 /// bytes).
 ///
 /// - boxed: unless a "final answer" statement comes after every box (with a statement form
@@ -70,6 +73,8 @@ pub struct Answer {
 ///   (`$$…$$`, `\[…\]`) right after it is the answer, across lines; a sentence in prose gives
 ///   its one number. With none, a closing sentence after all the math that concludes
 ///   ("Therefore, there are 12 such sequences.") or is the whole completion gives its number;
+/// - hashes: the rest of the last line starting with `####` (GSM8K's solutions end so),
+///   trimmed, without a final period; none when it is empty;
 /// - latex: the last non-empty `$…$`, `$$…$$`, `\(…\)` or `\[…\]` (an inline `$` opens only
 ///   before a non-space and closes only after a non-space and before a non-digit, so prices
 ///   such as `$5` do not pair up; inline math whose delimiters stand on lines of their own is
@@ -78,9 +83,10 @@ pub struct Answer {
 ///   `.`, `,`, `/`, `%`, an exponent, spaces between digit groups), without a final period;
 /// - number: the last number (sign, thousands commas, decimals, exponent, `a/b`).
 pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) -> Result<Answer, Reason> {
-    const ORDER: [AnswerForm; 5] = [
+    const ORDER: [AnswerForm; 6] = [
         AnswerForm::Boxed,
         AnswerForm::Statement,
+        AnswerForm::Hashes,
         AnswerForm::Latex,
         AnswerForm::Bare,
         AnswerForm::Number,
@@ -100,6 +106,7 @@ pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) ->
             AnswerForm::Statement => {
                 spans::last_statement(completion).or_else(|| spans::closing_sentence(completion))
             }
+            AnswerForm::Hashes => spans::last_hashes(completion),
             AnswerForm::Latex => spans::last_math(completion),
             AnswerForm::Bare => spans::bare_number(completion),
             AnswerForm::Number => spans::last_number(completion),

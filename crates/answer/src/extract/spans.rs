@@ -910,6 +910,16 @@ pub(super) fn last_number(s: &str) -> Option<&str> {
 /// - a number and a percent word: `28 percent`, `28 pct`;
 /// - a formula with no `$`, starting with a command (after an optional sign), on one line, with
 ///   no plain word of two letters or more: `\frac{10}{9}`, `-\sqrt{2}`.
+/// The rest of the last line that starts (after white space) with `####`, trimmed, without a
+/// final period: GSM8K's form of a final answer.
+pub(super) fn last_hashes(s: &str) -> Option<&str> {
+    s.lines()
+        .rev()
+        .find_map(|l| l.trim_start().strip_prefix("####"))
+        .map(|rest| rest.trim().trim_end_matches('.').trim_end())
+        .filter(|t| !t.is_empty())
+}
+
 pub(super) fn bare_number(s: &str) -> Option<&str> {
     const MAX: usize = 64;
     let t = s.trim();

@@ -517,3 +517,20 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn gsm8k_hashes_give_the_last_hash_line() {
+    let h = &[AnswerForm::Hashes];
+    assert_eq!(text("3 * 4 = 12\n#### 12", h).as_deref(), Some("12"));
+    assert_eq!(
+        text("#### 5\nno, wait\n  ####  1,200.  ", h).as_deref(),
+        Some("1,200")
+    );
+    assert_eq!(text("#### \n", h), None, "an empty hash line is no answer");
+    assert_eq!(text("the #### is not at a line's start", h), None);
+    // A box or a statement comes first when the profile takes them.
+    assert_eq!(
+        answer("So \\boxed{7}.\n#### 8").map(|(t, f)| (t, f.name())),
+        Some(("7".into(), "boxed"))
+    );
+}

@@ -35,8 +35,12 @@ impl OneOrMany {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct RawConfig {
-    tasks: OneOrMany,
-    pool: OneOrMany,
+    #[serde(default)]
+    tasks: Option<OneOrMany>,
+    #[serde(default)]
+    pool: Option<OneOrMany>,
+    #[serde(default)]
+    dataset: Option<crate::run::dataset::DatasetSpec>,
     profile: PathBuf,
     out: PathBuf,
     #[serde(default = "one")]
@@ -146,6 +150,9 @@ pub struct RunConfig {
     pub tasks: Vec<PathBuf>,
     /// Pool files, scored in order.
     pub pools: Vec<PathBuf>,
+    /// A trainer's dataset scored after the pools (its file resolved against the config):
+    /// `aorlta_core::run::dataset`.
+    pub dataset: Option<crate::run::dataset::DatasetSpec>,
     /// The profile file.
     pub profile: PathBuf,
     /// The output folder.
@@ -196,8 +203,24 @@ impl RunConfig {
         let out = at(raw.out);
         let config = RunConfig {
             path: path.to_path_buf(),
-            tasks: raw.tasks.into_vec().into_iter().map(at).collect(),
-            pools: raw.pool.into_vec().into_iter().map(at).collect(),
+            tasks: raw
+                .tasks
+                .map(OneOrMany::into_vec)
+                .unwrap_or_default()
+                .into_iter()
+                .map(at)
+                .collect(),
+            pools: raw
+                .pool
+                .map(OneOrMany::into_vec)
+                .unwrap_or_default()
+                .into_iter()
+                .map(at)
+                .collect(),
+            dataset: raw.dataset.map(|d| crate::run::dataset::DatasetSpec {
+                file: at(d.file.clone()),
+                ..d
+            }),
             profile: at(raw.profile),
             cache: match CacheSpec::from_env()? {
                 Some(from_env) => from_env,
@@ -223,6 +246,23 @@ impl RunConfig {
             concurrency: raw.concurrency,
             kernel: raw.kernel,
         };
+        if config.pools.is_empty() && config.dataset.is_none() {
+            return Err(CoreError::invalid(
+                path,
+                "no `pool:` and no `dataset:`: name the completions to score",
+            ));
+        }
+        if config.tasks.is_empty()
+            && config
+                .dataset
+                .as_ref()
+                .is_none_or(|d| d.mode != crate::run::dataset::DatasetMode::Answer)
+        {
+            return Err(CoreError::invalid(
+                path,
+                "no `tasks:`: only a `dataset:` in answer mode carries its own tasks",
+            ));
+        }
         config.check_pools().map_err(|message| CoreError::Parse {
             path: path.to_path_buf(),
             line: line_of(&text, "pool"),

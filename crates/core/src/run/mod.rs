@@ -2,6 +2,7 @@
 //! parallel, resumable), summaries and the harness validation suite.
 
 pub mod config;
+pub mod dataset;
 pub mod engine;
 pub mod eval;
 pub mod plot;

@@ -104,14 +104,23 @@ pub struct RunReport {
 /// Loads the tasks, pool(s), profile and cache named by a config. `env` carries the kernel
 /// tools when the profile has kernel legs. A concurrency out of range, or a pool that is one of
 /// the run's own outputs, is refused before anything is opened.
-pub fn prepare(config: RunConfig, adapters: Registry, env: Env) -> Result<PreparedRun> {
+pub fn prepare(mut config: RunConfig, adapters: Registry, env: Env) -> Result<PreparedRun> {
     config.check_concurrency()?;
     config
         .check_pools()
         .map_err(|message| CoreError::invalid(&config.path, message))?;
     let rewards = RewardRegistry::builtin();
     let profile = LoadedProfile::load(&config.profile, &adapters, &rewards)?;
-    let (tasks, skipped) = TaskSet::load_all(&config.tasks)?;
+    // A dataset becomes a pool (and its answer mode's tasks) under the output folder first.
+    let mut dataset_skipped = Vec::new();
+    if let Some(spec) = &config.dataset {
+        let m = crate::run::dataset::materialise(spec, &config.out.join("dataset"))?;
+        config.pools.push(m.pool);
+        config.tasks.extend(m.tasks);
+        dataset_skipped = m.skipped;
+    }
+    let (tasks, mut skipped) = TaskSet::load_all(&config.tasks)?;
+    skipped.extend(dataset_skipped);
     if tasks.is_empty() {
         return Err(CoreError::invalid(
             &config.path,
