@@ -903,13 +903,6 @@ pub(super) fn last_number(s: &str) -> Option<&str> {
     last.map(|(a, z)| &s[a..z])
 }
 
-/// The whole text when it is only an answer: trimmed, without a final period, at most 64 bytes,
-/// and one of
-/// - a number ([`only_number`]): `1 000`, `647\,937`, `-3.0`, `12.5%`;
-/// - a number with one currency sign before or after it, which is left out: `$1,000.99`;
-/// - a number and a percent word: `28 percent`, `28 pct`;
-/// - a formula with no `$`, starting with a command (after an optional sign), on one line, with
-///   no plain word of two letters or more: `\frac{10}{9}`, `-\sqrt{2}`.
 /// The rest of the last line that starts (after white space) with `####`, trimmed, without a
 /// final period: GSM8K's form of a final answer.
 pub(super) fn last_hashes(s: &str) -> Option<&str> {
@@ -920,6 +913,13 @@ pub(super) fn last_hashes(s: &str) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
+/// The whole text when it is only an answer: trimmed, without a final period, at most 64 bytes,
+/// and one of
+/// - a number ([`only_number`]): `1 000`, `647\,937`, `-3.0`, `12.5%`;
+/// - a number with one currency sign before or after it, which is left out: `$1,000.99`;
+/// - a number and a percent word: `28 percent`, `28 pct`;
+/// - a formula with no `$`, starting with a command (after an optional sign), on one line, with
+///   no plain word of two letters or more: `\frac{10}{9}`, `-\sqrt{2}`.
 pub(super) fn bare_number(s: &str) -> Option<&str> {
     const MAX: usize = 64;
     let t = s.trim();
