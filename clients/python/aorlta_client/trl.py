@@ -3,16 +3,26 @@
 TRL calls a reward function as ``f(prompts=..., completions=..., completion_ids=...,
 **columns, trainer_state=..., log_extra=..., log_metric=...)`` where each dataset column arrives
 as a list. :func:`reward_func` (synchronous) and :func:`async_reward_func` (TRL runs ``async def``
-reward functions concurrently on its own event loop) build one that reads the task id from the
-column ``task_key`` (default ``"task"``) and answers one float per completion, or ``None`` for a
-completion the service could not score.
+reward functions concurrently on its own event loop) build one that answers one float per
+completion, or ``None`` for a completion the service could not score. Each row's task comes
+from its columns in ``task_mode`` (:mod:`aorlta_client.tasks`):
+
+- ``"auto"`` (the default): the column ``task_key`` (default ``"task"``) when the dataset has
+  it, a value that is a task id the service loaded being that task and any other the reference
+  answer of a Q&A task of its own; else the column ``answer_key`` (default ``"answer"``), whose
+  values are answers (GSM8K's worked solution ending ``#### n`` is one, with a profile that
+  reads that form);
+- ``"id"``: ``task_key`` holds task ids; ``"answer"``: ``answer_key`` holds answers.
+
+The row's prompt is sent with an answer-mode task (a Q&A reward does not read it).
 
 - A row whose task is missing (``None``) or neither a task id nor an inline task object gets
   ``None`` without a request.
 - Completions may be plain text or conversational: the last message's ``content``, which may
   be a string, a list of content parts (their ``text`` parts are joined) or ``None`` (empty).
-- Through TRL's ``log_metric``, each call logs ``aorlta/unscored_frac`` and
-  ``aorlta/timed_out_frac`` (fractions of the batch's completions).
+- Through TRL's ``log_metric``, each call logs ``aorlta/unscored_frac``,
+  ``aorlta/timed_out_frac`` and ``aorlta/answer_mode_frac`` (fractions of the batch's
+  completions).
 
 TRL turns ``None`` into NaN and adds the reward functions up with ``nansum``. Since TRL 1.6 a
 completion for which *every* reward function returns ``None`` is left out of its group's mean
@@ -28,7 +38,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Tuple
 
-from aorlta_client.client import AsyncClient, Client
+from aorlta_client import tasks as _tasks
+from aorlta_client.client import AsyncClient, Client, default_url
 
 
 def _text(completion: Any) -> str:
@@ -52,19 +63,44 @@ def _usable(task: Any) -> bool:
     return (isinstance(task, str) and task.strip() != "") or (isinstance(task, Mapping) and "id" in task)
 
 
-def _requests(task_key: str, completions: List[Any], kwargs: Dict[str, Any]) -> Tuple[List[int], List[Dict[str, Any]]]:
-    if task_key not in kwargs:
-        raise KeyError(f"the dataset has no `{task_key}` column with task ids (pass task_key= to reward_func)")
-    tasks = kwargs[task_key]
-    rows, items = [], []
-    for i, (t, c) in enumerate(zip(tasks, completions)):
-        if _usable(t):
+class _Columns:
+    """Where a reward function's rows find their tasks: ``task_key``, ``answer_key``, the mode,
+    and the service's task ids (asked once, in auto mode)."""
+
+    def __init__(self, task_key: str, answer_key: str, mode: str, url: Optional[str], client: Optional[Client] = None):
+        self.task_key, self.answer_key, self.mode = task_key, answer_key, _tasks.check_mode(mode)
+        self.url = url or default_url()
+        self.client = client
+
+    def known(self) -> Any:
+        c = self.client or Client(self.url)
+        return _tasks.known_ids(f"{self.url} {id(c) if self.client else ''}", c.tasks)
+
+    def requests(self, completions: List[Any], kwargs: Dict[str, Any]) -> Tuple[List[int], List[Dict[str, Any]], int]:
+        """The rows sent, their items, and how many are in answer mode."""
+        mode, key = self.mode, self.task_key
+        if mode == "answer" or (mode == "auto" and key not in kwargs and self.answer_key in kwargs):
+            key, mode = self.answer_key, "answer"
+        if key not in kwargs:
+            raise KeyError(
+                f"the dataset has no `{key}` column (task_mode {self.mode!r}: pass task_key= or "
+                f"answer_key= to reward_func to name the column with task ids or answers)"
+            )
+        prompts = kwargs.get("prompts") or [""] * len(completions)
+        rows, items, answers = [], [], 0
+        for i, (t, c, p) in enumerate(zip(kwargs[key], completions, prompts)):
+            if mode == "answer" and t is not None and not isinstance(t, Mapping):
+                t = str(t)
+            if not _usable(t):
+                continue
+            task, answer = _tasks.resolve(t, mode, p, self.known)
             rows.append(i)
-            items.append({"task": t, "completion": _text(c)})
-    return rows, items
+            items.append({"task": task, "completion": _text(c)})
+            answers += answer
+        return rows, items, answers
 
 
-def _answer(n: int, rows: List[int], entries: List[Dict[str, Any]], kwargs: Dict[str, Any]) -> List[Optional[float]]:
+def _answer(n: int, rows: List[int], entries: List[Dict[str, Any]], kwargs: Dict[str, Any], answers: int = 0) -> List[Optional[float]]:
     out: List[Optional[float]] = [None] * n
     timed_out = 0
     for i, e in zip(rows, entries):
@@ -76,6 +112,7 @@ def _answer(n: int, rows: List[int], entries: List[Dict[str, Any]], kwargs: Dict
     if callable(log_metric) and n:
         log_metric("aorlta/unscored_frac", sum(r is None for r in out) / n)
         log_metric("aorlta/timed_out_frac", timed_out / n)
+        log_metric("aorlta/answer_mode_frac", answers / n)
     return out
 
 
@@ -86,16 +123,19 @@ def reward_func(
     task_key: str = "task",
     client: Optional[Client] = None,
     on_unreachable: str = "raise",
+    answer_key: str = "answer",
+    task_mode: str = "auto",
 ) -> Callable[..., List[Optional[float]]]:
     """A TRL reward function backed by the service at ``url`` (``$AORLTA_URL`` by default).
     ``on_unreachable="unscored"`` answers ``None`` when the service cannot be reached within
     the client's retry budget instead of raising."""
     c = client or Client(url, profile=profile, on_unreachable=on_unreachable)
+    cols = _Columns(task_key, answer_key, task_mode, url, c)
 
     def aorlta(completions: List[Any], **kwargs: Any) -> List[Optional[float]]:
-        rows, items = _requests(task_key, completions, kwargs)
+        rows, items, answers = cols.requests(completions, kwargs)
         entries = c.score(items) if items else []
-        return _answer(len(completions), rows, entries, kwargs)
+        return _answer(len(completions), rows, entries, kwargs, answers)
 
     aorlta.__name__ = "aorlta"
     return aorlta
@@ -108,18 +148,21 @@ def async_reward_func(
     task_key: str = "task",
     on_unreachable: str = "raise",
     connections: int = 8,
+    answer_key: str = "answer",
+    task_mode: str = "auto",
 ) -> Callable[..., Awaitable[List[Optional[float]]]]:
     """As :func:`reward_func`, as an ``async def``: TRL awaits it on its own event loop,
     concurrently with its other async reward functions. One :class:`AsyncClient` per loop."""
     clients: Dict[int, AsyncClient] = {}
+    cols = _Columns(task_key, answer_key, task_mode, url)
 
     async def aorlta(completions: List[Any], **kwargs: Any) -> List[Optional[float]]:
         loop = id(asyncio.get_running_loop())
         if loop not in clients:
             clients[loop] = AsyncClient(url, profile=profile, on_unreachable=on_unreachable, connections=connections)
-        rows, items = _requests(task_key, completions, kwargs)
+        rows, items, answers = cols.requests(completions, kwargs)
         entries = await clients[loop].score(items) if items else []
-        return _answer(len(completions), rows, entries, kwargs)
+        return _answer(len(completions), rows, entries, kwargs, answers)
 
     aorlta.__name__ = "aorlta"
     return aorlta

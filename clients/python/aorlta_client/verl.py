@@ -9,8 +9,13 @@ score like any other. To keep unscored samples out of the advantage baseline, sc
 ``unscored_score=nan`` and train with an ``aorlta_*`` estimator
 (:mod:`aorlta_client.verl_advantage`, docs/SERVICE.md).
 
-The task id is the sample's ``reward_model.ground_truth``; ``extra_info["aorlta_task"]`` (an
-id or an inline task object) takes precedence when present.
+The sample's task comes from its ``reward_model.ground_truth`` read in ``task_mode``
+(:mod:`aorlta_client.tasks`): ``"auto"`` (the default) takes a ground truth that is a task id
+the service loaded as that task and any other as the reference answer of a Q&A task of its own
+(its prompt ``extra_info["question"]`` when there is one); ``"id"`` takes it as a task id
+always, ``"answer"`` as an answer always. ``extra_info["aorlta_task"]`` (an id or an inline
+task object) takes precedence when present. Each score dict says ``aorlta_answer`` 1.0 when
+the sample was scored in answer mode, 0.0 in id mode.
 
 Which function for which path (docs/SERVICE.md has the exact flags per verl version):
 
@@ -37,6 +42,7 @@ import logging
 import weakref
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from aorlta_client import tasks as _tasks
 from aorlta_client.client import AsyncClient, Client, Coalescer, default_url
 
 log = logging.getLogger("aorlta_client.verl")
@@ -66,19 +72,25 @@ def _coalescer(url: Optional[str], profile: Optional[str]) -> Coalescer:
     return mine[key]
 
 
-def _task(ground_truth: Any, extra_info: Optional[dict]) -> Any:
+def _task(ground_truth: Any, extra_info: Optional[dict], mode: str = "auto", url: Optional[str] = None) -> Tuple[Any, bool]:
+    """The sample's task and whether it is scored in answer mode."""
     if isinstance(extra_info, dict) and extra_info.get("aorlta_task") is not None:
-        return extra_info["aorlta_task"]
-    return ground_truth
+        return extra_info["aorlta_task"], False
+    question = extra_info.get("question", "") if isinstance(extra_info, dict) else ""
+    u = url or default_url()
+    return _tasks.resolve(
+        ground_truth, _tasks.check_mode(mode), question, lambda: _tasks.known_ids(u, _client(url).tasks)
+    )
 
 
-def to_score(entry: Dict[str, Any], unscored_score: float = 0.0) -> Dict[str, Any]:
+def to_score(entry: Dict[str, Any], unscored_score: float = 0.0, answer: bool = False) -> Dict[str, Any]:
     """A reward entry as verl's score dict."""
+    mode = 1.0 if answer else 0.0
     if entry.get("scored") and entry.get("reward") is not None:
-        return {"score": float(entry["reward"]), "aorlta_mask": 1.0}
+        return {"score": float(entry["reward"]), "aorlta_mask": 1.0, "aorlta_answer": mode}
     codes = [r.get("code") for r in entry.get("reasons", [])]
     log.debug("unscored %s (task %s): %s", entry.get("id"), entry.get("task"), codes)
-    return {"score": float(unscored_score), "aorlta_mask": 0.0}
+    return {"score": float(unscored_score), "aorlta_mask": 0.0, "aorlta_answer": mode}
 
 
 async def compute_score(
@@ -90,12 +102,14 @@ async def compute_score(
     url: Optional[str] = None,
     profile: Optional[str] = None,
     unscored_score: float = 0.0,
+    task_mode: str = "auto",
     **_: Any,
 ) -> Dict[str, Any]:
     """The reward loop's form: the score of one response, sent with the other responses being
     scored at the same time."""
-    entry = await _coalescer(url, profile).score_one(_task(ground_truth, extra_info), solution_str)
-    return to_score(entry, unscored_score)
+    task, answer = _task(ground_truth, extra_info, task_mode, url)
+    entry = await _coalescer(url, profile).score_one(task, solution_str)
+    return to_score(entry, unscored_score, answer)
 
 
 def compute_score_sync(
@@ -107,11 +121,13 @@ def compute_score_sync(
     url: Optional[str] = None,
     profile: Optional[str] = None,
     unscored_score: float = 0.0,
+    task_mode: str = "auto",
     **_: Any,
 ) -> Dict[str, Any]:
     """The legacy naive manager's form: the score of one response, one request."""
-    entry = _client(url).score_one(_task(ground_truth, extra_info), solution_str, profile=profile)
-    return to_score(entry, unscored_score)
+    task, answer = _task(ground_truth, extra_info, task_mode, url)
+    entry = _client(url).score_one(task, solution_str, profile=profile)
+    return to_score(entry, unscored_score, answer)
 
 
 def compute_score_prime(
@@ -122,11 +138,19 @@ def compute_score_prime(
     url: Optional[str] = None,
     profile: Optional[str] = None,
     unscored_score: float = 0.0,
+    task_mode: str = "auto",
 ) -> float:
     """The legacy prime manager's form (positional arguments, a float back). An unscored
     entry's float is ``unscored_score``; prime keeps no extra info, so it is not marked."""
     return compute_score_sync(
-        data_source, solution_str, ground_truth, extra_info, url=url, profile=profile, unscored_score=unscored_score
+        data_source,
+        solution_str,
+        ground_truth,
+        extra_info,
+        url=url,
+        profile=profile,
+        unscored_score=unscored_score,
+        task_mode=task_mode,
     )["score"]
 
 
@@ -139,14 +163,13 @@ def compute_score_batch(
     url: Optional[str] = None,
     profile: Optional[str] = None,
     unscored_score: float = 0.0,
+    task_mode: str = "auto",
     **_: Any,
 ) -> List[Dict[str, Any]]:
     """The legacy batch manager's form: the scores of a batch, in order, from one request per
     ``max_batch`` items."""
     infos = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
-    items = [
-        {"task": _task(gt, info), "completion": s}
-        for s, gt, info in zip(solution_strs, ground_truths, infos)
-    ]
+    resolved = [_task(gt, info, task_mode, url) for gt, info in zip(ground_truths, infos)]
+    items = [{"task": t, "completion": s} for s, (t, _) in zip(solution_strs, resolved)]
     entries = _client(url).score(items, profile=profile)
-    return [to_score(e, unscored_score) for e in entries]
+    return [to_score(e, unscored_score, a) for e, (_, a) in zip(entries, resolved)]

@@ -263,11 +263,11 @@ def test_trl_logs_the_timed_out_fraction():
     srv, url = _serve(_Slow)
     try:
         logged = {}
-        f = reward_func(url)
+        f = reward_func(url, task_mode="id")
         rewards = f(prompts=["p"] * 4, completions=["a", "slow", "slow", "b"], task=["t"] * 4,
                     log_metric=lambda k, v: logged.__setitem__(k, v))
         assert rewards == [1.0, None, None, 1.0]
-        assert logged == {"aorlta/unscored_frac": 0.5, "aorlta/timed_out_frac": 0.5}
+        assert logged == {"aorlta/unscored_frac": 0.5, "aorlta/timed_out_frac": 0.5, "aorlta/answer_mode_frac": 0.0}
     finally:
         srv.shutdown()
 

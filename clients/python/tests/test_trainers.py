@@ -29,11 +29,21 @@ def test_verl_single_and_batch_forms(server, monkeypatch, tasks):
     t = tasks[0]
     good = f"so \\boxed{{{t['answer']}}}"
     single = verl.compute_score_sync(data_source="aorlta-qa", solution_str=good, ground_truth=t["id"], extra_info={"index": 0})
-    assert single == {"score": 1.0, "aorlta_mask": 1.0}
+    assert single == {"score": 1.0, "aorlta_mask": 1.0, "aorlta_answer": 0.0}
     wrong = verl.compute_score_sync("aorlta-qa", "\\boxed{-12345}", t["id"])
-    assert wrong == {"score": -0.5, "aorlta_mask": 1.0}
-    # Unscored (unknown task): the stand-in score, masked.
-    assert verl.compute_score_sync("aorlta-qa", good, "no-such-task", unscored_score=-0.1) == {"score": -0.1, "aorlta_mask": 0.0}
+    assert wrong == {"score": -0.5, "aorlta_mask": 1.0, "aorlta_answer": 0.0}
+    # Id mode, unknown task: the stand-in score, masked.
+    unknown = verl.compute_score_sync("aorlta-qa", good, "no-such-task", unscored_score=-0.1, task_mode="id")
+    assert unknown == {"score": -0.1, "aorlta_mask": 0.0, "aorlta_answer": 0.0}
+    # Auto mode (the default): a ground truth that is no task id is the answer; answer mode
+    # takes even a task id as the answer.
+    assert verl.compute_score_sync("aorlta-qa", f"\\boxed{{{t['answer']}}}", t["answer"]) == {
+        "score": 1.0,
+        "aorlta_mask": 1.0,
+        "aorlta_answer": 1.0,
+    }
+    as_answer = verl.compute_score_sync("aorlta-qa", good, t["id"], task_mode="answer")
+    assert as_answer == {"score": -0.5, "aorlta_mask": 1.0, "aorlta_answer": 1.0}
     # prime's form: positional, a float.
     assert verl.compute_score_prime("aorlta-qa", good, t["id"], None) == 1.0
     # Batch form, as verl's batch reward manager calls it; an inline task through extra_info.
@@ -42,10 +52,11 @@ def test_verl_single_and_batch_forms(server, monkeypatch, tasks):
         solution_strs=[good, good, "\\boxed{2}"],
         ground_truths=[t["id"], "no-such-task", "ignored"],
         extra_infos=[None, {}, {"aorlta_task": {"id": "inline", "prompt": "1+1?", "answer": "2"}}],
+        task_mode="id",
     )
     assert out[0] == single
-    assert out[1] == {"score": 0.0, "aorlta_mask": 0.0}
-    assert out[2] == {"score": 1.0, "aorlta_mask": 1.0}
+    assert out[1] == {"score": 0.0, "aorlta_mask": 0.0, "aorlta_answer": 0.0}
+    assert out[2] == {"score": 1.0, "aorlta_mask": 1.0, "aorlta_answer": 0.0}
 
 
 def test_verl_async_compute_score_coalesces_concurrent_calls(server, monkeypatch, tasks):
@@ -76,12 +87,12 @@ def test_verl_one_sample_without_a_task_does_not_fail_the_others_batched_with_it
         )
 
     ok, missing = asyncio.run(go())
-    assert ok == {"score": 1.0, "aorlta_mask": 1.0}
-    assert missing == {"score": 0.0, "aorlta_mask": 0.0}
+    assert ok == {"score": 1.0, "aorlta_mask": 1.0, "aorlta_answer": 0.0}
+    assert missing == {"score": 0.0, "aorlta_mask": 0.0, "aorlta_answer": 0.0}
 
 
 def test_trl_reward_funcs(server, tasks):
-    f = reward_func(server)
+    f = reward_func(server, task_mode="id")
     assert f.__name__ == "aorlta"
     t = tasks[1]
     completions = [f"\\boxed{{{t['answer']}}}", [{"role": "assistant", "content": "\\boxed{0}"}], "\\boxed{1}"]
@@ -111,7 +122,7 @@ def test_trl_reward_funcs(server, tasks):
         log_metric=lambda k, v: logged.__setitem__(k, v),
     )
     assert rewards == [1.0, -1.0, None, None, None]
-    assert logged == {"aorlta/unscored_frac": 0.6, "aorlta/timed_out_frac": 0.0}
+    assert logged == {"aorlta/unscored_frac": 0.6, "aorlta/timed_out_frac": 0.0, "aorlta/answer_mode_frac": 0.0}
     assert f(prompts=["p"], completions=["c"], task=[None]) == [None]
 
 

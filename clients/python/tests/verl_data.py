@@ -27,9 +27,10 @@ def toy_tokenizer(path: pathlib.Path):
     return fast, pathlib.Path(path)
 
 
-def dataproto(tokenizer, samples, prompt="Q: "):
-    """A verl ``DataProto`` of ``samples`` ((task id, completion) pairs): one prompt for all,
-    each response ending in the end token and right-padded, the task id as the ground truth."""
+def dataproto(tokenizer, samples, prompt="Q: ", extra_infos=None):
+    """A verl ``DataProto`` of ``samples`` ((ground truth, completion) pairs: a task id or an
+    answer): one prompt for all, each response ending in the end token and right-padded, and
+    ``extra_infos`` (one dict per sample; ``{"index": i}`` by default)."""
     torch = need("torch")
     np = need("numpy")
     verl = need("verl")
@@ -45,6 +46,6 @@ def dataproto(tokenizer, samples, prompt="Q: "):
         non_tensors={
             "data_source": np.array(["aorlta"] * len(rows), dtype=object),
             "reward_model": np.array([{"ground_truth": t} for t, _ in samples], dtype=object),
-            "extra_info": np.array([{"index": i} for i in range(len(rows))], dtype=object),
+            "extra_info": np.array(extra_infos or [{"index": i} for i in range(len(rows))], dtype=object),
         },
     )

@@ -387,6 +387,25 @@ pub struct GetReward {
     /// `<|eot_id|>`, `<pad>` ...).
     #[serde(default = "default_special_tokens")]
     pub special_tokens: Vec<String>,
+    /// What OpenRLHF's labels are: `id` (the default: task ids; an unknown one is refused,
+    /// 422 `unknown-label`), `answer` (each label is the reference answer of a Q&A task of its
+    /// own, as standard datasets carry it) or `auto` (a label that is a loaded task's id is that
+    /// task, any other an answer). docs/DATA.md.
+    #[serde(default)]
+    pub labels: LabelMode,
+}
+
+/// How `/get_reward` reads a label.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LabelMode {
+    /// A task id.
+    #[default]
+    Id,
+    /// A reference answer.
+    Answer,
+    /// A task id when one is loaded by that id, else an answer.
+    Auto,
 }
 
 fn default_special_tokens() -> Vec<String> {
@@ -400,6 +419,7 @@ impl Default for GetReward {
     fn default() -> Self {
         GetReward {
             special_tokens: default_special_tokens(),
+            labels: LabelMode::Id,
         }
     }
 }

@@ -76,6 +76,7 @@ pub struct AppState {
     /// What inline tasks may be.
     pub inline: InlineTasks,
     special_tokens: Vec<String>,
+    label_mode: crate::config::LabelMode,
     /// The scoring queue.
     pub scheduler: Scheduler,
     /// Counters for `/metrics`.
@@ -205,6 +206,7 @@ impl AppState {
             limits: cfg.limits.clone(),
             inline: cfg.inline_tasks.clone(),
             special_tokens: cfg.get_reward.special_tokens.clone(),
+            label_mode: cfg.get_reward.labels,
             scheduler,
             reading: Reading::new(cfg.limits.max_reading_bytes),
             unsent: Unsent::new(cfg.limits.max_unsent_bytes, Arc::clone(&metrics)),
@@ -245,6 +247,11 @@ impl AppState {
     /// The tokens `/get_reward` strips from queries, prompts and completions.
     pub fn special_tokens(&self) -> &[String] {
         &self.special_tokens
+    }
+
+    /// How `/get_reward` reads its labels.
+    pub fn label_mode(&self) -> crate::config::LabelMode {
+        self.label_mode
     }
 
     /// The service's tasks.

@@ -48,7 +48,7 @@ def test_the_reward_loop_worker_awaits_the_async_compute_score(server, monkeypat
         {
             "actor_rollout_ref": {"model": {"path": str(path), "tokenizer_path": None}},
             "reward": {
-                "custom_reward_function": {"path": client_file("verl"), "name": "compute_score", "reward_kwargs": {"unscored_score": -0.2}},
+                "custom_reward_function": {"path": client_file("verl"), "name": "compute_score", "reward_kwargs": {"unscored_score": -0.2, "task_mode": "id"}},
                 "reward_manager": {"source": "register", "name": "naive", "module": {"path": None, "name": "x"}},
                 "reward_model": {"enable": False},
             },

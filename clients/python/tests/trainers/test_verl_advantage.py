@@ -121,7 +121,7 @@ def test_the_reward_loop_gives_nan_for_an_unscored_sample(server, monkeypatch, t
         {
             "actor_rollout_ref": {"model": {"path": str(path), "tokenizer_path": None}},
             "reward": {
-                "custom_reward_function": {"path": client_file("verl"), "name": "compute_score", "reward_kwargs": {"unscored_score": NAN}},
+                "custom_reward_function": {"path": client_file("verl"), "name": "compute_score", "reward_kwargs": {"unscored_score": NAN, "task_mode": "id"}},
                 "reward_manager": {"source": "register", "name": "naive", "module": {"path": None, "name": "x"}},
                 "reward_model": {"enable": False},
             },

@@ -135,6 +135,74 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn get_reward_labels_as_answers_ids_or_either_and_an_empty_batch() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("t.jsonl"),
+            "{\"id\":\"a\",\"prompt\":\"1+1?\",\"answer\":\"2\"}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("p.yaml"),
+            "name: qa\nlegs:\n  - {name: parse, adapter: parse, on-broke: -1.0}\n  - {name: ref, adapter: normalised-match, needs: [parse], on-broke: -0.5}\n",
+        )
+        .unwrap();
+        let path = dir.path().join("serve.yaml");
+        let body =
+            r#"{"query":["P: \\boxed{2}", "P: \\boxed{7}"],"prompts":["P: ", "P: "],"labels":["7", "a"]}"#;
+        let mut got = Vec::new();
+        for mode in ["id", "answer", "auto"] {
+            let cfg = ServeConfig::from_yaml(
+                &format!("tasks: t.jsonl\nprofiles: p.yaml\nget-reward: {{labels: {mode}}}\n"),
+                &path,
+            )
+            .unwrap();
+            let env = ServeEnv::build(&cfg).unwrap();
+            let app = app(Arc::new(AppState::from_config(&cfg, &path, env.env()).unwrap()));
+            let (st, v) = call(app.clone(), "POST", "/get_reward", body).await;
+            got.push((mode, st, v["rewards"].clone(), v["error"]["code"].clone()));
+            let (st, v) = call(
+                app,
+                "POST",
+                "/get_reward",
+                r#"{"query":[],"prompts":[],"labels":[]}"#,
+            )
+            .await;
+            assert_eq!(st, StatusCode::OK, "{mode}: {v}");
+            assert_eq!(v["rewards"], serde_json::json!([]));
+            assert_eq!(v["extra_logs"]["scored"], serde_json::json!([]));
+        }
+        // Id mode: `7` names no task. Answer mode: `7` is the answer (the first completion's 2
+        // is wrong) and so is `a` (the second's 7 is wrong too). Auto: `7` is an answer, `a`
+        // the task whose answer is 2.
+        assert_eq!(got[0].1, StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(got[0].3, "unknown-label");
+        assert_eq!(
+            (got[1].1, got[1].2.clone()),
+            (StatusCode::OK, serde_json::json!([-0.5, -0.5]))
+        );
+        assert_eq!(
+            (got[2].1, got[2].2.clone()),
+            (StatusCode::OK, serde_json::json!([-0.5, -0.5]))
+        );
+        let right =
+            r#"{"query":["P: \\boxed{7}", "P: \\boxed{2}"],"prompts":["P: ", "P: "],"labels":["7", "a"]}"#;
+        let cfg = ServeConfig::from_yaml(
+            "tasks: t.jsonl\nprofiles: p.yaml\nget-reward: {labels: auto}\n",
+            &path,
+        )
+        .unwrap();
+        let env = ServeEnv::build(&cfg).unwrap();
+        let app = app(Arc::new(AppState::from_config(&cfg, &path, env.env()).unwrap()));
+        let (st, v) = call(app, "POST", "/get_reward", right).await;
+        assert_eq!(
+            (st, v["rewards"].clone()),
+            (StatusCode::OK, serde_json::json!([1.0, 1.0])),
+            "{v}"
+        );
+    }
+
+    #[tokio::test]
     async fn routes_answer_without_a_socket() {
         let dir = tempfile::tempdir().unwrap();
         let app = app(state(dir.path()));

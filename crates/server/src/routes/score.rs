@@ -121,6 +121,18 @@ pub(super) async fn get_reward(
             ),
         ));
     }
+    // OpenRLHF may send a batch with nothing in it: answered with nothing.
+    if n == 0 {
+        let empty = GetRewardResponse {
+            rewards: Vec::new(),
+            scores: Vec::new(),
+            extra_logs: ["scored", "unscored", "timed_out"]
+                .into_iter()
+                .map(|k| (k.to_string(), Vec::new()))
+                .collect(),
+        };
+        return Ok(answer::json(&state.unsent, conn.map(|c| c.0), &empty));
+    }
     check_batch(&state, n)?;
     check_labels(&state, &req.labels)?;
     let profile = engine.profile().profile.name.clone();
@@ -133,7 +145,7 @@ pub(super) async fn get_reward(
         match completion_of(&query, prompt.as_deref(), state.special_tokens()) {
             Ok(completion) => items.push(Item {
                 id,
-                task: TaskSource::Id(label),
+                task: label_task(&state, label, prompt.as_deref()),
                 completion,
             }),
             Err(reason) => refused.push((i, RewardEntry::error(&id, &label, &profile, reason))),
@@ -175,17 +187,42 @@ pub(super) async fn get_reward(
     Ok(answer::json(&state.unsent, conn.map(|c| c.0), &answer))
 }
 
-/// 422 `unknown-label` for an empty label or one that names no task: OpenRLHF sends its label
-/// column as it is, and a silent stand-in reward would train on nothing.
+/// The task a label stands for under the service's `get-reward.labels` mode: a task id, or an
+/// inline Q&A task whose reference answer is the label (its id `answer-` and a hash of the
+/// prompt and the answer; its prompt the sample's prompt, which a Q&A reward does not read).
+fn label_task(state: &AppState, label: String, prompt: Option<&str>) -> TaskSource {
+    use crate::config::LabelMode;
+    let answer = match state.label_mode() {
+        LabelMode::Id => false,
+        LabelMode::Answer => true,
+        LabelMode::Auto => state.tasks().get(&label).is_none(),
+    };
+    if !answer {
+        return TaskSource::Id(label);
+    }
+    let prompt = prompt.unwrap_or("").to_string();
+    let hash = aorlta_check::hash_str(&format!("{prompt}\0{label}"));
+    let mut task = serde_json::Map::new();
+    task.insert("id".into(), format!("answer-{}", &hash[..16]).into());
+    task.insert("prompt".into(), prompt.into());
+    task.insert("answer".into(), label.into());
+    TaskSource::Inline(task)
+}
+
+/// 422 `unknown-label` for an empty label, or in id mode one that names no task: OpenRLHF
+/// sends its label column as it is, and a silent stand-in reward would train on nothing.
 fn check_labels(state: &AppState, labels: &[String]) -> Result<(), ApiError> {
+    let ids = state.label_mode() == crate::config::LabelMode::Id;
     for (i, label) in labels.iter().enumerate() {
         let why = if label.trim().is_empty() {
-            "is empty: put task ids in the column OpenRLHF sends as labels \
-             (`--data.label_key` from OpenRLHF 0.10.2, `--label_key` before)"
+            "is empty: put task ids (or, with `get-reward.labels: answer`, the answers) in the \
+             column OpenRLHF sends as labels (`--data.label_key` from OpenRLHF 0.10.2, \
+             `--label_key` before)"
                 .to_string()
-        } else if state.tasks().get(label).is_none() {
+        } else if ids && state.tasks().get(label).is_none() {
             format!(
-                "`{label}` is not a task id this service loaded ({} tasks; `GET /v1/tasks` lists them)",
+                "`{label}` is not a task id this service loaded ({} tasks; `GET /v1/tasks` lists them); \
+                 labels that are answers need `get-reward.labels: answer` (or `auto`) in the service config",
                 state.tasks().len()
             )
         } else {
