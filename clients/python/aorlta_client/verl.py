@@ -7,7 +7,7 @@ copies the dict's other keys into ``reward_extra_info`` (one list per key, logge
 batch). **verl itself never reads ``aorlta_mask``**: its advantage estimators see the stand-in
 score like any other. To keep unscored samples out of the advantage baseline, score with
 ``unscored_score=nan`` and train with an ``aorlta_*`` estimator
-(:mod:`aorlta_client.verl_advantage`, docs/SERVICE.md).
+(:mod:`aorlta_client.verl_advantage`, docs/RECIPES.md).
 
 The sample's task comes from its ``reward_model.ground_truth`` read in ``task_mode``
 (:mod:`aorlta_client.tasks`): ``"auto"`` (the default) takes a ground truth that is a task id
@@ -17,7 +17,7 @@ always, ``"answer"`` as an answer always. ``extra_info["aorlta_task"]`` (an id o
 task object) takes precedence when present. Each score dict says ``aorlta_answer`` 1.0 when
 the sample was scored in answer mode, 0.0 in id mode.
 
-Which function for which path (docs/SERVICE.md has the exact flags per verl version):
+Which function for which path (docs/RECIPES.md has the exact flags per verl version):
 
 - :func:`compute_score` (``async def``): the reward loop, verl's default path
   (``reward_model.use_reward_loop=True`` at b178a3cd, the only path in verl 0.8.0). Its

@@ -162,7 +162,7 @@ impl Default for CacheConfig {
 }
 
 /// `gpus`: `none` or `[]` (no GPU for the kernel lane), else what [`GpuSet`] reads (`all` or a
-/// list of device indices; see docs/SERVICE.md).
+/// list of device indices; see docs/OPERATIONS.md).
 fn de_gpus<'de, D: Deserializer<'de>>(d: D) -> Result<Option<GpuSet>, D::Error> {
     struct Visit;
     impl<'de> serde::de::Visitor<'de> for Visit {

@@ -8,7 +8,7 @@
 //! point at 77 to 83 MiB while the resident set kept rising). A periodic `malloc_trim` releases
 //! free pages from every arena; it slows that growth but does not stop it. Capping the arenas
 //! at two ([`limit_arenas`], called at start) lowers the resident set by about a quarter, but
-//! a slow rise remains (docs/SERVICE.md, "Soak").
+//! a slow rise remains (docs/OPERATIONS.md, "Soak").
 
 use std::time::Duration;
 
@@ -34,7 +34,7 @@ pub fn trim() -> bool {
 /// The most heap arenas the service lets glibc keep (its default is 8 per core). Each arena
 /// holds on to the pages freed in it; with many, memory freed on one worker thread sits unused
 /// while another thread's arena grows. Two arenas bring the soak's resident set down (85 MiB
-/// against 113 MiB at 10 minutes), not its slow rise (docs/SERVICE.md, "Soak"); they cost
+/// against 113 MiB at 10 minutes), not its slow rise (docs/OPERATIONS.md, "Soak"); they cost
 /// some Q&A throughput under contention (`aorlta
 /// bench serve` at batch 256 on 2 cores: about 70,000–73,000 items/s against 84,000–87,000 with
 /// 16), far above the service's goal. An operator who wants the other trade sets

@@ -8,8 +8,9 @@ What runs: verl's ``RewardLoopWorker`` with its ``naive`` manager and the async
 ``compute_score`` (the default ``task_mode="auto"``: no ground truth is a loaded task id), and
 its ``remote`` manager (which refuses async functions) with ``compute_score_sync`` on a local
 Ray; TRL's ``GRPOTrainer._calculate_rewards`` with the dataset's ``answer`` column; OpenRLHF's
-``SingleTurnAgentExecutor`` posting each row to ``/get_reward`` of a service whose
-``get-reward.labels`` is ``answer``.
+``SingleTurnAgentExecutor`` posting each row to ``/get_reward`` of two services whose
+``get-reward.labels`` is ``answer``, given as OpenRLHF's command line gives a comma-separated
+``--reward.remote_url`` (split on commas, then taken in turn).
 """
 
 import asyncio
@@ -28,16 +29,19 @@ DATA = ROOT / "examples" / "gsm8k" / "gsm8k-rollouts.parquet"
 PROFILE = ROOT / "examples" / "gsm8k" / "profile.yaml"
 
 
-@pytest.fixture(scope="module")
-def gsm8k_server(tmp_path_factory):
-    d = tmp_path_factory.mktemp("gsm8k-serve")
-    proc, url = start_server(
+def _gsm8k_service(d):
+    return start_server(
         d,
         config_text=f"tasks: {ROOT / 'examples' / 'qa' / 'tasks.jsonl'}\n"
         f"profiles: [{PROFILE}]\n"
         "cache: {kind: none}\n"
         "get-reward: {labels: answer}\n",
     )
+
+
+@pytest.fixture(scope="module")
+def gsm8k_server(tmp_path_factory):
+    proc, url = _gsm8k_service(tmp_path_factory.mktemp("gsm8k-serve"))
     yield url
     stop_server(proc)
 
@@ -161,11 +165,22 @@ def test_trl_scores_the_answer_column(gsm8k_server, rows, expected, toy_tokenize
     assert trainer._pending_metrics["aorlta/answer_mode_frac"] == [1.0, 1.0]
 
 
-def test_openrlhf_posts_answers_as_labels(gsm8k_server, rows, expected, toy_tokenizer):
+def _get_reward_requests(url):
+    from aorlta_client import Client
+
+    for line in Client(url).metrics().splitlines():
+        if line.startswith('aorlta_requests_total{route="/get_reward",status="200"}'):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_openrlhf_posts_answers_as_labels_to_a_list_of_urls(gsm8k_server, rows, expected, toy_tokenizer, tmp_path):
     need("openrlhf")
     from types import SimpleNamespace
 
     from openrlhf.utils.agent import SingleTurnAgentExecutor
+
+    proc, second = _gsm8k_service(tmp_path)
 
     tokenizer, _ = toy_tokenizer
 
@@ -176,8 +191,11 @@ def test_openrlhf_posts_answers_as_labels(gsm8k_server, rows, expected, toy_toke
         async def generate(self, prompt_token_ids, params, multi_modal_data=None):
             return SimpleNamespace(outputs=[SimpleNamespace(token_ids=self.ids, finish_reason="stop", logprobs=None)])
 
-    executor = SingleTurnAgentExecutor(gsm8k_server + "/get_reward")
+    # What train_ppo_ray.py does with `--reward.remote_url A,B`.
+    remote_url = f"{gsm8k_server}/get_reward,{second}/get_reward".split(",")
+    executor = SingleTurnAgentExecutor(remote_url)
     params = SimpleNamespace(max_tokens=256, logprobs=None)
+    before = [_get_reward_requests(u) for u in (gsm8k_server, second)]
 
     async def go():
         return await asyncio.gather(
@@ -194,5 +212,10 @@ def test_openrlhf_posts_answers_as_labels(gsm8k_server, rows, expected, toy_toke
             )
         )
 
-    out = asyncio.run(go())
+    try:
+        out = asyncio.run(go())
+        sent = [_get_reward_requests(u) - b for u, b in zip((gsm8k_server, second), before)]
+    finally:
+        stop_server(proc)
     assert [o["reward"][0] for o in out] == expected
+    assert sent == [24.0, 24.0], "the two URLs taken in turn, one sample per request"

@@ -151,7 +151,7 @@ def test_verls_run_ppo_registers_the_estimators_in_its_task_runner(tmp_path):
     from verl.trainer import main_ppo
 
     config_dir = pathlib.Path(main_ppo.__file__).parent / "config"
-    # The overrides a user adds to verl's command line (docs/SERVICE.md).
+    # The overrides a user adds to verl's command line (docs/RECIPES.md).
     overrides = [
         "algorithm.adv_estimator=aorlta_grpo",
         "+reward.custom_reward_function.reward_kwargs.unscored_score=nan",
