@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 /// The three parts whose sum is a scored reward.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Parts {
     /// From the profile's correctness ladder (and the timing grade), in [-1.0, 1.0].
     pub base: f64,
@@ -24,6 +25,7 @@ impl Parts {
 
 /// What a cached result is keyed by besides the task and candidate (docs/ARCHITECTURE.md, "Cache identity").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct VersionIdentity {
     /// The AORLTA build (`aorlta <version>`).
     pub aorlta: String,
@@ -37,6 +39,7 @@ pub struct VersionIdentity {
 
 /// The answer for one candidate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RewardEntry {
     /// The record format this entry follows.
     #[serde(default)]

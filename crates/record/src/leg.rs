@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 /// A leg's outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum LegState {
     /// The check passed.
     Clean,
@@ -37,6 +38,7 @@ impl std::fmt::Display for LegState {
 
 /// Why a leg is not clean (or, informationally, why it is): a kebab-case code and a human detail.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Reason {
     /// Kebab-case code, stable across versions (`no-answer`, `compile-error`, `within-noise`).
     pub code: String,
@@ -56,6 +58,7 @@ impl Reason {
 
 /// One leg's result as reported in a reward entry and cached.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LegResult {
     /// The leg's name in the profile (`parse`, `ref.normalised`, `ref.speedup`).
     pub name: String,

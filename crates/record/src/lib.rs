@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 /// A `{major, minor}` version of the record formats. A reader accepts any minor of its major.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FormatVersion {
     /// Bumped on an incompatible change.
     pub major: u32,

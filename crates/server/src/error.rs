@@ -24,14 +24,14 @@ pub struct ApiError {
 }
 
 /// The JSON body of an error response: `{"error": {"code", "message", "status"}}`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ErrorBody<'a> {
     /// The error.
     pub error: ErrorDetail<'a>,
 }
 
 /// The fields of [`ErrorBody`].
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ErrorDetail<'a> {
     /// Stable kebab-case code.
     pub code: &'a str,

@@ -18,6 +18,7 @@ pub mod items;
 pub mod json_body;
 pub mod memory;
 pub mod metrics;
+pub mod openapi;
 pub mod openrlhf;
 pub mod queue;
 pub mod reading;

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// `POST /v1/score` body.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScoreRequest {
     /// The profile to score with; the service's default when absent.
@@ -18,7 +18,7 @@ pub struct ScoreRequest {
 }
 
 /// One item of a score request: a JSON object (a positional array is refused).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, schemars::JsonSchema)]
 pub struct ScoreItem {
     /// The item's id, echoed in its entry; `<task>#<index>` (0-based index in `items`) when
     /// absent.
@@ -66,7 +66,7 @@ impl<'de> Deserialize<'de> for ScoreItem {
 }
 
 /// A task named by id or given inline.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum TaskRef {
     /// A task id from the service's task files.
@@ -76,14 +76,14 @@ pub enum TaskRef {
 }
 
 /// `POST /v1/score` answer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScoreResponse {
     /// One reward entry per item, in item order.
     pub results: Vec<RewardEntry>,
 }
 
 /// `POST /get_reward` body: OpenRLHF's remote reward request.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 pub struct GetRewardRequest {
     /// Prompt and response together, as the trainer decoded them.
     pub query: Vec<String>,
@@ -96,7 +96,7 @@ pub struct GetRewardRequest {
 }
 
 /// `POST /get_reward` answer: OpenRLHF's remote reward response.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GetRewardResponse {
     /// One reward per query; an unscored entry's is the profile's `unscored-value`.
     pub rewards: Vec<f64>,
@@ -108,7 +108,7 @@ pub struct GetRewardResponse {
 }
 
 /// One task in `GET /v1/tasks` (never the reference answer or kernel).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TaskInfo {
     /// The task id.
     pub id: String,
@@ -121,14 +121,14 @@ pub struct TaskInfo {
 }
 
 /// `GET /v1/tasks` answer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TasksResponse {
     /// Every task, in load order.
     pub tasks: Vec<TaskInfo>,
 }
 
 /// One profile in `GET /v1/profiles`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProfileInfo {
     /// The profile's name.
     pub name: String,
@@ -137,11 +137,12 @@ pub struct ProfileInfo {
     /// The hash in every entry's version identity.
     pub hash: String,
     /// The profile as loaded.
+    #[schemars(with = "serde_json::Value")]
     pub profile: Profile,
 }
 
 /// `GET /v1/profiles` answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProfilesResponse {
     /// The default profile's name.
     pub default: String,
@@ -150,7 +151,7 @@ pub struct ProfilesResponse {
 }
 
 /// `GET /healthz` answer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Health {
     /// `ok`.
     pub status: String,

@@ -87,6 +87,14 @@ pub(super) async fn healthz(State(state): State<Arc<AppState>>) -> Json<Health> 
     })
 }
 
+/// `GET /openapi.json`: the service's OpenAPI description, made from the code.
+pub(super) async fn openapi() -> impl IntoResponse {
+    axum::Json(crate::openapi::document(
+        env!("CARGO_PKG_VERSION"),
+        &super::ROUTES,
+    ))
+}
+
 /// `GET /metrics`: the OpenMetrics text exposition (Prometheus reads it).
 pub(super) async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     (

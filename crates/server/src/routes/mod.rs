@@ -20,13 +20,14 @@ use std::time::Instant;
 use tracing::Instrument;
 
 /// The routes, as they appear in metrics labels; anything else is counted as `other`.
-pub const ROUTES: [&str; 6] = [
+pub const ROUTES: [&str; 7] = [
     "/v1/score",
     "/get_reward",
     "/v1/tasks",
     "/v1/profiles",
     "/healthz",
     "/metrics",
+    "/openapi.json",
 ];
 
 /// The service's router over a shared state. Tests call it with `oneshot` without a socket.
@@ -41,6 +42,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .merge(guarded)
         .route("/healthz", get(info::healthz))
         .route("/metrics", get(info::metrics))
+        .route("/openapi.json", get(info::openapi))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(Arc::clone(&state), observe))
@@ -199,6 +201,50 @@ mod tests {
             (st, v["rewards"].clone()),
             (StatusCode::OK, serde_json::json!([1.0, 1.0])),
             "{v}"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_openapi_description_names_every_route_and_the_reward_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = app(state(dir.path()));
+        let (st, v) = call(app.clone(), "GET", "/openapi.json", "").await;
+        assert_eq!(st, StatusCode::OK);
+        assert_eq!(v["openapi"], "3.0.3");
+        for route in ROUTES {
+            let ops = v["paths"][route]
+                .as_object()
+                .unwrap_or_else(|| panic!("{route} missing"));
+            let (method, _) = ops.iter().next().unwrap();
+            // The route answers that method (not 404 or 405).
+            let (st, _) = call(app.clone(), &method.to_uppercase(), route, "{}").await;
+            assert!(
+                st != StatusCode::NOT_FOUND && st != StatusCode::METHOD_NOT_ALLOWED,
+                "{method} {route}: {st}"
+            );
+        }
+        let schemas = v["components"]["schemas"].as_object().unwrap();
+        for name in [
+            "RewardEntry",
+            "LegResult",
+            "Reason",
+            "ScoreRequest",
+            "GetRewardRequest",
+            "ErrorBody",
+        ] {
+            assert!(
+                schemas.contains_key(name),
+                "{name} not in {:?}",
+                schemas.keys().collect::<Vec<_>>()
+            );
+        }
+        let entry = &schemas["RewardEntry"]["properties"];
+        for field in ["id", "task", "reward", "scored", "legs", "profile"] {
+            assert!(entry.get(field).is_some(), "RewardEntry.{field}");
+        }
+        assert_eq!(
+            v["paths"]["/v1/score"]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/ScoreRequest"
         );
     }
 

@@ -1,0 +1,126 @@
+//! The service's OpenAPI 3 description (`GET /openapi.json`), made from the code: every route the
+//! router serves (`routes::ROUTES`) with its method, and the request and answer bodies' JSON Schemas
+//! derived from the types the handlers read and write ([`crate::wire`], the reward entry of
+//! `aorlta-record`). docs/API.md explains the fields in prose.
+
+use crate::wire::{
+    GetRewardRequest, GetRewardResponse, Health, ProfilesResponse, ScoreRequest, ScoreResponse, TasksResponse,
+};
+use schemars::generate::{SchemaGenerator, SchemaSettings};
+use serde_json::{Map, Value, json};
+
+/// One operation: its method, summary, request body and answer body (schemas, or `None`).
+struct Op {
+    method: &'static str,
+    summary: &'static str,
+    request: Option<Value>,
+    answer: Value,
+    guarded: bool,
+}
+
+fn schema<T: schemars::JsonSchema>(g: &mut SchemaGenerator) -> Value {
+    g.subschema_for::<T>().to_value()
+}
+
+fn operation(path: &str, g: &mut SchemaGenerator) -> Op {
+    let text = json!({"type": "string"});
+    match path {
+        "/v1/score" => Op {
+            method: "post",
+            summary: "Score a batch of items (a task id or an inline task, and a completion each) with a profile.",
+            request: Some(schema::<ScoreRequest>(g)),
+            answer: schema::<ScoreResponse>(g),
+            guarded: true,
+        },
+        "/get_reward" => Op {
+            method: "post",
+            summary: "OpenRLHF's remote reward request: queries, prompts and labels (task ids, or answers with `get-reward.labels`).",
+            request: Some(schema::<GetRewardRequest>(g)),
+            answer: schema::<GetRewardResponse>(g),
+            guarded: true,
+        },
+        "/v1/tasks" => Op {
+            method: "get",
+            summary: "The tasks the service loaded.",
+            request: None,
+            answer: schema::<TasksResponse>(g),
+            guarded: true,
+        },
+        "/v1/profiles" => Op {
+            method: "get",
+            summary: "The profiles offered and the default.",
+            request: None,
+            answer: schema::<ProfilesResponse>(g),
+            guarded: true,
+        },
+        "/healthz" => Op {
+            method: "get",
+            summary: "Liveness, version, queue depths and the item time limits.",
+            request: None,
+            answer: schema::<Health>(g),
+            guarded: false,
+        },
+        "/metrics" => Op {
+            method: "get",
+            summary: "The OpenMetrics text exposition.",
+            request: None,
+            answer: text,
+            guarded: false,
+        },
+        _ => Op {
+            method: "get",
+            summary: "This description.",
+            request: None,
+            answer: json!({"type": "object"}),
+            guarded: false,
+        },
+    }
+}
+
+/// The description of the service at version `version`, serving `routes`.
+pub fn document(version: &str, routes: &[&str]) -> Value {
+    let mut g = SchemaSettings::openapi3().into_generator();
+    let error = schema::<crate::error::ErrorBody<'static>>(&mut g);
+    let mut paths = Map::new();
+    for &path in routes {
+        let op = operation(path, &mut g);
+        let media = if path == "/metrics" {
+            "text/plain"
+        } else {
+            "application/json"
+        };
+        let mut o = json!({
+            "summary": op.summary,
+            "responses": {
+                "200": {"description": "answered", "content": {media: {"schema": op.answer}}},
+                "default": {"description": "refused (docs/API.md, \"Errors\")", "content": {"application/json": {"schema": error}}},
+            },
+        });
+        if let Some(r) = op.request {
+            o["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": r}}});
+        }
+        if path == "/v1/score" || path == "/get_reward" {
+            o["parameters"] = json!([{"name": "profile", "in": "query", "required": false, "schema": {"type": "string"},
+                "description": "the profile to score with (the default when absent)"}]);
+        }
+        if !op.guarded {
+            o["security"] = json!([]);
+        }
+        paths.insert(path.to_string(), json!({op.method: o}));
+    }
+    let schemas: Map<String, Value> = g.take_definitions(true).into_iter().collect();
+    json!({
+        "openapi": "3.0.3",
+        "info": {
+            "title": "AORLTA reward service",
+            "version": version,
+            "description": "Rewards for RL post-training: checks and a reward per completion (docs/API.md).",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+        "security": [{"bearer": []}],
+    })
+}
