@@ -1,5 +1,5 @@
 //! Every shipped config loads: its paths exist, its profile checks against the adapters and
-//! reward functions, its tasks load without a skipped line, its pool parses.
+//! reward functions, its tasks load without a skipped line, its pool (or its dataset) parses.
 
 use aorlta_check::TaskSet;
 use aorlta_core::profile::LoadedProfile;
@@ -41,8 +41,22 @@ fn every_shipped_config_loads() {
             let (tasks, skipped) = TaskSet::load_all(&cfg.tasks).unwrap();
             assert!(!tasks.is_empty() && skipped.is_empty(), "{}", c.display());
         } else {
-            let cfg = RunConfig::load(&c).unwrap_or_else(|e| panic!("{e}"));
+            let mut cfg = RunConfig::load(&c).unwrap_or_else(|e| panic!("{e}"));
             check_profile(&cfg.profile);
+            // A dataset: every row reads, and becomes its pool and tasks.
+            let scratch = tempfile::tempdir().unwrap();
+            if let Some(spec) = &cfg.dataset {
+                let m = aorlta_core::run::dataset::materialise(spec, scratch.path())
+                    .unwrap_or_else(|e| panic!("{}: {e}", c.display()));
+                assert!(
+                    m.candidates > 0 && m.skipped.is_empty(),
+                    "{}: {:?}",
+                    c.display(),
+                    m.skipped
+                );
+                cfg.pools.push(m.pool);
+                cfg.tasks.extend(m.tasks);
+            }
             let (tasks, skipped) = TaskSet::load_all(&cfg.tasks).unwrap();
             assert!(!tasks.is_empty() && skipped.is_empty(), "{}", c.display());
             for pool in &cfg.pools {

@@ -90,6 +90,30 @@ def test_each_aorlta_estimator_is_verls_own_over_the_scored_samples(norm):
     assert last[6].item() == 0.0 and last[7].item() == 0.0
 
 
+def test_the_v1_trainers_advantage_step_uses_the_aorlta_estimators():
+    # verl 0.9's default trainer (`trainer.use_v1=True`, verl/trainer/ppo/v1) computes advantages
+    # with `compute_advantage_for_multi_trajectories`, which hands an estimator other than its
+    # own GRPO to `compute_advantage`: the unscored samples stay out of the baseline there too.
+    need("verl")
+    need("transfer_queue")
+    torch = need("torch")
+    from verl.trainer.ppo.ray_trainer import compute_advantage
+    from verl.trainer.ppo.v1.utils import compute_advantage_for_multi_trajectories
+
+    from aorlta_client import verl_advantage
+
+    verl_advantage.register()
+    unscored = [i for i, s in enumerate(SCORES) if math.isnan(s)]
+    keys = [f"{g}_0_{i}" for i, g in enumerate(GROUPS)]
+    for name in ("aorlta_grpo", "aorlta_rloo"):
+        config = _algo(adv_estimator=name)
+        v1 = compute_advantage_for_multi_trajectories(_batch(SCORES, GROUPS), keys, adv_estimator=name, config=config)
+        v0 = compute_advantage(_batch(SCORES, GROUPS), adv_estimator=name, config=config)
+        assert torch.equal(v1.batch["advantages"], v0.batch["advantages"]), name
+        assert torch.isfinite(v1.batch["advantages"]).all(), name
+        assert not v1.batch["advantages"][unscored].any(), f"{name}: an unscored sample has an advantage"
+
+
 def test_a_stock_estimator_turns_a_nan_into_a_nan_group():
     # Why `unscored_score=nan` needs an aorlta_* estimator: verl's own GRPO spreads the NaN.
     need("verl")
