@@ -21,7 +21,7 @@ import subprocess
 
 import pytest
 
-from _trainers import client_file, need
+from _trainers import client_file, grpo_trainer, need
 from aorlta_service import ROOT, _binary, start_server, stop_server
 from verl_data import dataproto
 
@@ -128,35 +128,12 @@ def test_verl_remote_manager_takes_the_sync_function(gsm8k_server, rows, expecte
 
 
 def test_trl_scores_the_answer_column(gsm8k_server, rows, expected, toy_tokenizer, tmp_path):
-    need("trl")
-    transformers = need("transformers")
-    datasets = need("datasets")
-    from trl import GRPOConfig, GRPOTrainer
-
     from aorlta_client.trl import async_reward_func, reward_func
 
     tokenizer, _ = toy_tokenizer
-    model = transformers.GPT2LMHeadModel(
-        transformers.GPT2Config(n_layer=1, n_head=1, n_embd=8, n_positions=64, vocab_size=len(tokenizer))
-    )
     questions = [r["extra_info"]["question"] for r in rows]
-    ds = datasets.Dataset.from_dict({"prompt": questions[:4], "answer": [r["ground_truth"] for r in rows[:4]]})
-    args = GRPOConfig(
-        output_dir=str(tmp_path),
-        per_device_train_batch_size=4,
-        num_generations=2,
-        max_completion_length=8,
-        report_to=[],
-        use_cpu=True,
-        bf16=False,
-    )
-    trainer = GRPOTrainer(
-        model=model,
-        reward_funcs=[reward_func(gsm8k_server), async_reward_func(gsm8k_server)],
-        args=args,
-        train_dataset=ds,
-        processing_class=tokenizer,
-    )
+    ds = {"prompt": questions[:4], "answer": [r["ground_truth"] for r in rows[:4]]}
+    trainer = grpo_trainer(tokenizer, tmp_path, ds, [reward_func(gsm8k_server), async_reward_func(gsm8k_server)])
     inputs = [{"prompt": q, "answer": r["ground_truth"], "completion": r["response"]} for q, r in zip(questions, rows)]
     completions = [r["response"] for r in rows]
     rewards = trainer._calculate_rewards(inputs, questions, completions, [[1]] * len(rows))

@@ -9,38 +9,14 @@ generation and the optimisation step (they need no reward code of ours).
 
 import math
 
-from _trainers import need
+from _trainers import grpo_trainer
 
 
 def _trainer(server, tokenizer, tmp_path, tasks):
-    need("trl")
-    transformers = need("transformers")
-    datasets = need("datasets")
-    from trl import GRPOConfig, GRPOTrainer
-
     from aorlta_client.trl import async_reward_func, reward_func
 
-    model = transformers.GPT2LMHeadModel(
-        transformers.GPT2Config(n_layer=1, n_head=1, n_embd=8, n_positions=64, vocab_size=len(tokenizer))
-    )
-    ds = datasets.Dataset.from_dict({"prompt": [t["prompt"] for t in tasks[:4]], "task": [t["id"] for t in tasks[:4]]})
-    args = GRPOConfig(
-        output_dir=str(tmp_path),
-        per_device_train_batch_size=4,
-        num_generations=2,
-        max_completion_length=8,
-        report_to=[],
-        use_cpu=True,
-        bf16=False,
-        logging_steps=1,
-    )
-    return GRPOTrainer(
-        model=model,
-        reward_funcs=[reward_func(server), async_reward_func(server)],
-        args=args,
-        train_dataset=ds,
-        processing_class=tokenizer,
-    )
+    ds = {"prompt": [t["prompt"] for t in tasks[:4]], "task": [t["id"] for t in tasks[:4]]}
+    return grpo_trainer(tokenizer, tmp_path, ds, [reward_func(server), async_reward_func(server)])
 
 
 def test_grpo_calculate_rewards_with_both_drop_ins(server, tasks, toy_tokenizer, tmp_path):
