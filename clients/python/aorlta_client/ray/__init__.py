@@ -54,7 +54,7 @@ _PATHS = {
 
 
 def read_config(path: os.PathLike) -> Dict[str, Any]:
-    """A service config (docs/OPERATIONS.md, "Configuration") with every path made absolute against its folder, so
+    """A service config (docs/OPERATIONS.md, Configuration) with every path made absolute against its folder, so
     that a node can write it elsewhere. Errors name the file (and the line, for YAML errors);
     the service itself checks the keys when each node starts."""
     path = pathlib.Path(path).expanduser().resolve()
@@ -180,7 +180,7 @@ def start(
 ) -> Service:
     """Starts one ``aorlta serve`` per node of the Ray cluster and a router over them.
 
-    - ``config``: the service config every node runs (docs/OPERATIONS.md, "Configuration"), e.g.
+    - ``config``: the service config every node runs (docs/OPERATIONS.md, Configuration), e.g.
       ``configs/serve-kernels.yaml``.
     - ``cache``: the shared store: ``postgres://user@host/db`` across hosts, a SQLite file on
       one host, or ``None`` for the config's own ``cache``.

@@ -34,7 +34,7 @@ USAGE_EXAMPLE = """examples:
 
 def _workers_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--address", default="auto", help="the Ray cluster: auto (the running one, default), ray://HOST:PORT, HOST:PORT, local (a fresh one-node Ray), or local:N (a fresh head and N nodes on this machine, each with one fake_gpu: the tests' cluster)")
-    p.add_argument("--config", required=True, type=pathlib.Path, help="the service config every node runs (docs/OPERATIONS.md, "Configuration")")
+    p.add_argument("--config", required=True, type=pathlib.Path, help="the service config every node runs (docs/OPERATIONS.md, Configuration)")
     p.add_argument("--cache", help="the shared store: postgres://USER@HOST/DB across hosts, or a SQLite file on one host (default: the config's cache)")
     p.add_argument("--binary", help="the aorlta executable on the nodes (default: $AORLTA_BIN, else aorlta on PATH)")
     p.add_argument("--fake-gpu", action="store_true", help="kernels on the fake device; nodes are those with the resource fake_gpu")

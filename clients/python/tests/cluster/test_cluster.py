@@ -303,7 +303,7 @@ def test_verls_reward_loop_manager_scores_through_the_front_from_its_ray_actors(
                     "custom_reward_function": {
                         "path": str(CLIENT / "aorlta_client" / "verl.py"),
                         "name": "compute_score",
-                        "reward_kwargs": {"url": svc.url, "profile": "qa", "unscored_score": -0.2},
+                        "reward_kwargs": {"url": svc.url, "profile": "qa", "unscored_score": -0.2, "task_mode": "id"},
                     },
                     "reward_manager": {"source": "register", "name": "naive", "module": {"path": None, "name": "x"}},
                     "reward_model": {"enable": False},
