@@ -900,7 +900,59 @@ pub(super) fn last_number(s: &str) -> Option<&str> {
         last = Some((start, j));
         i = j;
     }
-    last.map(|(a, z)| &s[a..z])
+    // The last number only when it stands alone: a term of an expression (`(a+3)^4`, `x - 4`,
+    // `3t^2 - t + 7`, `4x`) is not an answer, and no earlier number is taken instead.
+    last.filter(|&(a, z)| stands_alone(s, a, z))
+        .map(|(a, z)| &s[a..z])
+}
+
+/// Binary operators that make a number a term of an expression.
+fn operator(c: char) -> bool {
+    matches!(c, '+' | '-' | '*' | '/' | '^' | '_' | '×' | '÷' | '·' | '\\')
+}
+
+/// Whether `s[a..z]`, a number, is not joined to an expression around it: nothing it is a power,
+/// index, factor or term of (a letter or operator right before it, an operator before it across
+/// spaces, a letter, power, index, bracket or `!` right after it, an operator after it with more
+/// after that).
+fn stands_alone(s: &str, a: usize, z: usize) -> bool {
+    let before = &s[..a];
+    let after = &s[z..];
+    // A LaTeX group's argument (`2^{10}`, `\frac{1}{4}`), or a bracket opened right after a
+    // name or operator (`f(4)`, `x^(2)`), is part of what is around it.
+    let unbracketed = before.strip_suffix('(').or_else(|| before.strip_suffix('['));
+    if before.ends_with('{')
+        || after.starts_with('}')
+        || unbracketed.is_some_and(|b| {
+            b.chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphabetic() || operator(c))
+        })
+    {
+        return false;
+    }
+    if before
+        .chars()
+        .next_back()
+        .is_some_and(|c| c.is_alphabetic() || operator(c))
+    {
+        return false;
+    }
+    if before.trim_end().chars().next_back().is_some_and(operator) {
+        return false;
+    }
+    if after
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || matches!(c, '^' | '_' | '(' | '!'))
+    {
+        return false;
+    }
+    let rest = after.trim_start();
+    match rest.chars().next() {
+        Some(c) if operator(c) => rest[c.len_utf8()..].trim().is_empty(),
+        _ => true,
+    }
 }
 
 /// The rest of the last line that starts (after white space) with `####`, trimmed, without a

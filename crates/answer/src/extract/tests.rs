@@ -353,7 +353,26 @@ fn numbers() {
         Some("12,345.5")
     );
     assert_eq!(text("it is -4.", n).as_deref(), Some("-4"));
-    assert_eq!(text("x-4", n).as_deref(), Some("4"));
+    // A term of an expression is not an answer, and no earlier number stands in for it.
+    for expr in [
+        "x-4",
+        "(a+3)^4",
+        "3t^2 - t + 7",
+        "so 4x",
+        "10 - 4",
+        "2^{10}",
+        "4 + y",
+        "a_4",
+        "3!",
+        "\\frac{1}{4}",
+        "f(4)",
+    ] {
+        assert_eq!(text(expr, n), None, "{expr}");
+    }
+    assert_eq!(text("x = 4", n).as_deref(), Some("4"));
+    assert_eq!(text("so 3 + 4 = 7 apples.", n).as_deref(), Some("7"));
+    assert_eq!(text("costs $4.", n).as_deref(), Some("4"));
+    assert_eq!(text("(4)", n).as_deref(), Some("4"));
     assert_eq!(text("ratio 3/4", n).as_deref(), Some("3/4"));
     assert_eq!(text("about 1.5e-3 m", n).as_deref(), Some("1.5e-3"));
     assert_eq!(text("about .5", n).as_deref(), Some(".5"));
