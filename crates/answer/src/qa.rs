@@ -47,6 +47,7 @@ pub(crate) struct ParseParams {
 
 fn default_forms() -> Vec<AnswerForm> {
     vec![
+        AnswerForm::Tag,
         AnswerForm::Boxed,
         AnswerForm::Statement,
         AnswerForm::Latex,

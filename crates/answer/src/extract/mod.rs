@@ -19,6 +19,8 @@ pub(crate) use spans::connectors_only;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum AnswerForm {
+    /// The content of the last `<answer>…</answer>` (the box inside it, when it holds one).
+    Tag,
     /// The last `\boxed{...}` (nested braces handled).
     Boxed,
     /// An explicit "the answer is ..." / "Answer: ..." statement, or a closing sentence
@@ -38,6 +40,7 @@ impl AnswerForm {
     /// The form's name as profiles write it.
     pub fn name(self) -> &'static str {
         match self {
+            AnswerForm::Tag => "tag",
             AnswerForm::Boxed => "boxed",
             AnswerForm::Statement => "statement",
             AnswerForm::Hashes => "hashes",
@@ -57,10 +60,12 @@ pub struct Answer {
     pub form: AnswerForm,
 }
 
-/// The final answer of a completion, trying `forms` in the fixed order boxed, statement, hashes,
-/// latex, bare, number (only those listed). Reasons: `no-answer`, `answer-too-long` (longer than `max_len`
+/// The final answer of a completion, trying `forms` in the fixed order tag, boxed, statement,
+/// hashes, latex, bare, number (only those listed). Reasons: `no-answer`, `answer-too-long` (longer than `max_len`
 /// bytes).
 ///
+/// - tag: the content of the last `<answer>…</answer>` (tags in any case), trimmed; the last
+///   box inside it when it holds one; none when it is empty;
 /// - boxed: unless a "final answer" statement comes after every box (with a statement form
 ///   allowed: `… \boxed{255} … Final Answer: The final answer is $10,455$.` answers
 ///   `$10,455$`, the boxes being steps), the last `\boxed{…}` or `\fbox{…}` whose braces balance (an unbalanced one is
@@ -68,7 +73,8 @@ pub struct Answer {
 ///   connectors (spaces, `,`, `\quad`, "and", `\text{ or }`, part labels, a name before a box,
 ///   a unit word after one) come with it, as one run of text from the first
 ///   box to the last (several answers);
-/// - statement: the last "answer is …", "answer: …" or "final answer: …" (any case), up to the
+/// - statement: the last "answer is …", "answer: …" or "final answer: …" (any case), or
+///   `答案：…` / `答案是…` / `答案为…`, up to the
 ///   end of its line or sentence, without a trailing period or markdown bold; a display span
 ///   (`$$…$$`, `\[…\]`) right after it is the answer, across lines; a sentence in prose gives
 ///   its one number. With none, a closing sentence after all the math that concludes
@@ -83,7 +89,8 @@ pub struct Answer {
 ///   `.`, `,`, `/`, `%`, an exponent, spaces between digit groups), without a final period;
 /// - number: the last number (sign, thousands commas, decimals, exponent, `a/b`).
 pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) -> Result<Answer, Reason> {
-    const ORDER: [AnswerForm; 6] = [
+    const ORDER: [AnswerForm; 7] = [
+        AnswerForm::Tag,
         AnswerForm::Boxed,
         AnswerForm::Statement,
         AnswerForm::Hashes,
@@ -103,9 +110,10 @@ pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) ->
                 }
             }
             AnswerForm::Boxed => spans::last_boxed(completion),
-            AnswerForm::Statement => {
-                spans::last_statement(completion).or_else(|| spans::closing_sentence(completion))
-            }
+            AnswerForm::Tag => spans::last_tag(completion),
+            AnswerForm::Statement => spans::last_chinese_statement(completion)
+                .or_else(|| spans::last_statement(completion))
+                .or_else(|| spans::closing_sentence(completion)),
             AnswerForm::Hashes => spans::last_hashes(completion),
             AnswerForm::Latex => spans::last_math(completion),
             AnswerForm::Bare => spans::bare_number(completion),

@@ -955,6 +955,34 @@ fn stands_alone(s: &str, a: usize, z: usize) -> bool {
     }
 }
 
+/// The content of the last `<answer>…</answer>` (tags in any ASCII case), trimmed; the last box
+/// inside it when it holds one; `None` when there is no closed pair or it is empty.
+pub(super) fn last_tag(s: &str) -> Option<&str> {
+    let lower = s.to_ascii_lowercase();
+    let close = lower.rfind("</answer>")?;
+    let open = lower[..close].rfind("<answer>")? + "<answer>".len();
+    let inner = s[open..close].trim();
+    let inner = last_boxed(inner).unwrap_or(inner);
+    (!inner.is_empty()).then_some(inner)
+}
+
+/// The last Chinese answer statement, `答案：B`, `答案是 B`, `答案为 12。`: what follows the marker
+/// (after a full-width or ASCII colon, or 是 / 为), up to the end of its line or a full stop,
+/// trimmed; `None` when there is none or it is empty. A later English statement is found by
+/// [`last_statement`] only when no Chinese one is present.
+pub(super) fn last_chinese_statement(s: &str) -> Option<&str> {
+    let at = s.rfind("答案")? + "答案".len();
+    let rest = s[at..].trim_start();
+    let rest = ["：", ":", "是", "为"]
+        .iter()
+        .find_map(|m| rest.strip_prefix(m))?
+        .trim_start_matches(['：', ':', ' '])
+        .trim_start();
+    let end = rest.find(['\n', '。']).unwrap_or(rest.len());
+    let text = rest[..end].trim().trim_end_matches(['.', '．']).trim_end();
+    (!text.is_empty()).then_some(text)
+}
+
 /// The rest of the last line that starts (after white space) with `####`, trimmed, without a
 /// final period: GSM8K's form of a final answer.
 pub(super) fn last_hashes(s: &str) -> Option<&str> {

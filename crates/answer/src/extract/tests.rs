@@ -553,3 +553,34 @@ fn gsm8k_hashes_give_the_last_hash_line() {
         Some(("7".into(), "boxed"))
     );
 }
+
+#[test]
+fn answer_tags_and_chinese_statements() {
+    let t = &[AnswerForm::Tag];
+    assert_eq!(text("So <answer>x+1</answer>", t).as_deref(), Some("x+1"));
+    assert_eq!(
+        text("<ANSWER> \\boxed{7} </Answer>", t).as_deref(),
+        Some("7"),
+        "the box inside"
+    );
+    assert_eq!(
+        text("<answer>1</answer> then <answer>2</answer>", t).as_deref(),
+        Some("2")
+    );
+    assert_eq!(text("<answer></answer>", t), None);
+    assert_eq!(text("<answer>unclosed", t), None);
+    let st = &[AnswerForm::Statement];
+    assert_eq!(text("所以答案：B", st).as_deref(), Some("B"));
+    assert_eq!(text("答案是 12。然后", st).as_deref(), Some("12"));
+    assert_eq!(text("答案为：$x=2$\n", st).as_deref(), Some("$x=2$"));
+    assert_eq!(text("答案", st), None);
+    // The tag comes before a box when both are accepted.
+    assert_eq!(
+        text(
+            "\\boxed{3} <answer>4</answer>",
+            &[AnswerForm::Tag, AnswerForm::Boxed]
+        )
+        .as_deref(),
+        Some("4")
+    );
+}
