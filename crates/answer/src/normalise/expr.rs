@@ -474,6 +474,7 @@ impl<'t> Parser<'t> {
 
     /// A product of factors, explicit (`\cdot`, `/`) or implicit.
     fn term(&mut self) -> Result<u32, String> {
+        let first_int = self.skip == 0 && matches!(self.peek(), Some(Tk::Num(n)) if n.is_plain_int());
         let first = self.unary()?;
         if !self
             .peek()
@@ -495,6 +496,11 @@ impl<'t> Parser<'t> {
                     (Op::Div, self.unary()?)
                 }
                 Some(tk) if self.starts_factor(tk) => {
+                    if first_int && self.scratch.len() - mark == 1 && self.proper_fraction_ends_term() {
+                        // A mixed number: `2 3/4` is 2 + 3/4 (`-2 3/4` is -(2 + 3/4)).
+                        self.scratch.truncate(mark);
+                        return Ok(self.mixed(first));
+                    }
                     if last_bare_number && matches!(tk, Tk::Num(_)) {
                         return Err("two numbers in a row".into());
                     }
@@ -510,6 +516,40 @@ impl<'t> Parser<'t> {
             return Ok(only);
         }
         Ok(self.collect(mark, Node::Prod))
+    }
+
+    /// Whether the next tokens are `a / b`, whole numbers with `a < b`, and end the term: the
+    /// fraction of a mixed number (`2 3/4`).
+    fn proper_fraction_ends_term(&self) -> bool {
+        let int = |k: usize| match self.peek_at(k) {
+            Some(Tk::Num(n)) if n.is_plain_int() => {
+                n.digits.trim_start_matches('0').parse::<u128>().ok().or(Some(0))
+            }
+            _ => None,
+        };
+        let ends = match self.peek_at(3) {
+            None => true,
+            Some(tk) => !(matches!(tk, Tk::Times | Tk::Div | Tk::Caret) || self.starts_factor(tk)),
+        };
+        self.skip == 0
+            && matches!(self.peek_at(1), Some(Tk::Div))
+            && matches!((int(0), int(2)), (Some(a), Some(b)) if a < b)
+            && ends
+    }
+
+    /// `whole + a/b` from the tokens `a / b` that [`Parser::proper_fraction_ends_term`] saw.
+    fn mixed(&mut self, whole: u32) -> u32 {
+        let a = self.number_rest();
+        self.bump();
+        let b = self.number_rest();
+        let mark = self.scratch.len();
+        self.scratch.push((Op::Mul, a));
+        self.scratch.push((Op::Div, b));
+        let frac = self.collect(mark, Node::Prod);
+        let mark = self.scratch.len();
+        self.scratch.push((Op::Add, whole));
+        self.scratch.push((Op::Add, frac));
+        self.collect(mark, Node::Sum)
     }
 
     fn is_bare_number(&self, id: u32) -> bool {

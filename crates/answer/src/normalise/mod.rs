@@ -54,6 +54,8 @@
 //! - Formulas with variables (`2x+1`, `(x-1)(x+1)`, `\ln(x^2)` and `2\ln x`) are equal when they
 //!   agree at eight seeded rational points, exactly where the arithmetic stays rational (see
 //!   `equal`); `x \pm y` is the two formulas.
+//! - A mixed number (`2 3/4`: a whole number, a space, a proper fraction of whole numbers) is
+//!   their sum; `-2 3/4` is `-(2 + 3/4)`.
 //! - Repeating decimals are exact (`0.\overline{3}` = `\frac13`); `\mathbb{R}` is
 //!   `(-\infty, \infty)`; set-builder notation for one variable is the range its condition
 //!   describes (`\{x \mid x > 2\}` = `(2, \infty)`); `±` may stand once anywhere
