@@ -34,6 +34,11 @@ const TABLE: &[(&str, &str, X)] = &[
     ("0.5", "0.5000", E),
     ("0.5", "0.51", N),
     ("1000000", "1000001", N),
+    // A phrase in `\text{}` after a number, starting with a count noun: the noun is the unit.
+    ("9\\text{ apples in all}", "9", E),
+    ("9\\text{ apples in all}", "9 apples", E),
+    ("9\\text{ apples in all}", "9 oranges", N),
+    ("9\\text{ apples in all}", "8", N),
     // Mixed numbers: a whole number, a space, a proper fraction.
     ("2 3/4", "\\frac{11}{4}", E),
     ("17 1/8", "17.125", E),

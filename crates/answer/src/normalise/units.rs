@@ -6,7 +6,8 @@
 //! A single-letter unit (`m`, `g`, `s`, `h`, `L`) counts only when set apart by a space or
 //! written in `\text{}`/`\mathrm{}`, so `5m` stays 5 times m. One trailing word that is not a
 //! known unit (`5 apples`) counts as a unit of its own (singular form) when it has at least
-//! three letters and is set apart by a space. The word "pound" means the same unit for money
+//! three letters and is set apart by a space; so does the count noun that starts a short phrase
+//! of plain words in `\text{}` (`9\text{ apples in all}` is 9 apples). The word "pound" means the same unit for money
 //! and weight (`£5` = `5 pounds` = `5 lb`).
 
 use super::expr::{is_math_name, is_reserved};
@@ -69,7 +70,24 @@ pub(super) fn suffix(t: &[Token]) -> Option<String> {
     // One unknown word set apart by a space: a count noun (`5 apples`).
     match (t, &first.tk) {
         ([_], Tk::Word(w)) if (first.space || first.text) && is_count_noun(w) => Some(singular(w)),
+        // A short phrase in `\text{}` that starts with a count noun (`9\text{ apples in all}`): the
+        // noun is the unit, the rest of the phrase says nothing about the number.
+        (_, Tk::Word(w))
+            if t.len() <= 6 && is_count_noun(w) && t.iter().all(|x| x.text && is_plain_word(&x.tk)) =>
+        {
+            Some(singular(w))
+        }
         _ => None,
+    }
+}
+
+/// A lowercase word of letters that is no math name (`in`, `all`, `total`); inside `\text{}`
+/// a word such as `in` or `and` is prose, not a relation or a separator.
+fn is_plain_word(tk: &Tk) -> bool {
+    match tk {
+        Tk::Word(w) => w.chars().all(char::is_lowercase) && !is_math_name(w),
+        Tk::Letter(c) => c.is_lowercase() && *c != 'i' && *c != 'e',
+        _ => false,
     }
 }
 
