@@ -56,6 +56,8 @@
 //!   `equal`); `x \pm y` is the two formulas.
 //! - A mixed number (`2 3/4`: a whole number, a space, a proper fraction of whole numbers) is
 //!   their sum; `-2 3/4` is `-(2 + 3/4)`.
+//! - A time of day with AM or PM equals the same minute written on a 24-hour clock (`7:05 PM` =
+//!   `19:05`, `12:30 AM` = `0:30`); two times without either stay ratios (`12:00`).
 //! - Repeating decimals are exact (`0.\overline{3}` = `\frac13`); `\mathbb{R}` is
 //!   `(-\infty, \infty)`; set-builder notation for one variable is the range its condition
 //!   describes (`\{x \mid x > 2\}` = `(2, \infty)`); `±` may stand once anywhere
@@ -109,6 +111,46 @@ pub(crate) fn readable(answer: &str) -> bool {
     value::read(answer).is_ok()
 }
 
+/// A whole answer that is a time of day, `H:MM` (hours 0 to 23, or 1 to 12 before AM or PM,
+/// minutes two digits, 00 to 59), with an optional `AM` / `PM` (any case, with or without dots
+/// or a space, in `\text{}` or not): its minute of the day, and whether it had AM or PM.
+fn time_of_day(answer: &str) -> Option<(u32, bool)> {
+    if answer.len() > 64 {
+        return None;
+    }
+    let s = answer.trim().trim_matches('$').trim();
+    let s = s
+        .replace("\\text{", "")
+        .replace("\\mathrm{", "")
+        .replace(['}', '.'], "");
+    let s = s.replace("\\,", " ").replace("\\ ", " ");
+    let (h, rest) = s.trim().split_once(':')?;
+    let digits = |t: &str| !t.is_empty() && t.len() <= 2 && t.bytes().all(|b| b.is_ascii_digit());
+    if !digits(h) {
+        return None;
+    }
+    let rest = rest.trim_start();
+    let cut = rest.len().min(2);
+    if !rest.is_char_boundary(cut) {
+        return None;
+    }
+    let (m, tail) = rest.split_at(cut);
+    if m.len() != 2 || !digits(m) {
+        return None;
+    }
+    let (hour, minute): (u32, u32) = (h.parse().ok()?, m.parse().ok()?);
+    if minute > 59 {
+        return None;
+    }
+    let meridiem = tail.trim().to_ascii_lowercase();
+    let hour = match meridiem.as_str() {
+        "" if hour < 24 => hour,
+        "am" | "pm" if (1..=12).contains(&hour) => hour % 12 + if meridiem == "pm" { 12 } else { 0 },
+        _ => return None,
+    };
+    Some((hour * 60 + minute, !meridiem.is_empty()))
+}
+
 /// Compares two answers after normalisation, leniently. Linear in the input, bounded, never
 /// panics.
 pub fn compare(reference: &str, candidate: &str) -> Comparison {
@@ -118,6 +160,16 @@ pub fn compare(reference: &str, candidate: &str) -> Comparison {
 /// Compares two answers after normalisation with the given strictness. Linear in the input,
 /// bounded, never panics.
 pub(crate) fn compare_with(reference: &str, candidate: &str, strictness: Strictness) -> Comparison {
+    // Two times of day, one of them with AM or PM: the same minute of the day is the same answer.
+    if let (Some((a, am_pm_a)), Some((b, am_pm_b))) = (time_of_day(reference), time_of_day(candidate))
+        && (am_pm_a || am_pm_b)
+    {
+        return if a == b {
+            Comparison::Equal
+        } else {
+            Comparison::NotEqual
+        };
+    }
     let r = match value::read(reference) {
         Ok(v) => v,
         Err(why) => return Comparison::ReferenceUnreadable(why),

@@ -39,6 +39,15 @@ const TABLE: &[(&str, &str, X)] = &[
     ("9\\text{ apples in all}", "9 apples", E),
     ("9\\text{ apples in all}", "9 oranges", N),
     ("9\\text{ apples in all}", "8", N),
+    // Times of day, one side with AM or PM.
+    ("19:05", "7:05 PM", E),
+    ("19:05", "7:05pm", E),
+    ("19:05", "7:05 p.m.", E),
+    ("7:05\\text{ PM}", "19:05", E),
+    ("0:30", "12:30 AM", E),
+    ("12:30", "12:30 PM", E),
+    ("19:05", "7:05 AM", N),
+    ("7:05 AM", "7:05 PM", N),
     // Mixed numbers: a whole number, a space, a proper fraction.
     ("2 3/4", "\\frac{11}{4}", E),
     ("17 1/8", "17.125", E),
