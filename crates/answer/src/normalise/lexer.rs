@@ -941,9 +941,9 @@ fn command(name: &str) -> Cmd {
         "text" | "textrm" | "textnormal" | "textup" | "textbf" | "textit" | "textsf" | "texttt"
         | "textmd" | "emph" | "mathrm" | "mbox" | "hbox" | "operatorname" => Wrapper { text: true },
         "boxed" | "fbox" => Box,
-        "mathbf" | "mathit" | "mathsf" | "mathtt" | "mathnormal" | "bm" | "boldsymbol" | "overline" => {
-            Wrapper { text: false }
-        }
+        // Script, calligraphic and Fraktur letters read as the letter (`\mathscr{L}` is `L`).
+        "mathbf" | "mathit" | "mathsf" | "mathtt" | "mathnormal" | "bm" | "boldsymbol" | "overline"
+        | "mathcal" | "mathscr" | "mathfrak" => Wrapper { text: false },
         "quad" | "qquad" => Tok(Tk::Quad),
         "displaystyle" | "textstyle" | "scriptstyle" | "limits" | "nolimits" | "enspace" | "thinspace"
         | "medspace" | "thickspace" | "negthinspace" | "negmedspace" | "negthickspace" | "space"
@@ -993,6 +993,8 @@ fn greek_name(name: &str) -> Option<&'static str> {
         "Phi" => "Phi",
         "Psi" => "Psi",
         "Omega" => "Omega",
+        // Not Greek, but a letter-like variable all the same.
+        "ell" => "ell",
         _ => return None,
     })
 }

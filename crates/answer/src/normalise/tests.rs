@@ -39,6 +39,16 @@ const TABLE: &[(&str, &str, X)] = &[
     ("9\\text{ apples in all}", "9 apples", E),
     ("9\\text{ apples in all}", "9 oranges", N),
     ("9\\text{ apples in all}", "8", N),
+    // `\ell` is a variable; script, calligraphic and Fraktur letters are the letter.
+    ("\\ell", "\\ell", E),
+    ("2\\ell", "\\ell + \\ell", E),
+    ("\\ell", "l", N),
+    ("\\mathscr{L}", "\\mathcal{L}", E),
+    ("\\mathfrak{g}", "g", E),
+    // A function given with its left-hand side: the name is dropped, Greek or Latin.
+    ("e^{-t}", "\\Psi(t) = e^{-t}", E),
+    ("2x+1", "f(x) = 2x + 1", E),
+    ("e^{-t}", "\\Psi(t) = e^{t}", N),
     // Times of day, one side with AM or PM.
     ("19:05", "7:05 PM", E),
     ("19:05", "7:05pm", E),

@@ -251,7 +251,8 @@ impl Reader<'_> {
             {
                 Some(w.clone())
             }
-            (Some(Tk::Letter(_)), _) if self.applied(lo, hi) => Some(self.render(lo, hi)),
+            // A function applied to its arguments (`f(x)`, `\Psi(t)`, `g^{-1}(y)`).
+            (Some(Tk::Letter(_) | Tk::Greek(_)), _) if self.applied(lo, hi) => Some(self.render(lo, hi)),
             // The length of a segment: `|AB| = 1`.
             (Some(Tk::Bar), 3)
                 if *self.tk(hi - 1) == Tk::Bar
