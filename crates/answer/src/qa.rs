@@ -70,7 +70,16 @@ impl Adapter for ParseAdapter {
         "3"
     }
     fn check_params(&self, p: &serde_json::Value) -> Result<(), String> {
-        params::<ParseParams>(p).map(|_| ())
+        let p = params::<ParseParams>(p)?;
+        // Past what the comparison reads, a longer answer would only come back unreadable.
+        if !(1..=crate::normalise::MAX_ANSWER_BYTES).contains(&p.max_answer_len) {
+            return Err(format!(
+                "`max-answer-len` must be 1 to {} (the longest answer the comparison reads), not {}",
+                crate::normalise::MAX_ANSWER_BYTES,
+                p.max_answer_len
+            ));
+        }
+        Ok(())
     }
     fn run(&self, input: &LegInput<'_>) -> LegOutput {
         match &input.task.kind {
@@ -283,6 +292,23 @@ fn short(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn max_answer_len_is_checked_against_what_the_comparison_reads() {
+        use aorlta_check::Adapter;
+        let parse = super::ParseAdapter;
+        assert!(
+            parse
+                .check_params(&serde_json::json!({"max-answer-len": 4096}))
+                .is_ok()
+        );
+        for bad in [0, 4097] {
+            let e = parse
+                .check_params(&serde_json::json!({"max-answer-len": bad}))
+                .unwrap_err();
+            assert!(e.contains("1 to 4096"), "{e}");
+        }
+    }
+
     use super::*;
     use aorlta_check::Env;
     use aorlta_check::Task;
