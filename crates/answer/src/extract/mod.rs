@@ -32,6 +32,9 @@ pub enum AnswerForm {
     Latex,
     /// The whole completion, when it is only a number (`1 000`, `-3.0`, `12.5%`).
     Bare,
+    /// The whole completion, trimmed, when it is one line: for answers extracted before they
+    /// come (`3t^2 - t + 7`, `(-\infty, 4]`, `g(t) = 5t - 1`).
+    Whole,
     /// The last number in the text.
     Number,
 }
@@ -46,6 +49,7 @@ impl AnswerForm {
             AnswerForm::Hashes => "hashes",
             AnswerForm::Latex => "latex",
             AnswerForm::Bare => "bare",
+            AnswerForm::Whole => "whole",
             AnswerForm::Number => "number",
         }
     }
@@ -61,7 +65,7 @@ pub struct Answer {
 }
 
 /// The final answer of a completion, trying `forms` in the fixed order tag, boxed, statement,
-/// hashes, latex, bare, number (only those listed). Reasons: `no-answer`, `answer-too-long` (longer than `max_len`
+/// hashes, latex, bare, whole, number (only those listed). Reasons: `no-answer`, `answer-too-long` (longer than `max_len`
 /// bytes).
 ///
 /// - tag: the content of the last `<answer>…</answer>` (tags in any case), trimmed; the last
@@ -87,15 +91,17 @@ pub struct Answer {
 ///   not a span);
 /// - bare: the whole completion when it is only a number (at most 64 bytes: digits, signs,
 ///   `.`, `,`, `/`, `%`, an exponent, spaces between digit groups), without a final period;
+/// - whole: the whole completion, trimmed (and a final period), when it is one non-empty line;
 /// - number: the last number (sign, thousands commas, decimals, exponent, `a/b`).
 pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) -> Result<Answer, Reason> {
-    const ORDER: [AnswerForm; 7] = [
+    const ORDER: [AnswerForm; 8] = [
         AnswerForm::Tag,
         AnswerForm::Boxed,
         AnswerForm::Statement,
         AnswerForm::Hashes,
         AnswerForm::Latex,
         AnswerForm::Bare,
+        AnswerForm::Whole,
         AnswerForm::Number,
     ];
     for form in ORDER {
@@ -117,6 +123,11 @@ pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) ->
             AnswerForm::Hashes => spans::last_hashes(completion),
             AnswerForm::Latex => spans::last_math(completion),
             AnswerForm::Bare => spans::bare_number(completion),
+            AnswerForm::Whole => {
+                let t = completion.trim();
+                let t = t.strip_suffix('.').unwrap_or(t).trim_end();
+                (!t.is_empty() && !t.contains('\n')).then_some(t)
+            }
             AnswerForm::Number => spans::last_number(completion),
         };
         if let Some(text) = found {

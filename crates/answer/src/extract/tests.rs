@@ -584,3 +584,18 @@ fn answer_tags_and_chinese_statements() {
         Some("4")
     );
 }
+
+#[test]
+fn a_whole_one_line_completion_is_the_answer_when_asked() {
+    let w = &[AnswerForm::Whole];
+    assert_eq!(text(" 3t^2 - t + 7 ", w).as_deref(), Some("3t^2 - t + 7"));
+    assert_eq!(text("(-\\infty, 4]", w).as_deref(), Some("(-\\infty, 4]"));
+    assert_eq!(text("g(t) = 5t - 1.", w).as_deref(), Some("g(t) = 5t - 1"));
+    assert_eq!(text("first line\nsecond", w), None, "reasoning is not an answer");
+    assert_eq!(text("  ", w), None);
+    // Marked answers still come first when those forms are listed.
+    assert_eq!(
+        text("so \\boxed{4}", &[AnswerForm::Boxed, AnswerForm::Whole]).as_deref(),
+        Some("4")
+    );
+}
