@@ -287,8 +287,11 @@ fn factor_sign(x: &[Value], y: &[Value], budget: &mut Budget) -> Result<Option<b
         Side::Formula(f, _) => f.size() as u64,
     };
     budget.spend(u64::from(POINTS) * (size(&a) + size(&b) + size(&c) + size(&d)))?;
+    let whole = [&a, &b, &c, &d]
+        .iter()
+        .any(|s| matches!(s, Side::Formula(f, _) if f.has_factorial()));
     let diff = |l: &Side<'_>, r: &Side<'_>, k: u32| -> Option<Real> {
-        let (l, r) = (eval(l, k)?, eval(r, k)?);
+        let (l, r) = (eval(l, k, whole)?, eval(r, k, whole)?);
         l.add(&r.neg()).ok()
     };
     let mut ratio: Option<(Real, Real)> = None;
@@ -343,10 +346,14 @@ fn pointwise(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Exhauste
         Side::Formula(f, _) => f.size() as u64,
     };
     budget.spend(u64::from(POINTS) * (size(&sa) + size(&sb)))?;
+    // A factorial is defined at whole numbers only: both sides are then compared there.
+    let whole = [&sa, &sb]
+        .iter()
+        .any(|s| matches!(s, Side::Formula(f, _) if f.has_factorial()));
     let mut agree = 0;
     let mut one_sided = 0;
     for k in 0..POINTS {
-        match (eval(&sa, k), eval(&sb, k)) {
+        match (eval(&sa, k, whole), eval(&sb, k, whole)) {
             (None, None) => {}
             (Some(x), Some(y)) if agrees(&x, &y) => agree += 1,
             (Some(_), Some(_)) => return Ok(false),
@@ -368,11 +375,18 @@ fn agrees(x: &Real, y: &Real) -> bool {
     }
 }
 
-fn eval(s: &Side<'_>, k: u32) -> Option<Real> {
+fn eval(s: &Side<'_>, k: u32, whole: bool) -> Option<Real> {
     match s {
         Side::Const(x) => x.f.is_finite().then(|| (*x).clone()),
         Side::Formula(ast, pm) => {
-            let vals: Vec<Real> = ast.vars().iter().map(|name| point(name, k)).collect();
+            let at = |name: &str| {
+                if whole {
+                    whole_point(name, k)
+                } else {
+                    point(name, k)
+                }
+            };
+            let vals: Vec<Real> = ast.vars().iter().map(|name| at(name)).collect();
             ast.at(&vals, *pm)
         }
     }
@@ -405,6 +419,18 @@ fn point(name: &str, k: u32) -> Real {
         n = -n;
     }
     Q::new(n, d).map_or_else(|| Real::float(n as f64 / d as f64), Real::rational)
+}
+
+/// The value of variable `name` at point `k` when a factorial is compared: a whole number from
+/// 3 to 12, drawn from the seed, the name and the point (different variables mostly differ).
+fn whole_point(name: &str, k: u32) -> Real {
+    let mut h: u64 = SEED ^ 0x9e37_79b9_7f4a_7c15;
+    for b in name.bytes().chain(k.to_le_bytes()) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h ^= h >> 31;
+    Real::int(3 + (h % 10) as i128)
 }
 
 /// What any value equal to an element must share: for a number, an interval that overlaps the

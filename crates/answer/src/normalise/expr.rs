@@ -77,6 +77,11 @@ impl Ast {
     }
 
     /// The number of nodes (a measure of evaluation cost).
+    /// Whether it takes a factorial (`n!`): defined at whole numbers only.
+    pub(super) fn has_factorial(&self) -> bool {
+        self.nodes.iter().any(|n| matches!(n, Node::Fact(_)))
+    }
+
     pub(super) fn size(&self) -> usize {
         self.nodes.len()
     }

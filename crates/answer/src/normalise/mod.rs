@@ -53,7 +53,8 @@
 //!   anything else the list (`1,22` = `1.22` and `1,22` = `\{1, 22\}`; `1, 22` ≠ `1.22`).
 //! - Formulas with variables (`2x+1`, `(x-1)(x+1)`, `\ln(x^2)` and `2\ln x`) are equal when they
 //!   agree at eight seeded rational points, exactly where the arithmetic stays rational (see
-//!   `equal`); `x \pm y` is the two formulas.
+//!   `equal`); `x \pm y` is the two formulas. A formula with a factorial is compared at seeded
+//!   whole numbers instead (`\frac{(n+1)!}{n!}` = `n+1`).
 //! - A mixed number (`2 3/4`: a whole number, a space, a proper fraction of whole numbers) is
 //!   their sum; `-2 3/4` is `-(2 + 3/4)`.
 //! - A time of day with AM or PM equals the same minute written on a 24-hour clock (`7:05 PM` =

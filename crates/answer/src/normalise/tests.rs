@@ -49,6 +49,29 @@ const TABLE: &[(&str, &str, X)] = &[
     ("e^{-t}", "\\Psi(t) = e^{-t}", E),
     ("2x+1", "f(x) = 2x + 1", E),
     ("e^{-t}", "\\Psi(t) = e^{t}", N),
+    // Factorials of formulas compare at whole numbers, where they are defined.
+    ("n+1", "\\frac{(n+1)!}{n!}", E),
+    ("n!", "n!", E),
+    ("n!", "(n-1)! \\cdot n", E),
+    ("n!", "n^2", N),
+    ("5!", "120", E),
+    // Rounding inside matrices and lists is the scalars' rule.
+    (
+        "\\begin{pmatrix}\\frac13 & 1\\end{pmatrix}",
+        "\\begin{pmatrix}0.333 & 1\\end{pmatrix}",
+        E,
+    ),
+    (
+        "\\begin{pmatrix}\\frac13 & 1\\end{pmatrix}",
+        "\\begin{pmatrix}0.3 & 1\\end{pmatrix}",
+        N,
+    ),
+    (
+        "\\begin{pmatrix}\\sqrt2 & 1\\end{pmatrix}",
+        "\\begin{pmatrix}1.414 & 1\\end{pmatrix}",
+        E,
+    ),
+    ("[\\frac13, 1]", "[0.333, 1]", E),
     // Times of day, one side with AM or PM.
     ("19:05", "7:05 PM", E),
     ("19:05", "7:05pm", E),
