@@ -86,9 +86,15 @@ fn detail_f64(d: &serde_json::Value, path: &[&str]) -> Option<f64> {
 
 impl PoolReport {
     /// The report of a run: its entries (in any order), its completions (for the count of
-    /// distinct ones), its wall time, GPU count and the seconds its GPUs had a job (summed over
-    /// the GPUs).
-    pub fn of(entries: &[RewardEntry], completions: &[&str], wall_s: f64, gpus: usize, busy_s: f64) -> Self {
+    /// distinct ones), its wall time, GPU count and the share of the wall its GPUs had a job
+    /// (`aorlta_kernel`'s `PoolStats::busy_share`).
+    pub fn of(
+        entries: &[RewardEntry],
+        completions: &[&str],
+        wall_s: f64,
+        gpus: usize,
+        gpu_busy: f64,
+    ) -> Self {
         let mut compile = Vec::new();
         let (mut check, mut time, mut waiting) = (Vec::new(), Vec::new(), Vec::new());
         let (mut overhead, mut pairs) = (Vec::new(), Vec::new());
@@ -149,7 +155,7 @@ impl PoolReport {
             correctness: Stage::of(check),
             timing: Stage::of(time),
             waiting: Stage::of(waiting),
-            gpu_busy: busy_s / (wall_s * gpus.max(1) as f64).max(1e-9),
+            gpu_busy,
             job_s: busy,
             overhead_per_launch: Stage::of(overhead),
             pairs: Stage::of(pairs),

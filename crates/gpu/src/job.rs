@@ -68,12 +68,7 @@ pub fn run_job<B: Backend>(backend: &mut B, job: &HarnessJob) -> HarnessRecord {
     }
     let _ = r.helpers_off();
     let device = Some(r.b.device().clone());
-    let kind = match &job.work {
-        Work::Check(_) => "check",
-        Work::Time(_) => "time",
-        Work::Sanity(_) => "sanity",
-    };
-    crate::profile::end_job(kind, start.elapsed().as_secs_f64());
+    crate::profile::end_job(job.work.kind(), start.elapsed().as_secs_f64());
     HarnessRecord {
         format: HARNESS_FORMAT,
         job: job.id.clone(),

@@ -308,7 +308,9 @@ impl KernelEnv {
             None => random_secret()?,
         };
         // `auto` becomes the compiler found: NVRTC where it is, else nvcc.
-        let found = (config.platform == Platform::Nvidia && !config.fake_gpu)
+        let found = (config.platform == Platform::Nvidia
+            && !config.fake_gpu
+            && config.compiler != crate::config::CompilerChoice::Nvcc)
             .then(|| crate::compiler::nvrtc::NvrtcInstall::find(nvcc.as_deref()))
             .flatten();
         let mut config = config.clone();

@@ -106,6 +106,13 @@ pub struct PoolStats {
     pub busy_s: f64,
 }
 
+impl PoolStats {
+    /// The share of `wall_s` × `gpus` in which a GPU had at least one job.
+    pub fn busy_share(&self, wall_s: f64, gpus: usize) -> f64 {
+        self.busy_s / (wall_s * gpus.max(1) as f64).max(1e-9)
+    }
+}
+
 /// Jobs running on each GPU, and since when the GPU has had one.
 #[derive(Default)]
 struct Busy {
@@ -129,9 +136,10 @@ struct OnGpu<'a> {
 impl<'a> OnGpu<'a> {
     fn new(pool: &'a HarnessPool, gpu: u32) -> Self {
         if let Ok(mut b) = pool.busy.lock() {
-            let e = b.running.entry(gpu).or_insert((0, Instant::now()));
+            let now = Instant::now();
+            let e = b.running.entry(gpu).or_insert((0, now));
             if e.0 == 0 {
-                e.1 = Instant::now();
+                e.1 = now;
             }
             e.0 += 1;
         }
@@ -281,14 +289,7 @@ impl HarnessPool {
     ) -> Result<HarnessRecord, PoolError> {
         let gpu = lease.gpu();
         let key = (gpu, lease.slot());
-        let mut span = crate::timeline::span("job", || {
-            let kind = match &job.work {
-                aorlta_record::kernel::harness::Work::Check(_) => "check",
-                aorlta_record::kernel::harness::Work::Time(_) => "time",
-                _ => "other",
-            };
-            format!("{kind}/{}", job.id)
-        });
+        let mut span = crate::timeline::span("job", || format!("{}/{}", job.work.kind(), job.id));
         let existing = self.procs.lock().ok().and_then(|mut m| m.remove(&key));
         let alive = existing.and_then(|mut p| matches!(p.child.try_wait(), Ok(None)).then_some(p));
         let mut proc = match alive {

@@ -86,7 +86,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
                 "gpu: {} harness jobs on {} GPU(s), busy {:.1}% of {:.2} s (a GPU with at least one job); {} harness processes started, {} replaced after a fault, hang or crash",
                 s.jobs,
                 gpus.len(),
-                100.0 * s.busy_s / (wall * gpus.len().max(1) as f64),
+                100.0 * s.busy_share(wall, gpus.len()),
                 wall,
                 s.started,
                 s.replaced

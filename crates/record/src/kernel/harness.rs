@@ -79,6 +79,17 @@ pub enum Work {
     Sanity(SanityWork),
 }
 
+impl Work {
+    /// The job's kind as its JSON tag writes it: `check`, `time` or `sanity`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Work::Check(_) => "check",
+            Work::Time(_) => "time",
+            Work::Sanity(_) => "sanity",
+        }
+    }
+}
+
 /// A tolerance sanity job: on every listed size, the reference runs once on inputs of the
 /// typical law, and each float or integer output is read back and compared, within the task's
 /// tolerance, with an all-zero output, the best constant output and a copy of each input of the
@@ -571,5 +582,10 @@ mod tests {
                 ..
             })
         ));
+        // `kind()` says what the JSON tag says.
+        let s: Work = serde_json::from_str(r#"{"kind":"sanity","sizes":[0],"seed":4}"#).unwrap();
+        for work in [&w, &t, &s] {
+            assert_eq!(serde_json::to_value(work).unwrap()["kind"], work.kind());
+        }
     }
 }

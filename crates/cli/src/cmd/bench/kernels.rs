@@ -120,8 +120,12 @@ fn run_pool(args: &Args, pool: &Path) -> anyhow::Result<ExitCode> {
         .collect::<Result<_, _>>()
         .context("reading the run's rewards")?;
     let completions: Vec<&str> = candidates.iter().map(|c| c.completion.as_str()).collect();
-    let busy_s = run.engine.env().kernel().map_or(0.0, |k| k.pool().stats().busy_s);
-    let report = aorlta_bench::PoolReport::of(&entries, &completions, wall, gpus, busy_s);
+    let busy = run
+        .engine
+        .env()
+        .kernel()
+        .map_or(0.0, |k| k.pool().stats().busy_share(wall, gpus));
+    let report = aorlta_bench::PoolReport::of(&entries, &completions, wall, gpus, busy);
     print!("{report}");
     print!("{}", done.summary.to_terminal());
     if let Some(p) = &args.json {
