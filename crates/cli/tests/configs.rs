@@ -43,20 +43,12 @@ fn every_shipped_config_loads() {
         } else {
             let mut cfg = RunConfig::load(&c).unwrap_or_else(|e| panic!("{e}"));
             check_profile(&cfg.profile);
-            // A dataset: every row reads, and becomes its pool and tasks.
+            // A dataset: every row reads, and becomes its pool and tasks (checked below).
             let scratch = tempfile::tempdir().unwrap();
-            if let Some(spec) = &cfg.dataset {
-                let m = aorlta_core::run::dataset::materialise(spec, scratch.path())
-                    .unwrap_or_else(|e| panic!("{}: {e}", c.display()));
-                assert!(
-                    m.candidates > 0 && m.skipped.is_empty(),
-                    "{}: {:?}",
-                    c.display(),
-                    m.skipped
-                );
-                cfg.pools.push(m.pool);
-                cfg.tasks.extend(m.tasks);
-            }
+            let skipped = cfg
+                .materialise_dataset(scratch.path())
+                .unwrap_or_else(|e| panic!("{}: {e}", c.display()));
+            assert!(skipped.is_empty(), "{}: {skipped:?}", c.display());
             let (tasks, skipped) = TaskSet::load_all(&cfg.tasks).unwrap();
             assert!(!tasks.is_empty() && skipped.is_empty(), "{}", c.display());
             for pool in &cfg.pools {

@@ -217,9 +217,9 @@ impl RunConfig {
                 .into_iter()
                 .map(at)
                 .collect(),
-            dataset: raw.dataset.map(|d| crate::run::dataset::DatasetSpec {
-                file: at(d.file.clone()),
-                ..d
+            dataset: raw.dataset.map(|mut d| {
+                d.file = at(std::mem::take(&mut d.file));
+                d
             }),
             profile: at(raw.profile),
             cache: match CacheSpec::from_env()? {
@@ -269,6 +269,18 @@ impl RunConfig {
             message,
         })?;
         Ok(config)
+    }
+
+    /// Writes the dataset's rows (when the config has one) as a pool, and answer mode's tasks,
+    /// under `dir`, and adds them to the run's pools and tasks; returns the rows skipped.
+    pub fn materialise_dataset(&mut self, dir: &Path) -> Result<Vec<aorlta_check::SkippedLine>> {
+        let Some(spec) = &self.dataset else {
+            return Ok(Vec::new());
+        };
+        let m = crate::run::dataset::materialise(spec, dir)?;
+        self.pools.push(m.pool);
+        self.tasks.extend(m.tasks);
+        Ok(m.skipped)
     }
 
     /// Why a pool cannot be read by this run, naming it: it is one of the run's own outputs,

@@ -112,13 +112,8 @@ pub fn prepare(mut config: RunConfig, adapters: Registry, env: Env) -> Result<Pr
     let rewards = RewardRegistry::builtin();
     let profile = LoadedProfile::load(&config.profile, &adapters, &rewards)?;
     // A dataset becomes a pool (and its answer mode's tasks) under the output folder first.
-    let mut dataset_skipped = Vec::new();
-    if let Some(spec) = &config.dataset {
-        let m = crate::run::dataset::materialise(spec, &config.out.join("dataset"))?;
-        config.pools.push(m.pool);
-        config.tasks.extend(m.tasks);
-        dataset_skipped = m.skipped;
-    }
+    let dataset_dir = config.out.join("dataset");
+    let dataset_skipped = config.materialise_dataset(&dataset_dir)?;
     let (tasks, mut skipped) = TaskSet::load_all(&config.tasks)?;
     skipped.extend(dataset_skipped);
     if tasks.is_empty() {
