@@ -9,12 +9,14 @@ use crate::wire::{
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value, json};
 
-/// One operation: its method, summary, request body and answer body (schemas, or `None`).
+/// One operation: its method, summary, request body and answer body (schemas, or `None`), the
+/// answer's media type, and whether it needs the token.
 struct Op {
     method: &'static str,
     summary: &'static str,
     request: Option<Value>,
     answer: Value,
+    media: &'static str,
     guarded: bool,
 }
 
@@ -23,13 +25,13 @@ fn schema<T: schemars::JsonSchema>(g: &mut SchemaGenerator) -> Value {
 }
 
 fn operation(path: &str, g: &mut SchemaGenerator) -> Op {
-    let text = json!({"type": "string"});
     match path {
         "/v1/score" => Op {
             method: "post",
             summary: "Score a batch of items (a task id or an inline task, and a completion each) with a profile.",
             request: Some(schema::<ScoreRequest>(g)),
             answer: schema::<ScoreResponse>(g),
+            media: "application/json",
             guarded: true,
         },
         "/get_reward" => Op {
@@ -37,6 +39,7 @@ fn operation(path: &str, g: &mut SchemaGenerator) -> Op {
             summary: "OpenRLHF's remote reward request: queries, prompts and labels (task ids, or answers with `get-reward.labels`).",
             request: Some(schema::<GetRewardRequest>(g)),
             answer: schema::<GetRewardResponse>(g),
+            media: "application/json",
             guarded: true,
         },
         "/v1/tasks" => Op {
@@ -44,6 +47,7 @@ fn operation(path: &str, g: &mut SchemaGenerator) -> Op {
             summary: "The tasks the service loaded.",
             request: None,
             answer: schema::<TasksResponse>(g),
+            media: "application/json",
             guarded: true,
         },
         "/v1/profiles" => Op {
@@ -51,6 +55,7 @@ fn operation(path: &str, g: &mut SchemaGenerator) -> Op {
             summary: "The profiles offered and the default.",
             request: None,
             answer: schema::<ProfilesResponse>(g),
+            media: "application/json",
             guarded: true,
         },
         "/healthz" => Op {
@@ -58,13 +63,15 @@ fn operation(path: &str, g: &mut SchemaGenerator) -> Op {
             summary: "Liveness, version, queue depths and the item time limits.",
             request: None,
             answer: schema::<Health>(g),
+            media: "application/json",
             guarded: false,
         },
         "/metrics" => Op {
             method: "get",
             summary: "The OpenMetrics text exposition.",
             request: None,
-            answer: text,
+            answer: json!({"type": "string"}),
+            media: "text/plain",
             guarded: false,
         },
         _ => Op {
@@ -72,6 +79,7 @@ fn operation(path: &str, g: &mut SchemaGenerator) -> Op {
             summary: "This description.",
             request: None,
             answer: json!({"type": "object"}),
+            media: "application/json",
             guarded: false,
         },
     }
@@ -84,11 +92,7 @@ pub fn document(version: &str, routes: &[&str]) -> Value {
     let mut paths = Map::new();
     for &path in routes {
         let op = operation(path, &mut g);
-        let media = if path == "/metrics" {
-            "text/plain"
-        } else {
-            "application/json"
-        };
+        let media = op.media;
         let mut o = json!({
             "summary": op.summary,
             "responses": {

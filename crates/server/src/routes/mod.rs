@@ -105,18 +105,25 @@ mod tests {
     use tower::ServiceExt;
 
     fn state(dir: &std::path::Path) -> Arc<AppState> {
+        state_of(
+            dir,
+            "name: qa\nunscored-value: -0.25\nlegs:\n  - {name: parse, adapter: parse, on-broke: -1.0}\n",
+            "",
+        )
+    }
+
+    /// A service over one task `a` (`1+1?`, answer 2), the profile `profile` and the extra
+    /// config lines `extra`.
+    fn state_of(dir: &std::path::Path, profile: &str, extra: &str) -> Arc<AppState> {
         std::fs::write(
             dir.join("t.jsonl"),
             "{\"id\":\"a\",\"prompt\":\"1+1?\",\"answer\":\"2\"}\n",
         )
         .unwrap();
-        std::fs::write(
-            dir.join("p.yaml"),
-            "name: qa\nunscored-value: -0.25\nlegs:\n  - {name: parse, adapter: parse, on-broke: -1.0}\n",
-        )
-        .unwrap();
+        std::fs::write(dir.join("p.yaml"), profile).unwrap();
         let path = dir.join("serve.yaml");
-        let cfg = ServeConfig::from_yaml("tasks: t.jsonl\nprofiles: p.yaml\n", &path).unwrap();
+        let cfg =
+            ServeConfig::from_yaml(&format!("tasks: t.jsonl\nprofiles: p.yaml\n{extra}"), &path).unwrap();
         let env = ServeEnv::build(&cfg).unwrap();
         Arc::new(AppState::from_config(&cfg, &path, env.env()).unwrap())
     }
@@ -139,28 +146,19 @@ mod tests {
     #[tokio::test]
     async fn get_reward_labels_as_answers_ids_or_either_and_an_empty_batch() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("t.jsonl"),
-            "{\"id\":\"a\",\"prompt\":\"1+1?\",\"answer\":\"2\"}\n",
-        )
-        .unwrap();
-        std::fs::write(
-            dir.path().join("p.yaml"),
-            "name: qa\nlegs:\n  - {name: parse, adapter: parse, on-broke: -1.0}\n  - {name: ref, adapter: normalised-match, needs: [parse], on-broke: -0.5}\n",
-        )
-        .unwrap();
-        let path = dir.path().join("serve.yaml");
+        let profile = "name: qa\nlegs:\n  - {name: parse, adapter: parse, on-broke: -1.0}\n  - {name: ref, adapter: normalised-match, needs: [parse], on-broke: -0.5}\n";
+        let with_labels = |mode: &str| {
+            app(state_of(
+                dir.path(),
+                profile,
+                &format!("get-reward: {{labels: {mode}}}\n"),
+            ))
+        };
         let body =
             r#"{"query":["P: \\boxed{2}", "P: \\boxed{7}"],"prompts":["P: ", "P: "],"labels":["7", "a"]}"#;
         let mut got = Vec::new();
         for mode in ["id", "answer", "auto"] {
-            let cfg = ServeConfig::from_yaml(
-                &format!("tasks: t.jsonl\nprofiles: p.yaml\nget-reward: {{labels: {mode}}}\n"),
-                &path,
-            )
-            .unwrap();
-            let env = ServeEnv::build(&cfg).unwrap();
-            let app = app(Arc::new(AppState::from_config(&cfg, &path, env.env()).unwrap()));
+            let app = with_labels(mode);
             let (st, v) = call(app.clone(), "POST", "/get_reward", body).await;
             got.push((mode, st, v["rewards"].clone(), v["error"]["code"].clone()));
             let (st, v) = call(
@@ -189,14 +187,7 @@ mod tests {
         );
         let right =
             r#"{"query":["P: \\boxed{7}", "P: \\boxed{2}"],"prompts":["P: ", "P: "],"labels":["7", "a"]}"#;
-        let cfg = ServeConfig::from_yaml(
-            "tasks: t.jsonl\nprofiles: p.yaml\nget-reward: {labels: auto}\n",
-            &path,
-        )
-        .unwrap();
-        let env = ServeEnv::build(&cfg).unwrap();
-        let app = app(Arc::new(AppState::from_config(&cfg, &path, env.env()).unwrap()));
-        let (st, v) = call(app, "POST", "/get_reward", right).await;
+        let (st, v) = call(with_labels("auto"), "POST", "/get_reward", right).await;
         assert_eq!(
             (st, v["rewards"].clone()),
             (StatusCode::OK, serde_json::json!([1.0, 1.0])),
