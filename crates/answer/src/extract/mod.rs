@@ -123,11 +123,7 @@ pub fn extract_answer(completion: &str, forms: &[AnswerForm], max_len: usize) ->
             AnswerForm::Hashes => spans::last_hashes(completion),
             AnswerForm::Latex => spans::last_math(completion),
             AnswerForm::Bare => spans::bare_number(completion),
-            AnswerForm::Whole => {
-                let t = completion.trim();
-                let t = t.strip_suffix('.').unwrap_or(t).trim_end();
-                (!t.is_empty() && !t.contains('\n')).then_some(t)
-            }
+            AnswerForm::Whole => spans::whole_line(completion),
             AnswerForm::Number => spans::last_number(completion),
         };
         if let Some(text) = found {

@@ -920,25 +920,19 @@ fn stands_alone(s: &str, a: usize, z: usize) -> bool {
     let after = &s[z..];
     // A LaTeX group's argument (`2^{10}`, `\frac{1}{4}`), or a bracket opened right after a
     // name or operator (`f(4)`, `x^(2)`), is part of what is around it.
+    let joined = |b: &str| {
+        b.chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphabetic() || operator(c))
+    };
     let unbracketed = before.strip_suffix('(').or_else(|| before.strip_suffix('['));
-    if before.ends_with('{')
-        || after.starts_with('}')
-        || unbracketed.is_some_and(|b| {
-            b.chars()
-                .next_back()
-                .is_some_and(|c| c.is_alphabetic() || operator(c))
-        })
-    {
+    if before.ends_with('{') || after.starts_with('}') || unbracketed.is_some_and(joined) {
         return false;
     }
-    if before
-        .chars()
-        .next_back()
-        .is_some_and(|c| c.is_alphabetic() || operator(c))
+    // A letter right before it, or an operator before it across spaces (right before included).
+    if before.chars().next_back().is_some_and(char::is_alphabetic)
+        || before.trim_end().chars().next_back().is_some_and(operator)
     {
-        return false;
-    }
-    if before.trim_end().chars().next_back().is_some_and(operator) {
         return false;
     }
     if after
@@ -955,12 +949,29 @@ fn stands_alone(s: &str, a: usize, z: usize) -> bool {
     }
 }
 
+/// The whole completion, trimmed (and a final period), when it is one non-empty line.
+pub(super) fn whole_line(s: &str) -> Option<&str> {
+    let t = s.trim();
+    let t = t.strip_suffix('.').unwrap_or(t).trim_end();
+    (!t.is_empty() && !t.contains('\n')).then_some(t)
+}
+
 /// The content of the last `<answer>…</answer>` (tags in any ASCII case), trimmed; the last box
 /// inside it when it holds one; `None` when there is no closed pair or it is empty.
 pub(super) fn last_tag(s: &str) -> Option<&str> {
-    let lower = s.to_ascii_lowercase();
-    let close = lower.rfind("</answer>")?;
-    let open = lower[..close].rfind("<answer>")? + "<answer>".len();
+    let b = s.as_bytes();
+    // The last `pat` (any ASCII case) that starts before `until`.
+    let last = |pat: &[u8], until: usize| {
+        let mut i = until;
+        loop {
+            i = prev(b, i, |c| c == b'<')?;
+            if starts_with_ci(b, i, pat) {
+                return Some(i);
+            }
+        }
+    };
+    let close = last(b"</answer>", b.len())?;
+    let open = last(b"<answer>", close)? + b"<answer>".len();
     let inner = s[open..close].trim();
     let inner = last_boxed(inner).unwrap_or(inner);
     (!inner.is_empty()).then_some(inner)

@@ -397,15 +397,21 @@ const SEED: u64 = 0x5eed_0012_2026_0001;
 /// Prime denominators of the points' values, one per point.
 const DENOMINATORS: [i128; POINTS as usize] = [7, 11, 13, 17, 19, 23, 29, 31];
 
-/// The value of variable `name` at point `k`: `n / d` with `d` the point's prime denominator
-/// and `n` drawn from the seed and the name, so that the value lies in about [0.25, 2.75) and is
-/// never a whole number; negated at about half of the last four points.
-fn point(name: &str, k: u32) -> Real {
-    let mut h: u64 = SEED ^ 0xcbf2_9ce4_8422_2325;
+/// FNV-1a over the variable's name and the point's index, from [`SEED`] mixed with `basis`.
+fn name_hash(basis: u64, name: &str, k: u32) -> u64 {
+    let mut h: u64 = SEED ^ basis;
     for b in name.bytes().chain(k.to_le_bytes()) {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
+    h
+}
+
+/// The value of variable `name` at point `k`: `n / d` with `d` the point's prime denominator
+/// and `n` drawn from the seed and the name, so that the value lies in about [0.25, 2.75) and is
+/// never a whole number; negated at about half of the last four points.
+fn point(name: &str, k: u32) -> Real {
+    let mut h = name_hash(0xcbf2_9ce4_8422_2325, name, k);
     h ^= h >> 29;
     h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
     h ^= h >> 32;
@@ -424,11 +430,7 @@ fn point(name: &str, k: u32) -> Real {
 /// The value of variable `name` at point `k` when a factorial is compared: a whole number from
 /// 3 to 12, drawn from the seed, the name and the point (different variables mostly differ).
 fn whole_point(name: &str, k: u32) -> Real {
-    let mut h: u64 = SEED ^ 0x9e37_79b9_7f4a_7c15;
-    for b in name.bytes().chain(k.to_le_bytes()) {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
+    let mut h = name_hash(0x9e37_79b9_7f4a_7c15, name, k);
     h ^= h >> 31;
     Real::int(3 + (h % 10) as i128)
 }
