@@ -526,9 +526,11 @@ impl<'t> Parser<'t> {
     /// Whether the next tokens are `a / b`, whole numbers with `a < b`, and end the term: the
     /// fraction of a mixed number (`2 3/4`).
     fn proper_fraction_ends_term(&self) -> bool {
+        // A whole number's digits without leading zeros: compared by length, then by digit.
         let int = |k: usize| match self.peek_at(k) {
             Some(Tk::Num(n)) if n.is_plain_int() => {
-                n.digits.trim_start_matches('0').parse::<u128>().ok().or(Some(0))
+                let d = n.digits.trim_start_matches('0');
+                Some((d.len(), d))
             }
             _ => None,
         };

@@ -120,10 +120,7 @@ fn time_of_day(answer: &str) -> Option<(u32, bool)> {
         return None;
     }
     let s = answer.trim().trim_matches('$').trim();
-    let s = s
-        .replace("\\text{", "")
-        .replace("\\mathrm{", "")
-        .replace(['}', '.'], "");
+    let s = s.replace("\\text{", "").replace("\\mathrm{", "").replace('}', "");
     let s = s.replace("\\,", " ").replace("\\ ", " ");
     let (h, rest) = s.trim().split_once(':')?;
     let digits = |t: &str| !t.is_empty() && t.len() <= 2 && t.bytes().all(|b| b.is_ascii_digit());
@@ -143,7 +140,8 @@ fn time_of_day(answer: &str) -> Option<(u32, bool)> {
     if minute > 59 {
         return None;
     }
-    let meridiem = tail.trim().to_ascii_lowercase();
+    // Dots belong to the meridiem (`p.m.`) or end the sentence, never to the digits.
+    let meridiem = tail.replace('.', "").trim().to_ascii_lowercase();
     let hour = match meridiem.as_str() {
         "" if hour < 24 => hour,
         "am" | "pm" if (1..=12).contains(&hour) => hour % 12 + if meridiem == "pm" { 12 } else { 0 },

@@ -81,6 +81,8 @@ const TABLE: &[(&str, &str, X)] = &[
     ("12:30", "12:30 PM", E),
     ("19:05", "7:05 AM", N),
     ("7:05 AM", "7:05 PM", N),
+    // A dot is never part of the minutes.
+    ("19:05", "7:0.5 PM", N),
     // Mixed numbers: a whole number, a space, a proper fraction.
     ("2 3/4", "\\frac{11}{4}", E),
     ("17 1/8", "17.125", E),
@@ -88,6 +90,8 @@ const TABLE: &[(&str, &str, X)] = &[
     ("-2 3/4", "-2.75", E),
     ("2 3/4", "1.5", N),
     ("2 4/3", "2", R),
+    // A numerator past any machine integer is still compared with its denominator.
+    ("2 99999999999999999999999999999999999999999/3", "2", R),
     ("3.0", "3", E),
     ("007", "7", E),
     ("42", "42.", E),
