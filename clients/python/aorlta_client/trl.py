@@ -36,10 +36,10 @@ baseline of the others; TRL warns about such rows.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from aorlta_client import tasks as _tasks
-from aorlta_client.client import AsyncClient, Client, default_url
+from aorlta_client.client import AsyncClient, Client
 
 
 def _text(completion: Any) -> str:
@@ -67,14 +67,15 @@ class _Columns:
     """Where a reward function's rows find their tasks: ``task_key``, ``answer_key``, the mode,
     and the service's task ids (asked once, in auto mode)."""
 
-    def __init__(self, task_key: str, answer_key: str, mode: str, url: Optional[str], client: Optional[Client] = None):
+    def __init__(self, task_key: str, answer_key: str, mode: str, list_tasks: Callable[[], List[Dict[str, Any]]]):
         self.task_key, self.answer_key, self.mode = task_key, answer_key, _tasks.check_mode(mode)
-        self.url = url or default_url()
-        self.client = client
+        self.list_tasks = list_tasks
+        self._known: Optional[Set[str]] = None
 
-    def known(self) -> Any:
-        c = self.client or Client(self.url)
-        return _tasks.known_ids(f"{self.url} {id(c) if self.client else ''}", c.tasks)
+    def known(self) -> Set[str]:
+        if self._known is None:
+            self._known = {str(t.get("id")) for t in self.list_tasks()}
+        return self._known
 
     def requests(self, completions: List[Any], kwargs: Dict[str, Any]) -> Tuple[List[int], List[Dict[str, Any]], int]:
         """The rows sent, their items, and how many are in answer mode."""
@@ -130,7 +131,7 @@ def reward_func(
     ``on_unreachable="unscored"`` answers ``None`` when the service cannot be reached within
     the client's retry budget instead of raising."""
     c = client or Client(url, profile=profile, on_unreachable=on_unreachable)
-    cols = _Columns(task_key, answer_key, task_mode, url, c)
+    cols = _Columns(task_key, answer_key, task_mode, c.tasks)
 
     def aorlta(completions: List[Any], **kwargs: Any) -> List[Optional[float]]:
         rows, items, answers = cols.requests(completions, kwargs)
@@ -154,7 +155,7 @@ def async_reward_func(
     """As :func:`reward_func`, as an ``async def``: TRL awaits it on its own event loop,
     concurrently with its other async reward functions. One :class:`AsyncClient` per loop."""
     clients: Dict[int, AsyncClient] = {}
-    cols = _Columns(task_key, answer_key, task_mode, url)
+    cols = _Columns(task_key, answer_key, task_mode, lambda: Client(url).tasks())
 
     async def aorlta(completions: List[Any], **kwargs: Any) -> List[Optional[float]]:
         loop = id(asyncio.get_running_loop())
