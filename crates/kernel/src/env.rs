@@ -327,9 +327,9 @@ impl KernelEnv {
                 let (program, args) = nvrtc_worker_command(config.nvrtc_worker.as_deref());
                 NvrtcPool::new(install, program, args)
             });
+        let compiles = CompileCache::new(config.compile_cache_entries, config.compile_jobs());
         Ok(KernelEnv {
             harness: HarnessCommand::resolve(config.harness.as_deref()),
-            config: config.clone(),
             work_dir,
             lease_dir,
             nvcc,
@@ -338,11 +338,12 @@ impl KernelEnv {
             compiler_version: OnceLock::new(),
             devices: OnceLock::new(),
             leases: OnceLock::new(),
-            compiles: CompileCache::new(config.compile_cache_entries, config.compile_jobs()),
+            compiles,
             fakes: RwLock::new(HashMap::new()),
             pool: HarnessPool::default(),
             secret,
             draws: Mutex::new(Generations::preallocated(DRAWS_PER_GENERATION)),
+            config,
             jobs: AtomicU64::new(0),
         })
     }
