@@ -8,7 +8,8 @@
 //! and the run scores that pool as any other. In **answer mode** (the default) each row's
 //! ground truth is the reference answer of a Q&A task of its own; in **id mode** the column
 //! holds the id of a task of the config's `tasks:`. A row that lacks a column, or holds a value
-//! of the wrong kind there, is reported with its `file:row` and the column, and skipped.
+//! of the wrong kind there, is reported with its place (`file:line` in JSONL, `file:row N` in Parquet) and the column,
+//! and skipped.
 
 use crate::{CoreError, Result};
 use aorlta_check::SkippedLine;
@@ -83,8 +84,12 @@ pub struct Materialised {
     pub skipped: Vec<SkippedLine>,
 }
 
-/// The rows of a dataset file, each a JSON object or why it could not be read.
-pub fn read_rows(path: &Path) -> Result<Vec<std::result::Result<Value, String>>> {
+/// A row of a dataset: where it is in its file (`12`, a JSONL line; `row 12`, a Parquet row) and
+/// the row, a JSON object, or why it could not be read.
+pub type Row = (String, std::result::Result<Value, String>);
+
+/// The rows of a dataset file.
+pub fn read_rows(path: &Path) -> Result<Vec<Row>> {
     let parquet = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("parquet") || e.eq_ignore_ascii_case("pq"));
@@ -94,16 +99,20 @@ pub fn read_rows(path: &Path) -> Result<Vec<std::result::Result<Value, String>>>
     let text = std::fs::read(path).map_err(|e| CoreError::io(path, e))?;
     Ok(text
         .split(|&b| b == b'\n')
-        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
-        .map(|l| match serde_json::from_slice::<Value>(l) {
-            Ok(v) if v.is_object() => Ok(v),
-            Ok(_) => Err("a row is a JSON object".to_string()),
-            Err(e) => Err(e.to_string()),
+        .enumerate()
+        .filter(|(_, l)| !l.iter().all(u8::is_ascii_whitespace))
+        .map(|(i, l)| {
+            let row = match serde_json::from_slice::<Value>(l) {
+                Ok(v) if v.is_object() => Ok(v),
+                Ok(_) => Err("a row is a JSON object".to_string()),
+                Err(e) => Err(e.to_string()),
+            };
+            ((i + 1).to_string(), row)
         })
         .collect())
 }
 
-fn read_parquet(path: &Path) -> Result<Vec<std::result::Result<Value, String>>> {
+fn read_parquet(path: &Path) -> Result<Vec<Row>> {
     use parquet::file::reader::{FileReader, SerializedFileReader};
     let bad = |e: parquet::errors::ParquetError| {
         CoreError::invalid(path, format!("not a readable Parquet file: {e}"))
@@ -112,7 +121,11 @@ fn read_parquet(path: &Path) -> Result<Vec<std::result::Result<Value, String>>> 
     let reader = SerializedFileReader::new(file).map_err(bad)?;
     let rows = reader.get_row_iter(None).map_err(bad)?;
     Ok(rows
-        .map(|r| r.map(|row| row.to_json_value()).map_err(|e| e.to_string()))
+        .enumerate()
+        .map(|(i, r)| {
+            let row = r.map(|row| row.to_json_value()).map_err(|e| e.to_string());
+            (format!("row {}", i + 1), row)
+        })
         .collect())
 }
 
@@ -225,8 +238,8 @@ pub fn materialise(spec: &DatasetSpec, dir: &Path) -> Result<Materialised> {
     let mut skipped = Vec::new();
     let mut candidates = 0;
     let mut seen = std::collections::HashSet::new();
-    for (i, row) in rows.iter().enumerate() {
-        let place = format!("{}:row {}", spec.file.display(), i + 1);
+    for (i, (at, row)) in rows.iter().enumerate() {
+        let place = format!("{}:{at}", spec.file.display());
         let items = row
             .as_ref()
             .map_err(Clone::clone)
@@ -301,7 +314,7 @@ mod tests {
             json!({"prompt": "no answer", "extra_info": {"index": 9}, "response": "x"}),
             json!({"prompt": "bad response", "reward_model": {"ground_truth": "1"}, "response": 3}),
         ];
-        let text: String = rows.iter().map(|r| format!("{r}\n")).collect::<String>() + "not json\n";
+        let text: String = rows.iter().map(|r| format!("{r}\n")).collect::<String>() + "\nnot json\n";
         std::fs::write(&file, text).unwrap();
         let m = materialise(&spec(&file), &d.path().join("out")).unwrap();
         assert_eq!(m.candidates, 3);
@@ -332,7 +345,8 @@ mod tests {
             .iter()
             .map(|s| s.place.rsplit(':').next().unwrap().to_string())
             .collect();
-        assert_eq!(places, ["row 3", "row 4", "row 5"]);
+        // JSONL rows are named by their lines (a blank line counts, and is no row).
+        assert_eq!(places, ["3", "4", "6"]);
         assert!(
             m.skipped[0].message.contains("reward_model.ground_truth"),
             "{}",
