@@ -33,6 +33,7 @@ mod pool;
 mod reason;
 mod run;
 mod sanity;
+mod task_check;
 mod time;
 mod timeline;
 
@@ -52,6 +53,7 @@ pub use fake::FakeSpec;
 pub use reason::KernelReason;
 pub use run::KernelRun;
 pub use sanity::{Sanity, check_tolerances, task_sanity};
+pub use task_check::{AaTiming, CheckParams, STEPS, TaskCheck, check_task};
 pub use time::KernelTime;
 
 use aorlta_check::Registry;

@@ -4,6 +4,7 @@ pub(crate) mod bench;
 pub(crate) mod eval;
 pub(crate) mod score;
 pub(crate) mod serve;
+pub(crate) mod task;
 pub(crate) mod timecheck;
 pub(crate) mod validate;
 
@@ -28,6 +29,9 @@ enum Command {
     Eval(eval::Args),
     /// Run the harness validation suite.
     Validate(validate::Args),
+    /// Kernel task files: `task check` loads, compiles and checks them.
+    #[command(subcommand)]
+    Task(task::TaskCmd),
     /// Serve rewards over HTTP.
     Serve(serve::Args),
     /// Benchmarks that print figures.
@@ -52,6 +56,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Timecheck(a) => timecheck::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Validate(a) => validate::run(a),
+        Command::Task(t) => task::run(t),
         Command::Serve(a) => serve::run(a),
         Command::Bench(b) => bench::run(b),
         Command::NvrtcWorker => Ok(ExitCode::from(aorlta_kernel::nvrtc_worker().clamp(0, 255) as u8)),

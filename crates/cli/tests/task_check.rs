@@ -1,0 +1,98 @@
+//! `aorlta task check` on the fake device: the shipped tasks pass, one row each; a task file that
+//! does not load, or whose tolerance lets an all-zero output pass, fails with its file and why
+//! named, the other tasks of the run still checked; exit status 1 when any fails.
+
+mod common;
+
+use common::{aorlta, root};
+use std::path::Path;
+
+fn task_check(args: &[&str], dir: &Path) -> (i32, String) {
+    let out = aorlta()
+        .args(["task", "check", "--fake-gpu"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("aorlta runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+#[test]
+fn the_example_tasks_pass_with_a_row_each() {
+    let (code, text) = task_check(
+        &[
+            "examples/kernels/tasks",
+            "--profile",
+            "examples/kernels/profile-speed.yaml",
+        ],
+        &root(),
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("5 of 5 tasks pass"), "{text}");
+    for id in ["vector_add", "transpose", "block_sum", "softmax", "matmul"] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{id} ")))
+            .unwrap_or_else(|| panic!("no row for {id}: {text}"));
+        assert!(line.ends_with("pass"), "{line}");
+        assert_eq!(
+            line.split_whitespace().filter(|w| *w == "pass").count(),
+            5,
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn a_bad_field_and_a_loose_tolerance_fail_naming_the_file_and_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let kernels = root().join("examples/kernels");
+    std::fs::create_dir_all(dir.path().join("tasks")).unwrap();
+    std::fs::create_dir_all(dir.path().join("reference")).unwrap();
+    std::fs::copy(
+        kernels.join("reference/vector_add.cu"),
+        dir.path().join("reference/vector_add.cu"),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(kernels.join("tasks/vector_add.yaml")).unwrap();
+    let tol = "tolerance: {atol: 1.0e-6, rtol: 1.0e-6}";
+    assert!(text.contains(tol));
+    std::fs::write(dir.path().join("tasks/good.yaml"), &text).unwrap();
+    let loose = text
+        .replace(tol, "tolerance: {atol: 10.0, rtol: 1.0e-6}")
+        .replace("id: vector_add", "id: loose");
+    std::fs::write(dir.path().join("tasks/loose.yaml"), loose).unwrap();
+    let bad = text
+        .replace(tol, "tolerance: {atol: 1.0e-6, rtol: 1.0e-2}")
+        .replace("id: vector_add", "id: bad");
+    std::fs::write(dir.path().join("tasks/bad.yaml"), bad).unwrap();
+    let (code, out) = task_check(&["tasks"], dir.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("1 of 3 tasks pass"), "{out}");
+    let line = |id: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("{id} ")))
+            .unwrap_or_else(|| panic!("no row for {id}: {out}"))
+            .to_string()
+    };
+    let bad = line("bad");
+    assert!(bad.contains("FAIL: load:") && bad.contains("bad.yaml"), "{bad}");
+    assert!(bad.contains("field `tolerance`"), "{bad}");
+    let loose = line("loose");
+    assert!(
+        loose.contains("FAIL: sanity:") && loose.contains("all-zero output"),
+        "{loose}"
+    );
+    assert!(line("vector_add").ends_with("pass"));
+}
+
+#[test]
+fn no_task_file_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out) = task_check(&["."], dir.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("no task files"), "{out}");
+}
