@@ -100,7 +100,8 @@ impl<B: Backend> Runner<'_, B> {
     }
 
     /// Fills a set for `draw`: guards, inputs and output sentinels (`outputs_only`: the
-    /// outputs alone, which scrubs a reference's result off the device).
+    /// outputs alone, which scrubs a reference's result off the device: an `out` buffer back to
+    /// the sentinel, an `inout` one back to its drawn input).
     pub fn fill_set(
         &mut self,
         layout: &Layout,
@@ -124,7 +125,9 @@ impl<B: Backend> Runner<'_, B> {
                     })?;
                 }
             }
-            let fill = if outputs_only {
+            // An `inout` buffer goes back to its drawn input, not to the sentinel: that scrubs the
+            // result as well, and a reference run again in the set starts from its input.
+            let fill = if outputs_only && b.role == aorlta_record::kernel::Role::Out {
                 Fill::Sentinel
             } else {
                 b.fill(k, draw)

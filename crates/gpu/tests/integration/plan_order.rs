@@ -220,3 +220,21 @@ fn a_timing_stops_at_the_first_look_that_settles_its_verdict() {
     let t = rec.time.unwrap();
     assert_eq!((t.settled_at, t.pairs.len()), (None, 30));
 }
+
+#[test]
+fn an_inout_buffer_is_timed_without_blaming_the_candidate() {
+    // `c` read and updated in place: when the reference runs first in a pair, its set is scrubbed
+    // back to the drawn input (not the sentinel), which is what the untouched check and the
+    // reference's second run both expect.
+    let dir = tempfile::tempdir().unwrap();
+    let mut j = job(
+        dir.path(),
+        &image(FakeBehaviour::Correct, 1.0, false),
+        time_work(20),
+    );
+    j.task.buffers[2].role = aorlta_record::kernel::Role::Inout;
+    let mut b = aorlta_gpu::fake::FakeBackend::new(0);
+    let rec = aorlta_gpu::job::run_job(&mut b, &j);
+    assert!(rec.findings.is_empty(), "{:?}", rec.findings);
+    assert_eq!(rec.time.unwrap().pairs.len(), 20);
+}
