@@ -1,0 +1,10 @@
+// Reference for task `silu`: SiLU (swish), y = x / (1 + exp(-x)), elementwise over n fp32
+// values. One thread per element (coalesced). Default launch: grid ceil_div(n, 256), block 256.
+__global__ void silu(const float* x, float* y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = x[i];
+        y[i] = v / (1.0f + expf(-v));
+    }
+}
