@@ -295,7 +295,7 @@ TASKS = [
         signature="void argmax_rows(const float* x, int* y, int rows, int cols)",
         buffers=[buf("x", F, "rows * cols", "in", nrm(0, 1), ["inf"]), buf("y", "i32", "rows", "out")],
         scalars={"rows": "rows", "cols": "cols"},
-        sizes=[{"rows": 32768, "cols": 1024}, {"rows": 7, "cols": 333}, {"rows": 300, "cols": 1}],
+        sizes=[{"rows": 32768, "cols": 1024}, {"rows": 7, "cols": 333}, {"rows": 300, "cols": 2}],
         grid=["rows", "1", "1"], block=["256", "1", "1"],
         tol=(0.0, 0.0, "an index is exact"),
         definition="finds, for each row of a rows x cols matrix of 32-bit floats (row-major), the index of "

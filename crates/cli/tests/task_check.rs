@@ -96,3 +96,30 @@ fn no_task_file_is_an_error() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("no task files"), "{out}");
 }
+
+#[test]
+fn the_library_passes_its_checks_and_its_suite_on_the_fake_device() {
+    let (code, text) = task_check(
+        &[
+            "examples/library/tasks",
+            "--profile",
+            "examples/library/profile.yaml",
+        ],
+        &root(),
+    );
+    assert_eq!(code, 0, "{text}");
+    let words: Vec<&str> = text
+        .lines()
+        .find(|l| l.contains(" tasks pass;"))
+        .unwrap_or_else(|| panic!("no summary: {text}"))
+        .split_whitespace()
+        .collect();
+    let (pass, of): (usize, usize) = (words[0].parse().unwrap(), words[2].parse().unwrap());
+    assert_eq!(pass, of, "{text}");
+    assert!(of >= 30, "{text}");
+    let (code, text) = common::validate("examples/library/validation.yaml", &[]);
+    assert_eq!(code, 0, "{text}");
+    let (pass, of) = common::passed(&text);
+    assert_eq!(pass, of, "{text}");
+    assert_eq!(of, 64, "{text}");
+}

@@ -50,7 +50,7 @@ pub(crate) struct CheckArgs {
     /// The compiler of CUDA sources (`nvcc` or `nvrtc`) instead of the config's.
     #[arg(long)]
     pub compiler: Option<aorlta_kernel::CompilerChoice>,
-    /// Write every task's result as JSON to this file.
+    /// Write the device, the compiler and every task's result as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
 }
@@ -221,7 +221,12 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         started.elapsed().as_secs_f64()
     );
     if let Some(p) = &args.json {
-        std::fs::write(p, serde_json::to_vec_pretty(&results)?)
+        let doc = serde_json::json!({
+            "device": device(kernel),
+            "compiler": kernel.compiler_version().unwrap_or("none"),
+            "tasks": results,
+        });
+        std::fs::write(p, serde_json::to_vec_pretty(&doc)?)
             .with_context(|| format!("cannot write {}", p.display()))?;
     }
     kernel.pool().shutdown();

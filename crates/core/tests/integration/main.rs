@@ -1,4 +1,5 @@
 //! Behaviour of aorlta-core through its public interface.
 
 mod engine;
+mod library;
 mod qa_example;

@@ -1,0 +1,108 @@
+//! The task library (`examples/library`): its generated files are up to date with `library.py`,
+//! every task loads (fields, tolerance against precision, rows), and every reference, faster and
+//! wrong kernel compiles alone for sm_90 with the real nvcc (`AORLTA_NVCC`; skipped with a
+//! message where it is unset, failing in CI, whose test command installs it) and defines the
+//! task's kernel. The tolerance sanity and the suite itself run through the CLI on the fake
+//! device (crates/cli/tests/task_check.rs), and on a GPU with `aorlta task check --gpu`.
+
+use aorlta_check::{KernelTaskDef, TaskKind, TaskSet};
+use aorlta_kernel::{KernelConfig, KernelEnv};
+use aorlta_kernel::{Who, compile};
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/library")
+}
+
+fn tasks() -> Vec<KernelTaskDef> {
+    let (set, skipped) = TaskSet::load(&root().join("tasks")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(skipped.is_empty(), "{skipped:?}");
+    set.iter()
+        .filter_map(|t| match &t.kind {
+            TaskKind::Kernel(k) => Some((**k).clone()),
+            TaskKind::Qa(_) => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_library_is_generated_from_its_table_and_every_task_loads() {
+    let out = std::process::Command::new("python3")
+        .arg(root().join("make_library.py"))
+        .arg("--check")
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tasks = tasks();
+    assert!(tasks.len() >= 30, "{} tasks", tasks.len());
+    for t in &tasks {
+        assert!(
+            t.spec.sizes.len() >= 3,
+            "{}: an odd size or two besides the timed one",
+            t.spec.id
+        );
+        for case in ["faster", "wrong"] {
+            let p = root()
+                .join("candidates")
+                .join(&t.spec.id)
+                .join(format!("{case}.cu"));
+            assert!(p.is_file(), "{}", p.display());
+        }
+    }
+}
+
+#[test]
+fn every_library_kernel_compiles_with_nvcc() {
+    let Some(nvcc) = std::env::var_os("AORLTA_NVCC").map(PathBuf::from) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but AORLTA_NVCC is not"
+        );
+        eprintln!("skipped: set AORLTA_NVCC to compile the library with it");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let env = KernelEnv::from_config(&KernelConfig {
+        work_dir: Some(dir.path().to_path_buf()),
+        nvcc: Some(nvcc),
+        compiler: aorlta_kernel::CompilerChoice::Nvcc,
+        compile_timeout_s: 60.0,
+        ..KernelConfig::default()
+    })
+    .unwrap();
+    let tasks = tasks();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
+    let bad: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut bad = Vec::new();
+                    while let Some(t) = tasks.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                        if let Err(f) = compile(&env, t, &t.reference_source, Who::Reference) {
+                            bad.push(format!("{}/reference: {} {}", t.spec.id, f.code, f.detail));
+                        }
+                        for case in ["faster", "wrong"] {
+                            let p = root()
+                                .join("candidates")
+                                .join(&t.spec.id)
+                                .join(format!("{case}.cu"));
+                            let source = std::fs::read_to_string(&p).unwrap();
+                            if let Err(f) = compile(&env, t, &source, Who::Candidate) {
+                                bad.push(format!("{}/{case}: {} {}", t.spec.id, f.code, f.detail));
+                            }
+                        }
+                    }
+                    bad
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
