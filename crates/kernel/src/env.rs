@@ -475,6 +475,15 @@ impl KernelEnv {
             .map_err(Clone::clone)
     }
 
+    /// The first device, as `name (uuid, driver d)`; empty when there is none.
+    pub fn device_label(&self) -> String {
+        self.devices()
+            .ok()
+            .and_then(|l| l.devices.first())
+            .map(|d| format!("{} ({}, driver {})", d.name, d.uuid, d.driver))
+            .unwrap_or_default()
+    }
+
     fn query_devices(&self) -> std::result::Result<DeviceList, String> {
         let out = self.work_dir.join(format!("devices-{}.json", std::process::id()));
         let mut cmd = self.harness_command("devices");

@@ -39,7 +39,7 @@ mod timeline;
 
 pub use compile::{KernelCompile, target_label};
 pub use compiler::nvrtc::{NvrtcInstall, NvrtcPool};
-pub use compiler::{CompileFailure, Compiled, Who, compile};
+pub use compiler::{CompileFailure, Compiled, Who, compile, compile_many};
 pub use config::{CompilerChoice, GpuSet, KernelConfig, Platform};
 
 /// The NVRTC compile worker's loop, for the `aorlta nvrtc-worker` process (answers requests

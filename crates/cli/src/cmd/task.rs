@@ -8,10 +8,10 @@
 
 use super::validate::{EXIT_NO_COMPILER, EXIT_NO_GPU};
 use anyhow::Context;
-use aorlta_check::{Env, TaskSet};
+use aorlta_check::TaskSet;
 use aorlta_core::profile::LoadedProfile;
+use aorlta_kernel::Who;
 use aorlta_kernel::{CheckParams, GpuSet, KernelConfig, KernelOverrides, KernelTools, TaskCheck};
-use aorlta_kernel::{Who, compile};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -175,7 +175,7 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
             (f, set)
         })
         .collect();
-    precompile(&env, &loaded);
+    precompile(kernel, &loaded);
     let tasks = loaded
         .iter()
         .map(|(_, s)| s.as_ref().map_or(1, TaskSet::len))
@@ -183,7 +183,7 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     println!(
         "aorlta task check: {tasks} task{} on {}",
         if tasks == 1 { "" } else { "s" },
-        device(kernel)
+        kernel.device_label()
     );
     println!("compiler: {}", kernel.compiler_version().unwrap_or("none"));
     print_row(HEAD);
@@ -222,7 +222,7 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     );
     if let Some(p) = &args.json {
         let doc = serde_json::json!({
-            "device": device(kernel),
+            "device": kernel.device_label(),
             "compiler": kernel.compiler_version().unwrap_or("none"),
             "tasks": results,
         });
@@ -237,41 +237,19 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The first device, as `name (uuid, driver d)`.
-fn device(kernel: &aorlta_kernel::KernelEnv) -> String {
-    kernel
-        .devices()
-        .ok()
-        .and_then(|l| l.devices.first())
-        .map(|d| format!("{} ({}, driver {})", d.name, d.uuid, d.driver))
-        .unwrap_or_default()
-}
-
 /// Compiles every loaded reference in parallel, so that the checks find them in the compile
 /// cache; failures are reported by the checks themselves.
-fn precompile(env: &Env, loaded: &[(PathBuf, Result<TaskSet, String>)]) {
-    let Some(kernel) = env.kernel() else { return };
-    let defs: Vec<_> = loaded
+fn precompile(kernel: &aorlta_kernel::KernelEnv, loaded: &[(PathBuf, Result<TaskSet, String>)]) {
+    let jobs: Vec<_> = loaded
         .iter()
         .filter_map(|(_, s)| s.as_ref().ok())
         .flat_map(|s| s.iter())
         .filter_map(|t| match &t.kind {
-            aorlta_check::TaskKind::Kernel(k) => Some(k.as_ref()),
+            aorlta_check::TaskKind::Kernel(k) => {
+                Some((k.as_ref(), k.reference_source.as_str(), Who::Reference))
+            }
             aorlta_check::TaskKind::Qa(_) => None,
         })
         .collect();
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2)
-        .clamp(1, 16);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                while let Some(k) = defs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
-                    let _ = compile(kernel, k, &k.reference_source, Who::Reference);
-                }
-            });
-        }
-    });
+    aorlta_kernel::compile_many(kernel, &jobs);
 }

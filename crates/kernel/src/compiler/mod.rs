@@ -135,6 +135,28 @@ impl CompileFailure {
     }
 }
 
+/// Compiles every `(task, source, who)` on up to 16 threads, into the compile cache, so that the
+/// legs that follow find them there instead of compiling one at a time; the outcomes are the
+/// legs' to report.
+pub fn compile_many(env: &(dyn CompileEnv + Sync), jobs: &[(&KernelTaskDef, &str, Who)]) {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .clamp(1, 16);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                while let Some((task, source, who)) =
+                    jobs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    let _ = compile(env, task, source, *who);
+                }
+            });
+        }
+    });
+}
+
 /// Compiles `source` for `task` (cached). The reference's failures are unsettled
 /// (`reference-compile-failed`), the candidate's broke.
 pub fn compile(

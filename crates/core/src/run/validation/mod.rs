@@ -20,10 +20,10 @@ use crate::profile::{LoadedProfile, Profile};
 use crate::reward::RewardRegistry;
 use crate::{CoreError, Result};
 use aorlta_check::Env;
-use aorlta_check::{Task, TaskKind, TaskSet};
+use aorlta_check::{TaskKind, TaskSet};
 use aorlta_kernel::KernelTools;
+use aorlta_kernel::Who;
 use aorlta_kernel::{KernelEnv, KernelOverrides};
-use aorlta_kernel::{Who, compile};
 use aorlta_record::kernel::KernelLanguage;
 use aorlta_record::{Candidate, LegResult, LegState, Reason, RewardEntry};
 use aorlta_store::{Cache, MemoryCache};
@@ -241,42 +241,20 @@ impl Validation {
 
     /// The first device, as `name (uuid, driver d)`; empty when there is none.
     pub fn device(&self) -> String {
-        self.kernel()
-            .devices()
-            .ok()
-            .and_then(|l| l.devices.first())
-            .map(|d| format!("{} ({}, driver {})", d.name, d.uuid, d.driver))
-            .unwrap_or_default()
+        self.kernel().device_label()
     }
 
     /// Compiles every reference and candidate in parallel, so that the compile legs find them
     /// in the compile cache instead of compiling one at a time.
     pub fn precompile(&self) {
-        let kernel = self.kernel();
-        let jobs: Vec<(&Task, &str)> = self
-            .cases
-            .iter()
-            .filter_map(|p| Some((self.tasks.get(&p.case.task)?.as_ref(), p.source.as_str())))
-            .collect();
-        let threads = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2)
-            .clamp(1, 16);
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(|| {
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some((task, src)) = jobs.get(i) else { break };
-                        if let TaskKind::Kernel(k) = &task.kind {
-                            let _ = compile(kernel, k, &k.reference_source, Who::Reference);
-                            let _ = compile(kernel, k, src, Who::Candidate);
-                        }
-                    }
-                });
+        let mut jobs: Vec<(&aorlta_check::KernelTaskDef, &str, Who)> = Vec::new();
+        for p in &self.cases {
+            if let Some(TaskKind::Kernel(k)) = self.tasks.get(&p.case.task).map(|t| &t.kind) {
+                jobs.push((k, &k.reference_source, Who::Reference));
+                jobs.push((k, &p.source, Who::Candidate));
             }
-        });
+        }
+        aorlta_kernel::compile_many(self.kernel(), &jobs);
     }
 
     /// Runs every case in order, handing each result to `on_case` as it comes.
