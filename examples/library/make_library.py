@@ -282,7 +282,10 @@ def index(check_json):
     ]
     if device:
         out.append(f"Measured on: {device}.")
-        out.append("")
+    else:
+        out.append("Reference times: not measured yet (no GPU run behind this file; docs/VALIDATION.md,")
+        out.append("\"The task library and `aorlta task check`\", gives the commands that measure them).")
+    out.append("")
     out.append("| task | category | timed size | other sizes | tolerance (atol / rtol) | reference time on the H200 | A/A s (noise) | ratio (faster case) |")
     out.append("|---|---|---|---|---|---|---|---|")
     for t in TASKS:

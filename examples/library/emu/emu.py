@@ -5,7 +5,9 @@ For every task: its reference, faster and wrong kernels run on the task's odd si
 medium size (below; multiples of 4 and 32, so the vector and full-warp paths run), each on
 inputs drawn from every input family of the task's domain (typical, top, bottom, row windows,
 constant runs, sign patterns, magnitudes, and the special values it declares; written after
-the harness's families, not bit for bit). Outputs start as a sentinel, every buffer has guard
+the harness's families, not bit for bit). On the odd sizes the reference is also compared with
+the operator computed from its definition in double precision (truth.py), within twice the
+task's tolerance. Outputs start as a sentinel, every buffer has guard
 bands, inputs are checked unchanged. The faster kernel must match the reference within the
 task's tolerance everywhere; the wrong one must miss somewhere. Kernels that set aorlta_launch
 run with at most 6 blocks (they loop with a grid stride, so any grid is valid).
@@ -26,6 +28,8 @@ HERE = Path(__file__).resolve().parent
 LIB = HERE.parent
 sys.path.insert(0, str(LIB))
 from library import TASKS  # noqa: E402
+
+import truth  # noqa: E402
 
 MEDIUM = {
     "mm_square": {"n": 64}, "mm_tall_skinny": {"m": 256, "n": 32, "k": 64},
@@ -258,8 +262,9 @@ def run(exe, launch, task, size, inputs, work):
     return r.returncode, r.stderr.strip(), outs
 
 
-def compare(task, want, got):
+def compare(task, want, got, slack=1.0):
     atol, rtol, _ = task["tol"]
+    atol, rtol = atol * slack, rtol * slack
     worst = None
     bad = 0
     for k in want:
@@ -285,6 +290,7 @@ def check(task, work):
     exes = {c: build(task, s, work, f"{i}_{c}") for c, s in sources.items()}
     sizes = task["sizes"][1:] + [MEDIUM[i]]
     problems, wrong_caught = [], []
+    truths = 0
     rng = random.Random(i)
     for size in sizes:
         for c, fam0 in enumerate(FAMILIES):
@@ -306,6 +312,17 @@ def check(task, work):
             if rc != 0:
                 problems.append(f"reference broke its buffers at {where}: {rerr}")
                 continue
+            if size is not MEDIUM[i]:
+                named = {}
+                for k, b in enumerate(task["buffers"]):
+                    if inputs[k] is not None:
+                        named[b["name"]] = unpack(b["dtype"], pack(b["dtype"], inputs[k]))
+                model = getattr(truth, i)(named, size)
+                want = {k: model[b["name"]] for k, b in enumerate(task["buffers"]) if b["role"] != "in"}
+                bad, worst = compare(task, want, ref, slack=2.0)
+                truths += 1
+                if bad:
+                    problems.append(f"reference against the definition: {bad} misses at {where}, first {worst}")
             fc, ferr, fout = results["faster"]
             bad, worst = compare(task, ref, fout)
             if fc != 0 or bad:
@@ -316,7 +333,7 @@ def check(task, work):
                 wrong_caught.append(where)
     if not wrong_caught:
         problems.append("wrong: matched the reference everywhere")
-    return problems, len(wrong_caught), len(sizes) * len(FAMILIES)
+    return problems, len(wrong_caught), len(sizes) * len(FAMILIES), truths
 
 
 def size_text(s):
@@ -331,9 +348,10 @@ def main():
         for t in TASKS:
             if only and t["id"] not in only:
                 continue
-            problems, caught, cases = check(t, work)
+            problems, caught, cases, truths = check(t, work)
             status = "ok" if not problems else "FAIL"
-            print(f"{t['id']:<20} {status:<5} faster matches on {cases} cases; wrong caught on {caught} of {cases}", flush=True)
+            print(f"{t['id']:<20} {status:<5} reference = definition on {truths} cases; faster matches it on {cases}; "
+                  f"wrong caught on {caught} of {cases}", flush=True)
             for p in problems[:5]:
                 print(f"    {p}", flush=True)
             failed += bool(problems)
