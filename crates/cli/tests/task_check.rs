@@ -99,15 +99,29 @@ fn no_task_file_is_an_error() {
 
 #[test]
 fn the_library_passes_its_checks_and_its_suite_on_the_fake_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("check.json");
     let (code, text) = task_check(
         &[
             "examples/library/tasks",
             "--profile",
             "examples/library/profile.yaml",
+            "--json",
+            json.to_str().unwrap(),
         ],
         &root(),
     );
     assert_eq!(code, 0, "{text}");
+    // The JSON that make_library.py --index reads: the device, and each task's A/A figures.
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert!(doc["device"].as_str().unwrap().contains("fake"), "{doc}");
+    let tasks = doc["tasks"].as_array().unwrap();
+    for t in tasks {
+        assert_eq!(t["pass"], true, "{t}");
+        for key in ["median_s", "floor", "s"] {
+            assert!(t["aa"][key].as_f64().is_some(), "{key}: {t}");
+        }
+    }
     let words: Vec<&str> = text
         .lines()
         .find(|l| l.contains(" tasks pass;"))

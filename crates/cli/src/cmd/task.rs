@@ -175,7 +175,6 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
             (f, set)
         })
         .collect();
-    precompile(kernel, &loaded);
     let tasks = loaded
         .iter()
         .map(|(_, s)| s.as_ref().map_or(1, TaskSet::len))
@@ -186,6 +185,7 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         kernel.device_label()
     );
     println!("compiler: {}", kernel.compiler_version().unwrap_or("none"));
+    precompile(kernel, &loaded);
     print_row(HEAD);
     let mut results = Vec::new();
     for (file, set) in &loaded {
