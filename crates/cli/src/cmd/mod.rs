@@ -2,6 +2,7 @@
 
 pub(crate) mod bench;
 pub(crate) mod eval;
+pub(crate) mod kernel_args;
 pub(crate) mod score;
 pub(crate) mod serve;
 pub(crate) mod task;

@@ -11,7 +11,7 @@ use anyhow::Context;
 use aorlta_check::TaskSet;
 use aorlta_core::profile::LoadedProfile;
 use aorlta_kernel::Who;
-use aorlta_kernel::{CheckParams, GpuSet, KernelConfig, KernelOverrides, KernelTools, TaskCheck};
+use aorlta_kernel::{CheckParams, KernelTools, TaskCheck};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -34,22 +34,13 @@ pub(crate) struct CheckArgs {
     /// Run on the GPU (the default).
     #[arg(long, conflicts_with = "fake_gpu")]
     pub gpu: bool,
-    /// Run on the CPU-simulated fake device instead (CI).
-    #[arg(long)]
-    pub fake_gpu: bool,
     /// A profile whose `kernel-run` and `kernel-time` legs' parameters (ratio, budget, pairs,
     /// seeds) the checks use; the legs' defaults otherwise.
     #[arg(long)]
     pub profile: Option<PathBuf>,
-    /// A run config whose `kernel:` section sets the compiler, GPUs and limits.
-    #[arg(long)]
-    pub config: Option<PathBuf>,
-    /// GPUs to lease: `all` or a comma-separated list of ordinals.
-    #[arg(long)]
-    pub gpus: Option<GpuSet>,
-    /// The compiler of CUDA sources (`nvcc` or `nvrtc`) instead of the config's.
-    #[arg(long)]
-    pub compiler: Option<aorlta_kernel::CompilerChoice>,
+    /// The config, GPUs, fake device and compiler.
+    #[command(flatten)]
+    pub kernel: super::kernel_args::KernelArgs,
     /// Write the device, the compiler and every task's result as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -143,21 +134,13 @@ fn row(c: &TaskCheck) {
 
 fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
-    let config = match &args.config {
-        Some(p) => KernelConfig::of_file(&std::path::absolute(p)?)?,
-        None => KernelConfig::default(),
-    };
-    let overrides = KernelOverrides {
-        fake_gpu: args.fake_gpu,
-        gpus: args.gpus.clone(),
-        compiler: args.compiler,
-    };
+    let config = args.kernel.kernel_config()?;
     let params = match &args.profile {
         Some(p) => params_of(p)?,
         None => CheckParams::default(),
     };
     let files = task_files(&args.tasks)?;
-    let env = aorlta_kernel::env_with_kernel(&config.overridden(&overrides))?;
+    let env = aorlta_kernel::env_with_kernel(&config)?;
     let kernel = env.kernel().expect("built with kernel tools");
     if let Err(e) = kernel.devices() {
         println!("no GPU: {e}");

@@ -22,7 +22,7 @@ use aorlta_check::{Task, TaskKind, TaskSet};
 use aorlta_core::run::pool::read_pool;
 use aorlta_kernel::KernelTools;
 use aorlta_kernel::run_leg;
-use aorlta_kernel::{GpuSet, KernelCompile, KernelConfig, KernelOverrides, KernelTime};
+use aorlta_kernel::{KernelCompile, KernelTime};
 use aorlta_record::{LegResult, LegState};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -60,32 +60,15 @@ pub(crate) struct Args {
     /// Keep every pair and launch in the record.
     #[arg(long)]
     pub keep_samples: bool,
-    /// A run config whose `kernel:` section sets the compiler, GPUs and limits.
-    #[arg(long)]
-    pub config: Option<PathBuf>,
-    /// GPUs to lease: `all` or a comma-separated list.
-    #[arg(long)]
-    pub gpus: Option<GpuSet>,
-    /// Run on the CPU-simulated fake device.
-    #[arg(long)]
-    pub fake_gpu: bool,
-    /// The compiler of CUDA sources (`nvcc` or `nvrtc`) instead of the config's.
-    #[arg(long)]
-    pub compiler: Option<aorlta_kernel::CompilerChoice>,
+    /// The config, GPUs, fake device and compiler.
+    #[command(flatten)]
+    pub kernel: super::kernel_args::KernelArgs,
 }
 
 /// Runs `aorlta timecheck`.
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let tasks_path = std::path::absolute(&args.tasks)?;
-    let config = match &args.config {
-        Some(p) => KernelConfig::of_file(&std::path::absolute(p)?)?,
-        None => KernelConfig::default(),
-    };
-    let overrides = KernelOverrides {
-        fake_gpu: args.fake_gpu,
-        gpus: args.gpus.clone(),
-        compiler: args.compiler,
-    };
+    let config = args.kernel.kernel_config()?;
     let (tasks, _) = TaskSet::load(&tasks_path)?;
     let params = time_params(&args);
     let code = match (&args.candidate, &args.pool) {
@@ -97,14 +80,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             let Some(task) = tasks.get(id) else {
                 bail!("no task `{id}` in {}", tasks_path.display());
             };
-            let env = aorlta_kernel::env_with_kernel(&config.overridden(&overrides))?;
+            let env = aorlta_kernel::env_with_kernel(&config)?;
             let code = one_candidate(task, &candidate, &source, &params, &env)?;
             shutdown(&env);
             code
         }
         (None, Some(pool)) => {
             let pool = std::path::absolute(pool)?;
-            let env = aorlta_kernel::env_with_kernel(&config.overridden(&overrides))?;
+            let env = aorlta_kernel::env_with_kernel(&config)?;
             let code = whole_pool(&tasks, args.task.as_deref(), &pool, &params, &env);
             shutdown(&env);
             code?
