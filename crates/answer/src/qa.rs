@@ -95,7 +95,7 @@ impl Adapter for ParseAdapter {
                     Err(r) => LegOutput::with_code(LegState::Broke, &r.code, r.detail),
                 }
             }
-            TaskKind::Kernel(k) => match extract::extract_kernel(input.completion, k.kernel_name()) {
+            TaskKind::Kernel(k) => match extract::kernel_source(input.completion, k) {
                 Ok(src) => LegOutput::clean()
                     .with_detail(json!({
                         "bytes": src.len(),

@@ -526,5 +526,13 @@ mod tests {
             }
         }
         assert_eq!(completion_for("x"), completion_in("x", KernelLanguage::Cuda));
+        let py = "import triton\n\n@triton.jit\ndef k(x, n):\n    pass\n";
+        let (completion, source) = completion_in(py, KernelLanguage::Triton);
+        assert!(completion.contains("```triton\n"), "{completion}");
+        assert_eq!(aorlta_answer::extract_triton_kernel(&completion, "k"), Ok(source));
+        assert_eq!(
+            aorlta_answer::extract_triton_kernel(&completion, "kk").unwrap_err().code,
+            "kernel-not-found"
+        );
     }
 }
