@@ -187,7 +187,8 @@ pub fn compile(
             format!("{}/{who:?}/{}", task.spec.id, &source_hash[..12])
         });
         let out = if env.is_fake() {
-            let launch = (target == Target::TritonOnNvidia).then(|| triton::fake_launch(task));
+            let asked = env.fake_spec(&source_hash).and_then(|s| s.launch);
+            let launch = (target == Target::TritonOnNvidia).then(|| triton::fake_launch(task, asked.as_deref()));
             fake::compile(env, task, &source_hash).and_then(|(bytes, symbols)| {
                 let object = toolchain::Object {
                     bytes,

@@ -441,16 +441,23 @@ fn launch_of(
 }
 
 /// The launch the fake compiler gives a Triton task's source: the task's defaults, with the
-/// two scratch pointers Triton 3.6 adds.
-pub(crate) fn fake_launch(task: &KernelTaskDef) -> ImageLaunch {
+/// two scratch pointers Triton 3.6 adds; a fake spec's seven launch values, when it has them,
+/// stand for the grid, block and shared memory the source asked for.
+pub(crate) fn fake_launch(task: &KernelTaskDef, asked: Option<&[u32]>) -> ImageLaunch {
     let spec = task.spec.triton_spec();
     let mut vars: BTreeMap<String, i64> = spec.constexprs.iter().map(|(k, v)| (k.clone(), v[0])).collect();
     vars.insert("num_warps".into(), i64::from(spec.num_warps[0]));
-    ImageLaunch {
+    let mut launch = ImageLaunch {
         grid: task.spec.grid.clone(),
         block: [spec.num_warps[0] * 32, 1, 1],
         shared_bytes: 0,
         vars,
         trailing_pointers: 2,
+    };
+    if let Some(&[gx, gy, gz, bx, by, bz, shared]) = asked {
+        launch.grid = [gx.to_string(), gy.to_string(), gz.to_string()];
+        launch.block = [bx, by, bz];
+        launch.shared_bytes = shared;
     }
+    launch
 }

@@ -186,3 +186,60 @@ def scale(x, n, BLOCK: tl.constexpr):
     assert_eq!(state, LegState::Broke);
     assert!(["compile-timeout", "compile-memory"].contains(&code.as_str()), "{code}");
 }
+
+/// The compile outcome every example candidate must have (its validation case's `compile:`).
+fn expected_compile(case: &str) -> &'static [&'static str] {
+    match case {
+        "import-loop" => &["compile-timeout"],
+        "compile-bomb" => &["compile-timeout", "compile-memory"],
+        "device-print" => &["device-printf"],
+        "launch-oob" => &["compile-error"],
+        _ => &[""],
+    }
+}
+
+#[test]
+fn every_triton_example_compiles_as_its_case_says_with_a_launch_the_task_allows() {
+    let Some(python) = tool("AORLTA_TRITON_PYTHON") else {
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/triton-kernels");
+    let (tasks, skipped) = aorlta_check::TaskSet::load(&root.join("tasks")).unwrap();
+    assert!(skipped.is_empty());
+    let dir = tempfile::tempdir().unwrap();
+    let e = env(&python, dir.path(), 8.0);
+    let mut seen = 0;
+    for task in tasks.iter() {
+        let aorlta_check::TaskKind::Kernel(k) = &task.kind else {
+            panic!("{} is a kernel task", task.id)
+        };
+        let spec = k.spec.triton_spec();
+        let reference = compile(&e, k, &k.reference_source, Who::Reference).unwrap();
+        let mut cases: Vec<_> = std::fs::read_dir(root.join("candidates").join(&task.id))
+            .unwrap()
+            .map(|f| f.unwrap().path())
+            .collect();
+        cases.sort();
+        for path in cases {
+            let case = path.file_stem().unwrap().to_str().unwrap().to_string();
+            let source = std::fs::read_to_string(&path).unwrap();
+            let out = compile(&e, k, &source, Who::Candidate);
+            let got = out.as_ref().err().map_or(String::new(), |f| f.code.clone());
+            let detail = out.as_ref().err().map_or(String::new(), |f| f.detail.clone());
+            assert!(expected_compile(&case).contains(&got.as_str()), "{}/{case}: {got}: {detail}", task.id);
+            seen += 1;
+            let Ok(c) = out else { continue };
+            let launch = c.launch.expect("a Triton compile decides its launch");
+            let warps = launch.block[0] / 32;
+            assert!(spec.num_warps.contains(&warps), "{}/{case}: {warps} warps", task.id);
+            for (name, value) in &launch.vars {
+                if name != "num_warps" {
+                    assert!(spec.constexprs[name].contains(value), "{}/{case}: {name} = {value}", task.id);
+                }
+            }
+            assert_eq!(launch.trailing_pointers, reference.launch.as_ref().unwrap().trailing_pointers);
+            assert_eq!(c.symbols[0], k.kernel_name());
+        }
+    }
+    assert!(seen >= 30, "{seen} example candidates");
+}
