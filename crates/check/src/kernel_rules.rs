@@ -153,11 +153,18 @@ fn check_language(spec: &KernelTask) -> Result<(), Broken> {
             return Err(broken(
                 "triton",
                 None,
-                format!("only a `language: triton` task binds a Triton compile (this one is {})", spec.language.as_str()),
+                format!(
+                    "only a `language: triton` task binds a Triton compile (this one is {})",
+                    spec.language.as_str()
+                ),
             ));
         }
         if spec.block.iter().any(String::is_empty) {
-            return Err(broken("block", None, "a CUDA or HIP task needs its block (x, y, z)".into()));
+            return Err(broken(
+                "block",
+                None,
+                "a CUDA or HIP task needs its block (x, y, z)".into(),
+            ));
         }
         return Ok(());
     }
@@ -173,7 +180,10 @@ fn check_language(spec: &KernelTask) -> Result<(), Broken> {
         return Err(broken(
             "triton",
             None,
-            format!("num_warps {:?}: each a power of two from 1 to 32, at least one", t.num_warps),
+            format!(
+                "num_warps {:?}: each a power of two from 1 to 32, at least one",
+                t.num_warps
+            ),
         ));
     }
     if t.num_stages.is_empty() || t.num_stages.iter().any(|s| !(1..=8).contains(s)) {
@@ -195,11 +205,17 @@ fn check_language(spec: &KernelTask) -> Result<(), Broken> {
             return Err(broken(
                 "triton",
                 None,
-                format!("constexpr `{name}` has the name of a buffer, scalar, size variable or setting of the task"),
+                format!(
+                    "constexpr `{name}` has the name of a buffer, scalar, size variable or setting of the task"
+                ),
             ));
         }
         let Some(first) = values.first() else {
-            return Err(broken("triton", None, format!("constexpr `{name}` lists no value")));
+            return Err(broken(
+                "triton",
+                None,
+                format!("constexpr `{name}` lists no value"),
+            ));
         };
         defaults.insert(name.clone(), *first);
     }
@@ -208,7 +224,11 @@ fn check_language(spec: &KernelTask) -> Result<(), Broken> {
         vars.extend(defaults.iter().map(|(k, v)| (k.clone(), *v)));
         for (axis, e) in ["x", "y", "z"].iter().zip(&spec.grid) {
             if let Err(err) = eval(e, &vars) {
-                return Err(broken("grid", None, format!("grid {axis} `{e}` at size {i}: {err}")));
+                return Err(broken(
+                    "grid",
+                    None,
+                    format!("grid {axis} `{e}` at size {i}: {err}"),
+                ));
             }
         }
     }
@@ -331,7 +351,10 @@ mod tests {
         let mut with_block = triton(grid.clone());
         with_block.block = ["128".into(), "1".into(), "1".into()];
         assert_eq!(check(&with_block).unwrap_err().field, "block");
-        let e = check(&triton(serde_json::json!({"grid": ["ceil_div(rows, BLOCK)", "1", "1"]}))).unwrap_err();
+        let e = check(&triton(
+            serde_json::json!({"grid": ["ceil_div(rows, BLOCK)", "1", "1"]}),
+        ))
+        .unwrap_err();
         assert!(e.message.contains("BLOCK"), "{}", e.message);
         for bad in [
             serde_json::json!({"constexprs": {"rows": [1]}}),

@@ -287,7 +287,11 @@ impl<B: Backend> Runner<'_, B> {
             (Some(c), _) => match compiled_geometry(c, &layout.vars) {
                 Ok(g) => g,
                 Err(m) => {
-                    self.finding(k.party, "launch-out-of-bounds", format!("the compiled launch: {m}"));
+                    self.finding(
+                        k.party,
+                        "launch-out-of-bounds",
+                        format!("the compiled launch: {m}"),
+                    );
                     return Err(Stop);
                 }
             },
@@ -303,7 +307,11 @@ impl<B: Backend> Runner<'_, B> {
         let dev = self.b.device().clone();
         if let Err(m) = check_bounds(&g, &dev, &self.job.task.caps) {
             if k.compiled.is_some() {
-                self.finding(k.party, "launch-out-of-bounds", format!("the compiled launch: {m}"));
+                self.finding(
+                    k.party,
+                    "launch-out-of-bounds",
+                    format!("the compiled launch: {m}"),
+                );
             } else if g.from_symbol {
                 self.finding(k.party, "launch-out-of-bounds", format!("`{LAUNCH_SYMBOL}`: {m}"));
             } else {
@@ -519,7 +527,8 @@ fn compiled_geometry(
     all.extend(c.vars.iter().map(|(k, v)| (k.clone(), *v)));
     let mut grid = [0u32; 3];
     for (i, e) in c.grid.iter().enumerate() {
-        let v = aorlta_record::kernel::expr::eval_count(e, &all).map_err(|err| format!("grid `{e}`: {err}"))?;
+        let v =
+            aorlta_record::kernel::expr::eval_count(e, &all).map_err(|err| format!("grid `{e}`: {err}"))?;
         grid[i] = u32::try_from(v).map_err(|_| format!("grid `{e}` is {v}, over 2^32"))?;
     }
     Ok(Geometry {

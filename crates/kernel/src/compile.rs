@@ -57,7 +57,8 @@ fn target_identity(task: &Task, k: &super::KernelEnv) -> String {
         Ok(Target::HipOnNvidia) => format!("hip-on-nvidia:{}", hip::headers_hash()),
         Ok(Target::TritonOnNvidia) => format!(
             "triton-on-nvidia:{}",
-            k.triton().map_or_else(|e| format!("none ({e})"), |t| t.identity.clone())
+            k.triton()
+                .map_or_else(|e| format!("none ({e})"), |t| t.identity.clone())
         ),
         Ok(Target::HipOnAmd) => format!(
             "hip-on-amd:{}",

@@ -204,7 +204,9 @@ pub fn extract_kernel(completion: &str, kernel_name: &str) -> Result<String, Rea
 /// HIP, [`extract_triton_kernel`] for Triton).
 pub fn kernel_source(completion: &str, task: &aorlta_check::KernelTaskDef) -> Result<String, Reason> {
     match task.spec.language {
-        aorlta_record::kernel::KernelLanguage::Triton => extract_triton_kernel(completion, task.kernel_name()),
+        aorlta_record::kernel::KernelLanguage::Triton => {
+            extract_triton_kernel(completion, task.kernel_name())
+        }
         _ => extract_kernel(completion, task.kernel_name()),
     }
 }

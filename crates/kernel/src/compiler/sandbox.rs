@@ -332,7 +332,14 @@ pub(crate) fn confinement() -> Confinement {
                 output_bytes: 1 << 20,
                 cpu_seconds: None,
             };
-            run_as(Path::new("/bin/true"), &[], &jail, limits, Confinement::Namespace, &[])
+            run_as(
+                Path::new("/bin/true"),
+                &[],
+                &jail,
+                limits,
+                Confinement::Namespace,
+                &[],
+            )
         };
         match probe() {
             Ok(r) if r.success => Confinement::Namespace,

@@ -168,7 +168,8 @@ pub(crate) fn python_of(configured: Option<&Path>) -> PathBuf {
 /// The Triton type of each declared parameter, in order: pointers by their buffer's dtype,
 /// scalars by their C++ type.
 fn triton_params(task: &KernelTaskDef) -> Result<Vec<(String, String)>, CompileFailure> {
-    let bad = |m: String| CompileFailure::unsettled(KernelReason::BadParams, format!("task {}: {m}", task.spec.id));
+    let bad =
+        |m: String| CompileFailure::unsettled(KernelReason::BadParams, format!("task {}: {m}", task.spec.id));
     let params = parameters(&task.spec.signature).map_err(|e| bad(e.to_string()))?;
     params
         .iter()
@@ -255,7 +256,9 @@ pub(crate) fn compile(
     let parent = env.work_dir().join("compile");
     let dir = std::fs::create_dir_all(&parent)
         .and_then(|_| tempfile::Builder::new().prefix("triton-").tempdir_in(&parent))
-        .map_err(|e| CompileFailure::unsettled(KernelReason::WorkDirError, format!("{}: {e}", parent.display())))?;
+        .map_err(|e| {
+            CompileFailure::unsettled(KernelReason::WorkDirError, format!("{}: {e}", parent.display()))
+        })?;
     let work = std::path::absolute(dir.path())
         .map_err(|e| CompileFailure::unsettled(KernelReason::WorkDirError, e.to_string()))?;
     let job = serde_json::json!({
@@ -292,25 +295,34 @@ pub(crate) fn compile(
         ("TRITON_HOME", work.as_os_str()),
     ];
     let start = Instant::now();
-    let run = sandbox::run_with(&tool.python, &["-I", "triton_compile.py"], &jail, limits, &vars).map_err(
-        |e| match e {
-            SandboxError::Unavailable(why) => CompileFailure::unsettled(KernelReason::CompileSandboxUnavailable, why),
-            SandboxError::Io(e) => {
-                CompileFailure::unsettled(KernelReason::NoCompiler, format!("{}: {e}", tool.python.display()))
+    let run =
+        sandbox::run_with(&tool.python, &["-I", "triton_compile.py"], &jail, limits, &vars).map_err(|e| {
+            match e {
+                SandboxError::Unavailable(why) => {
+                    CompileFailure::unsettled(KernelReason::CompileSandboxUnavailable, why)
+                }
+                SandboxError::Io(e) => CompileFailure::unsettled(
+                    KernelReason::NoCompiler,
+                    format!("{}: {e}", tool.python.display()),
+                ),
             }
-        },
-    )?;
+        })?;
     let compile_s = start.elapsed().as_secs_f64();
     let timeout = || {
         CompileFailure::broke(
             KernelReason::CompileTimeout,
-            format!("the Triton compile ran past {} s and was stopped", config.compile_timeout_s),
+            format!(
+                "the Triton compile ran past {} s and was stopped",
+                config.compile_timeout_s
+            ),
         )
     };
     if run.timed_out || run.signal == Some(libc::SIGXCPU) {
         return Err(timeout());
     }
-    if let Some(e) = read_small(&work.join("error.json")).and_then(|b| serde_json::from_slice::<DriverError>(&b).ok()) {
+    if let Some(e) =
+        read_small(&work.join("error.json")).and_then(|b| serde_json::from_slice::<DriverError>(&b).ok())
+    {
         return Err(driver_failure(&e, config.compile_memory_mb));
     }
     if !run.success {
@@ -326,9 +338,15 @@ pub(crate) fn compile(
     }
     let meta: Meta = read_small(&work.join("meta.json"))
         .and_then(|b| serde_json::from_slice(&b).ok())
-        .ok_or_else(|| CompileFailure::broke(KernelReason::CompileError, "the Triton compile wrote no metadata"))?;
-    let bytes = std::fs::read(work.join("kernel.cubin"))
-        .map_err(|e| CompileFailure::broke(KernelReason::CompileError, format!("no code object was written: {e}")))?;
+        .ok_or_else(|| {
+            CompileFailure::broke(KernelReason::CompileError, "the Triton compile wrote no metadata")
+        })?;
+    let bytes = std::fs::read(work.join("kernel.cubin")).map_err(|e| {
+        CompileFailure::broke(
+            KernelReason::CompileError,
+            format!("no code object was written: {e}"),
+        )
+    })?;
     let launch = launch_of(task, &tool.triton_version, params.len(), &meta)?;
     Ok(Object {
         bytes,
@@ -378,7 +396,11 @@ fn launch_of(
     if meta.name != task.kernel_name() {
         return Err(CompileFailure::broke(
             KernelReason::KernelNotFound,
-            format!("the code object's kernel is `{}`, not `{}`", meta.name, task.kernel_name()),
+            format!(
+                "the code object's kernel is `{}`, not `{}`",
+                meta.name,
+                task.kernel_name()
+            ),
         ));
     }
     if meta.triton_version != triton_version {
@@ -394,8 +416,14 @@ fn launch_of(
         )));
     }
     for (name, value) in &meta.constexprs {
-        if !spec.constexprs.get(name).is_some_and(|allowed| allowed.contains(value)) {
-            return Err(refuse(format!("constexpr `{name}` = {value} is not one the task allows")));
+        if !spec
+            .constexprs
+            .get(name)
+            .is_some_and(|allowed| allowed.contains(value))
+        {
+            return Err(refuse(format!(
+                "constexpr `{name}` = {value} is not one the task allows"
+            )));
         }
     }
     let unsupported = [
@@ -407,7 +435,9 @@ fn launch_of(
         (meta.tmem_size != 0, "tensor memory"),
     ];
     if let Some((_, what)) = unsupported.iter().find(|(bad, _)| *bad) {
-        return Err(refuse(format!("the compiled kernel needs {what}, which the harness does not provide")));
+        return Err(refuse(format!(
+            "the compiled kernel needs {what}, which the harness does not provide"
+        )));
     }
     let trailing = meta.entry_params - declared as i64;
     if !(0..=i64::from(MAX_TRAILING)).contains(&trailing) {
@@ -419,7 +449,8 @@ fn launch_of(
             ),
         ));
     }
-    let shared_bytes = u32::try_from(meta.shared).map_err(|_| refuse(format!("{} bytes of shared memory", meta.shared)))?;
+    let shared_bytes =
+        u32::try_from(meta.shared).map_err(|_| refuse(format!("{} bytes of shared memory", meta.shared)))?;
     let mut vars: BTreeMap<String, i64> = spec.constexprs.iter().map(|(k, v)| (k.clone(), v[0])).collect();
     vars.extend(meta.constexprs.iter().map(|(k, v)| (k.clone(), *v)));
     vars.insert("num_warps".into(), i64::from(meta.num_warps));

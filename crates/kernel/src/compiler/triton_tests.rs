@@ -68,35 +68,93 @@ fn a_triton_kernel_compiles_to_a_cubin_with_its_launch_and_choices_are_checked()
     let launch = ok.launch.clone().expect("a Triton compile decides its launch");
     assert_eq!(launch.block, [128, 1, 1], "num_warps 4 by default");
     assert_eq!(launch.vars.get("BLOCK"), Some(&1024));
-    assert_eq!(launch.trailing_pointers, 2, "Triton 3.6 adds two scratch pointers");
+    assert_eq!(
+        launch.trailing_pointers, 2,
+        "Triton 3.6 adds two scratch pointers"
+    );
     assert_eq!(launch.grid[0], "ceil_div(n, BLOCK)");
     assert!(compile(&e, &t, GOOD, Who::Candidate).unwrap().cached);
     assert!(e.triton().unwrap().describe().starts_with("triton 3."));
 
-    let chosen = at_import("aorlta_launch = {\"BLOCK\": 256, \"num_warps\": 8, \"grid\": [\"ceil_div(n, 256)\", 1, 1]}");
+    let chosen = at_import(
+        "aorlta_launch = {\"BLOCK\": 256, \"num_warps\": 8, \"grid\": [\"ceil_div(n, 256)\", 1, 1]}",
+    );
     let c = compile(&e, &t, &chosen, Who::Candidate).unwrap().launch.unwrap();
-    assert_eq!((c.block, c.vars["BLOCK"], c.grid[0].as_str()), ([256, 1, 1], 256, "ceil_div(n, 256)"));
+    assert_eq!(
+        (c.block, c.vars["BLOCK"], c.grid[0].as_str()),
+        ([256, 1, 1], 256, "ceil_div(n, 256)")
+    );
 
     for (source, code, words) in [
-        (at_import("aorlta_launch = {\"BLOCK\": 512}"), "compile-error", "allows"),
-        (at_import("aorlta_launch = {\"num_warps\": 3}"), "compile-error", "allows"),
-        (at_import("aorlta_launch = {\"SPLIT\": 2}"), "compile-error", "does not bind"),
-        (at_import("aorlta_launch = {\"grid\": [\"ceil_div(n, WHAT)\", 1, 1]}"), "compile-error", "WHAT"),
-        (GOOD.replace("def scale(x, n,", "def scale(n, x,"), "signature-mismatch", "in this order"),
-        (GOOD.replace("def scale(", "def other("), "kernel-not-found", "scale"),
-        (GOOD.replace("BLOCK: tl.constexpr", "BLOCK: tl.constexpr, SPLIT: tl.constexpr"), "signature-mismatch", "SPLIT"),
-        (GOOD.replace("* 2.0", "* undefined_name"), "compile-error", "undefined_name"),
+        (
+            at_import("aorlta_launch = {\"BLOCK\": 512}"),
+            "compile-error",
+            "allows",
+        ),
+        (
+            at_import("aorlta_launch = {\"num_warps\": 3}"),
+            "compile-error",
+            "allows",
+        ),
+        (
+            at_import("aorlta_launch = {\"SPLIT\": 2}"),
+            "compile-error",
+            "does not bind",
+        ),
+        (
+            at_import("aorlta_launch = {\"grid\": [\"ceil_div(n, WHAT)\", 1, 1]}"),
+            "compile-error",
+            "WHAT",
+        ),
+        (
+            GOOD.replace("def scale(x, n,", "def scale(n, x,"),
+            "signature-mismatch",
+            "in this order",
+        ),
+        (
+            GOOD.replace("def scale(", "def other("),
+            "kernel-not-found",
+            "scale",
+        ),
+        (
+            GOOD.replace("BLOCK: tl.constexpr", "BLOCK: tl.constexpr, SPLIT: tl.constexpr"),
+            "signature-mismatch",
+            "SPLIT",
+        ),
+        (
+            GOOD.replace("* 2.0", "* undefined_name"),
+            "compile-error",
+            "undefined_name",
+        ),
         (format!("{GOOD}\ndef (:\n"), "compile-error", "SyntaxError"),
         (at_import("raise SystemExit(0)"), "compile-error", "SystemExit"),
-        (GOOD.replace("tl.store(", "tl.device_print(\"v\", n)\n    tl.store("), "device-printf", "printf"),
+        (
+            GOOD.replace("tl.store(", "tl.device_print(\"v\", n)\n    tl.store("),
+            "device-printf",
+            "printf",
+        ),
     ] {
         let f = compile(&e, &t, &source, Who::Candidate).unwrap_err();
-        assert_eq!((f.state, f.code.as_str()), (LegState::Broke, code), "{source}\n{}", f.detail);
+        assert_eq!(
+            (f.state, f.code.as_str()),
+            (LegState::Broke, code),
+            "{source}\n{}",
+            f.detail
+        );
         assert!(f.detail.contains(words), "{code}: {}", f.detail);
     }
     // The reference's failures are the world's.
-    let f = compile(&e, &t, &GOOD.replace("def scale(", "def another("), Who::Reference).unwrap_err();
-    assert_eq!((f.state, f.code.as_str()), (LegState::Unsettled, "reference-compile-failed"));
+    let f = compile(
+        &e,
+        &t,
+        &GOOD.replace("def scale(", "def another("),
+        Who::Reference,
+    )
+    .unwrap_err();
+    assert_eq!(
+        (f.state, f.code.as_str()),
+        (LegState::Unsettled, "reference-compile-failed")
+    );
 }
 
 /// Processes of this user whose command line holds `marker`.
@@ -157,7 +215,11 @@ fn the_candidates_python_is_contained() {
     assert!(t0.elapsed() < Duration::from_secs(12));
     std::thread::sleep(Duration::from_millis(300));
     if super::sandbox::confinement() == super::sandbox::Confinement::Namespace {
-        assert_eq!(processes_with("1000.31337"), 0, "the forked sleeper ended with its namespace");
+        assert_eq!(
+            processes_with("1000.31337"),
+            0,
+            "the forked sleeper ended with its namespace"
+        );
     }
     // Every compile's folder is gone.
     let left: Vec<_> = std::fs::read_dir(dir.path().join("compile")).unwrap().collect();
@@ -184,62 +246,8 @@ def scale(x, n, BLOCK: tl.constexpr):
 "#;
     let (state, code) = code_of(compile(&e, &triton_task(), bomb, Who::Candidate));
     assert_eq!(state, LegState::Broke);
-    assert!(["compile-timeout", "compile-memory"].contains(&code.as_str()), "{code}");
-}
-
-/// The compile outcome every example candidate must have (its validation case's `compile:`).
-fn expected_compile(case: &str) -> &'static [&'static str] {
-    match case {
-        "import-loop" => &["compile-timeout"],
-        "compile-bomb" => &["compile-timeout", "compile-memory"],
-        "device-print" => &["device-printf"],
-        "launch-oob" => &["compile-error"],
-        _ => &[""],
-    }
-}
-
-#[test]
-fn every_triton_example_compiles_as_its_case_says_with_a_launch_the_task_allows() {
-    let Some(python) = tool("AORLTA_TRITON_PYTHON") else {
-        return;
-    };
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/triton-kernels");
-    let (tasks, skipped) = aorlta_check::TaskSet::load(&root.join("tasks")).unwrap();
-    assert!(skipped.is_empty());
-    let dir = tempfile::tempdir().unwrap();
-    let e = env(&python, dir.path(), 8.0);
-    let mut seen = 0;
-    for task in tasks.iter() {
-        let aorlta_check::TaskKind::Kernel(k) = &task.kind else {
-            panic!("{} is a kernel task", task.id)
-        };
-        let spec = k.spec.triton_spec();
-        let reference = compile(&e, k, &k.reference_source, Who::Reference).unwrap();
-        let mut cases: Vec<_> = std::fs::read_dir(root.join("candidates").join(&task.id))
-            .unwrap()
-            .map(|f| f.unwrap().path())
-            .collect();
-        cases.sort();
-        for path in cases {
-            let case = path.file_stem().unwrap().to_str().unwrap().to_string();
-            let source = std::fs::read_to_string(&path).unwrap();
-            let out = compile(&e, k, &source, Who::Candidate);
-            let got = out.as_ref().err().map_or(String::new(), |f| f.code.clone());
-            let detail = out.as_ref().err().map_or(String::new(), |f| f.detail.clone());
-            assert!(expected_compile(&case).contains(&got.as_str()), "{}/{case}: {got}: {detail}", task.id);
-            seen += 1;
-            let Ok(c) = out else { continue };
-            let launch = c.launch.expect("a Triton compile decides its launch");
-            let warps = launch.block[0] / 32;
-            assert!(spec.num_warps.contains(&warps), "{}/{case}: {warps} warps", task.id);
-            for (name, value) in &launch.vars {
-                if name != "num_warps" {
-                    assert!(spec.constexprs[name].contains(value), "{}/{case}: {name} = {value}", task.id);
-                }
-            }
-            assert_eq!(launch.trailing_pointers, reference.launch.as_ref().unwrap().trailing_pointers);
-            assert_eq!(c.symbols[0], k.kernel_name());
-        }
-    }
-    assert!(seen >= 30, "{seen} example candidates");
+    assert!(
+        ["compile-timeout", "compile-memory"].contains(&code.as_str()),
+        "{code}"
+    );
 }

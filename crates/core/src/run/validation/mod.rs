@@ -531,7 +531,9 @@ mod tests {
         assert!(completion.contains("```triton\n"), "{completion}");
         assert_eq!(aorlta_answer::extract_triton_kernel(&completion, "k"), Ok(source));
         assert_eq!(
-            aorlta_answer::extract_triton_kernel(&completion, "kk").unwrap_err().code,
+            aorlta_answer::extract_triton_kernel(&completion, "kk")
+                .unwrap_err()
+                .code,
             "kernel-not-found"
         );
     }
