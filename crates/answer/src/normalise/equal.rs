@@ -12,7 +12,7 @@
 //! `2\ln x` at a negative `x`: such a point is passed over). The work is bounded
 //! by the comparison's budget (formula nodes × points), so it never hangs.
 
-use super::expr::Ast;
+use super::expr::{Ast, Complex};
 use super::number::{Q, REL_TOL, Real, close};
 use super::value::{Bracket, Rel, Value};
 
@@ -124,6 +124,17 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
         // Solutions listed with "or" are the union of intervals they describe.
         (Value::Set(x), Value::Union(y)) | (Value::Union(y), Value::Set(x)) => unordered(x, y, budget)?,
         (Value::Choice(x), Value::Choice(y)) => x == y,
+        // `i` alone reads as a choice letter; against a formula in `i` alone it is the
+        // imaginary unit (`i` = `i^5` = `\frac{1+i}{1-i}`).
+        (Value::Choice('I'), f @ Value::Formula(ast, _))
+        | (f @ Value::Formula(ast, _), Value::Choice('I'))
+            if ast.names_i() && ast.vars().len() == 1 =>
+        {
+            match Ast::unit() {
+                Some(unit) => pointwise(&Value::Formula(unit, 1), f, budget)?,
+                None => false,
+            }
+        }
         (Value::Text(x), Value::Text(y)) => x == y,
         (
             Value::Seq {
@@ -352,17 +363,55 @@ fn pointwise(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Exhauste
         .any(|s| matches!(s, Side::Formula(f, _) if f.has_factorial()));
     let mut agree = 0;
     let mut one_sided = 0;
+    let mut differ = false;
     for k in 0..POINTS {
         match (eval(&sa, k, whole), eval(&sb, k, whole)) {
             (None, None) => {}
             (Some(x), Some(y)) if agrees(&x, &y) => agree += 1,
-            (Some(_), Some(_)) => return Ok(false),
+            (Some(_), Some(_)) => {
+                differ = true;
+                break;
+            }
             _ => one_sided += 1,
         }
     }
     // A point where only one side is defined is outside the other's domain (`\ln(x^2)` and
     // `2\ln x` at a negative x): it proves nothing, but the sides must then agree at more
     // points.
+    if !differ && agree >= 3 + one_sided.min(1) {
+        return Ok(true);
+    }
+    let names_i = |s: &Side<'_>| matches!(s, Side::Formula(f, _) if f.names_i());
+    if names_i(&sa) || names_i(&sb) {
+        return complex_pointwise(&sa, &sb, whole, budget);
+    }
+    Ok(false)
+}
+
+/// [`pointwise`] with `i` the imaginary unit (`(3+i)(1-2i)` = `5-5i`, `i^2` = `-1`), tried when
+/// the sides differ with `i` a variable: where either side is not read over the complex numbers
+/// at a point (`\sqrt{i}`), that point proves nothing.
+fn complex_pointwise(
+    sa: &Side<'_>,
+    sb: &Side<'_>,
+    whole: bool,
+    budget: &mut Budget,
+) -> Result<bool, Exhausted> {
+    let size = |s: &Side<'_>| match s {
+        Side::Const(_) => 1,
+        Side::Formula(f, _) => f.size() as u64,
+    };
+    budget.spend(u64::from(POINTS) * (size(sa) + size(sb)))?;
+    let mut agree = 0;
+    let mut one_sided = 0;
+    for k in 0..POINTS {
+        match (eval_complex(sa, k, whole), eval_complex(sb, k, whole)) {
+            (None, None) => {}
+            (Some(x), Some(y)) if agrees(&x.re, &y.re) && agrees(&x.im, &y.im) => agree += 1,
+            (Some(_), Some(_)) => return Ok(false),
+            _ => one_sided += 1,
+        }
+    }
     Ok(agree >= 3 + one_sided.min(1))
 }
 
@@ -378,17 +427,27 @@ fn agrees(x: &Real, y: &Real) -> bool {
 fn eval(s: &Side<'_>, k: u32, whole: bool) -> Option<Real> {
     match s {
         Side::Const(x) => x.f.is_finite().then(|| (*x).clone()),
-        Side::Formula(ast, pm) => {
-            let at = |name: &str| {
-                if whole {
-                    whole_point(name, k)
-                } else {
-                    point(name, k)
-                }
-            };
-            let vals: Vec<Real> = ast.vars().iter().map(|name| at(name)).collect();
-            ast.at(&vals, *pm)
+        Side::Formula(ast, pm) => ast.at(&values_at(ast, k, whole), *pm),
+    }
+}
+
+/// The values of a formula's variables at point `k` (whole numbers when a factorial is
+/// compared).
+fn values_at(ast: &Ast, k: u32, whole: bool) -> Vec<Real> {
+    let at = |name: &str| {
+        if whole {
+            whole_point(name, k)
+        } else {
+            point(name, k)
         }
+    };
+    ast.vars().iter().map(|name| at(name)).collect()
+}
+
+fn eval_complex(s: &Side<'_>, k: u32, whole: bool) -> Option<Complex> {
+    match s {
+        Side::Const(x) => x.f.is_finite().then(|| Complex::real((*x).clone())),
+        Side::Formula(ast, pm) => ast.at_complex(&values_at(ast, k, whole), *pm),
     }
 }
 

@@ -14,6 +14,10 @@
 use super::lexer::{Func, NumLit, Tk, Token};
 use super::number::{Q, Real};
 
+mod complex;
+
+pub(super) use complex::Complex;
+
 /// The deepest nesting a formula may have.
 pub(super) const MAX_DEPTH: u32 = 96;
 /// The most distinct variables a formula may name.
@@ -154,14 +158,7 @@ impl Ast {
                 if v.f < 0.0 { v.neg() } else { v }
             }
             Node::Func(f, a) => apply(*f, &self.eval(*a, env)?)?,
-            Node::LogBase(b, a) => {
-                let b = self.eval(*b, env)?;
-                let a = self.eval(*a, env)?;
-                if b.f <= 0.0 || b.f == 1.0 || a.f <= 0.0 {
-                    return Err("logarithm outside its domain".into());
-                }
-                Real::float(a.f.ln() / b.f.ln())
-            }
+            Node::LogBase(b, a) => log_base(&self.eval(*b, env)?, &self.eval(*a, env)?)?,
             Node::Degrees(a) => Real::float(self.eval(*a, env)?.f.to_radians()),
         };
         if r.f.is_nan() {
@@ -169,6 +166,14 @@ impl Ast {
         }
         Ok(r)
     }
+}
+
+/// `\log_b a`.
+fn log_base(b: &Real, a: &Real) -> Result<Real, String> {
+    if b.f <= 0.0 || b.f == 1.0 || a.f <= 0.0 {
+        return Err("logarithm outside its domain".into());
+    }
+    Ok(Real::float(a.f.ln() / b.f.ln()))
 }
 
 fn factorial(x: &Real) -> Result<Real, String> {

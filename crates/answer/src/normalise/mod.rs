@@ -65,7 +65,10 @@
 //!   (`\frac{-1 \pm \sqrt5}{2}` is two values).
 //! - Not read (unreadable, never guessed): other set-builder conditions, other number sets
 //!   (`\mathbb{Z}`), unknown commands and environments. Not converted: units, degrees and
-//!   radians (`30^\circ` ≠ `\frac{\pi}{6}`), bases. No complex arithmetic (`i` is a variable).
+//!   radians (`30^\circ` ≠ `\frac{\pi}{6}`), bases.
+//! - Complex arithmetic: where two formulas differ with `i` a variable, they are compared again
+//!   with `i` the imaginary unit (`(3+i)(1-2i)` = `5-5i`, `i^2` = `-1`, `e^{i\pi}` = `-1`,
+//!   `|3+4i|` = `5`); see `expr::complex`. `j` stays a variable.
 
 mod equal;
 mod expr;
