@@ -12,7 +12,7 @@
 //! `2\ln x` at a negative `x`: such a point is passed over). The work is bounded
 //! by the comparison's budget (formula nodes × points), so it never hangs.
 
-use super::expr::{Ast, Complex};
+use super::expr::{Ast, Complex, formula, is_reserved};
 use super::number::{Q, REL_TOL, Real, close};
 use super::value::{Bracket, Rel, Value};
 
@@ -130,8 +130,18 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
         | (f @ Value::Formula(ast, _), Value::Choice('I'))
             if ast.names_i() && ast.vars().len() == 1 =>
         {
-            match Ast::unit() {
+            match formula("i") {
                 Some(unit) => pointwise(&Value::Formula(unit, 1), f, budget)?,
+                None => false,
+            }
+        }
+        // `xy` alone reads as a word; against a formula it is the product of its letters
+        // (`x \cdot y`, `y \times x`).
+        (Value::Text(t), f @ Value::Formula(..)) | (f @ Value::Formula(..), Value::Text(t))
+            if (2..=4).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_lowercase()) && !is_reserved(t) =>
+        {
+            match formula(t) {
+                Some(product) => pointwise(&Value::Formula(product, 1), f, budget)?,
                 None => false,
             }
         }

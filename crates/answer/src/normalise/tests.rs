@@ -650,6 +650,41 @@ const TABLE: &[(&str, &str, X)] = &[
     // `j` stays a variable.
     ("-1", "j^2", N),
     ("2i", "2j", N),
+    // Operators: `⊕` and `⊗` compared as written; `\cdot` and `\times` as products.
+    ("a \\oplus b", "a ⊕ b", E),
+    ("(x+1) \\oplus y", "(1+x) \\oplus y", E),
+    ("a \\oplus b", "b \\oplus a", N),
+    ("a \\oplus b", "a + b", N),
+    ("a \\oplus b", "a \\otimes b", N),
+    ("V \\otimes W", "V \\otimes W", E),
+    ("3 \\oplus 5", "3 \\oplus 5", E),
+    ("3 \\oplus 5", "6", N),
+    ("3 \\oplus 5", "8", N),
+    ("x \\cdot y", "xy", E),
+    ("a \\times b", "ab", E),
+    ("a \\times b", "b \\cdot a", E),
+    ("x \\cdot y", "xz", N),
+    // `\min` and `\max`: evaluated of numbers, compared as written (in any order) otherwise.
+    ("\\min(3, 5)", "3", E),
+    ("\\min(3, 5)", "5", N),
+    ("\\max(3, \\frac72)", "3.5", E),
+    ("\\max\\{2, \\sqrt5\\}", "\\sqrt5", E),
+    ("\\operatorname{max}(2, 7)", "7", E),
+    ("\\max(a, b)", "\\max(b, a)", E),
+    ("\\min(a, b, c)", "\\min(c, a, b)", E),
+    ("\\min(x+1, y)", "\\min(y, 1+x)", E),
+    ("\\min(a, b)", "\\max(a, b)", N),
+    ("\\min(a, b)", "a", N),
+    ("\\max(x, 1)", "x", N),
+    ("\\max(x, 0)", "x", N),
+    ("\\min(x, y)", "y", N),
+    // A power written after a subscript.
+    ("a_1^3", "a^3_1", E),
+    ("a_1^3", "a^3_2", N),
+    ("x_1^2 + x_2^2", "x^2_1 + x^2_2", E),
+    ("a_k^n", "a^{n}_{k}", E),
+    ("\\alpha_1^2", "\\alpha^2_1", E),
+    ("a^{n_1}", "a^n_1", N),
 ];
 
 fn flip(x: X) -> X {

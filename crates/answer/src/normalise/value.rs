@@ -443,7 +443,7 @@ impl<'t> Reader<'t> {
         }
         let scale = if scale_end > lo {
             match expr::parse(&self.t[lo..scale_end]) {
-                Ok(ast) if ast.vars().is_empty() => Some(ast.value(1)?),
+                Ok(ast) if ast.closed() => Some(ast.value(1)?),
                 _ => return Ok(None),
             }
         } else {
@@ -699,7 +699,7 @@ impl<'t> Reader<'t> {
         // then with a unit peeled off the end (`5 cm` is not 5 times c times m).
         let whole = expr::parse(&self.t[lo..hi]);
         if let Ok(ast) = &whole
-            && ast.vars().is_empty()
+            && ast.closed()
         {
             return number(ast, negative, prefix.map(Into::into));
         }
@@ -709,7 +709,7 @@ impl<'t> Reader<'t> {
                 continue;
             };
             if let Ok(ast) = expr::parse(&self.t[lo..hi - k])
-                && ast.vars().is_empty()
+                && ast.closed()
             {
                 let unit = match prefix {
                     Some(p) if p != unit => return Err(format!("two units, `{p}` and `{unit}`")),

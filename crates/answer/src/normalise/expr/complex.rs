@@ -8,7 +8,7 @@
 //! `j` stays a variable: it is an index or an unknown far more often than an engineer's
 //! imaginary unit in the answers graded here.
 
-use super::{Ast, Env, Func, Node, Op, apply, binomial, factorial, log_base};
+use super::{Ast, Env, Func, Node, Op, apply, binomial, extreme, factorial, log_base, opaque};
 use crate::normalise::number::{Q, Real};
 
 /// The largest whole exponent taken by repeated multiplication (as for exact real powers).
@@ -129,11 +129,6 @@ impl Ast {
         self.vars.iter().any(|v| &**v == "i")
     }
 
-    /// The formula `i`.
-    pub(in crate::normalise) fn unit() -> Option<Ast> {
-        super::parse(&super::super::lexer::lex("i").ok()?).ok()
-    }
-
     /// The value at a point with `i` the imaginary unit (`vars` in the order of
     /// [`Ast::vars`], the entry for `i` ignored; `pm` the sign of `±`); `None` where the
     /// formula is undefined there or not read over the complex numbers.
@@ -195,6 +190,12 @@ impl Ast {
             Node::Fact(a) => Complex::real(factorial(&real_arg(*a)?)?),
             Node::Binom(n, k) => Complex::real(binomial(&real_arg(*n)?, &real_arg(*k)?)?),
             Node::LogBase(b, a) => Complex::real(log_base(&real_arg(*b)?, &real_arg(*a)?)?),
+            Node::MinMax(max, start, len) => {
+                Complex::real(extreme(*max, self.args(*start, *len, real_arg)?)?)
+            }
+            Node::Opaque(op, start, len) => {
+                Complex::real(opaque(*op, &mut self.args(*start, *len, real_arg)?))
+            }
             Node::Degrees(a) => Complex::real(Real::float(real_arg(*a)?.f.to_radians())),
         };
         if z.re.f.is_nan() || z.im.f.is_nan() {
