@@ -68,6 +68,15 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
         (Value::CommaDecimal { list, .. }, y) | (y, Value::CommaDecimal { list, .. }) => {
             same(list, y, budget)?
         }
+        // `5m` is 5 metres against a number with a unit, else 5 times m.
+        (Value::GluedUnit { with_unit, .. }, n @ Value::Num { unit: Some(_), .. })
+        | (n @ Value::Num { unit: Some(_), .. }, Value::GluedUnit { with_unit, .. }) => {
+            same(with_unit, n, budget)?
+        }
+        (Value::GluedUnit { with_unit: x, .. }, Value::GluedUnit { with_unit: y, .. }) => same(x, y, budget)?,
+        (Value::GluedUnit { product, .. }, y) | (y, Value::GluedUnit { product, .. }) => {
+            same(product, y, budget)?
+        }
         (Value::Num { x, unit: u }, Value::Num { x: y, unit: v }) => {
             numbers(x, u.as_deref(), y, v.as_deref(), budget.strict)
         }
@@ -91,22 +100,20 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
         (Value::Set(x), t @ Value::Seq { items, .. }) | (t @ Value::Seq { items, .. }, Value::Set(x))
             if x.len() == items.len() && x.iter().all(|v| matches!(v, Value::Named(..))) =>
         {
-            let mut named: Vec<&Value> = x.iter().collect();
-            named.sort_by(|a, b| match (a, b) {
-                (Value::Named(m, _), Value::Named(n, _)) => m.cmp(n),
-                _ => std::cmp::Ordering::Equal,
-            });
-            let values: Vec<Value> = named
-                .into_iter()
-                .map(|v| match v {
-                    Value::Named(_, v) => (**v).clone(),
-                    other => other.clone(),
-                })
-                .collect();
             let Value::Seq { open, close, .. } = t else {
                 return Ok(false);
             };
-            *open == Bracket::Paren && *close == Bracket::Paren && in_order(&values, items, budget)?
+            *open == Bracket::Paren && *close == Bracket::Paren && in_order(&named_values(x), items, budget)?
+        }
+        // Against a bare list too (`x = 1, y = 2` = `1, 2` ≠ `2, 1`): a list of answers does not
+        // say which is which, so the names' order is the only one it can mean. Roots of one
+        // variable (`x_1 = 1, x_2 = 2`) stay a set of answers.
+        (Value::Set(x), Value::Set(y)) | (Value::Set(y), Value::Set(x))
+            if x.len() == y.len()
+                && !y.iter().any(|v| matches!(v, Value::Named(..)))
+                && distinct_unknowns(x) =>
+        {
+            in_order(&named_values(x), y, budget)?
         }
         // A union of finite sets is their union (`\{1, 2\} \cup \{3\}` = `\{1, 2, 3\}`).
         (Value::Union(parts), Value::Set(y)) | (Value::Set(y), Value::Union(parts))
@@ -195,6 +202,42 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
         }
         _ => false,
     })
+}
+
+/// Whether `x` is two or more named values of different variables (`x = 1, y = 2`), not roots
+/// of one (`x_1 = 1, x_2 = 2`, subscripts of one letter).
+fn distinct_unknowns(x: &[Value]) -> bool {
+    let mut bases = x.iter().map(|v| match v {
+        Value::Named(n, _) => Some(n.split('_').next().unwrap_or_default()),
+        _ => None,
+    });
+    let Some(Some(first)) = bases.next() else {
+        return false;
+    };
+    let mut differ = false;
+    for b in bases {
+        match b {
+            Some(b) => differ |= b != first,
+            None => return false,
+        }
+    }
+    differ
+}
+
+/// The values of named values in their names' alphabetical order (`y = 2, x = 1` is `1, 2`).
+fn named_values(x: &[Value]) -> Vec<Value> {
+    let mut named: Vec<&Value> = x.iter().collect();
+    named.sort_by(|a, b| match (a, b) {
+        (Value::Named(m, _), Value::Named(n, _)) => m.cmp(n),
+        _ => std::cmp::Ordering::Equal,
+    });
+    named
+        .into_iter()
+        .map(|v| match v {
+            Value::Named(_, v) => (**v).clone(),
+            other => other.clone(),
+        })
+        .collect()
 }
 
 /// Two numbers with their units: a unit on one side only is ignored; a percentage on one side

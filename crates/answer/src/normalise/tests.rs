@@ -685,6 +685,41 @@ const TABLE: &[(&str, &str, X)] = &[
     ("a_k^n", "a^{n}_{k}", E),
     ("\\alpha_1^2", "\\alpha^2_1", E),
     ("a^{n_1}", "a^n_1", N),
+    // Policy: a bare comma list is a set of answers; brackets make it ordered; named values
+    // are in their names' order against a bare list as against a tuple.
+    ("1, 2", "2, 1", E),
+    ("1, 2", "\\{2, 1\\}", E),
+    ("1, 1, 2", "2, 1", E),
+    ("(1, 2)", "1, 2", N),
+    ("[1, 2]", "1, 2", N),
+    ("(1, 2, 3)", "1, 2, 3", N),
+    ("x = 1, y = 2", "1, 2", E),
+    ("x = 1, y = 2", "2, 1", N),
+    ("y = 2, x = 1", "1, 2", E),
+    ("x_1 = 1, x_2 = 2", "2, 1", E),
+    // Policy: a unit word run into the number is a unit; one letter run into it is also a
+    // product, and is the unit only against a number written with a unit.
+    ("5 kg", "5kg", E),
+    ("5", "5kg", E),
+    ("5kg", "5g", N),
+    ("5 cm", "5cm", E),
+    ("5 m", "5m", E),
+    ("3500 g", "3500g", E),
+    ("5m", "5 \\cdot m", E),
+    ("5m", "m + 4m", E),
+    ("5", "5m", N),
+    ("10", "10s", N),
+    ("5 m", "5g", N),
+    // Policy: an exact value against a rounded decimal: equal when the decimal has three or
+    // more significant digits and rounds it, never with fewer (`0.33` is exactly 33/100).
+    ("0.333", "\\frac13", E),
+    ("0.3333", "1/3", E),
+    ("0.33", "\\frac13", N),
+    ("0.334", "\\frac13", N),
+    ("0.667", "\\frac23", E),
+    ("0.67", "\\frac23", N),
+    ("1.41", "\\sqrt2", E),
+    ("3.1", "\\pi", N),
 ];
 
 fn flip(x: X) -> X {

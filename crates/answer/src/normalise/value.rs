@@ -117,6 +117,13 @@ pub(super) enum Value {
     /// decimal written with a decimal comma. Against one number it is the decimal; against
     /// anything else, the list.
     CommaDecimal { list: Box<Value>, decimal: Real },
+    /// `5m`: a number with a one-letter unit run into it, which is also a product. Against a
+    /// number written with a unit it is the number with its unit (`5m` = `5 m`); against
+    /// anything else, the product (`5m` = `5 \cdot m`, `5m` ≠ `5`).
+    GluedUnit {
+        with_unit: Box<Value>,
+        product: Box<Value>,
+    },
 }
 
 /// Reads one answer, or says why it cannot be read.
@@ -715,7 +722,23 @@ impl<'t> Reader<'t> {
                     Some(p) if p != unit => return Err(format!("two units, `{p}` and `{unit}`")),
                     _ => unit,
                 };
-                return number(&ast, negative, Some(unit.into()));
+                let with_unit = number(&ast, negative, Some(unit.into()))?;
+                // `5m`: a letter run into the number is also a product (5 times m).
+                let last = &self.t[hi - 1];
+                if k == 1
+                    && prefix.is_none()
+                    && matches!(last.tk, Tk::Letter(_))
+                    && !last.space
+                    && !last.text
+                    && let Ok(product) = &whole
+                    && !product.has_pm()
+                {
+                    return Ok(Value::GluedUnit {
+                        with_unit: Box::new(with_unit),
+                        product: Box::new(Value::Formula(product.clone(), 1)),
+                    });
+                }
+                return Ok(with_unit);
             }
         }
         // Two words in a row (`We have`) are a sentence, never a product of variables.
@@ -943,6 +966,7 @@ mod tests {
             Ok(Value::Named(..)) => "named",
             Ok(Value::CommaDecimal { .. }) => "comma-decimal",
             Ok(Value::Assigned { .. }) => "assigned",
+            Ok(Value::GluedUnit { .. }) => "glued-unit",
             Err(_) => "unreadable",
         }
     }
