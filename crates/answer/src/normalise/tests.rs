@@ -720,6 +720,10 @@ const TABLE: &[(&str, &str, X)] = &[
     ("0.67", "\\frac23", N),
     ("1.41", "\\sqrt2", E),
     ("3.1", "\\pi", N),
+    // A known command escaped twice beside single backslashes, outside an environment.
+    ("\\frac{37}{72}", "\\\\dfrac{1}{2} +\\frac{1}{72}", E),
+    ("\\frac{37}{72}", "\\tfrac{1}{2} +\\! \\frac1{72}", E),
+    ("\\frac{1}{2} + \\frac{1}{72}", "\\\\frac{1}{2} + 2/3", N),
 ];
 
 fn flip(x: X) -> X {

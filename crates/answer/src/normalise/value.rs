@@ -147,6 +147,42 @@ pub(super) fn read(src: &str) -> Result<Value, String> {
     r.element(0, toks.len(), false)
 }
 
+/// An answer with some backslashes single and a known command spelled with two
+/// (`\\dfrac{1}{2} + \frac{1}{72}`, an escape half undone), outside any environment: each such
+/// command read with one. In an environment `\\` is a row break and everything stays as written.
+fn halve_commands(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains("\\begin") || s.contains("\\end") {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let b = s.as_bytes();
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && b[i] == b'\\' {
+            i += 1;
+        }
+        let word_end = b[i..]
+            .iter()
+            .position(|c| !c.is_ascii_alphabetic())
+            .map_or(b.len(), |n| i + n);
+        if i - start == 2 && DOUBLED_COMMANDS.contains(&&s[i..word_end]) {
+            out.push_str(&s[copied..start + 1]);
+            copied = start + 2;
+        }
+    }
+    if copied == 0 {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    out.push_str(&s[copied..]);
+    std::borrow::Cow::Owned(out)
+}
+
 /// Commands whose doubled spelling (`\\frac`) marks a whole answer as escaped twice.
 const DOUBLED_COMMANDS: &[&str] = &[
     "left", "right", "frac", "dfrac", "tfrac", "sqrt", "pi", "le", "ge", "leq", "geq", "lt", "gt", "cdot",
@@ -173,7 +209,7 @@ fn undouble(s: &str) -> std::borrow::Cow<'_, str> {
             i += 1;
         }
         if (i - start) % 2 == 1 {
-            return std::borrow::Cow::Borrowed(s);
+            return halve_commands(s);
         }
         let word_end = b[i..]
             .iter()
