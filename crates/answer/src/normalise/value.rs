@@ -147,21 +147,24 @@ pub(super) fn read(src: &str) -> Result<Value, String> {
     r.element(0, toks.len(), false)
 }
 
-/// An answer with some backslashes single and a known command spelled with two
-/// (`\\dfrac{1}{2} + \frac{1}{72}`, an escape half undone), outside any environment: each such
-/// command read with one. In an environment `\\` is a row break and everything stays as written.
-fn halve_commands(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.contains("\\begin") || s.contains("\\end") {
-        return std::borrow::Cow::Borrowed(s);
-    }
+/// Commands whose doubled spelling (`\\frac`) marks a whole answer as escaped twice.
+const DOUBLED_COMMANDS: &[&str] = &[
+    "left", "right", "frac", "dfrac", "tfrac", "sqrt", "pi", "le", "ge", "leq", "geq", "lt", "gt", "cdot",
+    "times", "infty", "begin", "end", "text", "mathrm", "pm", "neq", "ne", "in", "cup", "cap", "circ",
+    "degree", "log", "ln", "sin", "cos", "tan",
+];
+
+/// Each run of backslashes in `s`: where it starts, how many backslashes, and whether exactly
+/// two of them spell a known command (`\\frac`).
+fn backslash_runs(s: &str) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
     let b = s.as_bytes();
-    let mut out = String::new();
-    let mut copied = 0;
     let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'\\' {
+    std::iter::from_fn(move || {
+        while i < b.len() && b[i] != b'\\' {
             i += 1;
-            continue;
+        }
+        if i == b.len() {
+            return None;
         }
         let start = i;
         while i < b.len() && b[i] == b'\\' {
@@ -171,8 +174,47 @@ fn halve_commands(s: &str) -> std::borrow::Cow<'_, str> {
             .iter()
             .position(|c| !c.is_ascii_alphabetic())
             .map_or(b.len(), |n| i + n);
-        if i - start == 2 && DOUBLED_COMMANDS.contains(&&s[i..word_end]) {
-            out.push_str(&s[copied..start + 1]);
+        Some((
+            start,
+            i - start,
+            i - start == 2 && DOUBLED_COMMANDS.contains(&&s[i..word_end]),
+        ))
+    })
+}
+
+/// An answer escaped twice (every backslash doubled, as a raw string in source code or a JSON
+/// string written out again gives `\\left( 3, \\frac{\\pi}{2} \\right)`) read with its
+/// backslashes halved. Only when every run of backslashes has an even length and at least one
+/// doubled run spells a known command: a matrix's row break `\\` beside single-backslash
+/// commands, or a bare `1 \\ 2`, is left as written. With some backslashes single, see
+/// [`halve_commands`].
+fn undouble(s: &str) -> std::borrow::Cow<'_, str> {
+    let mut command = false;
+    for (_, len, known) in backslash_runs(s) {
+        if len % 2 == 1 {
+            return halve_commands(s);
+        }
+        command |= known;
+    }
+    if command {
+        std::borrow::Cow::Owned(s.replace("\\\\", "\\"))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
+/// An answer with some backslashes single and a known command spelled with two
+/// (`\\dfrac{1}{2} + \frac{1}{72}`, an escape half undone), outside any environment: each such
+/// command read with one. In an environment `\\` is a row break and everything stays as written.
+fn halve_commands(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains("\\begin") || s.contains("\\end") {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::new();
+    let mut copied = 0;
+    for (start, _, known) in backslash_runs(s) {
+        if known {
+            out.push_str(&s[copied..=start]);
             copied = start + 2;
         }
     }
@@ -181,49 +223,6 @@ fn halve_commands(s: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(&s[copied..]);
     std::borrow::Cow::Owned(out)
-}
-
-/// Commands whose doubled spelling (`\\frac`) marks a whole answer as escaped twice.
-const DOUBLED_COMMANDS: &[&str] = &[
-    "left", "right", "frac", "dfrac", "tfrac", "sqrt", "pi", "le", "ge", "leq", "geq", "lt", "gt", "cdot",
-    "times", "infty", "begin", "end", "text", "mathrm", "pm", "neq", "ne", "in", "cup", "cap", "circ",
-    "degree", "log", "ln", "sin", "cos", "tan",
-];
-
-/// An answer escaped twice (every backslash doubled, as a raw string in source code or a JSON
-/// string written out again gives `\\left( 3, \\frac{\\pi}{2} \\right)`) read with its
-/// backslashes halved. Only when every run of backslashes has an even length and at least one
-/// doubled run spells a known command: a matrix's row break `\\` beside single-backslash
-/// commands, or a bare `1 \\ 2`, is left as written.
-fn undouble(s: &str) -> std::borrow::Cow<'_, str> {
-    let b = s.as_bytes();
-    let mut i = 0;
-    let mut command = false;
-    while i < b.len() {
-        if b[i] != b'\\' {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < b.len() && b[i] == b'\\' {
-            i += 1;
-        }
-        if (i - start) % 2 == 1 {
-            return halve_commands(s);
-        }
-        let word_end = b[i..]
-            .iter()
-            .position(|c| !c.is_ascii_alphabetic())
-            .map_or(b.len(), |n| i + n);
-        if i - start == 2 && DOUBLED_COMMANDS.contains(&&s[i..word_end]) {
-            command = true;
-        }
-    }
-    if command {
-        std::borrow::Cow::Owned(s.replace("\\\\", "\\"))
-    } else {
-        std::borrow::Cow::Borrowed(s)
-    }
 }
 
 fn opens(tk: &Tk) -> bool {
