@@ -107,7 +107,6 @@ impl Ast {
         &self.vars
     }
 
-    /// The number of nodes (a measure of evaluation cost).
     /// Whether it takes a factorial (`n!`): defined at whole numbers only.
     pub(super) fn has_factorial(&self) -> bool {
         self.nodes.iter().any(|n| matches!(n, Node::Fact(_)))
@@ -119,6 +118,7 @@ impl Ast {
         self.vars.is_empty() && !self.nodes.iter().any(|n| matches!(n, Node::Opaque(..)))
     }
 
+    /// The number of nodes (a measure of evaluation cost).
     pub(super) fn size(&self) -> usize {
         self.nodes.len()
     }
