@@ -380,6 +380,31 @@ mod tests {
     }
 
     #[test]
+    fn an_identity_over_the_default_cap_is_read_when_the_cap_is_raised() {
+        let expansion = "a^{3} + b^{3} + c^{3} + 3 \\cdot a^{2} \\cdot b^{1} + 3 \\cdot a^{2} \\cdot c^{1} \
+            + 3 \\cdot a^{1} \\cdot b^{2} + 3 \\cdot b^{2} \\cdot c^{1} + 3 \\cdot a^{1} \\cdot c^{2} + 3 \\cdot b^{1} \\cdot c^{2} + 6 \\cdot a^{1} \\cdot b^{1} \\cdot c^{1}";
+        let completion = format!("\\boxed{{{expansion}}}");
+        assert!(expansion.len() > 200, "{}", expansion.len());
+        let parse = |cap: usize| {
+            run(
+                "parse",
+                json!({"forms": ["boxed"], "max-answer-len": cap}),
+                "",
+                &completion,
+            )
+        };
+        let capped = parse(200);
+        assert_eq!(
+            capped.reasons.first().map(|r| r.code.as_str()),
+            Some("answer-too-long"),
+            "{capped:?}"
+        );
+        assert_eq!(parse(4096).state, aorlta_record::LegState::Clean);
+        let o = run("normalised-match", json!({}), "(a+b+c)^3", expansion);
+        assert_eq!(o.state, aorlta_record::LegState::Clean, "{o:?}");
+    }
+
+    #[test]
     fn strictness_is_a_parameter() {
         let lenient = run("normalised-match", json!({}), "5 cm", "5");
         assert_eq!(lenient.state, aorlta_record::LegState::Clean);
