@@ -68,3 +68,61 @@ fn the_triton_pool_is_what_its_generator_writes() {
         .expect("python3 runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// Without a GPU the Triton pool compiles for real (Triton in the sandbox) and nothing is
+/// rewarded: every run leg is unsettled `no-gpu`, so no completion scores above zero.
+#[test]
+fn without_a_gpu_the_triton_pool_compiles_and_earns_nothing() {
+    if std::env::var_os("AORLTA_TRITON_PYTHON").is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but AORLTA_TRITON_PYTHON is not"
+        );
+        eprintln!("skipped: set AORLTA_TRITON_PYTHON to compile the Triton pool");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let base = root().join("examples/triton-kernels");
+    let config = dir.path().join("run.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "tasks: {}\npool: {}\nprofile: {}\nout: {}\nkernel:\n  gpus: all\n",
+            base.join("tasks").display(),
+            base.join("pool.jsonl").display(),
+            base.join("tritonk-speed.yaml").display(),
+            dir.path().join("out").display()
+        ),
+    )
+    .unwrap();
+    // The tests run where there is no GPU (CI): the harness finds no driver library.
+    let out = common::aorlta()
+        .args(["score", "--quiet"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rewards = std::fs::read_to_string(dir.path().join("out/rewards.jsonl")).unwrap();
+    let mut compiled = 0;
+    for line in rewards.lines() {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(r["reward"].as_f64().is_none_or(|x| x <= 0.0), "{line}");
+        for leg in r["legs"].as_array().unwrap() {
+            if leg["name"] == "compile" && leg["state"] == "clean" {
+                compiled += 1;
+                assert_eq!(leg["detail"]["target"], "Triton on NVIDIA");
+                assert!(
+                    leg["detail"]["compiler"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with("triton 3."),
+                    "{leg}"
+                );
+            }
+            if leg["name"] == "ref.native" && leg["state"] != "skipped" {
+                assert_eq!(leg["state"], "unsettled", "{leg}");
+            }
+        }
+    }
+    assert!(compiled >= 20, "{compiled} compiled\n{text}");
+}

@@ -191,6 +191,8 @@ fn the_candidates_python_is_contained() {
         "try:\n    open('../escaped', 'w').write('x')\nexcept OSError:\n    pass".to_string(),
         format!("import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=2)\n    raise RuntimeError('LEAK connected')\nexcept OSError:\n    pass"),
         "import os\nif os.path.exists('/etc/passwd') or os.path.exists('/proc/self'):\n    raise RuntimeError('LEAK host paths')".to_string(),
+        // The service's own files: its work folder holds the stored code objects.
+        format!("import os\ntry:\n    got = os.listdir({:?})\nexcept OSError:\n    got = None\nif got:\n    raise RuntimeError('LEAK ' + ' '.join(got))", dir.path().join("cubins").display().to_string()),
     ];
     for source in &attempts {
         let r = compile(&e, &t, &at_import(source), Who::Candidate);
