@@ -7,6 +7,8 @@
 //! compiled the reference, the kernel's plain name. Skipped with a message where the variable is
 //! unset, failing in CI.
 
+mod common;
+
 use aorlta_check::{KernelTaskDef, TaskKind, TaskSet};
 use aorlta_kernel::{KernelConfig, KernelEnv};
 use aorlta_kernel::{Who, compile};
@@ -17,28 +19,8 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/triton-kernels")
 }
 
-/// Each suite case's candidate once, with what its `compile` leg must be.
 fn cases() -> Vec<(String, String, Vec<String>)> {
-    let text = std::fs::read_to_string(root().join("validation.yaml")).unwrap();
-    let doc: serde_norway::Value = serde_norway::from_str(&text).unwrap();
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
-    for c in doc["cases"].as_sequence().unwrap() {
-        let task = c["task"].as_str().unwrap().to_string();
-        let case = c["case"].as_str().unwrap().to_string();
-        let expect = match c.get("expect").and_then(|e| e.get("compile")) {
-            Some(serde_norway::Value::String(s)) => vec![s.clone()],
-            Some(serde_norway::Value::Sequence(l)) => {
-                l.iter().map(|v| v.as_str().unwrap().to_string()).collect()
-            }
-            _ => vec!["clean".to_string()],
-        };
-        if seen.insert((task.clone(), case.clone())) {
-            out.push((task, case, expect));
-        }
-    }
-    assert!(out.len() >= 30, "the suite has {} candidates", out.len());
-    out
+    common::compile_cases(&root().join("validation.yaml"))
 }
 
 #[test]
