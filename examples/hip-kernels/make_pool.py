@@ -15,9 +15,7 @@ wavefronts).
     python3 make_pool.py --table    # prints the cases and their intended verdicts (Markdown)
 """
 
-import argparse
 import importlib.util
-import json
 import sys
 from pathlib import Path
 
@@ -168,34 +166,6 @@ def cases():
     return c
 
 
-def lines():
-    return "".join(
-        json.dumps({"task": task, "completion": completion, "id": f"{task}/{case}"}) + "\n"
-        for task, case, _verdict, completion in cases()
-    )
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="fail if pool.jsonl is out of date")
-    ap.add_argument("--table", action="store_true", help="print the cases as a Markdown table")
-    args = ap.parse_args()
-    path = HERE / "pool.jsonl"
-    text = lines()
-    if args.table:
-        print("| id | bytes | intended verdict |\n|---|---|---|")
-        for task, case, verdict, completion in cases():
-            print(f"| `{task}/{case}` | {len(completion.encode())} | {verdict} |")
-        return 0
-    if args.check:
-        if not path.exists() or path.read_text() != text:
-            print(f"{path} is out of date: run make_pool.py", file=sys.stderr)
-            return 1
-        return 0
-    path.write_text(text)
-    print(f"wrote {path} ({text.count(chr(10))} completions)")
-    return 0
-
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cuda_pool.pool_main(HERE, cases, __doc__))

@@ -472,5 +472,32 @@ def main():
     return 0
 
 
+def pool_main(here, cases, doc):
+    """The command line of a pool generator that writes one `pool.jsonl` beside it from `cases()`
+    ((task, case, intended verdict, completion) each): write it, `--check` it, or `--table` it."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="fail if pool.jsonl is out of date")
+    ap.add_argument("--table", action="store_true", help="print the cases as a Markdown table")
+    args = ap.parse_args()
+    path = here / "pool.jsonl"
+    text = "".join(
+        json.dumps({"task": task, "completion": completion, "id": f"{task}/{case}"}) + "\n"
+        for task, case, _verdict, completion in cases()
+    )
+    if args.table:
+        print("| id | bytes | intended verdict |\n|---|---|---|")
+        for task, case, verdict, completion in cases():
+            print(f"| `{task}/{case}` | {len(completion.encode())} | {verdict} |")
+        return 0
+    if args.check:
+        if not path.exists() or path.read_text() != text:
+            print(f"{path} is out of date: run make_pool.py", file=sys.stderr)
+            return 1
+        return 0
+    path.write_text(text)
+    print(f"wrote {path} ({text.count(chr(10))} completions)")
+    return 0
+
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -8,7 +8,7 @@ mod normalise;
 mod qa;
 mod reason;
 
-pub use extract::{Answer, AnswerForm, extract_answer, extract_kernel};
+pub use extract::{Answer, AnswerForm, extract_answer, extract_kernel, extract_triton_kernel, kernel_source};
 pub use normalise::{Comparison, Strictness, compare};
 pub use qa::register;
 pub use reason::AnswerReason;

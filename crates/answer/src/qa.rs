@@ -95,7 +95,7 @@ impl Adapter for ParseAdapter {
                     Err(r) => LegOutput::with_code(LegState::Broke, &r.code, r.detail),
                 }
             }
-            TaskKind::Kernel(k) => match extract::extract_kernel(input.completion, k.kernel_name()) {
+            TaskKind::Kernel(k) => match extract::kernel_source(input.completion, k) {
                 Ok(src) => LegOutput::clean()
                     .with_detail(json!({
                         "bytes": src.len(),
@@ -377,6 +377,31 @@ mod tests {
             aorlta_record::LegState::Broke,
             "a bare reference that reads whole is not cut: {o:?}"
         );
+    }
+
+    #[test]
+    fn an_identity_over_the_default_cap_is_read_when_the_cap_is_raised() {
+        let expansion = "a^{3} + b^{3} + c^{3} + 3 \\cdot a^{2} \\cdot b^{1} + 3 \\cdot a^{2} \\cdot c^{1} \
+            + 3 \\cdot a^{1} \\cdot b^{2} + 3 \\cdot b^{2} \\cdot c^{1} + 3 \\cdot a^{1} \\cdot c^{2} + 3 \\cdot b^{1} \\cdot c^{2} + 6 \\cdot a^{1} \\cdot b^{1} \\cdot c^{1}";
+        let completion = format!("\\boxed{{{expansion}}}");
+        assert!(expansion.len() > 200, "{}", expansion.len());
+        let parse = |cap: usize| {
+            run(
+                "parse",
+                json!({"forms": ["boxed"], "max-answer-len": cap}),
+                "",
+                &completion,
+            )
+        };
+        let capped = parse(200);
+        assert_eq!(
+            capped.reasons.first().map(|r| r.code.as_str()),
+            Some("answer-too-long"),
+            "{capped:?}"
+        );
+        assert_eq!(parse(4096).state, aorlta_record::LegState::Clean);
+        let o = run("normalised-match", json!({}), "(a+b+c)^3", expansion);
+        assert_eq!(o.state, aorlta_record::LegState::Clean, "{o:?}");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use aorlta_record::kernel::expr::eval;
 use aorlta_record::kernel::inputs::{Precision, is_float, rtol_fits};
-use aorlta_record::kernel::{Init, KernelTask, Role, Tolerance};
+use aorlta_record::kernel::{Init, KernelLanguage, KernelTask, Role, Tolerance};
 
 /// A rule a task breaks: the field, the buffer it is in (if any) and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,7 +139,100 @@ pub fn check(spec: &KernelTask) -> Result<(), Broken> {
             }
         }
     }
+    check_language(spec)?;
     check_tolerance(spec)
+}
+
+/// A Triton task binds its compile (`triton:`) and has no block (its kernel's is `num_warps` ×
+/// 32); a CUDA or HIP task has a block and no `triton:`. A Triton task's grid evaluates on
+/// every size with every default, and its constexprs name nothing else of the task.
+fn check_language(spec: &KernelTask) -> Result<(), Broken> {
+    let block_set = spec.block.iter().any(|b| !b.is_empty());
+    if spec.language != KernelLanguage::Triton {
+        if spec.triton.is_some() {
+            return Err(broken(
+                "triton",
+                None,
+                format!(
+                    "only a `language: triton` task binds a Triton compile (this one is {})",
+                    spec.language.as_str()
+                ),
+            ));
+        }
+        if spec.block.iter().any(String::is_empty) {
+            return Err(broken(
+                "block",
+                None,
+                "a CUDA or HIP task needs its block (x, y, z)".into(),
+            ));
+        }
+        return Ok(());
+    }
+    if block_set {
+        return Err(broken(
+            "block",
+            None,
+            "a Triton kernel's block is its compiled num_warps x 32 threads; write no `block`".into(),
+        ));
+    }
+    let t = spec.triton_spec();
+    if t.num_warps.is_empty() || t.num_warps.iter().any(|w| !w.is_power_of_two() || *w > 32) {
+        return Err(broken(
+            "triton",
+            None,
+            format!(
+                "num_warps {:?}: each a power of two from 1 to 32, at least one",
+                t.num_warps
+            ),
+        ));
+    }
+    if t.num_stages.is_empty() || t.num_stages.iter().any(|s| !(1..=8).contains(s)) {
+        return Err(broken(
+            "triton",
+            None,
+            format!("num_stages {:?}: each from 1 to 8, at least one", t.num_stages),
+        ));
+    }
+    let mut defaults = std::collections::BTreeMap::new();
+    defaults.insert("num_warps".to_string(), i64::from(t.num_warps[0]));
+    for (name, values) in &t.constexprs {
+        let clash = name == "num_warps"
+            || name == "num_stages"
+            || spec.buffers.iter().any(|b| &b.name == name)
+            || spec.scalars.contains_key(name)
+            || spec.sizes.iter().any(|s| s.contains_key(name));
+        if clash {
+            return Err(broken(
+                "triton",
+                None,
+                format!(
+                    "constexpr `{name}` has the name of a buffer, scalar, size variable or setting of the task"
+                ),
+            ));
+        }
+        let Some(first) = values.first() else {
+            return Err(broken(
+                "triton",
+                None,
+                format!("constexpr `{name}` lists no value"),
+            ));
+        };
+        defaults.insert(name.clone(), *first);
+    }
+    for (i, size) in spec.sizes.iter().enumerate() {
+        let mut vars = size.clone();
+        vars.extend(defaults.iter().map(|(k, v)| (k.clone(), *v)));
+        for (axis, e) in ["x", "y", "z"].iter().zip(&spec.grid) {
+            if let Err(err) = eval(e, &vars) {
+                return Err(broken(
+                    "grid",
+                    None,
+                    format!("grid {axis} `{e}` at size {i}: {err}"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn check_tolerance(spec: &KernelTask) -> Result<(), Broken> {
@@ -242,6 +335,41 @@ mod tests {
         );
         let e = check(&task(serde_json::json!({"precision": "bf16"}))).unwrap_err();
         assert!(e.message.contains("default for `out`"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_triton_task_binds_its_compile_and_writes_no_block() {
+        let triton = |extra: serde_json::Value| {
+            let mut t = task(extra);
+            t.language = KernelLanguage::Triton;
+            t.block = Default::default();
+            t
+        };
+        let grid = serde_json::json!({"grid": ["ceil_div(rows * cols, BLOCK)", "1", "1"],
+            "triton": {"constexprs": {"BLOCK": [1024, 256]}}});
+        assert_eq!(check(&triton(grid.clone())), Ok(()));
+        let mut with_block = triton(grid.clone());
+        with_block.block = ["128".into(), "1".into(), "1".into()];
+        assert_eq!(check(&with_block).unwrap_err().field, "block");
+        let e = check(&triton(
+            serde_json::json!({"grid": ["ceil_div(rows, BLOCK)", "1", "1"]}),
+        ))
+        .unwrap_err();
+        assert!(e.message.contains("BLOCK"), "{}", e.message);
+        for bad in [
+            serde_json::json!({"constexprs": {"rows": [1]}}),
+            serde_json::json!({"constexprs": {"BLOCK": []}}),
+            serde_json::json!({"num_warps": [3]}),
+            serde_json::json!({"num_stages": [0]}),
+        ] {
+            let e = check(&triton(serde_json::json!({"triton": bad}))).unwrap_err();
+            assert_eq!(e.field, "triton", "{}", e.message);
+        }
+        let e = check(&task(serde_json::json!({"triton": {}}))).unwrap_err();
+        assert!(e.message.contains("language: triton"), "{}", e.message);
+        let mut no_block = task(serde_json::json!({}));
+        no_block.block = Default::default();
+        assert_eq!(check(&no_block).unwrap_err().field, "block");
     }
 
     #[test]

@@ -8,10 +8,11 @@
 //! Skipped with a message where a compiler's variable is unset, failing in CI (the test command
 //! installs all three).
 
+mod common;
+
 use aorlta_check::{KernelTaskDef, TaskKind, TaskSet};
 use aorlta_kernel::{KernelConfig, KernelEnv, Platform};
 use aorlta_kernel::{Who, compile};
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
@@ -29,29 +30,8 @@ fn tool(var: &str) -> Option<PathBuf> {
     }
 }
 
-/// Each suite case's candidate once, with what its `compile` leg must be (`clean`, or one of
-/// `broke <code>` …).
 fn cases() -> Vec<(String, String, Vec<String>)> {
-    let text = std::fs::read_to_string(root().join("validation.yaml")).unwrap();
-    let doc: serde_norway::Value = serde_norway::from_str(&text).unwrap();
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
-    for c in doc["cases"].as_sequence().unwrap() {
-        let task = c["task"].as_str().unwrap().to_string();
-        let case = c["case"].as_str().unwrap().to_string();
-        let expect = match c.get("expect").and_then(|e| e.get("compile")) {
-            Some(serde_norway::Value::String(s)) => vec![s.clone()],
-            Some(serde_norway::Value::Sequence(l)) => {
-                l.iter().map(|v| v.as_str().unwrap().to_string()).collect()
-            }
-            _ => vec!["clean".to_string()],
-        };
-        if seen.insert((task.clone(), case.clone())) {
-            out.push((task, case, expect));
-        }
-    }
-    assert!(out.len() >= 30, "the suite has {} candidates", out.len());
-    out
+    common::compile_cases(&root().join("validation.yaml"))
 }
 
 fn tasks() -> Vec<KernelTaskDef> {

@@ -134,7 +134,7 @@ fn one_case<B: Backend>(
     r.fill_set(s.layout, s.cand, draw, false)?;
     r.fill_set(s.layout, s.refr, draw, false)?;
     r.helpers_off()?;
-    let cand_args = r.args(s.layout, s.cand)?;
+    let cand_args = r.args(Party::Candidate, s.layout, s.cand)?;
     r.timed_launch(Party::Candidate, cand_f, &g_cand, &cand_args)?;
     // From here on, everything is made after the candidate's launch.
     r.helpers_on()?;
@@ -142,7 +142,7 @@ fn one_case<B: Backend>(
     let cand_check = r.check_set(counters, s.layout, s.cand, draw, Expect::Written)?;
     let untouched = r.check_set(counters, s.layout, s.refr, draw, Expect::Untouched)?;
     let ref_inst = r.instantiate(reference, &g_ref)?;
-    let ref_args = r.args(s.layout, s.refr)?;
+    let ref_args = r.args(Party::Reference, s.layout, s.refr)?;
     r.timed_launch(Party::Reference, ref_inst.func, &g_ref, &ref_args)?;
     r.release(ref_inst)?;
     let ref_check = r.check_set(counters, s.layout, s.refr, draw, Expect::Written)?;

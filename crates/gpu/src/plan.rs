@@ -13,7 +13,7 @@ use crate::backend::{
 use crate::geometry::{LAUNCH_SYMBOL, LAUNCH_SYMBOL_BYTES, check_bounds, parse_launch_symbol, task_geometry};
 use crate::layout::BufferSet;
 use crate::layout::Layout;
-use aorlta_record::kernel::harness::{Finding, Geometry, HarnessJob, KernelImage, Party};
+use aorlta_record::kernel::harness::{Finding, Geometry, HarnessJob, ImageLaunch, KernelImage, Party};
 use aorlta_record::kernel::mangle::{ParamKind, parameters};
 use std::time::Instant;
 
@@ -35,6 +35,8 @@ pub struct Kernel {
     pub symbol: String,
     /// The geometry from its `aorlta_launch` symbol.
     pub launch: Option<Geometry>,
+    /// The launch its compiler decided (a Triton kernel's).
+    pub compiled: Option<ImageLaunch>,
 }
 
 /// A kernel's module instance and function.
@@ -216,6 +218,7 @@ impl<B: Backend> Runner<'_, B> {
             image,
             symbol,
             launch,
+            compiled: img.launch.clone(),
         })
     }
 
@@ -280,9 +283,20 @@ impl<B: Backend> Runner<'_, B> {
 
     /// The kernel's geometry at one size, bounds-checked.
     pub fn geometry(&mut self, k: &Kernel, layout: &Layout) -> Result<Geometry, Stop> {
-        let g = match k.launch {
-            Some(g) => g,
-            None => match task_geometry(&self.job.task, &layout.vars) {
+        let g = match (&k.compiled, k.launch) {
+            (Some(c), _) => match compiled_geometry(c, &layout.vars) {
+                Ok(g) => g,
+                Err(m) => {
+                    self.finding(
+                        k.party,
+                        "launch-out-of-bounds",
+                        format!("the compiled launch: {m}"),
+                    );
+                    return Err(Stop);
+                }
+            },
+            (None, Some(g)) => g,
+            (None, None) => match task_geometry(&self.job.task, &layout.vars) {
                 Ok(g) => g,
                 Err(m) => {
                     self.finding(Party::Harness, "bad-task", m);
@@ -292,7 +306,13 @@ impl<B: Backend> Runner<'_, B> {
         };
         let dev = self.b.device().clone();
         if let Err(m) = check_bounds(&g, &dev, &self.job.task.caps) {
-            if g.from_symbol {
+            if k.compiled.is_some() {
+                self.finding(
+                    k.party,
+                    "launch-out-of-bounds",
+                    format!("the compiled launch: {m}"),
+                );
+            } else if g.from_symbol {
                 self.finding(k.party, "launch-out-of-bounds", format!("`{LAUNCH_SYMBOL}`: {m}"));
             } else {
                 self.finding(Party::Harness, "bad-task", format!("the task's geometry: {m}"));
@@ -346,11 +366,19 @@ impl<B: Backend> Runner<'_, B> {
         })?
     }
 
-    /// The kernel's arguments: buffers by parameter name, scalars by the task's expressions,
-    /// typed by the signature.
-    pub fn args(&mut self, layout: &Layout, set: &BufferSet) -> Result<Vec<KernelArg>, Stop> {
+    /// The arguments of `party`'s kernel: buffers by parameter name, scalars by the task's
+    /// expressions, typed by the signature, then the null pointers its compiled launch asks for.
+    pub fn args(&mut self, party: Party, layout: &Layout, set: &BufferSet) -> Result<Vec<KernelArg>, Stop> {
+        let image = match party {
+            Party::Candidate => &self.job.candidate,
+            Party::Reference | Party::Harness => &self.job.reference,
+        };
+        let trailing = image.launch.as_ref().map_or(0, |l| l.trailing_pointers);
         match build_args(&self.job.task, layout, set) {
-            Ok(a) => Ok(a),
+            Ok(mut a) => {
+                a.extend((0..trailing).map(|_| KernelArg::U64(0)));
+                Ok(a)
+            }
             Err(m) => {
                 self.finding(Party::Harness, "bad-task", m);
                 Err(Stop)
@@ -487,6 +515,28 @@ impl<B: Backend> Runner<'_, B> {
             .map_err(|e| self.backend_err(Party::Harness, e))?;
         Ok(Timed::Done(LaunchTimes { kernel_s, wall_s }))
     }
+}
+
+/// A compiled launch's geometry at one size: its grid expressions over the size's variables and
+/// its own, its block and shared memory as compiled.
+fn compiled_geometry(
+    c: &ImageLaunch,
+    vars: &std::collections::BTreeMap<String, i64>,
+) -> Result<Geometry, String> {
+    let mut all = vars.clone();
+    all.extend(c.vars.iter().map(|(k, v)| (k.clone(), *v)));
+    let mut grid = [0u32; 3];
+    for (i, e) in c.grid.iter().enumerate() {
+        let v =
+            aorlta_record::kernel::expr::eval_count(e, &all).map_err(|err| format!("grid `{e}`: {err}"))?;
+        grid[i] = u32::try_from(v).map_err(|_| format!("grid `{e}` is {v}, over 2^32"))?;
+    }
+    Ok(Geometry {
+        grid,
+        block: c.block,
+        shared_bytes: c.shared_bytes,
+        from_symbol: true,
+    })
 }
 
 fn build_args(

@@ -40,7 +40,7 @@ fn run_inner<B: Backend>(
             }
             r.fill_set(&layout, &set, Draw::Typical(w.seed), false)?;
             let inst = r.instantiate(&reference, &g)?;
-            let args = r.args(&layout, &set)?;
+            let args = r.args(Party::Reference, &layout, &set)?;
             r.timed_launch(Party::Reference, inst.func, &g, &args)?;
             r.release(inst)?;
             read_back(r, &layout, &set)

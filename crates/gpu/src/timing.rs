@@ -319,7 +319,7 @@ fn run_reference<B: Backend>(
 ) -> Result<f64, Stop> {
     let (kernel, g) = k.reference;
     let inst = r.instantiate(kernel, &g)?;
-    let args = r.args(&s.layout, &s.refr)?;
+    let args = r.args(Party::Reference, &s.layout, &s.refr)?;
     if cold {
         r.flush_l2(s.scratch, s.scratch_words, salt)?;
     }
@@ -454,7 +454,7 @@ fn candidate_launch<B: Backend>(
     let (kernel, g) = k.candidate;
     r.helpers_off()?;
     let inst = r.instantiate(kernel, &g)?;
-    let args = r.args(&s.layout, &s.cand)?;
+    let args = r.args(Party::Candidate, &s.layout, &s.cand)?;
     r.flush_l2(s.scratch, s.scratch_words, salt)?;
     let t = r.timed_launch_within(Party::Candidate, inst.func, &g, &args, cut_s)?;
     if let Timed::Done(_) = t {

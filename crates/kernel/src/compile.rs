@@ -55,6 +55,11 @@ fn target_identity(task: &Task, k: &super::KernelEnv) -> String {
     match Target::of(k, def) {
         Ok(Target::CudaOnNvidia) => "cuda-on-nvidia".into(),
         Ok(Target::HipOnNvidia) => format!("hip-on-nvidia:{}", hip::headers_hash()),
+        Ok(Target::TritonOnNvidia) => format!(
+            "triton-on-nvidia:{}",
+            k.triton()
+                .map_or_else(|e| format!("none ({e})"), |t| t.identity.clone())
+        ),
         Ok(Target::HipOnAmd) => format!(
             "hip-on-amd:{}",
             k.hip_archs()
@@ -105,7 +110,10 @@ fn run_compile(i: &Inputs<'_>) -> LegOutput {
             "symbol": c.symbols.first(),
             "compile_s": c.compile_s,
             "cached": c.cached,
-            "compiler": i.env.compiler_version().unwrap_or("none"),
+            "compiler": match Target::of(i.env, i.task) {
+                Ok(Target::TritonOnNvidia) => i.env.triton().map_or_else(|_| "none".into(), |t| t.describe()),
+                _ => i.env.compiler_version().unwrap_or("none").to_string(),
+            },
             "arch": match Target::of(i.env, i.task) {
                 Ok(Target::HipOnAmd) => i.env.hip_archs().unwrap_or_default().join(","),
                 _ => i.env.config().arch.clone(),

@@ -167,6 +167,11 @@ pub struct KernelConfig {
     /// default `$AORLTA_NVRTC_WORKER`, else the running executable.
     #[serde(alias = "nvrtc_worker")]
     pub nvrtc_worker: Option<PathBuf>,
+    /// The Python that compiles Triton tasks (`language: triton`): it must import `triton`;
+    /// default `$AORLTA_TRITON_PYTHON`, else `python3` on the PATH. Its Triton version and
+    /// installed distributions are part of every Triton compile's identity.
+    #[serde(alias = "triton_python")]
+    pub triton_python: Option<PathBuf>,
     /// The HIP compiler (platform `amd`); default `$AORLTA_HIPCC`, else `hipcc` on the PATH,
     /// else `$ROCM_PATH/bin/hipcc`, else `/opt/rocm/bin/hipcc`. It is called as hipcc is:
     /// `--genco --offload-arch=ARCH … -O3 -o k.co k.hip`.
@@ -230,6 +235,7 @@ impl Default for KernelConfig {
             arch: "sm_90".into(),
             compiler: CompilerChoice::Auto,
             nvrtc_worker: None,
+            triton_python: None,
             hipcc: None,
             hip_arch: Vec::new(),
             harness: None,

@@ -94,6 +94,7 @@ pub struct KernelEnv {
     nvrtc: Option<NvrtcPool>,
     harness: HarnessCommand,
     compiler_version: OnceLock<std::result::Result<String, String>>,
+    triton: OnceLock<std::result::Result<crate::compiler::triton::TritonTool, String>>,
     devices: OnceLock<std::result::Result<DeviceList, String>>,
     leases: OnceLock<std::result::Result<LeaseSet, String>>,
     compiles: CompileCache,
@@ -336,6 +337,7 @@ impl KernelEnv {
             hipcc,
             nvrtc,
             compiler_version: OnceLock::new(),
+            triton: OnceLock::new(),
             devices: OnceLock::new(),
             leases: OnceLock::new(),
             compiles,
@@ -464,6 +466,18 @@ impl KernelEnv {
                 }
             })
             .as_deref()
+            .map_err(Clone::clone)
+    }
+
+    /// The Python with Triton that compiles Triton tasks, probed the first time it is asked.
+    pub fn triton(&self) -> std::result::Result<&crate::compiler::triton::TritonTool, String> {
+        self.triton
+            .get_or_init(|| {
+                let python = crate::compiler::triton::python_of(self.config.triton_python.as_deref());
+                crate::compiler::triton::probe(&python)
+                    .map_err(|e| format!("{e} (set kernel.triton-python or AORLTA_TRITON_PYTHON)"))
+            })
+            .as_ref()
             .map_err(Clone::clone)
     }
 
@@ -659,6 +673,9 @@ impl crate::compiler::CompileEnv for KernelEnv {
     }
     fn compiles(&self) -> &CompileCache {
         KernelEnv::compiles(self)
+    }
+    fn triton(&self) -> std::result::Result<&crate::compiler::triton::TritonTool, String> {
+        KernelEnv::triton(self)
     }
 }
 

@@ -131,10 +131,12 @@ pub(crate) fn run_job(
         reference: KernelImage {
             path: reference.cubin.clone(),
             symbols: reference.symbols.clone(),
+            launch: reference.launch.clone(),
         },
         candidate: KernelImage {
             path: candidate.cubin.clone(),
             symbols: candidate.symbols.clone(),
+            launch: candidate.launch.clone(),
         },
         record: std::path::PathBuf::new(),
         launch_timeout_s,

@@ -20,7 +20,8 @@ aorlta_check::reason_codes! {
         DevicePrintf => "device-printf",
         /// The code object defines no kernel of the task's signature.
         KernelNotFound => "kernel-not-found",
-        /// An AMD kernel's arguments are not those the signature declares.
+        /// A kernel's arguments are not those the signature declares (an AMD kernel's metadata, a
+        /// Triton function's parameters).
         SignatureMismatch => "signature-mismatch",
         /// A harness job ran past its deadline and was killed.
         Hung => "hung",

@@ -353,10 +353,12 @@ fn dummy_job() -> aorlta_record::kernel::harness::HarnessJob {
         reference: KernelImage {
             path: "r".into(),
             symbols: vec![],
+            launch: None,
         },
         candidate: KernelImage {
             path: "c".into(),
             symbols: vec![],
+            launch: None,
         },
         record: PathBuf::new(),
         launch_timeout_s: 1.0,

@@ -44,6 +44,9 @@ pub enum KernelLanguage {
     Cuda,
     /// HIP C++ (`.hip`), compiled by hipcc, or by nvcc through the portability header.
     Hip,
+    /// A Triton kernel (`.py`): one `@triton.jit` function, compiled ahead of time, in the
+    /// compile sandbox, to a code object and its launch metadata ([`TritonSpec`]).
+    Triton,
 }
 
 impl KernelLanguage {
@@ -52,6 +55,7 @@ impl KernelLanguage {
         match self {
             KernelLanguage::Cuda => "cuda",
             KernelLanguage::Hip => "hip",
+            KernelLanguage::Triton => "triton",
         }
     }
 
@@ -60,6 +64,44 @@ impl KernelLanguage {
         match self {
             KernelLanguage::Cuda => "cu",
             KernelLanguage::Hip => "hip",
+            KernelLanguage::Triton => "py",
+        }
+    }
+}
+
+/// What a Triton task binds at compile time: the values its kernel's `tl.constexpr`
+/// parameters, `num_warps` and `num_stages` may take. The first value of each list is the
+/// default; a candidate picks others by data (`aorlta_launch = {"BLOCK": 512, "num_warps": 8}`
+/// in its module). The chosen constexprs and `num_warps` are variables of the grid expressions
+/// besides the size's; the block is `num_warps` × 32 threads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TritonSpec {
+    /// `tl.constexpr` parameters by name: the integer values each may take, the default first.
+    #[serde(default)]
+    pub constexprs: BTreeMap<String, Vec<i64>>,
+    /// The warps per program a kernel may ask for, the default first.
+    #[serde(default = "default_num_warps")]
+    pub num_warps: Vec<u32>,
+    /// The software-pipelining stages a kernel may ask for, the default first.
+    #[serde(default = "default_num_stages")]
+    pub num_stages: Vec<u32>,
+}
+
+fn default_num_warps() -> Vec<u32> {
+    vec![4, 1, 2, 8, 16]
+}
+
+fn default_num_stages() -> Vec<u32> {
+    vec![3, 1, 2, 4]
+}
+
+impl Default for TritonSpec {
+    fn default() -> Self {
+        TritonSpec {
+            constexprs: BTreeMap::new(),
+            num_warps: default_num_warps(),
+            num_stages: default_num_stages(),
         }
     }
 }
@@ -228,11 +270,15 @@ pub struct KernelTask {
     /// reference uses.
     #[serde(default)]
     pub extern_c: bool,
-    /// The language the reference and every candidate are written in: `cuda` (the default)
-    /// or `hip`. A HIP task is compiled by `hipcc` for AMD GPUs, or by `nvcc` through the HIP
-    /// portability header for NVIDIA GPUs ("HIP source on NVIDIA").
+    /// The language the reference and every candidate are written in: `cuda` (the default),
+    /// `hip` or `triton`. A HIP task is compiled by `hipcc` for AMD GPUs, or by `nvcc` through
+    /// the HIP portability header for NVIDIA GPUs ("HIP source on NVIDIA"); a Triton task by
+    /// Triton, in the compile sandbox, to a cubin ("Triton on NVIDIA").
     #[serde(default)]
     pub language: KernelLanguage,
+    /// What a Triton task binds at compile time (`language: triton` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub triton: Option<TritonSpec>,
     /// The reference kernel source, relative to the task file.
     pub reference: String,
     /// Device buffers, by parameter name.
@@ -245,7 +291,9 @@ pub struct KernelTask {
     pub sizes: Vec<BTreeMap<String, i64>>,
     /// Default grid (x, y, z) as expressions.
     pub grid: [String; 3],
-    /// Default block (x, y, z) as expressions.
+    /// Default block (x, y, z) as expressions. Not written for a Triton task, whose block is
+    /// its compiled `num_warps` × 32 threads.
+    #[serde(default, skip_serializing_if = "block_unset")]
     pub block: [String; 3],
     /// Default dynamic shared memory bytes, an expression.
     #[serde(default = "zero_expr")]
@@ -263,6 +311,17 @@ pub struct KernelTask {
     /// What the timed launches draw: the typical law (default) or every family.
     #[serde(default, skip_serializing_if = "is_default")]
     pub timed_inputs: TimedInputs,
+}
+
+fn block_unset(block: &[String; 3]) -> bool {
+    block.iter().all(String::is_empty)
+}
+
+impl KernelTask {
+    /// The Triton settings of a `language: triton` task (the defaults when none are written).
+    pub fn triton_spec(&self) -> TritonSpec {
+        self.triton.clone().unwrap_or_default()
+    }
 }
 
 fn zero_expr() -> String {

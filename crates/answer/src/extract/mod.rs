@@ -7,6 +7,7 @@ mod blocks;
 mod boxes;
 mod dollars;
 mod fence;
+mod python;
 mod scan;
 mod spans;
 
@@ -193,6 +194,50 @@ pub fn extract_kernel(completion: &str, kernel_name: &str) -> Result<String, Rea
             AnswerReason::KernelNotFound.as_str(),
             format!(
                 "{} code block(s), but none defines `__global__ … {kernel_name}(`",
+                blocks.len()
+            ),
+        )),
+    }
+}
+
+/// The kernel source of a completion in the task's language ([`extract_kernel`] for CUDA and
+/// HIP, [`extract_triton_kernel`] for Triton).
+pub fn kernel_source(completion: &str, task: &aorlta_check::KernelTaskDef) -> Result<String, Reason> {
+    match task.spec.language {
+        aorlta_record::kernel::KernelLanguage::Triton => {
+            extract_triton_kernel(completion, task.kernel_name())
+        }
+        _ => extract_kernel(completion, task.kernel_name()),
+    }
+}
+
+/// The source of the last fenced Python code block that defines the Triton kernel
+/// `kernel_name` (a top-level `def kernel_name(`). Reasons: `no-code-block`, `kernel-not-found`.
+///
+/// Python labels are `python`, `py`, `python3`, `triton`; an unlabelled block counts when it
+/// imports Triton or has `@triton.jit`.
+pub fn extract_triton_kernel(completion: &str, kernel_name: &str) -> Result<String, Reason> {
+    let blocks: Vec<&str> = fence::blocks(completion)
+        .into_iter()
+        .filter(python::is_python)
+        .map(|b| b.body)
+        .collect();
+    if blocks.is_empty() {
+        return Err(Reason::new(
+            AnswerReason::NoCodeBlock.as_str(),
+            "no fenced Python code block in the completion",
+        ));
+    }
+    match blocks
+        .iter()
+        .rev()
+        .find(|b| python::defines_function(b, kernel_name))
+    {
+        Some(src) => Ok((*src).to_string()),
+        None => Err(Reason::new(
+            AnswerReason::KernelNotFound.as_str(),
+            format!(
+                "{} Python code block(s), but none defines `def {kernel_name}(` at the top level",
                 blocks.len()
             ),
         )),

@@ -12,7 +12,7 @@
 //! `2\ln x` at a negative `x`: such a point is passed over). The work is bounded
 //! by the comparison's budget (formula nodes × points), so it never hangs.
 
-use super::expr::Ast;
+use super::expr::{Ast, Complex, formula, is_reserved};
 use super::number::{Q, REL_TOL, Real, close};
 use super::value::{Bracket, Rel, Value};
 
@@ -68,6 +68,15 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
         (Value::CommaDecimal { list, .. }, y) | (y, Value::CommaDecimal { list, .. }) => {
             same(list, y, budget)?
         }
+        // `5m` is 5 metres against a number with a unit, else 5 times m.
+        (Value::GluedUnit { with_unit, .. }, n @ Value::Num { unit: Some(_), .. })
+        | (n @ Value::Num { unit: Some(_), .. }, Value::GluedUnit { with_unit, .. }) => {
+            same(with_unit, n, budget)?
+        }
+        (Value::GluedUnit { with_unit: x, .. }, Value::GluedUnit { with_unit: y, .. }) => same(x, y, budget)?,
+        (Value::GluedUnit { product, .. }, y) | (y, Value::GluedUnit { product, .. }) => {
+            same(product, y, budget)?
+        }
         (Value::Num { x, unit: u }, Value::Num { x: y, unit: v }) => {
             numbers(x, u.as_deref(), y, v.as_deref(), budget.strict)
         }
@@ -91,22 +100,20 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
         (Value::Set(x), t @ Value::Seq { items, .. }) | (t @ Value::Seq { items, .. }, Value::Set(x))
             if x.len() == items.len() && x.iter().all(|v| matches!(v, Value::Named(..))) =>
         {
-            let mut named: Vec<&Value> = x.iter().collect();
-            named.sort_by(|a, b| match (a, b) {
-                (Value::Named(m, _), Value::Named(n, _)) => m.cmp(n),
-                _ => std::cmp::Ordering::Equal,
-            });
-            let values: Vec<Value> = named
-                .into_iter()
-                .map(|v| match v {
-                    Value::Named(_, v) => (**v).clone(),
-                    other => other.clone(),
-                })
-                .collect();
             let Value::Seq { open, close, .. } = t else {
                 return Ok(false);
             };
-            *open == Bracket::Paren && *close == Bracket::Paren && in_order(&values, items, budget)?
+            *open == Bracket::Paren && *close == Bracket::Paren && in_order(&named_values(x), items, budget)?
+        }
+        // Against a bare list too (`x = 1, y = 2` = `1, 2` ≠ `2, 1`): a list of answers does not
+        // say which is which, so the names' order is the only one it can mean. Roots of one
+        // variable (`x_1 = 1, x_2 = 2`) stay a set of answers.
+        (Value::Set(x), Value::Set(y)) | (Value::Set(y), Value::Set(x))
+            if x.len() == y.len()
+                && !y.iter().any(|v| matches!(v, Value::Named(..)))
+                && distinct_unknowns(x) =>
+        {
+            in_order(&named_values(x), y, budget)?
         }
         // A union of finite sets is their union (`\{1, 2\} \cup \{3\}` = `\{1, 2, 3\}`).
         (Value::Union(parts), Value::Set(y)) | (Value::Set(y), Value::Union(parts))
@@ -124,6 +131,27 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
         // Solutions listed with "or" are the union of intervals they describe.
         (Value::Set(x), Value::Union(y)) | (Value::Union(y), Value::Set(x)) => unordered(x, y, budget)?,
         (Value::Choice(x), Value::Choice(y)) => x == y,
+        // `i` alone reads as a choice letter; against a formula in `i` alone it is the
+        // imaginary unit (`i` = `i^5` = `\frac{1+i}{1-i}`).
+        (Value::Choice('I'), f @ Value::Formula(ast, _))
+        | (f @ Value::Formula(ast, _), Value::Choice('I'))
+            if ast.names_i() && ast.vars().len() == 1 =>
+        {
+            match formula("i") {
+                Some(unit) => pointwise(&Value::Formula(unit, 1), f, budget)?,
+                None => false,
+            }
+        }
+        // `xy` alone reads as a word; against a formula it is the product of its letters
+        // (`x \cdot y`, `y \times x`).
+        (Value::Text(t), f @ Value::Formula(..)) | (f @ Value::Formula(..), Value::Text(t))
+            if (2..=4).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_lowercase()) && !is_reserved(t) =>
+        {
+            match formula(t) {
+                Some(product) => pointwise(&Value::Formula(product, 1), f, budget)?,
+                None => false,
+            }
+        }
         (Value::Text(x), Value::Text(y)) => x == y,
         (
             Value::Seq {
@@ -174,6 +202,42 @@ pub(super) fn same(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Ex
         }
         _ => false,
     })
+}
+
+/// Whether `x` is two or more named values of different variables (`x = 1, y = 2`), not roots
+/// of one (`x_1 = 1, x_2 = 2`, subscripts of one letter).
+fn distinct_unknowns(x: &[Value]) -> bool {
+    let mut bases = x.iter().map(|v| match v {
+        Value::Named(n, _) => Some(n.split('_').next().unwrap_or_default()),
+        _ => None,
+    });
+    let Some(Some(first)) = bases.next() else {
+        return false;
+    };
+    let mut differ = false;
+    for b in bases {
+        match b {
+            Some(b) => differ |= b != first,
+            None => return false,
+        }
+    }
+    differ
+}
+
+/// The values of named values in their names' alphabetical order (`y = 2, x = 1` is `1, 2`).
+fn named_values(x: &[Value]) -> Vec<Value> {
+    let mut named: Vec<&Value> = x.iter().collect();
+    named.sort_by(|a, b| match (a, b) {
+        (Value::Named(m, _), Value::Named(n, _)) => m.cmp(n),
+        _ => std::cmp::Ordering::Equal,
+    });
+    named
+        .into_iter()
+        .map(|v| match v {
+            Value::Named(_, v) => (**v).clone(),
+            other => other.clone(),
+        })
+        .collect()
 }
 
 /// Two numbers with their units: a unit on one side only is ignored; a percentage on one side
@@ -352,17 +416,55 @@ fn pointwise(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Exhauste
         .any(|s| matches!(s, Side::Formula(f, _) if f.has_factorial()));
     let mut agree = 0;
     let mut one_sided = 0;
+    let mut differ = false;
     for k in 0..POINTS {
         match (eval(&sa, k, whole), eval(&sb, k, whole)) {
             (None, None) => {}
             (Some(x), Some(y)) if agrees(&x, &y) => agree += 1,
-            (Some(_), Some(_)) => return Ok(false),
+            (Some(_), Some(_)) => {
+                differ = true;
+                break;
+            }
             _ => one_sided += 1,
         }
     }
     // A point where only one side is defined is outside the other's domain (`\ln(x^2)` and
     // `2\ln x` at a negative x): it proves nothing, but the sides must then agree at more
     // points.
+    if !differ && agree >= 3 + one_sided.min(1) {
+        return Ok(true);
+    }
+    let names_i = |s: &Side<'_>| matches!(s, Side::Formula(f, _) if f.names_i());
+    if names_i(&sa) || names_i(&sb) {
+        return complex_pointwise(&sa, &sb, whole, budget);
+    }
+    Ok(false)
+}
+
+/// [`pointwise`] with `i` the imaginary unit (`(3+i)(1-2i)` = `5-5i`, `i^2` = `-1`), tried when
+/// the sides differ with `i` a variable: where either side is not read over the complex numbers
+/// at a point (`\sqrt{i}`), that point proves nothing.
+fn complex_pointwise(
+    sa: &Side<'_>,
+    sb: &Side<'_>,
+    whole: bool,
+    budget: &mut Budget,
+) -> Result<bool, Exhausted> {
+    let size = |s: &Side<'_>| match s {
+        Side::Const(_) => 1,
+        Side::Formula(f, _) => f.size() as u64,
+    };
+    budget.spend(u64::from(POINTS) * (size(sa) + size(sb)))?;
+    let mut agree = 0;
+    let mut one_sided = 0;
+    for k in 0..POINTS {
+        match (eval_complex(sa, k, whole), eval_complex(sb, k, whole)) {
+            (None, None) => {}
+            (Some(x), Some(y)) if agrees(&x.re, &y.re) && agrees(&x.im, &y.im) => agree += 1,
+            (Some(_), Some(_)) => return Ok(false),
+            _ => one_sided += 1,
+        }
+    }
     Ok(agree >= 3 + one_sided.min(1))
 }
 
@@ -378,17 +480,27 @@ fn agrees(x: &Real, y: &Real) -> bool {
 fn eval(s: &Side<'_>, k: u32, whole: bool) -> Option<Real> {
     match s {
         Side::Const(x) => x.f.is_finite().then(|| (*x).clone()),
-        Side::Formula(ast, pm) => {
-            let at = |name: &str| {
-                if whole {
-                    whole_point(name, k)
-                } else {
-                    point(name, k)
-                }
-            };
-            let vals: Vec<Real> = ast.vars().iter().map(|name| at(name)).collect();
-            ast.at(&vals, *pm)
+        Side::Formula(ast, pm) => ast.at(&values_at(ast, k, whole), *pm),
+    }
+}
+
+/// The values of a formula's variables at point `k` (whole numbers when a factorial is
+/// compared).
+fn values_at(ast: &Ast, k: u32, whole: bool) -> Vec<Real> {
+    let at = |name: &str| {
+        if whole {
+            whole_point(name, k)
+        } else {
+            point(name, k)
         }
+    };
+    ast.vars().iter().map(|name| at(name)).collect()
+}
+
+fn eval_complex(s: &Side<'_>, k: u32, whole: bool) -> Option<Complex> {
+    match s {
+        Side::Const(x) => x.f.is_finite().then(|| Complex::real((*x).clone())),
+        Side::Formula(ast, pm) => ast.at_complex(&values_at(ast, k, whole), *pm),
     }
 }
 

@@ -9,10 +9,17 @@
 //! argument as in LaTeX; a whole number followed by a fraction of whole numbers is a mixed
 //! number (`2\frac{1}{2}` is 2.5); `\log` is base 10, `\ln` is natural; `e` is Euler's number;
 //! `30^\circ` inside a trigonometric argument is in degrees. Two bare numbers in a row
-//! (`2 3`) are an error, never a product. Recursion is bounded by [`MAX_DEPTH`].
+//! (`2 3`) are an error, never a product. `⊕` and `⊗` join sums (left to right), and
+//! `\min`/`\max` of formulas with variables are kept as operations compared structurally
+//! (see [`Node::Opaque`]); a subscript after a power (`a^3_1`) belongs to the variable.
+//! Recursion is bounded by [`MAX_DEPTH`].
 
 use super::lexer::{Func, NumLit, Tk, Token};
 use super::number::{Q, Real};
+
+mod complex;
+
+pub(super) use complex::Complex;
 
 /// The deepest nesting a formula may have.
 pub(super) const MAX_DEPTH: u32 = 96;
@@ -51,6 +58,30 @@ enum Node {
     LogBase(u32, u32),
     /// A value in degrees, read as radians.
     Degrees(u32),
+    /// `\min` (false) or `\max` (true) of the numbers `kids[start..start+len]`.
+    MinMax(bool, u32, u32),
+    /// An operation the reader does not evaluate, applied to `kids[start..start+len]`: `⊕`,
+    /// `⊗`, or `\min`/`\max` of formulas with variables. Its value at a point stands for
+    /// "this operation of these values" (see [`opaque`]), so two of them agree where the
+    /// operations and their arguments' values do.
+    Opaque(Opaque, u32, u32),
+}
+
+/// An operation compared structurally.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Opaque {
+    Oplus,
+    Otimes,
+    /// `\min` of formulas: its arguments in any order.
+    Min,
+    /// `\max` of formulas: its arguments in any order.
+    Max,
+}
+
+impl Opaque {
+    fn symmetric(self) -> bool {
+        matches!(self, Opaque::Min | Opaque::Max)
+    }
 }
 
 /// A parsed formula.
@@ -76,12 +107,18 @@ impl Ast {
         &self.vars
     }
 
-    /// The number of nodes (a measure of evaluation cost).
     /// Whether it takes a factorial (`n!`): defined at whole numbers only.
     pub(super) fn has_factorial(&self) -> bool {
         self.nodes.iter().any(|n| matches!(n, Node::Fact(_)))
     }
 
+    /// Whether the formula is a closed value: no variables and no operation compared
+    /// structurally (`3 \oplus 5` is kept as a formula, never a number).
+    pub(super) fn closed(&self) -> bool {
+        self.vars.is_empty() && !self.nodes.iter().any(|n| matches!(n, Node::Opaque(..)))
+    }
+
+    /// The number of nodes (a measure of evaluation cost).
     pub(super) fn size(&self) -> usize {
         self.nodes.len()
     }
@@ -103,6 +140,19 @@ impl Ast {
     pub(super) fn at(&self, vars: &[Real], pm: i8) -> Option<Real> {
         let r = self.eval(self.root, &Env { vars, pm }).ok()?;
         r.f.is_finite().then_some(r)
+    }
+
+    /// The values of the arguments `kids[start..start+len]`, each by `eval`.
+    fn args<T>(
+        &self,
+        start: u32,
+        len: u32,
+        eval: impl Fn(u32) -> Result<T, String>,
+    ) -> Result<Vec<T>, String> {
+        self.kids[start as usize..(start + len) as usize]
+            .iter()
+            .map(|&(_, k)| eval(k))
+            .collect()
     }
 
     fn eval(&self, id: u32, env: &Env<'_>) -> Result<Real, String> {
@@ -154,21 +204,65 @@ impl Ast {
                 if v.f < 0.0 { v.neg() } else { v }
             }
             Node::Func(f, a) => apply(*f, &self.eval(*a, env)?)?,
-            Node::LogBase(b, a) => {
-                let b = self.eval(*b, env)?;
-                let a = self.eval(*a, env)?;
-                if b.f <= 0.0 || b.f == 1.0 || a.f <= 0.0 {
-                    return Err("logarithm outside its domain".into());
-                }
-                Real::float(a.f.ln() / b.f.ln())
-            }
+            Node::LogBase(b, a) => log_base(&self.eval(*b, env)?, &self.eval(*a, env)?)?,
             Node::Degrees(a) => Real::float(self.eval(*a, env)?.f.to_radians()),
+            Node::MinMax(max, start, len) => extreme(*max, self.args(*start, *len, |k| self.eval(k, env))?)?,
+            Node::Opaque(op, start, len) => opaque(*op, &mut self.args(*start, *len, |k| self.eval(k, env))?),
         };
         if r.f.is_nan() {
             return Err("not a real number".into());
         }
         Ok(r)
     }
+}
+
+/// The least (or, `max`, the greatest) of `vals`; the first of equal ones.
+fn extreme(max: bool, vals: Vec<Real>) -> Result<Real, String> {
+    let mut best: Option<Real> = None;
+    for v in vals {
+        best = Some(match best {
+            Some(b) if (v.f > b.f) != max || v.f == b.f => b,
+            _ => v,
+        });
+    }
+    best.ok_or_else(|| "`\\min` or `\\max` of nothing".into())
+}
+
+/// The value standing for `op` applied to `args` at one point: a float in [10⁶, 2·10⁶) drawn
+/// from a hash of the operation and its arguments' values (exact rationals as such, others to
+/// nine significant digits; sorted first for a symmetric operation). Equal operations of equal
+/// arguments agree; anything else agrees with it only by a coincidence of one in about 10⁹ per
+/// point, and no plain number a candidate writes is near it.
+fn opaque(op: Opaque, args: &mut [Real]) -> Real {
+    if op.symmetric() {
+        args.sort_by(|a, b| a.f.total_cmp(&b.f));
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ op as u64;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    for a in args.iter() {
+        match a.exact() {
+            Some(q) => eat(format!("q{q:?}").as_bytes()),
+            None => eat(format!("f{:.8e}", a.f).as_bytes()),
+        }
+        eat(b";");
+    }
+    h ^= h >> 29;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 32;
+    Real::float(1e6 * (1.0 + (h >> 11) as f64 / (1u64 << 53) as f64))
+}
+
+/// `\log_b a`.
+fn log_base(b: &Real, a: &Real) -> Result<Real, String> {
+    if b.f <= 0.0 || b.f == 1.0 || a.f <= 0.0 {
+        return Err("logarithm outside its domain".into());
+    }
+    Ok(Real::float(a.f.ln() / b.f.ln()))
 }
 
 fn factorial(x: &Real) -> Result<Real, String> {
@@ -241,6 +335,7 @@ fn apply(f: Func, x: &Real) -> Result<Real, String> {
         Func::Log if v > 0.0 => v.log10(),
         Func::Ln | Func::Log => return Err("logarithm outside its domain".into()),
         Func::Exp => v.exp(),
+        Func::Min | Func::Max => return Err("`\\min` or `\\max` without its arguments".into()),
     };
     if !out.is_finite() {
         return Err("not a real number".into());
@@ -266,6 +361,11 @@ pub(super) fn is_math_name(w: &str) -> bool {
     matches!(w.as_str(), "pi" | "inf" | "infinity" | "sqrt") || Func::from_name(&w).is_some()
 }
 
+/// `src` lexed and parsed as one formula, if it reads as one (`i`, `xy`).
+pub(super) fn formula(src: &str) -> Option<Ast> {
+    parse(&super::lexer::lex(src).ok()?).ok()
+}
+
 /// Parses `toks` as one formula.
 pub(super) fn parse(toks: &[Token]) -> Result<Ast, String> {
     let mut p = Parser {
@@ -275,6 +375,7 @@ pub(super) fn parse(toks: &[Token]) -> Result<Ast, String> {
         depth: 0,
         abs: 0,
         angle: 0,
+        late: None,
         ast: Ast {
             nodes: Vec::with_capacity(toks.len() + 1),
             kids: Vec::new(),
@@ -381,6 +482,9 @@ struct Parser<'t> {
     abs: u32,
     /// Open trigonometric arguments (where `^\circ` means degrees).
     angle: u32,
+    /// A subscript written after its variable's power (`a^3_1`), already read into the
+    /// variable's name: where it starts and ends, for the power to step over.
+    late: Option<(usize, usize)>,
     ast: Ast,
     scratch: Vec<(Op, u32)>,
 }
@@ -430,9 +534,29 @@ impl<'t> Parser<'t> {
         self.node(make(start, len))
     }
 
+    /// Sums joined by `⊕` or `⊗` (left to right, looser than `+`): operations compared
+    /// structurally.
+    fn sum(&mut self) -> Result<u32, String> {
+        let mut left = self.plain_sum()?;
+        while let Some(Tk::Sym(c @ ('⊕' | '⊗'))) = self.peek() {
+            let op = if *c == '⊕' {
+                Opaque::Oplus
+            } else {
+                Opaque::Otimes
+            };
+            self.bump();
+            let right = self.plain_sum()?;
+            let start = self.ast.kids.len() as u32;
+            self.ast.kids.push((Op::Mul, left));
+            self.ast.kids.push((Op::Mul, right));
+            left = self.node(Node::Opaque(op, start, 2));
+        }
+        Ok(left)
+    }
+
     /// A sum of terms; `±` (or `∓`) may join one term of one sum in the whole formula
     /// (`\frac{-1 \pm \sqrt5}{2}`), which then has two values.
-    fn sum(&mut self) -> Result<u32, String> {
+    fn plain_sum(&mut self) -> Result<u32, String> {
         self.enter()?;
         let sign = |tk: Option<&Tk>| match tk {
             Some(Tk::Plus) => Some(Op::Add),
@@ -611,6 +735,13 @@ impl<'t> Parser<'t> {
             return self.degrees(base);
         }
         let e = self.exponent()?;
+        if let Some((from, to)) = self.late
+            && from == self.pos
+        {
+            self.pos = to;
+            self.skip = 0;
+            self.late = None;
+        }
         Ok(self.node(Node::Pow(base, e)))
     }
 
@@ -759,12 +890,14 @@ impl<'t> Parser<'t> {
                 let mut name = String::from(*c);
                 self.bump();
                 self.subscript(&mut name)?;
+                self.late_subscript(&mut name)?;
                 self.var(name)
             }
             Tk::Greek(g) => {
                 let mut name = String::from(*g);
                 self.bump();
                 self.subscript(&mut name)?;
+                self.late_subscript(&mut name)?;
                 self.var(name)
             }
             Tk::Pi => {
@@ -857,9 +990,51 @@ impl<'t> Parser<'t> {
         Some(self.node(Node::Lit(value)))
     }
 
+    /// A subscript after the power of a variable with none (`a^3_1`, `x^{2}_{n}`): LaTeX sets
+    /// both on the variable, so it is read into the name (`a^3_1` is `a_1^3`) and stepped over
+    /// when the power has been read.
+    fn late_subscript(&mut self, name: &mut String) -> Result<(), String> {
+        if name.contains('_') || self.peek() != Some(&Tk::Caret) {
+            return Ok(());
+        }
+        let tk = |k: usize| self.t.get(k).map(|t| &t.tk);
+        let mut end = self.pos + 1;
+        match tk(end) {
+            Some(Tk::LBrace) => {
+                let mut depth = 0u32;
+                loop {
+                    match tk(end) {
+                        Some(Tk::LBrace) => depth += 1,
+                        Some(Tk::RBrace) => depth -= 1,
+                        Some(_) => {}
+                        None => return Ok(()),
+                    }
+                    end += 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+            }
+            Some(Tk::Num(_) | Tk::Letter(_) | Tk::Greek(_)) => end += 1,
+            _ => return Ok(()),
+        }
+        if tk(end) != Some(&Tk::Under) {
+            return Ok(());
+        }
+        let (pos, skip) = (self.pos, self.skip);
+        self.pos = end;
+        self.skip = 0;
+        self.subscript(name)?;
+        self.late = Some((end, self.pos));
+        self.pos = pos;
+        self.skip = skip;
+        Ok(())
+    }
+
     /// `_1`, `_{12}`, `_n` after a variable: part of its name.
     fn subscript(&mut self, name: &mut String) -> Result<(), String> {
-        if self.peek() != Some(&Tk::Under) {
+        // A subscript already read into the name of the variable whose power this is.
+        if self.peek() != Some(&Tk::Under) || self.late.is_some_and(|(at, _)| at == self.pos) {
             return Ok(());
         }
         self.bump();
@@ -932,6 +1107,11 @@ impl<'t> Parser<'t> {
             self.bump();
             return self.function(f);
         }
+        if matches!(lower.as_str(), "min" | "max") && self.peek_at(1) == Some(&Tk::LParen) {
+            // `min(3, 5)`, `\operatorname{max}(a, b)`: a plain `min` is otherwise minutes.
+            self.bump();
+            return self.min_max(lower == "max");
+        }
         if w.len() <= 4 && w.bytes().all(|b| b.is_ascii_alphabetic()) && !is_reserved(w) {
             self.bump();
             let start = self.ast.kids.len();
@@ -962,6 +1142,9 @@ impl<'t> Parser<'t> {
     /// A function application after its name: `\sin x`, `\sin(x)`, `\sin^2 x`, `\sin^{-1} x`,
     /// `\log_2 8`.
     fn function(&mut self, mut f: Func) -> Result<u32, String> {
+        if matches!(f, Func::Min | Func::Max) {
+            return self.min_max(f == Func::Max);
+        }
         let mut power = None;
         if self.peek() == Some(&Tk::Caret) {
             self.bump();
@@ -1007,6 +1190,49 @@ impl<'t> Parser<'t> {
             Some(p) => self.node(Node::Pow(applied, p)),
             None => applied,
         })
+    }
+
+    /// `\min` or `\max` after its name: arguments separated by commas in `(…)` or `\{…\}`.
+    /// Of numbers it is evaluated (`\min(3, 5)` is 3); of formulas with variables it is
+    /// compared structurally, its arguments in any order (`\max(a, b)` = `\max(b, a)` ≠ `a`).
+    fn min_max(&mut self, max: bool) -> Result<u32, String> {
+        let close = match self.peek() {
+            Some(Tk::LParen) => Tk::RParen,
+            Some(Tk::LSet) => Tk::RSet,
+            _ => return Err("`\\min` or `\\max` without arguments in brackets".into()),
+        };
+        self.bump();
+        let saved_abs = self.abs;
+        self.abs = 0;
+        let first_node = self.ast.nodes.len();
+        let mut args = Vec::new();
+        let parsed = loop {
+            match self.sum() {
+                Ok(a) => args.push((Op::Mul, a)),
+                Err(e) => break Err(e),
+            }
+            match self.peek() {
+                Some(Tk::Comma) => self.bump(),
+                _ => break Ok(()),
+            }
+        };
+        self.abs = saved_abs;
+        parsed?;
+        self.expect(&close)?;
+        if args.len() < 2 {
+            return Err("`\\min` or `\\max` of fewer than two values".into());
+        }
+        let symbolic = self.ast.nodes[first_node..]
+            .iter()
+            .any(|n| matches!(n, Node::Var(_) | Node::Opaque(..)));
+        let start = self.ast.kids.len() as u32;
+        let len = args.len() as u32;
+        self.ast.kids.extend(args);
+        Ok(self.node(if symbolic {
+            Node::Opaque(if max { Opaque::Max } else { Opaque::Min }, start, len)
+        } else {
+            Node::MinMax(max, start, len)
+        }))
     }
 
     /// A function's argument: a parenthesised group, or an implicit product (`\sin 2x`).

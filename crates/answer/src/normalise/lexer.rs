@@ -61,6 +61,10 @@ pub(super) enum Func {
     Ln,
     Log,
     Exp,
+    /// `\min(a, b, …)`: read from the command only (a plain `min` is also minutes).
+    Min,
+    /// `\max(a, b, …)`.
+    Max,
 }
 
 impl Func {
@@ -914,6 +918,11 @@ fn command(name: &str) -> Cmd {
         "sqrt" => Tok(Tk::Sqrt),
         "binom" | "dbinom" | "tbinom" => Tok(Tk::Binom),
         "cdot" | "times" | "ast" => Tok(Tk::Times),
+        "min" => Tok(Tk::Fn(Func::Min)),
+        "max" => Tok(Tk::Fn(Func::Max)),
+        // Operators read structurally (compared as written, never evaluated).
+        "oplus" => Tok(Tk::Sym('⊕')),
+        "otimes" => Tok(Tk::Sym('⊗')),
         "div" => Tok(Tk::Div),
         "pm" => Tok(Tk::Pm),
         "mp" => Tok(Tk::Mp),

@@ -65,7 +65,14 @@
 //!   (`\frac{-1 \pm \sqrt5}{2}` is two values).
 //! - Not read (unreadable, never guessed): other set-builder conditions, other number sets
 //!   (`\mathbb{Z}`), unknown commands and environments. Not converted: units, degrees and
-//!   radians (`30^\circ` ≠ `\frac{\pi}{6}`), bases. No complex arithmetic (`i` is a variable).
+//!   radians (`30^\circ` ≠ `\frac{\pi}{6}`), bases.
+//! - `\oplus` and `\otimes` are compared as written (their operands by value), never
+//!   evaluated; `\min`/`\max` of numbers are evaluated, of formulas compared as written with
+//!   the arguments in any order; `a^3_1` is `a_1^3`; a short word alone (`xy`) against a
+//!   formula is the product of its letters (`x \cdot y`).
+//! - Complex arithmetic: where two formulas differ with `i` a variable, they are compared again
+//!   with `i` the imaginary unit (`(3+i)(1-2i)` = `5-5i`, `i^2` = `-1`, `e^{i\pi}` = `-1`,
+//!   `|3+4i|` = `5`); see `expr::complex`. `j` stays a variable.
 
 mod equal;
 mod expr;

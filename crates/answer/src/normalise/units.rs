@@ -3,8 +3,10 @@
 //! `30^\circ`). Each is reduced to a canonical name (`cm`, `m/s`, `cm^2`, `usd`, `%`, `deg`) so
 //! spellings compare equal; there is no conversion between units.
 //!
-//! A single-letter unit (`m`, `g`, `s`, `h`, `L`) counts only when set apart by a space or
-//! written in `\text{}`/`\mathrm{}`, so `5m` stays 5 times m. One trailing word that is not a
+//! A single-letter unit (`m`, `g`, `s`, `h`, `L`) counts alone when set apart by a space or
+//! written in `\text{}`/`\mathrm{}`; run into the number (`5m`) it is read both ways (see
+//! `value::Value::GluedUnit`): 5 metres against a number written with a unit, 5 times m
+//! against anything else, so `5m` = `5 m` but `5m` ≠ `5`. One trailing word that is not a
 //! known unit (`5 apples`) counts as a unit of its own (singular form) when it has at least
 //! three letters and is set apart by a space; so does the count noun that starts a short phrase
 //! of plain words in `\text{}` (`9\text{ apples in all}` is 9 apples). The word "pound" means the same unit for money

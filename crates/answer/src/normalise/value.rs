@@ -117,6 +117,13 @@ pub(super) enum Value {
     /// decimal written with a decimal comma. Against one number it is the decimal; against
     /// anything else, the list.
     CommaDecimal { list: Box<Value>, decimal: Real },
+    /// `5m`: a number with a one-letter unit run into it, which is also a product. Against a
+    /// number written with a unit it is the number with its unit (`5m` = `5 m`); against
+    /// anything else, the product (`5m` = `5 \cdot m`, `5m` ≠ `5`).
+    GluedUnit {
+        with_unit: Box<Value>,
+        product: Box<Value>,
+    },
 }
 
 /// Reads one answer, or says why it cannot be read.
@@ -147,40 +154,75 @@ const DOUBLED_COMMANDS: &[&str] = &[
     "degree", "log", "ln", "sin", "cos", "tan",
 ];
 
-/// An answer escaped twice (every backslash doubled, as a raw string in source code or a JSON
-/// string written out again gives `\\left( 3, \\frac{\\pi}{2} \\right)`) read with its
-/// backslashes halved. Only when every run of backslashes has an even length and at least one
-/// doubled run spells a known command: a matrix's row break `\\` beside single-backslash
-/// commands, or a bare `1 \\ 2`, is left as written.
-fn undouble(s: &str) -> std::borrow::Cow<'_, str> {
+/// Each run of backslashes in `s`: where it starts, how many backslashes, and whether exactly
+/// two of them spell a known command (`\\frac`).
+fn backslash_runs(s: &str) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
     let b = s.as_bytes();
     let mut i = 0;
-    let mut command = false;
-    while i < b.len() {
-        if b[i] != b'\\' {
+    std::iter::from_fn(move || {
+        while i < b.len() && b[i] != b'\\' {
             i += 1;
-            continue;
+        }
+        if i == b.len() {
+            return None;
         }
         let start = i;
         while i < b.len() && b[i] == b'\\' {
             i += 1;
         }
-        if (i - start) % 2 == 1 {
-            return std::borrow::Cow::Borrowed(s);
-        }
         let word_end = b[i..]
             .iter()
             .position(|c| !c.is_ascii_alphabetic())
             .map_or(b.len(), |n| i + n);
-        if i - start == 2 && DOUBLED_COMMANDS.contains(&&s[i..word_end]) {
-            command = true;
+        Some((
+            start,
+            i - start,
+            i - start == 2 && DOUBLED_COMMANDS.contains(&&s[i..word_end]),
+        ))
+    })
+}
+
+/// An answer escaped twice (every backslash doubled, as a raw string in source code or a JSON
+/// string written out again gives `\\left( 3, \\frac{\\pi}{2} \\right)`) read with its
+/// backslashes halved. Only when every run of backslashes has an even length and at least one
+/// doubled run spells a known command: a matrix's row break `\\` beside single-backslash
+/// commands, or a bare `1 \\ 2`, is left as written. With some backslashes single, see
+/// [`halve_commands`].
+fn undouble(s: &str) -> std::borrow::Cow<'_, str> {
+    let mut command = false;
+    for (_, len, known) in backslash_runs(s) {
+        if len % 2 == 1 {
+            return halve_commands(s);
         }
+        command |= known;
     }
     if command {
         std::borrow::Cow::Owned(s.replace("\\\\", "\\"))
     } else {
         std::borrow::Cow::Borrowed(s)
     }
+}
+
+/// An answer with some backslashes single and a known command spelled with two
+/// (`\\dfrac{1}{2} + \frac{1}{72}`, an escape half undone), outside any environment: each such
+/// command read with one. In an environment `\\` is a row break and everything stays as written.
+fn halve_commands(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains("\\begin") || s.contains("\\end") {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::new();
+    let mut copied = 0;
+    for (start, _, known) in backslash_runs(s) {
+        if known {
+            out.push_str(&s[copied..=start]);
+            copied = start + 2;
+        }
+    }
+    if copied == 0 {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    out.push_str(&s[copied..]);
+    std::borrow::Cow::Owned(out)
 }
 
 fn opens(tk: &Tk) -> bool {
@@ -443,7 +485,7 @@ impl<'t> Reader<'t> {
         }
         let scale = if scale_end > lo {
             match expr::parse(&self.t[lo..scale_end]) {
-                Ok(ast) if ast.vars().is_empty() => Some(ast.value(1)?),
+                Ok(ast) if ast.closed() => Some(ast.value(1)?),
                 _ => return Ok(None),
             }
         } else {
@@ -699,7 +741,7 @@ impl<'t> Reader<'t> {
         // then with a unit peeled off the end (`5 cm` is not 5 times c times m).
         let whole = expr::parse(&self.t[lo..hi]);
         if let Ok(ast) = &whole
-            && ast.vars().is_empty()
+            && ast.closed()
         {
             return number(ast, negative, prefix.map(Into::into));
         }
@@ -709,13 +751,29 @@ impl<'t> Reader<'t> {
                 continue;
             };
             if let Ok(ast) = expr::parse(&self.t[lo..hi - k])
-                && ast.vars().is_empty()
+                && ast.closed()
             {
                 let unit = match prefix {
                     Some(p) if p != unit => return Err(format!("two units, `{p}` and `{unit}`")),
                     _ => unit,
                 };
-                return number(&ast, negative, Some(unit.into()));
+                let with_unit = number(&ast, negative, Some(unit.into()))?;
+                // `5m`: a letter run into the number is also a product (5 times m).
+                let last = &self.t[hi - 1];
+                if k == 1
+                    && prefix.is_none()
+                    && matches!(last.tk, Tk::Letter(_))
+                    && !last.space
+                    && !last.text
+                    && let Ok(product) = &whole
+                    && !product.has_pm()
+                {
+                    return Ok(Value::GluedUnit {
+                        with_unit: Box::new(with_unit),
+                        product: Box::new(Value::Formula(product.clone(), 1)),
+                    });
+                }
+                return Ok(with_unit);
             }
         }
         // Two words in a row (`We have`) are a sentence, never a product of variables.
@@ -943,6 +1001,7 @@ mod tests {
             Ok(Value::Named(..)) => "named",
             Ok(Value::CommaDecimal { .. }) => "comma-decimal",
             Ok(Value::Assigned { .. }) => "assigned",
+            Ok(Value::GluedUnit { .. }) => "glued-unit",
             Err(_) => "unreadable",
         }
     }

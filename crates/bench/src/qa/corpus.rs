@@ -249,4 +249,59 @@ mod tests {
             "wrong answers accepted: {wrong_accepted:?}"
         );
     }
+
+    /// The MATH grader's own test cases (`scripts/hendrycks-math-diff.sh`, no Python needed):
+    /// every directed pair the baseline lists as agreeing still agrees, every disagreement has
+    /// a class, and none classed aorlta-wrong is accepted.
+    #[test]
+    fn the_math_grader_cases_hold_their_baseline() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/qa/hendrycks-math");
+        let read = |f: &str| -> serde_json::Value {
+            serde_json::from_str(&std::fs::read_to_string(dir.join(f)).unwrap()).unwrap()
+        };
+        let (cases, classes, baseline) = (read("cases.json"), read("classes.json"), read("baseline.json"));
+        let mut lines = Vec::new();
+        let mut equal = std::collections::HashMap::new();
+        for c in cases["cases"].as_array().unwrap() {
+            let (a, b) = (c["test_in"].as_str().unwrap(), c["test_out"].as_str().unwrap());
+            for (suffix, reference, completion) in [("ab", a, b), ("ba", b, a)] {
+                let id = format!("{}:{suffix}", c["id"].as_str().unwrap());
+                equal.insert(id.clone(), c["equal"].as_bool().unwrap());
+                lines.push(CorpusLine {
+                    id,
+                    reference: reference.into(),
+                    completion: completion.into(),
+                });
+            }
+        }
+        let run = score_corpus(&dir.join("profile.yaml"), &lines, Duration::ZERO).unwrap();
+        let mut problems = Vec::new();
+        for v in &run.verdicts {
+            let accepted = v.verdict == "accept";
+            if accepted == equal[&v.id] {
+                continue;
+            }
+            let test = v.id.rsplit_once(':').map_or(v.id.as_str(), |(t, _)| t);
+            let class = classes
+                .get(&v.id)
+                .or_else(|| classes.get(test))
+                .and_then(|c| c["class"].as_str());
+            match class {
+                None => problems.push(format!("{}: a disagreement without a class", v.id)),
+                Some("aorlta-wrong") if accepted => {
+                    problems.push(format!("{}: a wrong answer accepted", v.id))
+                }
+                Some(_) => {}
+            }
+            if baseline["agree"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|a| a == v.id.as_str())
+            {
+                problems.push(format!("{}: agreed in the baseline", v.id));
+            }
+        }
+        assert!(problems.is_empty(), "{problems:#?}");
+    }
 }

@@ -16,7 +16,7 @@
 //! caller's folder before anything runs.
 
 use anyhow::{Context, bail};
-use aorlta_answer::extract_kernel;
+use aorlta_answer::kernel_source;
 use aorlta_check::Env;
 use aorlta_check::{Task, TaskKind, TaskSet};
 use aorlta_core::run::pool::read_pool;
@@ -274,7 +274,7 @@ fn pool_row(tasks: &TaskSet, id: &str, task_id: &str, completion: &str, params: 
     let TaskKind::Kernel(k) = &task.kind else {
         return unjudged("task", "skipped", "not-a-kernel-task");
     };
-    let source = match extract_kernel(completion, k.kernel_name()) {
+    let source = match kernel_source(completion, k) {
         Ok(s) => s,
         Err(reason) => return unjudged("parse", LegState::Broke.as_str(), &reason.code),
     };

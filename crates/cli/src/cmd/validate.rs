@@ -68,6 +68,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let kernel = suite.kernel();
     println!("aorlta validate: {} cases on {}", suite.len(), suite.device());
     println!("compiler: {}", kernel.compiler_version().unwrap_or("none"));
+    if let Some(triton) = suite.triton() {
+        println!("triton: {triton}");
+    }
     println!("target: {}", suite.targets().join(", "));
     println!(
         "{:<34} {:<46} {:<46} {:>7}  RESULT",

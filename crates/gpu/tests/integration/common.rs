@@ -50,6 +50,7 @@ pub(crate) fn write_image(dir: &Path, name: &str, img: &FakeImage) -> KernelImag
     KernelImage {
         path,
         symbols: vec![MANGLED.to_string(), "vector_add".to_string()],
+        launch: None,
     }
 }
 

@@ -135,6 +135,7 @@ mod tests {
             bytes: 1,
             compile_s: 0.1,
             cached: false,
+            launch: None,
         })
     }
 

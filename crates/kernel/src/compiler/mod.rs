@@ -24,6 +24,7 @@ pub(crate) mod process;
 pub(crate) mod sandbox;
 pub(crate) mod target;
 pub(crate) mod toolchain;
+pub(crate) mod triton;
 
 pub(crate) use target::Target;
 pub(crate) use toolchain::Toolchain;
@@ -63,6 +64,8 @@ pub trait CompileEnv {
     fn compiler_version(&self) -> Result<&str, String>;
     /// The compile outcomes kept in memory.
     fn compiles(&self) -> &CompileCache;
+    /// The Python with Triton that compiles Triton sources (probed once).
+    fn triton(&self) -> Result<&triton::TritonTool, String>;
 }
 
 /// The toolchain that compiles `target`'s sources in `env`.
@@ -77,6 +80,7 @@ pub(crate) fn toolchain_for(
         Target::CudaOnNvidia => Box::new(nvcc::Nvcc::cuda(env)),
         Target::HipOnNvidia => Box::new(nvcc::Nvcc::hip(env)),
         Target::HipOnAmd => Box::new(hipcc::Hipcc::new(env)?),
+        Target::TritonOnNvidia => Box::new(triton::Triton::new(env)),
     })
 }
 
@@ -102,6 +106,8 @@ pub struct Compiled {
     pub compile_s: f64,
     /// True when served from the cache.
     pub cached: bool,
+    /// The launch its compiler decided (a Triton kernel's).
+    pub launch: Option<aorlta_record::kernel::harness::ImageLaunch>,
 }
 
 /// Why a source did not compile: a leg state (`broke` or `unsettled`), a code and a detail.
@@ -165,16 +171,22 @@ pub fn compile(
     source: &str,
     who: Who,
 ) -> Result<Compiled, CompileFailure> {
-    if who == Who::Candidate {
-        policy::check_source(source, env.config().max_source_bytes)
-            .map_err(|(c, d)| CompileFailure::broke(c, d))?;
-    }
     let target = Target::of(env, task)?;
+    if who == Who::Candidate {
+        let max = env.config().max_source_bytes;
+        match target {
+            // Python has no preprocessor: what a Triton source may read is the sandbox's to say.
+            Target::TritonOnNvidia => policy::check_size(source, max),
+            _ => policy::check_source(source, max),
+        }
+        .map_err(|(c, d)| CompileFailure::broke(c, d))?;
+    }
     let toolchain = toolchain_for(env, target)?;
-    let version = env
-        .compiler_version()
-        .map_err(|e| CompileFailure::unsettled(KernelReason::NoCompiler, e))?
-        .to_string();
+    let version = match target {
+        Target::TritonOnNvidia if !env.is_fake() => env.triton().map(triton::TritonTool::describe),
+        _ => env.compiler_version().map(str::to_string),
+    }
+    .map_err(|e| CompileFailure::unsettled(KernelReason::NoCompiler, e))?;
     let source_hash = aorlta_check::hash_str(source);
     let key = hash_parts([
         version.as_bytes(),
@@ -197,17 +209,26 @@ pub fn compile(
             format!("{}/{who:?}/{}", task.spec.id, &source_hash[..12])
         });
         let out = if env.is_fake() {
-            fake::compile(env, task, &source_hash)
-                .and_then(|(bytes, symbols)| stored(env, &key, &bytes, symbols, 0.0))
+            let asked = env.fake_spec(&source_hash).and_then(|s| s.launch);
+            let launch =
+                (target == Target::TritonOnNvidia).then(|| triton::fake_launch(task, asked.as_deref()));
+            fake::compile(env, task, &source_hash).and_then(|(bytes, symbols)| {
+                let object = toolchain::Object {
+                    bytes,
+                    compile_s: 0.0,
+                    launch,
+                };
+                stored(env, &key, object, symbols)
+            })
         } else {
-            let object = toolchain.in_workers(env, source).unwrap_or_else(|| {
+            let object = toolchain.in_workers(env, task, source).unwrap_or_else(|| {
                 toolchain
                     .invocation(env)
                     .and_then(|inv| process::run(env, &inv, source))
             });
             object.and_then(|object| {
                 let symbols = toolchain.check(task, &object.bytes)?;
-                stored(env, &key, &object.bytes, symbols, object.compile_s)
+                stored(env, &key, object, symbols)
             })
         };
         match (who, out) {
@@ -235,10 +256,10 @@ pub fn compile(
 fn stored(
     env: &dyn CompileEnv,
     key: &str,
-    bytes: &[u8],
+    object: toolchain::Object,
     symbols: Vec<String>,
-    compile_s: f64,
 ) -> Result<Compiled, CompileFailure> {
+    let bytes = object.bytes.as_slice();
     let dir = env.work_dir().join("cubins");
     let path = dir.join(format!("{key}.cubin"));
     let write = || -> std::io::Result<()> {
@@ -257,10 +278,13 @@ fn stored(
         cubin: path,
         symbols,
         bytes: bytes.len(),
-        compile_s,
+        compile_s: object.compile_s,
         cached: false,
+        launch: object.launch,
     })
 }
 
 #[cfg(test)]
 mod hip_tests;
+#[cfg(test)]
+mod triton_tests;

@@ -275,11 +275,16 @@ impl NvrtcPool {
             .unwrap_or_else(|_| self.program.0.clone());
         let mut read = vec![self.install.lib_dir.clone(), self.install.include.clone(), shims];
         read.extend(program.parent().map(Path::to_path_buf));
-        let jail = Jail { read, work };
+        let jail = Jail {
+            read,
+            work,
+            isolate: false,
+        };
         let limits = Limits {
             timeout: Duration::from_secs_f64(env.config().compile_timeout_s),
             memory_bytes: env.config().compile_memory_mb << 20,
             output_bytes: super::process::OUTPUT_LIMIT,
+            cpu_seconds: None,
         };
         let args: Vec<&str> = self.program.1.iter().map(String::as_str).collect();
         let lib = self.install.lib_dir.as_os_str();
@@ -392,7 +397,11 @@ impl NvrtcPool {
         let path = w.dir.path().join(&out);
         let result = if answer.ok {
             std::fs::read(&path)
-                .map(|bytes| Object { bytes, compile_s })
+                .map(|bytes| Object {
+                    bytes,
+                    compile_s,
+                    launch: None,
+                })
                 .map_err(|e| {
                     CompileFailure::broke(
                         KernelReason::CompileError,
@@ -480,7 +489,12 @@ impl Toolchain for Nvrtc {
         ))
     }
 
-    fn in_workers(&self, env: &dyn CompileEnv, source: &str) -> Option<Result<Object, CompileFailure>> {
+    fn in_workers(
+        &self,
+        env: &dyn CompileEnv,
+        _task: &KernelTaskDef,
+        source: &str,
+    ) -> Option<Result<Object, CompileFailure>> {
         Some(self.compile(env, source))
     }
 

@@ -54,8 +54,8 @@ pub(crate) const ALLOWED_HEADERS: &[&str] = &[
 /// Why a source is refused: `(code, detail)`.
 pub(crate) type Refusal = (KernelReason, String);
 
-/// Checks the size cap and the include policy.
-pub(crate) fn check_source(source: &str, max_bytes: usize) -> Result<(), Refusal> {
+/// Checks the size cap and that the source holds no NUL byte.
+pub(crate) fn check_size(source: &str, max_bytes: usize) -> Result<(), Refusal> {
     if source.len() > max_bytes {
         return Err((
             KernelReason::SourceTooLarge,
@@ -71,6 +71,12 @@ pub(crate) fn check_source(source: &str, max_bytes: usize) -> Result<(), Refusal
             "the source contains a NUL byte".into(),
         ));
     }
+    Ok(())
+}
+
+/// Checks the size cap and the include policy.
+pub(crate) fn check_source(source: &str, max_bytes: usize) -> Result<(), Refusal> {
+    check_size(source, max_bytes)?;
     let text = strip_comments(&join_lines(source));
     if text.contains("__has_include") {
         return Err((

@@ -32,12 +32,14 @@ pub(crate) fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Resul
     let jail = Jail {
         read: toolkit_folders(&inv.program, &inv.read),
         work: work.clone(),
+        isolate: false,
     };
     let config = env.config();
     let limits = Limits {
         timeout: Duration::from_secs_f64(config.compile_timeout_s),
         memory_bytes: config.compile_memory_mb << 20,
         output_bytes: OUTPUT_LIMIT,
+        cpu_seconds: None,
     };
     let start = Instant::now();
     let args: Vec<&str> = inv.args.iter().map(String::as_str).collect();
@@ -83,7 +85,11 @@ pub(crate) fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Resul
             format!("no code object was written: {e}"),
         )
     })?;
-    Ok(Object { bytes, compile_s })
+    Ok(Object {
+        bytes,
+        compile_s,
+        launch: None,
+    })
 }
 
 /// A failed compiler's outcome as a reason: its output past the size limit, its memory limit

@@ -62,6 +62,11 @@ pub(crate) struct Jail {
     pub read: Vec<PathBuf>,
     /// Its own folder, which it may read and write.
     pub work: PathBuf,
+    /// In the mount namespace, also a network namespace of its own (no interface but a loopback
+    /// that is down) and a PID namespace for its children: the first process it starts is that
+    /// namespace's first, and when it ends every process in it is killed. For compiles that run
+    /// a candidate's own program (Triton); a C++ compiler needs neither.
+    pub isolate: bool,
 }
 
 /// The limits a compiler runs under.
@@ -73,6 +78,8 @@ pub(crate) struct Limits {
     pub memory_bytes: u64,
     /// Largest file it may write, bytes.
     pub output_bytes: u64,
+    /// CPU seconds (`RLIMIT_CPU`, every thread counted), when limited.
+    pub cpu_seconds: Option<u64>,
 }
 
 /// What a sandboxed run produced.
@@ -82,6 +89,8 @@ pub(crate) struct Run {
     pub success: bool,
     /// The signal that ended it, if one did.
     pub signal: Option<i32>,
+    /// Its exit code, if it exited.
+    pub code: Option<i32>,
     /// It ran past its wall time and was killed.
     pub timed_out: bool,
     /// The first 64 KiB of its standard output and error, together.
@@ -164,6 +173,7 @@ struct Namespace {
     steps: Vec<Step>,
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
+    isolate: bool,
 }
 
 fn cstr(p: &Path) -> std::io::Result<CString> {
@@ -228,6 +238,7 @@ impl Namespace {
             steps,
             uid_map: format!("{uid} {uid} 1").into_bytes(),
             gid_map: format!("{gid} {gid} 1").into_bytes(),
+            isolate: jail.isolate,
         })
     }
 
@@ -247,8 +258,13 @@ impl Namespace {
             // `CLONE_FILES`, so no thread can see a file table other than its own.
             unsafe { rustix::thread::unshare_unsafe(flags) }
         };
-        if !(rustix::process::geteuid().is_root() && unshare(UnshareFlags::NEWNS).is_ok()) {
-            unshare(UnshareFlags::NEWUSER | UnshareFlags::NEWNS)?;
+        let own = if self.isolate {
+            UnshareFlags::NEWNS | UnshareFlags::NEWNET | UnshareFlags::NEWPID
+        } else {
+            UnshareFlags::NEWNS
+        };
+        if !(rustix::process::geteuid().is_root() && unshare(own).is_ok()) {
+            unshare(UnshareFlags::NEWUSER | own)?;
             for (file, text) in [
                 (c"/proc/self/setgroups", b"deny".as_slice()),
                 (c"/proc/self/uid_map", self.uid_map.as_slice()),
@@ -308,13 +324,22 @@ pub(crate) fn confinement() -> Confinement {
             let jail = Jail {
                 read: Vec::new(),
                 work: dir.path().to_path_buf(),
+                isolate: false,
             };
             let limits = Limits {
                 timeout: Duration::from_secs(20),
                 memory_bytes: 1 << 30,
                 output_bytes: 1 << 20,
+                cpu_seconds: None,
             };
-            run_as(Path::new("/bin/true"), &[], &jail, limits, Confinement::Namespace)
+            run_as(
+                Path::new("/bin/true"),
+                &[],
+                &jail,
+                limits,
+                Confinement::Namespace,
+                &[],
+            )
         };
         match probe() {
             Ok(r) if r.success => Confinement::Namespace,
@@ -336,7 +361,18 @@ pub(crate) fn confinement() -> Confinement {
 
 /// Runs `program args` in `jail.work` inside the sandbox, under `limits`.
 pub(crate) fn run(program: &Path, args: &[&str], jail: &Jail, limits: Limits) -> Result<Run, SandboxError> {
-    run_as(program, args, jail, limits, confinement())
+    run_as(program, args, jail, limits, confinement(), &[])
+}
+
+/// [`run`] with variables added to the minimal environment.
+pub(crate) fn run_with(
+    program: &Path,
+    args: &[&str],
+    jail: &Jail,
+    limits: Limits,
+    env: &[(&str, &std::ffi::OsStr)],
+) -> Result<Run, SandboxError> {
+    run_as(program, args, jail, limits, confinement(), env)
 }
 
 /// Starts `program args` in `jail.work` inside the sandbox, under `limits`' memory and file
@@ -389,7 +425,7 @@ fn spawn_as(
         .stdout(stdout)
         .stderr(stderr)
         .process_group(0);
-    let (memory, output) = (limits.memory_bytes, limits.output_bytes);
+    let (memory, output, cpu) = (limits.memory_bytes, limits.output_bytes, limits.cpu_seconds);
     // SAFETY: between fork and exec only async-signal-safe system calls run (unshare, mount,
     // mkdir, chroot, setrlimit, prctl, landlock_restrict_self; rustix makes each one raw system
     // call), on values computed before the fork; nothing allocates.
@@ -409,6 +445,9 @@ fn spawn_as(
             lim(rustix::process::Resource::As, memory)?;
             lim(rustix::process::Resource::Fsize, output)?;
             lim(rustix::process::Resource::Core, 0)?;
+            if let Some(cpu) = cpu {
+                lim(rustix::process::Resource::Cpu, cpu)?;
+            }
             rustix::thread::set_no_new_privs(true)?;
             // libc, not rustix: rustix has no landlock_restrict_self, and the landlock crate's
             // own wants its ruleset object, which is not to be touched after the fork.
@@ -429,11 +468,12 @@ fn run_as(
     jail: &Jail,
     limits: Limits,
     how: Confinement,
+    env: &[(&str, &std::ffi::OsStr)],
 ) -> Result<Run, SandboxError> {
     let log_path = jail.work.join("compile.log");
     let log = std::fs::File::create(&log_path)?;
     let stdio = [Stdio::null(), Stdio::from(log.try_clone()?), Stdio::from(log)];
-    let mut child = spawn_as(program, args, jail, limits, how, stdio, &[])?;
+    let mut child = spawn_as(program, args, jail, limits, how, stdio, env)?;
     let pgid = child.id();
     let start = Instant::now();
     let mut timed_out = false;
@@ -457,6 +497,7 @@ fn run_as(
     Ok(Run {
         success: status.success(),
         signal: status.signal(),
+        code: status.code(),
         timed_out,
         output: String::from_utf8_lossy(&buf).into_owned(),
     })
@@ -471,6 +512,7 @@ mod tests {
         ruleset(&Jail {
             read: Vec::new(),
             work: std::env::temp_dir(),
+            isolate: false,
         })
         .map(drop)
     }
@@ -480,6 +522,7 @@ mod tests {
             timeout: Duration::from_secs(20),
             memory_bytes: 1 << 30,
             output_bytes: 1 << 20,
+            cpu_seconds: None,
         }
     }
 
@@ -496,6 +539,7 @@ mod tests {
         let jail = Jail {
             read: Vec::new(),
             work: work.path().to_path_buf(),
+            isolate: false,
         };
         let secret = outside.path().join("secret");
         let r = sh(
@@ -533,6 +577,7 @@ mod tests {
         let jail = Jail {
             read: Vec::new(),
             work: work.path().to_path_buf(),
+            isolate: false,
         };
         let r = sh(
             "for p in /etc/passwd /etc/shadow /proc/self /home /root /var /dev/zero; do \
@@ -562,6 +607,7 @@ mod tests {
         let jail = Jail {
             read: vec![extra.path().to_path_buf()],
             work: work.path().to_path_buf(),
+            isolate: false,
         };
         let r = sh(&format!("cat {}/h.h", extra.path().display()), &jail);
         assert!(r.success && r.output.contains("toolkit header"), "{}", r.output);

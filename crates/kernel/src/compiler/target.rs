@@ -17,6 +17,8 @@ pub(crate) enum Target {
     HipOnNvidia,
     /// A HIP source compiled by hipcc, on an AMD GPU.
     HipOnAmd,
+    /// A Triton kernel compiled by Triton, in the sandbox, to a cubin, on an NVIDIA GPU.
+    TritonOnNvidia,
 }
 
 impl Target {
@@ -27,6 +29,14 @@ impl Target {
             (Platform::Nvidia, KernelLanguage::Cuda) => Ok(Target::CudaOnNvidia),
             (Platform::Nvidia, KernelLanguage::Hip) => Ok(Target::HipOnNvidia),
             (Platform::Amd, KernelLanguage::Hip) => Ok(Target::HipOnAmd),
+            (Platform::Nvidia, KernelLanguage::Triton) => Ok(Target::TritonOnNvidia),
+            (Platform::Amd, KernelLanguage::Triton) => Err(CompileFailure::unsettled(
+                KernelReason::UnsupportedLanguage,
+                format!(
+                    "task {} is a Triton task; platform `amd` compiles HIP tasks only (Triton's AMD backend is not used)",
+                    task.spec.id
+                ),
+            )),
             (Platform::Amd, KernelLanguage::Cuda) => Err(CompileFailure::unsettled(
                 KernelReason::UnsupportedLanguage,
                 format!(
@@ -43,6 +53,7 @@ impl Target {
             Target::CudaOnNvidia => "CUDA on NVIDIA",
             Target::HipOnNvidia => "HIP source on NVIDIA",
             Target::HipOnAmd => "HIP on AMD",
+            Target::TritonOnNvidia => "Triton on NVIDIA",
         }
     }
 }

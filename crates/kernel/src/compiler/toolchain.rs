@@ -21,6 +21,8 @@ pub(crate) struct Object {
     pub bytes: Vec<u8>,
     /// Seconds the compiler ran.
     pub compile_s: f64,
+    /// The launch the compiler decided (Triton's), when it decides one.
+    pub launch: Option<aorlta_record::kernel::harness::ImageLaunch>,
 }
 
 /// One compiler run, relative to a fresh folder holding only the source.
@@ -43,7 +45,12 @@ pub(crate) trait Toolchain {
     /// Compiles one source in the compiler's own workers, for a compiler kept in worker
     /// processes; `None` (the default) for one run as a process per source, whose
     /// [`Toolchain::invocation`] the driver runs.
-    fn in_workers(&self, _env: &dyn CompileEnv, _source: &str) -> Option<Result<Object, CompileFailure>> {
+    fn in_workers(
+        &self,
+        _env: &dyn CompileEnv,
+        _task: &KernelTaskDef,
+        _source: &str,
+    ) -> Option<Result<Object, CompileFailure>> {
         None
     }
     /// What a compile is for, as a cache key part (the architecture, and what else besides the

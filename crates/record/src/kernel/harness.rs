@@ -20,6 +20,9 @@
 //! - 2.1: input families. `CaseReport` gains `families`; `Work` gains `sanity` (the tolerance
 //!   sanity of a task, [`SanityWork`]) and the record `sanity`; `DeviceInfo` gains
 //!   `persisting_l2_set_aside_bytes`.
+//! - 2.2: compiled launches. `KernelImage` gains `launch` ([`ImageLaunch`]): the geometry and
+//!   trailing arguments a compiler decided (Triton's `num_warps`, shared memory, scratch
+//!   pointers), which the harness uses instead of the task's block.
 
 use super::KernelTask;
 use crate::FormatVersion;
@@ -27,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// The version of the job, record, ready and device-list documents this build reads and writes.
-pub const HARNESS_FORMAT: FormatVersion = FormatVersion { major: 2, minor: 1 };
+pub const HARNESS_FORMAT: FormatVersion = FormatVersion { major: 2, minor: 2 };
 
 fn harness_format() -> FormatVersion {
     HARNESS_FORMAT
@@ -41,6 +44,32 @@ pub struct KernelImage {
     pub path: PathBuf,
     /// Symbols the kernel may have, tried in order (the mangled signature, then the plain name).
     pub symbols: Vec<String>,
+    /// The launch its compiler decided (a Triton kernel's); none for CUDA and HIP code objects,
+    /// which use the task's geometry or their `aorlta_launch` symbol.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<ImageLaunch>,
+}
+
+/// The launch a compiler decided for a code object: the grid as expressions, over the size's
+/// variables and [`ImageLaunch::vars`], and the block, shared memory and trailing arguments as
+/// compiled. Bounds-checked by the harness like any kernel's own geometry, and blamed on the
+/// kernel when out of bounds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImageLaunch {
+    /// Grid (x, y, z) as expressions.
+    pub grid: [String; 3],
+    /// Block (x, y, z): a Triton kernel's `num_warps` × 32 threads.
+    pub block: [u32; 3],
+    /// Dynamic shared memory bytes the code object needs.
+    pub shared_bytes: u32,
+    /// Variables the grid sees besides the size's (a Triton kernel's constexprs, `num_warps`).
+    #[serde(default)]
+    pub vars: std::collections::BTreeMap<String, i64>,
+    /// Null pointer arguments passed after the signature's (Triton's scratch pointers, whose
+    /// sizes the compile checked are zero).
+    #[serde(default)]
+    pub trailing_pointers: u32,
 }
 
 /// One job for the harness.
@@ -184,7 +213,8 @@ pub struct Geometry {
     pub block: [u32; 3],
     /// Dynamic shared memory bytes.
     pub shared_bytes: u32,
-    /// True when the kernel's own `aorlta_launch` symbol set it.
+    /// True when the kernel set it (its `aorlta_launch` symbol, or its compiled launch), not
+    /// the task: a geometry out of bounds is then the kernel's fault.
     #[serde(default)]
     pub from_symbol: bool,
 }

@@ -32,6 +32,9 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// The label of Triton tasks on NVIDIA.
+const TRITON: &str = "Triton on NVIDIA";
+
 /// The adapters whose legs a case's expectations name, by expectation key.
 const EXPECTED: [(&str, &str); 4] = [
     ("parse", "parse"),
@@ -220,8 +223,25 @@ impl Validation {
     pub fn check_tools(&self) -> Result<(), Unavailable> {
         let kernel = self.kernel();
         kernel.devices().map_err(Unavailable::NoGpu)?;
-        kernel.compiler_version().map_err(Unavailable::NoCompiler)?;
+        let targets = self.targets();
+        if targets.iter().any(|t| *t != TRITON) || kernel.is_fake() {
+            kernel.compiler_version().map_err(Unavailable::NoCompiler)?;
+        }
+        if targets.contains(&TRITON) && !kernel.is_fake() {
+            kernel.triton().map_err(Unavailable::NoCompiler)?;
+        }
         Ok(())
+    }
+
+    /// The Python and Triton that compile the suite's Triton tasks, when it has any (and the
+    /// device is real: the fake compiler stands in for every compiler).
+    pub fn triton(&self) -> Option<String> {
+        let kernel = self.kernel();
+        (self.targets().contains(&TRITON) && !kernel.is_fake()).then(|| {
+            kernel
+                .triton()
+                .map_or_else(|e| format!("none ({e})"), aorlta_kernel::TritonTool::describe)
+        })
     }
 
     /// The platforms and languages the suite's tasks run as (`HIP source on NVIDIA`), each once.
@@ -504,5 +524,15 @@ mod tests {
             }
         }
         assert_eq!(completion_for("x"), completion_in("x", KernelLanguage::Cuda));
+        let py = "import triton\n\n@triton.jit\ndef k(x, n):\n    pass\n";
+        let (completion, source) = completion_in(py, KernelLanguage::Triton);
+        assert!(completion.contains("```triton\n"), "{completion}");
+        assert_eq!(aorlta_answer::extract_triton_kernel(&completion, "k"), Ok(source));
+        assert_eq!(
+            aorlta_answer::extract_triton_kernel(&completion, "kk")
+                .unwrap_err()
+                .code,
+            "kernel-not-found"
+        );
     }
 }

@@ -1,0 +1,30 @@
+//! What the example-compile tests share: each validation case's candidate once, with the
+//! outcomes its `compile` leg may have.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Each case of the suite at `path` once, as (task, case, the `compile` outcomes it expects:
+/// `clean` unless the case says otherwise).
+pub(crate) fn compile_cases(path: &Path) -> Vec<(String, String, Vec<String>)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc: serde_norway::Value = serde_norway::from_str(&text).unwrap();
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for c in doc["cases"].as_sequence().unwrap() {
+        let task = c["task"].as_str().unwrap().to_string();
+        let case = c["case"].as_str().unwrap().to_string();
+        let expect = match c.get("expect").and_then(|e| e.get("compile")) {
+            Some(serde_norway::Value::String(s)) => vec![s.clone()],
+            Some(serde_norway::Value::Sequence(l)) => {
+                l.iter().map(|v| v.as_str().unwrap().to_string()).collect()
+            }
+            _ => vec!["clean".to_string()],
+        };
+        if seen.insert((task.clone(), case.clone())) {
+            out.push((task, case, expect));
+        }
+    }
+    assert!(out.len() >= 30, "the suite has {} candidates", out.len());
+    out
+}

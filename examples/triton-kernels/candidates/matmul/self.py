@@ -1,0 +1,20 @@
+import triton
+import triton.language as tl
+
+
+# c = a b for row-major a (m x k), b (k x n), c (m x n): one BM x BN tile of c per program, the
+# products in full fp32 (`input_precision="ieee"`: TF32 would miss the task's tolerance).
+@triton.jit
+def matmul(a, b, c, m, n, k, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_n = tl.program_id(0)
+    pid_m = tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for k0 in range(0, k, BK):
+        ka = k0 + rk
+        x = tl.load(a + rm[:, None] * k + ka[None, :], mask=(rm[:, None] < m) & (ka[None, :] < k), other=0.0)
+        y = tl.load(b + ka[:, None] * n + rn[None, :], mask=(ka[:, None] < k) & (rn[None, :] < n), other=0.0)
+        acc += tl.dot(x, y, input_precision="ieee")
+    tl.store(c + rm[:, None] * n + rn[None, :], acc, mask=(rm[:, None] < m) & (rn[None, :] < n))
