@@ -165,3 +165,70 @@ fn a_compile_bomb_stops_its_worker_and_the_next_compile_gets_a_fresh_one() {
     let c = compile(&by_nvrtc, task, &good, Who::Candidate).unwrap();
     assert!(c.bytes > 0 && !c.cached);
 }
+
+/// A kernel whose loads fall back to the constants nvcc's implicit headers give (`INFINITY`,
+/// `NAN`, `HUGE_VALF`, `HUGE_VAL`): the pattern of a pooling kernel's padded window, where
+/// NVRTC with `1.0f / 0.0f` for `INFINITY` divided once per load. Two of them also in constant
+/// expressions.
+const CONSTANTS_KERNEL: &str = r#"
+constexpr float LOW = -INFINITY;
+__global__ void vector_add(const float* a, const float* b, float* c, int n)
+{
+    constexpr float QUIET = NAN;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        v[k] = i + k < n ? __ldg(a + i + k) : -INFINITY;
+    }
+    float w = i + 4 < n ? __ldg(b + i + 4) : NAN;
+    float x = i + 5 < n ? __ldg(b + i + 5) : HUGE_VALF;
+    float y = i + 6 < n ? __ldg(b + i + 6) : (float)HUGE_VAL;
+    if (i < n) {
+        c[i] = fmaxf(fmaxf(v[0], v[1]), fmaxf(v[2], v[3])) + fmaxf(w, fminf(x, y)) + (b[i] > 0.0f ? LOW : QUIET);
+    }
+}
+"#;
+
+/// The code object holds a division's slow path: a division that runs on the GPU.
+fn divides(cubin: &std::path::Path) -> bool {
+    let bytes = std::fs::read(cubin).unwrap();
+    bytes.windows(6).any(|w| w == b"div_rn")
+}
+
+#[test]
+fn the_constants_of_the_implicit_headers_cost_no_division_under_nvrtc() {
+    let Some(nvcc) = nvcc() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set and AORLTA_NVCC names no nvcc"
+        );
+        return;
+    };
+    if NvrtcInstall::find(Some(&nvcc)).is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set and there is no NVRTC beside nvcc"
+        );
+        return;
+    }
+    let root = common::root().join("examples/kernels");
+    let (tasks, _) = TaskSet::load(&root.join("tasks")).unwrap();
+    let TaskKind::Kernel(task) = &tasks.get("vector_add").unwrap().kind else {
+        unreachable!()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for choice in [CompilerChoice::Nvcc, CompilerChoice::Nvrtc] {
+        let e = env(choice, &nvcc, &dir.path().join(format!("{choice:?}")));
+        let c = compile(&e, task, CONSTANTS_KERNEL, Who::Candidate)
+            .unwrap_or_else(|f| panic!("{choice:?}: {} {}", f.code, f.detail));
+        assert!(
+            !divides(&c.cubin),
+            "{choice:?}: the code object divides at run time"
+        );
+        // The control: a kernel that divides is seen dividing.
+        let div = CONSTANTS_KERNEL.replace("+ fmaxf(w,", "/ fmaxf(w,");
+        let d = compile(&e, task, &div, Who::Candidate).unwrap();
+        assert!(divides(&d.cubin), "{choice:?}: the division is not seen");
+    }
+}

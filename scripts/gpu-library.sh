@@ -1,0 +1,23 @@
+#!/bin/bash
+# The task library's run recorded in docs/VALIDATION.md, sized for one device call: `aorlta task
+# check` over every library task (reference compiled, tolerance sanity, the reference against
+# itself through correctness and an A/A timing), the library's validation suite, and the library
+# pool scored end to end. Output under $OUT (default runs/gpu-library); the index is regenerated
+# from check.json with `python3 examples/library/make_library.py --index check.json`.
+#   scripts/gpu-library.sh [BINARIES]   # BINARIES: the folder of aorlta and aorlta-harness
+set -u
+cd "$(dirname "$0")/.."
+B="$(cd "${1:-target/release}" && pwd)"
+OUT="${OUT:-runs/gpu-library}"; mkdir -p "$OUT"
+export PATH=/usr/local/cuda/bin:$PATH
+exec > >(tee "$OUT/log.txt") 2>&1
+t() { local s=$(date +%s%N); "$@"; local rc=$?; local ms=$(( ($(date +%s%N) - s) / 1000000 )); echo "rc=$rc in $((ms / 1000)).$(printf %03d $((ms % 1000))) s"; }
+date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
+echo "== task check (every library task)"
+t timeout 240 "$B/aorlta" task check --gpu --profile examples/library/profile.yaml --json "$OUT/check.json" examples/library/tasks
+echo "== validate the library suite"
+t timeout 200 "$B/aorlta" validate --gpu --suite examples/library/validation.yaml --json "$OUT/validate.json"
+echo "== score the library pool"; rm -rf runs/library-score
+t timeout 100 "$B/aorlta" score --quiet configs/library-score.yaml
+cp runs/library-score/summary.md "$OUT/" 2>/dev/null
+head -60 runs/library-score/summary.md 2>/dev/null
