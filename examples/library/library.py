@@ -174,7 +174,7 @@ TASKS = [
         "x[b][c][2i+di-1][2j+dj-1], taken only over positions inside the image (padding never wins). "
         "Inputs may hold +inf and -inf.",
         reference="computes one output per thread (threads along a row), nine reads through the caches; it is memory-bound already",
-        good="sharing the overlapping window row between vertically adjacent outputs reaches about 1.05-1.3x; the bound is reading x once",
+        good="reading each input row once per warp with coalesced 8-byte loads (the odd column passed between lanes by a shuffle) reaches about 1.15x; the bound is reading x once",
         wrong=("int ii = 2 * i + di - 1;", "int ii = 2 * i + di;", "ignores the top padding (windows start one row low)"),
         fake_wrong="ignores-inputs", ratio=1.0,
     ),
@@ -338,7 +338,7 @@ TASKS = [
         "Rows may hold values that are all close together or equal: compute the variance in a numerically "
         "stable way (about the mean, or Welford), not as E[x^2] - E[x]^2.",
         reference="runs one 256-thread block per row: two passes (the mean, then the variance about it), each a shared-memory tree, then the write",
-        good="one warp per row with shuffle reductions reaches about 1.3-2x",
+        good="reading the row once into registers with 16-byte loads, the two reductions by shuffles, reaches about 1.3x",
         wrong=("float d = xr[j] - mean;\n        q += d * d;", "q += xr[j] * xr[j];",
                "computes the variance as E[x^2] - E[x]^2, which cancels catastrophically on rows whose values lie close together (right on the typical draw)"),
         wrong2=("block_sum(q, part) / (float)cols + 1e-5f", "(block_sum(q, part) / (float)cols - mean * mean) + 1e-5f"),
@@ -355,9 +355,9 @@ TASKS = [
         definition="applies RMS normalisation to each row of a rows x cols matrix of 32-bit floats (row-major), "
         "with a per-column gain and eps = 1e-6: y[r][j] = x[r][j] / sqrt((1/cols) sum_k x[r][k]^2 + 1e-6) * g[j].",
         reference="runs one 256-thread block per row: the sum of squares by a shared-memory tree, then the write",
-        good="one warp per row with shuffle reductions reaches about 1.3-2x",
+        good="reading the row once into registers with 16-byte loads and reducing by shuffles reaches about 1.15x; the reference already streams close to the memory bandwidth",
         wrong=("sqrtf(part[0] / (float)cols + 1e-6f)", "sqrtf(part[0] + 1e-6f)", "divides by the root of the sum, not of the mean"),
-        fake_wrong="ignores-inputs", ratio=1.1,
+        fake_wrong="ignores-inputs", ratio=1.0,
     ),
     dict(
         id="batchnorm_infer", category="normalisation",
@@ -408,9 +408,9 @@ TASKS = [
         "32-bit floats (row-major): y[r][j] = x[r][j] - m_r - log(sum over k of exp(x[r][k] - m_r)), "
         "m_r = max over k of x[r][k]. Inputs span [-100, 100], so exp overflows fp32 unless the row maximum is subtracted first.",
         reference="runs one 256-thread block per row, three passes (max and sum by shared-memory trees, then the write)",
-        good="one warp per row with an online (max, sum) pass and shuffles reaches about 1.5-2.5x",
+        good="reading the row once into registers with 16-byte loads and reducing by shuffles reaches about 1.15-1.2x; it is memory-bound",
         wrong=("yr[j] = (xr[j] - m) - lse;", "yr[j] = xr[j] - lse;", "forgets to subtract the maximum it factored out"),
-        fake_wrong="ignores-inputs", ratio=1.1,
+        fake_wrong="ignores-inputs", ratio=1.0,
     ),
     dict(
         id="logsoftmax_dim0", category="softmax",
@@ -443,10 +443,10 @@ TASKS = [
         "[0, 999] (every size has at least 1000 classes), and loss[r] = log(sum over j of exp(logits[r][j])) - logits[r][target[r]], "
         "computed stably (logits span [-100, 100]; subtract the row maximum inside the log-sum-exp).",
         reference="runs one 256-thread block per row: the maximum and the sum of exponentials by shared-memory trees (two reads of the row)",
-        good="one warp per row with an online log-sum-exp (one read of the row) reaches about 1.3-2x",
+        good="reading the row once into registers with 16-byte loads and reducing by shuffles reaches about 1.1-1.2x; it is memory-bound",
         wrong=("logf(part[0]) + (m - xr[target[blockIdx.x]])", "logf(part[0]) - xr[target[blockIdx.x]]",
                "forgets to add back the maximum it factored out"),
-        fake_wrong="ignores-inputs", ratio=1.1,
+        fake_wrong="ignores-inputs", ratio=1.0,
     ),
     dict(
         id="mse_rows", category="loss",
@@ -454,13 +454,13 @@ TASKS = [
         buffers=[buf("pred", F, "rows * cols", "in", uni(-1, 1)), buf("target", F, "rows * cols", "in", uni(-1, 1)),
                  buf("loss", F, "rows", "out")],
         scalars={"rows": "rows", "cols": "cols"},
-        sizes=[{"rows": 32768, "cols": 1024}, {"rows": 7, "cols": 333}, {"rows": 300, "cols": 1}],
+        sizes=[{"rows": 65536, "cols": 512}, {"rows": 7, "cols": 333}, {"rows": 300, "cols": 1}],
         grid=["rows", "1", "1"], block=["256", "1", "1"],
         tol=(1e-5, 1e-4, "cols squares summed in fp32 in any order"),
         definition="computes the mean squared error of each row (no reduction over the rows): pred and target "
         "are rows x cols 32-bit floats (row-major), loss[r] = (1/cols) sum over j of (pred[r][j] - target[r][j])^2.",
         reference="runs one 256-thread block per row: strided partial sums, then a shared-memory tree",
-        good="one warp per row with 16-byte loads and shuffle reductions reaches about 1.2-2x",
+        good="one warp per row with 16-byte loads and shuffle reductions reaches about 1.6x (the reference's 256 threads hold two elements of a 512-float row each and spend eight barriers on it)",
         wrong=("loss[blockIdx.x] = part[0] / (float)cols;", "loss[blockIdx.x] = sqrtf(part[0] / (float)cols);",
                "returns the root mean squared error"),
         fake_wrong="ignores-inputs", ratio=1.1,

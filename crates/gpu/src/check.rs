@@ -2,9 +2,10 @@
 //! the reference run once on identical inputs in their own buffer sets (guard bands around every
 //! buffer, outputs pre-filled with the sentinel). Each case draws every input from one input
 //! family its domain allows, each input in its own rotation through its families
-//! ([`aorlta_record::kernel::inputs::family_for_case`]): a job of as many cases as an input has
-//! families draws each of them for it, so a kernel right only on the typical law shows wrong
-//! outputs here. The candidate is clean when its outputs match
+//! ([`aorlta_record::kernel::inputs::family_for_case`]): a size's cases are consecutive turns of
+//! the rotation, and a job has at least as many seeds per size as an input has families, so every
+//! size draws each of them for it and a kernel right only on the typical law, or wrong only where
+//! one family meets one size, shows wrong outputs here. The candidate is clean when its outputs match
 //! the reference's within tolerance, every guard band is intact, every input is unchanged, and
 //! the reference's set, filled before the candidate ran, is untouched.
 //!

@@ -19,14 +19,14 @@ use serde::Deserialize;
 use serde_json::json;
 
 /// Bumped whenever the run leg's results can change.
-pub(crate) const VERSION: &str = "1";
+pub(crate) const VERSION: &str = "2";
 
 /// Parameters of `kernel-run`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case", default)]
 pub(crate) struct RunParams {
     /// Input seeds per size (1 to 32); raised where fewer would leave an input family of the
-    /// task undrawn ([`seeds_for`]).
+    /// task undrawn on a size ([`seeds_for`]).
     pub seeds: usize,
     /// Size indices to check; every size of the task when absent.
     pub sizes: Option<Vec<usize>>,
@@ -54,10 +54,13 @@ fn check(p: &RunParams) -> Result<(), String> {
     Ok(())
 }
 
-/// Seeds per size: at least `asked`, and enough that the job's cases (sizes × seeds) are at
-/// least as many as the input families of its most varied input, so that every input draws
-/// every family its domain allows at least once ([`aorlta_record::kernel::inputs::family_for_case`]).
-pub(crate) fn seeds_for(task: &aorlta_check::KernelTaskDef, asked: usize, sizes: usize) -> usize {
+/// Seeds per size: at least `asked`, and at least as many as the input families of the task's
+/// most varied input, so that every input draws every family its domain allows on every size
+/// ([`aorlta_record::kernel::inputs::family_for_case`]: a size's cases are consecutive turns of
+/// each input's rotation). Not fewer: a kernel wrong only where a family meets a size (a
+/// fixed-point sum that wraps only on the long products of the large size, only on inputs near
+/// the top of the domain) passed whenever the seed put that family on a small size.
+pub(crate) fn seeds_for(task: &aorlta_check::KernelTaskDef, asked: usize) -> usize {
     let families = task
         .spec
         .buffers
@@ -66,7 +69,7 @@ pub(crate) fn seeds_for(task: &aorlta_check::KernelTaskDef, asked: usize, sizes:
         .map(|b| aorlta_record::kernel::inputs::allowed(b).len())
         .max()
         .unwrap_or(1);
-    asked.max(families.div_ceil(sizes.max(1)))
+    asked.max(families)
 }
 
 /// `kernel-run`.
@@ -121,7 +124,7 @@ impl Adapter for KernelRun {
             );
         }
         let purpose = format!("{}/{}/check", i.task.spec.id, aorlta_check::hash_str(i.source));
-        let seeds: Vec<u64> = (0..seeds_for(i.task, p.seeds, sizes.len()))
+        let seeds: Vec<u64> = (0..seeds_for(i.task, p.seeds))
             .map(|_| i.env.next_seed(&purpose))
             .collect();
         let launch_timeout = if i.env.is_fake() {

@@ -485,15 +485,25 @@ fn a_long_running_environment_keeps_bounded_seed_counters_that_never_repeat_a_se
 }
 
 #[test]
-fn a_job_has_enough_seeds_to_draw_every_input_family() {
+fn a_job_has_enough_seeds_to_draw_every_input_family_on_every_size() {
     // One f32 input over [-1, 1]: seven families (no special value declared).
     let mut t = task("void k(float* x, int n)", "r");
     t.spec.buffers[0].init = aorlta_record::kernel::Init::Uniform { lo: -1.0, hi: 1.0 };
-    assert_eq!(crate::run::seeds_for(&t, 3, 3), 3);
-    assert_eq!(crate::run::seeds_for(&t, 1, 3), 3);
-    assert_eq!(crate::run::seeds_for(&t, 1, 1), 7);
-    assert_eq!(crate::run::seeds_for(&t, 9, 1), 9);
+    assert_eq!(crate::run::seeds_for(&t, 3), 7);
+    assert_eq!(crate::run::seeds_for(&t, 1), 7);
+    assert_eq!(crate::run::seeds_for(&t, 9), 9);
     // Declaring NaN legal adds the eighth.
     t.spec.buffers[0].special = vec![aorlta_record::kernel::inputs::Special::Nan];
-    assert_eq!(crate::run::seeds_for(&t, 1, 2), 4);
+    assert_eq!(crate::run::seeds_for(&t, 1), 8);
+    // A size's cases are consecutive turns of the rotation: each size draws every family.
+    let allowed = aorlta_record::kernel::inputs::allowed(&t.spec.buffers[0]);
+    let seeds = crate::run::seeds_for(&t, 3);
+    for size_pos in 0..3 {
+        let drawn: std::collections::BTreeSet<_> = (0..seeds)
+            .map(|j| {
+                aorlta_record::kernel::inputs::family_for_case(&allowed, size_pos * seeds + j, 0xD1CE, 0)
+            })
+            .collect();
+        assert_eq!(drawn.len(), allowed.len(), "size {size_pos}: {drawn:?}");
+    }
 }

@@ -28,12 +28,16 @@ inline emu_dim3 blockDim, gridDim;
 #define __restrict__ __restrict
 #define __shared__ static
 
+struct float2 {
+    float x, y;
+};
 struct float4 {
     float x, y, z, w;
 };
 struct int4 {
     int x, y, z, w;
 };
+inline float2 make_float2(float x, float y) { return {x, y}; }
 inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
 template <class T> inline T __ldcs(const T* p) { return *p; }
 template <class T> inline void __stcs(T* p, T v) { *p = v; }

@@ -1,39 +1,96 @@
-// cross_entropy/faster: one warp per row instead of a block, and one pass instead of two: each
-// lane keeps a running (max, sum of exponentials) over a strided share of the row (online
-// log-sum-exp), the 32 pairs are merged with __shfl_xor_sync; no shared memory, no barriers.
-// aorlta_launch fixes 2112 blocks of 256 threads whose warps loop over the rows with a grid
-// stride, so any shape works.
-// Verdict: correct; ref.speedup faster (expected about 1.3-2x: the row is read once, not twice).
-__device__ unsigned int aorlta_launch[7] = {2112, 1, 1, 256, 1, 1, 0};
+// cross_entropy/faster: the reference's block per row, but the row is read once, into
+// registers, with 16-byte loads (up to eight per thread when classes is a multiple of 4, at
+// most 8192, and the logits 16-byte aligned); the maximum and the sum of exponentials come
+// from registers, each reduced by warp shuffles and one barrier. Otherwise the same in scalar
+// steps. Default launch.
+// Verdict: correct; ref.speedup faster (about 1.1x on the H200: memory-bound).
+
+__device__ __forceinline__ float warp_sum(float v)
+{
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) {
+        v += __shfl_xor_sync(0xffffffffu, v, off);
+    }
+    return v;
+}
+
+__device__ __forceinline__ float warp_max(float v)
+{
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) {
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off));
+    }
+    return v;
+}
+
+// The sum over a 256-thread block, returned to every thread: shuffles within each warp, the
+// eight warp totals through shared memory, one barrier. `part` holds 8 floats, one use only.
+__device__ __forceinline__ float block_sum(float v, float* part)
+{
+    v = warp_sum(v);
+    if ((threadIdx.x & 31) == 0) {
+        part[threadIdx.x >> 5] = v;
+    }
+    __syncthreads();
+    return warp_sum((threadIdx.x & 31) < 8 ? part[threadIdx.x & 31] : 0.0f);
+}
+
+__device__ __forceinline__ float block_max(float v, float* part)
+{
+    v = warp_max(v);
+    if ((threadIdx.x & 31) == 0) {
+        part[threadIdx.x >> 5] = v;
+    }
+    __syncthreads();
+    return warp_max((threadIdx.x & 31) < 8 ? part[threadIdx.x & 31] : -INFINITY);
+}
+
+__device__ __forceinline__ bool aligned16(const void* p)
+{
+    return (reinterpret_cast<unsigned long long>(p) & 15) == 0;
+}
 
 __global__ void cross_entropy(const float* logits, const int* target, float* loss, int rows, int classes)
 {
-    const int lane = threadIdx.x % 32;
-    const long long warps = (long long)gridDim.x * 8;
-    for (long long r = (long long)blockIdx.x * 8 + threadIdx.x / 32; r < rows; r += warps) {
-        const float* xr = logits + r * classes;
-        float m = -INFINITY, s = 0.0f;
-        for (int j = lane; j < classes; j += 32) {
-            float v = xr[j];
-            if (v > m) {
-                s = s * expf(m - v) + 1.0f;
-                m = v;
-            } else {
-                s += expf(v - m);
+    __shared__ float part[2][8];
+    const float* xr = logits + (long long)blockIdx.x * classes;
+    const int t = threadIdx.x;
+    float m, s;
+    if ((classes & 3) == 0 && classes <= 8192 && aligned16(logits)) {
+        const int n4 = classes >> 2;
+        const float4* x4 = reinterpret_cast<const float4*>(xr);
+        float4 v[8];
+        m = -INFINITY;
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            int i = t + k * 256;
+            if (i < n4) {
+                v[k] = x4[i];
+                m = fmaxf(m, fmaxf(fmaxf(v[k].x, v[k].y), fmaxf(v[k].z, v[k].w)));
             }
         }
+        m = block_max(m, part[0]);
+        s = 0.0f;
 #pragma unroll
-        for (int off = 16; off > 0; off /= 2) {
-            float om = __shfl_xor_sync(0xffffffffu, m, off);
-            float os = __shfl_xor_sync(0xffffffffu, s, off);
-            float nm = fmaxf(m, om);
-            float a = s > 0.0f ? s * expf(m - nm) : 0.0f;
-            float b = os > 0.0f ? os * expf(om - nm) : 0.0f;
-            m = nm;
-            s = a + b;
+        for (int k = 0; k < 8; ++k) {
+            int i = t + k * 256;
+            if (i < n4) {
+                s += (expf(v[k].x - m) + expf(v[k].y - m)) + (expf(v[k].z - m) + expf(v[k].w - m));
+            }
         }
-        if (lane == 0) {
-            loss[r] = logf(s) + (m - xr[target[r]]);
+    } else {
+        m = -INFINITY;
+        for (int j = t; j < classes; j += 256) {
+            m = fmaxf(m, xr[j]);
         }
+        m = block_max(m, part[0]);
+        s = 0.0f;
+        for (int j = t; j < classes; j += 256) {
+            s += expf(xr[j] - m);
+        }
+    }
+    s = block_sum(s, part[1]);
+    if (t == 0) {
+        loss[blockIdx.x] = logf(s) + (m - xr[target[blockIdx.x]]);
     }
 }
