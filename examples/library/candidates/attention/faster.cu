@@ -1,14 +1,16 @@
-// attention/faster: tiles of 16 queries share every key and value they read (flash-attention
-// style): a block of 4 warps loads 32 keys and 32 values at a time into shared memory, each
-// warp scores its 4 queries against them (a lane per key), keeps a running max and sum per query
-// (online softmax) and rescales its output accumulators (a lane per output column, up to 4 for
-// d <= 128). The reference re-reads all of K and V from L2 for every query; this reads them once
-// per 16 queries and never stores the s scores. aorlta_launch fixes 264 blocks of 128 threads
-// looping over the query tiles with a grid stride, so any s works (d <= 128, as the task says).
-// Verdict: correct; ref.speedup faster (expected about 3-10x).
-__device__ unsigned int aorlta_launch[7] = {264, 1, 1, 128, 1, 1, 0};
+// attention/faster: flash-attention style: a block of 4 warps, one query per warp, loads 32
+// keys and 32 values at a time into shared memory that its 4 queries share; each warp scores its
+// query against them (a lane per key), keeps a running max and sum (online softmax) and rescales
+// its output accumulators (a lane per output column, up to 4 for d <= 128). The reference
+// re-reads all of K and V from L2 for every query; this reads them once per 4 queries and never
+// stores the s scores. aorlta_launch fixes 1056 blocks of 128 threads looping over the query
+// groups with a grid stride, so any s works (d <= 128, as the task says).
+// Verdict: correct; ref.speedup faster (about 1.3x on the H200 at s = 1024, d = 64; 16 queries
+// per block left most SMs idle there and was not faster).
+__device__ unsigned int aorlta_launch[7] = {1056, 1, 1, 128, 1, 1, 0};
 
-#define QB 16
+#define QPW 1
+#define QB (4 * QPW)
 #define KT 32
 #define DMAX 128
 
@@ -27,9 +29,9 @@ __global__ void attention(const float* q, const float* k, const float* v, float*
             int qq = e / d, t = e % d;
             qs[qq][t] = (i0 + qq < s) ? q[(long long)(i0 + qq) * d + t] : 0.0f;
         }
-        float m[4], l[4], acc[4][4];
+        float m[QPW], l[QPW], acc[QPW][4];
 #pragma unroll
-        for (int a = 0; a < 4; ++a) {
+        for (int a = 0; a < QPW; ++a) {
             m[a] = -INFINITY;
             l[a] = 0.0f;
 #pragma unroll
@@ -48,8 +50,8 @@ __global__ void attention(const float* q, const float* k, const float* v, float*
             __syncthreads();
             const bool valid = j0 + lane < s;
 #pragma unroll
-            for (int a = 0; a < 4; ++a) {
-                const float* qa = qs[warp * 4 + a];
+            for (int a = 0; a < QPW; ++a) {
+                const float* qa = qs[warp * QPW + a];
                 float dot = 0.0f;
                 for (int t = 0; t < d; ++t) {
                     dot += qa[t] * ks[lane][t];
@@ -87,8 +89,8 @@ __global__ void attention(const float* q, const float* k, const float* v, float*
             }
         }
 #pragma unroll
-        for (int a = 0; a < 4; ++a) {
-            int i = i0 + warp * 4 + a;
+        for (int a = 0; a < QPW; ++a) {
+            int i = i0 + warp * QPW + a;
             if (i < s) {
 #pragma unroll
                 for (int u = 0; u < 4; ++u) {
