@@ -3,7 +3,7 @@
 // then the 8 partial sums are combined in shared memory. Eight times as many threads and loads
 // in flight as the reference's one thread per output. aorlta_launch fixes 2112 blocks looping
 // over (batch entry, 32-column group) with a grid stride, so any shape works.
-// Verdict: correct; ref.speedup faster (expected about 2-5x: the reference's 32768 threads each
+// Verdict: correct; ref.speedup faster (s=1.90 on the H200: the reference's 32768 threads each
 // walk 1024 dependent additions, too few loads in flight to use the memory bandwidth).
 __device__ unsigned int aorlta_launch[7] = {2112, 1, 1, 32, 8, 1, 0};
 
