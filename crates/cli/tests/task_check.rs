@@ -47,6 +47,19 @@ fn the_example_tasks_pass_with_a_row_each() {
 }
 
 #[test]
+fn triton_tasks_are_checked_beside_cuda_ones() {
+    let (code, text) = task_check(
+        &["examples/triton-kernels/tasks", "examples/kernels/tasks/vector_add.yaml"],
+        &root(),
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("6 of 6 tasks pass"), "{text}");
+    // The fake device's compiler stands in for every compiler: no Triton probe, no Triton line.
+    assert!(text.contains("compiler: fake-nvcc"), "{text}");
+    assert!(!text.contains("triton: "), "{text}");
+}
+
+#[test]
 fn a_bad_field_and_a_loose_tolerance_fail_naming_the_file_and_why() {
     let dir = tempfile::tempdir().unwrap();
     let kernels = root().join("examples/kernels");

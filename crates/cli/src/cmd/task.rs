@@ -146,10 +146,6 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         println!("no GPU: {e}");
         return Ok(ExitCode::from(EXIT_NO_GPU));
     }
-    if let Err(e) = kernel.compiler_version() {
-        println!("no compiler: {e}");
-        return Ok(ExitCode::from(EXIT_NO_COMPILER));
-    }
     // Load every file on its own: a bad one is a failed row, not the end of the run.
     let loaded: Vec<(PathBuf, Result<TaskSet, String>)> = files
         .into_iter()
@@ -158,6 +154,20 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
             (f, set)
         })
         .collect();
+    // The compilers the tasks need: CUDA's (nvcc or NVRTC) for CUDA and HIP sources, Triton
+    // for Triton tasks (the fake device's compiler stands in for every one).
+    let (triton_tasks, other_tasks) = languages(&loaded);
+    let triton = (triton_tasks && !kernel.is_fake()).then(|| kernel.triton());
+    if let Some(Err(e)) = &triton {
+        println!("no compiler: {e}");
+        return Ok(ExitCode::from(EXIT_NO_COMPILER));
+    }
+    let needs_cuda = other_tasks || kernel.is_fake() || !triton_tasks;
+    if needs_cuda && let Err(e) = kernel.compiler_version() {
+        println!("no compiler: {e}");
+        return Ok(ExitCode::from(EXIT_NO_COMPILER));
+    }
+    let triton = triton.and_then(Result::ok).map(aorlta_kernel::TritonTool::describe);
     let tasks = loaded
         .iter()
         .map(|(_, s)| s.as_ref().map_or(1, TaskSet::len))
@@ -167,7 +177,15 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         if tasks == 1 { "" } else { "s" },
         kernel.device_label()
     );
-    println!("compiler: {}", kernel.compiler_version().unwrap_or("none"));
+    let compiler = if needs_cuda {
+        kernel.compiler_version().unwrap_or("none")
+    } else {
+        "none needed (Triton tasks only)"
+    };
+    println!("compiler: {compiler}");
+    if let Some(t) = &triton {
+        println!("triton: {t}");
+    }
     precompile(kernel, &loaded);
     print_row(HEAD);
     let mut results = Vec::new();
@@ -206,7 +224,8 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     if let Some(p) = &args.json {
         let doc = serde_json::json!({
             "device": kernel.device_label(),
-            "compiler": kernel.compiler_version().unwrap_or("none"),
+            "compiler": compiler,
+            "triton": triton,
             "tasks": results,
         });
         std::fs::write(p, serde_json::to_vec_pretty(&doc)?)
@@ -218,6 +237,22 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Whether the loaded kernel tasks include Triton ones, and other ones.
+fn languages(loaded: &[(PathBuf, Result<TaskSet, String>)]) -> (bool, bool) {
+    let mut triton = false;
+    let mut other = false;
+    for task in loaded.iter().filter_map(|(_, s)| s.as_ref().ok()).flat_map(|s| s.iter()) {
+        if let aorlta_check::TaskKind::Kernel(k) = &task.kind {
+            if k.spec.language == aorlta_record::kernel::KernelLanguage::Triton {
+                triton = true;
+            } else {
+                other = true;
+            }
+        }
+    }
+    (triton, other)
 }
 
 /// Compiles every loaded reference in parallel, so that the checks find them in the compile
