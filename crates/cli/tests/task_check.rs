@@ -49,7 +49,10 @@ fn the_example_tasks_pass_with_a_row_each() {
 #[test]
 fn triton_tasks_are_checked_beside_cuda_ones() {
     let (code, text) = task_check(
-        &["examples/triton-kernels/tasks", "examples/kernels/tasks/vector_add.yaml"],
+        &[
+            "examples/triton-kernels/tasks",
+            "examples/kernels/tasks/vector_add.yaml",
+        ],
         &root(),
     );
     assert_eq!(code, 0, "{text}");

@@ -167,7 +167,9 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         println!("no compiler: {e}");
         return Ok(ExitCode::from(EXIT_NO_COMPILER));
     }
-    let triton = triton.and_then(Result::ok).map(aorlta_kernel::TritonTool::describe);
+    let triton = triton
+        .and_then(Result::ok)
+        .map(aorlta_kernel::TritonTool::describe);
     let tasks = loaded
         .iter()
         .map(|(_, s)| s.as_ref().map_or(1, TaskSet::len))
@@ -243,7 +245,11 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
 fn languages(loaded: &[(PathBuf, Result<TaskSet, String>)]) -> (bool, bool) {
     let mut triton = false;
     let mut other = false;
-    for task in loaded.iter().filter_map(|(_, s)| s.as_ref().ok()).flat_map(|s| s.iter()) {
+    for task in loaded
+        .iter()
+        .filter_map(|(_, s)| s.as_ref().ok())
+        .flat_map(|s| s.iter())
+    {
         if let aorlta_check::TaskKind::Kernel(k) = &task.kind {
             if k.spec.language == aorlta_record::kernel::KernelLanguage::Triton {
                 triton = true;
