@@ -5,12 +5,7 @@
 # runs/gpu-compilers): validate-<suite>-<compiler>.json and a table of s per timed case.
 #   scripts/gpu-compilers.sh [BINARIES]   # BINARIES: the folder of aorlta and aorlta-harness
 set -u
-cd "$(dirname "$0")/.."
-B="$(cd "${1:-target/release}" && pwd)"
-OUT="${OUT:-runs/gpu-compilers}"; mkdir -p "$OUT"
-export PATH=/usr/local/cuda/bin:$PATH
-exec > >(tee "$OUT/log.txt") 2>&1
-date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
+source "$(dirname "$0")/gpu-run.sh" runs/gpu-compilers "${1:-}"
 for suite in kernels library; do
     file=examples/$suite/validation.yaml
     for c in nvrtc nvcc; do

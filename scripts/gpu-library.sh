@@ -6,13 +6,7 @@
 # from check.json with `python3 examples/library/make_library.py --index check.json`.
 #   scripts/gpu-library.sh [BINARIES]   # BINARIES: the folder of aorlta and aorlta-harness
 set -u
-cd "$(dirname "$0")/.."
-B="$(cd "${1:-target/release}" && pwd)"
-OUT="${OUT:-runs/gpu-library}"; mkdir -p "$OUT"
-export PATH=/usr/local/cuda/bin:$PATH
-exec > >(tee "$OUT/log.txt") 2>&1
-t() { local s=$(date +%s%N); "$@"; local rc=$?; local ms=$(( ($(date +%s%N) - s) / 1000000 )); echo "rc=$rc in $((ms / 1000)).$(printf %03d $((ms % 1000))) s"; }
-date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
+source "$(dirname "$0")/gpu-run.sh" runs/gpu-library "${1:-}"
 echo "== task check (every library task)"
 t timeout 240 "$B/aorlta" task check --gpu --profile examples/library/profile.yaml --json "$OUT/check.json" examples/library/tasks
 echo "== validate the library suite"

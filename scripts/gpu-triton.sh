@@ -5,13 +5,7 @@
 #   scripts/gpu-triton.sh [BINARIES]   # BINARIES: the folder of aorlta and aorlta-harness
 # Triton is the Python that AORLTA_TRITON_PYTHON names, else `python3`.
 set -u
-cd "$(dirname "$0")/.."
-B="$(cd "${1:-target/release}" && pwd)"
-OUT="${OUT:-runs/gpu-triton}"; mkdir -p "$OUT"
-export PATH=/usr/local/cuda/bin:$PATH
-exec > >(tee "$OUT/log.txt") 2>&1
-t() { local s=$(date +%s%N); "$@"; local rc=$?; local ms=$(( ($(date +%s%N) - s) / 1000000 )); echo "rc=$rc in $((ms / 1000)).$(printf %03d $((ms % 1000))) s"; }
-date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
+source "$(dirname "$0")/gpu-run.sh" runs/gpu-triton "${1:-}"
 "${AORLTA_TRITON_PYTHON:-python3}" -c 'import sys, triton; print("triton", triton.__version__, "python", sys.version.split()[0])'
 echo "== validate the Triton suite"
 t timeout 240 "$B/aorlta" validate --gpu --suite examples/triton-kernels/validation.yaml --json "$OUT/validate-triton.json"

@@ -53,13 +53,28 @@ fn verdict(r: &Result<aorlta_kernel::Compiled, aorlta_kernel::CompileFailure>) -
     }
 }
 
+/// The CUDA example's tasks.
+fn examples() -> TaskSet {
+    TaskSet::load(&common::root().join("examples/kernels/tasks"))
+        .unwrap()
+        .0
+}
+
+/// Its `vector_add` task.
+fn vector_add(tasks: &TaskSet) -> &aorlta_check::KernelTaskDef {
+    let TaskKind::Kernel(task) = &tasks.get("vector_add").unwrap().kind else {
+        unreachable!()
+    };
+    task
+}
+
 #[test]
 fn nvrtc_and_nvcc_give_every_example_source_the_same_verdict() {
     let Some(nvcc) = nvcc_with_nvrtc() else {
         return;
     };
     let root = common::root().join("examples/kernels");
-    let (tasks, _) = TaskSet::load(&root.join("tasks")).unwrap();
+    let tasks = examples();
     let dir = tempfile::tempdir().unwrap();
     let by_nvcc = env(CompilerChoice::Nvcc, &nvcc, &dir.path().join("nvcc"));
     let by_nvrtc = env(CompilerChoice::Nvrtc, &nvcc, &dir.path().join("nvrtc"));
@@ -125,10 +140,8 @@ fn a_compile_bomb_stops_its_worker_and_the_next_compile_gets_a_fresh_one() {
         return;
     };
     let root = common::root().join("examples/kernels");
-    let (tasks, _) = TaskSet::load(&root.join("tasks")).unwrap();
-    let TaskKind::Kernel(task) = &tasks.get("vector_add").unwrap().kind else {
-        unreachable!()
-    };
+    let tasks = examples();
+    let task = vector_add(&tasks);
     let dir = tempfile::tempdir().unwrap();
     let by_nvrtc = KernelEnv::from_config(&KernelConfig {
         nvcc: Some(nvcc.clone()),
@@ -191,11 +204,8 @@ fn the_constants_of_the_implicit_headers_cost_no_division_under_nvrtc() {
     let Some(nvcc) = nvcc_with_nvrtc() else {
         return;
     };
-    let root = common::root().join("examples/kernels");
-    let (tasks, _) = TaskSet::load(&root.join("tasks")).unwrap();
-    let TaskKind::Kernel(task) = &tasks.get("vector_add").unwrap().kind else {
-        unreachable!()
-    };
+    let tasks = examples();
+    let task = vector_add(&tasks);
     let dir = tempfile::tempdir().unwrap();
     for choice in [CompilerChoice::Nvcc, CompilerChoice::Nvrtc] {
         let e = env(choice, &nvcc, &dir.path().join(format!("{choice:?}")));

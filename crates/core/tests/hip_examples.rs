@@ -35,14 +35,7 @@ fn cases() -> Vec<(String, String, Vec<String>)> {
 }
 
 fn tasks() -> Vec<KernelTaskDef> {
-    let (set, _) = TaskSet::load(&root().join("tasks")).unwrap();
-    let tasks: Vec<KernelTaskDef> = set
-        .iter()
-        .filter_map(|t| match &t.kind {
-            TaskKind::Kernel(k) => Some((**k).clone()),
-            TaskKind::Qa(_) => None,
-        })
-        .collect();
+    let tasks = common::kernel_tasks(&root().join("tasks"));
     assert_eq!(tasks.len(), 3);
     tasks
 }

@@ -33,14 +33,7 @@ fn every_triton_example_compiles_as_its_case_expects_with_a_launch_its_task_allo
             return;
         }
     };
-    let (set, _) = TaskSet::load(&root().join("tasks")).unwrap();
-    let tasks: Vec<KernelTaskDef> = set
-        .iter()
-        .filter_map(|t| match &t.kind {
-            TaskKind::Kernel(k) => Some((**k).clone()),
-            TaskKind::Qa(_) => None,
-        })
-        .collect();
+    let tasks = common::kernel_tasks(&root().join("tasks"));
     assert_eq!(tasks.len(), 5);
     let dir = tempfile::tempdir().unwrap();
     let env = KernelEnv::from_config(&KernelConfig {

@@ -21,6 +21,7 @@ pub const HARNESS_BUILD: &str = concat!(
 mod amdgpu;
 mod compile;
 mod compiler;
+mod compilers;
 mod config;
 mod direct;
 mod elf;
@@ -41,6 +42,7 @@ pub use compile::{KernelCompile, target_label};
 pub use compiler::nvrtc::{NvrtcInstall, NvrtcPool};
 pub use compiler::triton::TritonTool;
 pub use compiler::{CompileFailure, Compiled, Who, compile, compile_many};
+pub use compilers::Compilers;
 pub use config::{CompilerChoice, GpuSet, KernelConfig, Platform};
 
 /// The NVRTC compile worker's loop, for the `aorlta nvrtc-worker` process (answers requests

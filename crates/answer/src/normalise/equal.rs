@@ -405,33 +405,12 @@ fn pointwise(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Exhauste
     let (Some(sa), Some(sb)) = (side(a), side(b)) else {
         return Ok(false);
     };
-    let size = |s: &Side<'_>| match s {
-        Side::Const(_) => 1,
-        Side::Formula(f, _) => f.size() as u64,
-    };
-    budget.spend(u64::from(POINTS) * (size(&sa) + size(&sb)))?;
+    spend_points(&sa, &sb, budget)?;
     // A factorial is defined at whole numbers only: both sides are then compared there.
     let whole = [&sa, &sb]
         .iter()
         .any(|s| matches!(s, Side::Formula(f, _) if f.has_factorial()));
-    let mut agree = 0;
-    let mut one_sided = 0;
-    let mut differ = false;
-    for k in 0..POINTS {
-        match (eval(&sa, k, whole), eval(&sb, k, whole)) {
-            (None, None) => {}
-            (Some(x), Some(y)) if agrees(&x, &y) => agree += 1,
-            (Some(_), Some(_)) => {
-                differ = true;
-                break;
-            }
-            _ => one_sided += 1,
-        }
-    }
-    // A point where only one side is defined is outside the other's domain (`\ln(x^2)` and
-    // `2\ln x` at a negative x): it proves nothing, but the sides must then agree at more
-    // points.
-    if !differ && agree >= 3 + one_sided.min(1) {
+    if tally(|k| (eval(&sa, k, whole), eval(&sb, k, whole)), agrees) {
         return Ok(true);
     }
     let names_i = |s: &Side<'_>| matches!(s, Side::Formula(f, _) if f.names_i());
@@ -439,6 +418,33 @@ fn pointwise(a: &Value, b: &Value, budget: &mut Budget) -> Result<bool, Exhauste
         return complex_pointwise(&sa, &sb, whole, budget);
     }
     Ok(false)
+}
+
+/// Charges the budget for evaluating both sides at every point.
+fn spend_points(sa: &Side<'_>, sb: &Side<'_>, budget: &mut Budget) -> Result<(), Exhausted> {
+    let size = |s: &Side<'_>| match s {
+        Side::Const(_) => 1,
+        Side::Formula(f, _) => f.size() as u64,
+    };
+    budget.spend(u64::from(POINTS) * (size(sa) + size(sb)))
+}
+
+/// Whether the two sides, valued at each point by `at`, agree: no point where both are
+/// defined and differ, and enough where they agree. A point where only one side is defined is
+/// outside the other's domain (`\ln(x^2)` and `2\ln x` at a negative x): it proves nothing, but
+/// the sides must then agree at more points.
+fn tally<T>(at: impl Fn(u32) -> (Option<T>, Option<T>), same: impl Fn(&T, &T) -> bool) -> bool {
+    let mut agree = 0;
+    let mut one_sided = 0;
+    for k in 0..POINTS {
+        match at(k) {
+            (None, None) => {}
+            (Some(x), Some(y)) if same(&x, &y) => agree += 1,
+            (Some(_), Some(_)) => return false,
+            _ => one_sided += 1,
+        }
+    }
+    agree >= 3 + one_sided.min(1)
 }
 
 /// [`pointwise`] with `i` the imaginary unit (`(3+i)(1-2i)` = `5-5i`, `i^2` = `-1`), tried when
@@ -450,26 +456,13 @@ fn complex_pointwise(
     whole: bool,
     budget: &mut Budget,
 ) -> Result<bool, Exhausted> {
-    let size = |s: &Side<'_>| match s {
-        Side::Const(_) => 1,
-        Side::Formula(f, _) => f.size() as u64,
-    };
-    budget.spend(u64::from(POINTS) * (size(sa) + size(sb)))?;
-    let mut agree = 0;
-    let mut one_sided = 0;
-    for k in 0..POINTS {
-        match (eval_complex(sa, k, whole), eval_complex(sb, k, whole)) {
-            (None, None) => {}
-            (Some(x), Some(y)) if agrees(&x.re, &y.re) && agrees(&x.im, &y.im) => agree += 1,
-            (Some(_), Some(_)) => return Ok(false),
-            _ => one_sided += 1,
-        }
-    }
-    Ok(agree >= 3 + one_sided.min(1))
+    spend_points(sa, sb, budget)?;
+    Ok(tally(
+        |k| (eval_complex(sa, k, whole), eval_complex(sb, k, whole)),
+        |x, y| agrees(&x.re, &y.re) && agrees(&x.im, &y.im),
+    ))
 }
 
-/// Two values at one point agree: exactly when both are exact rationals, to a relative 1e-6
-/// otherwise.
 fn agrees(x: &Real, y: &Real) -> bool {
     match (x.exact(), y.exact()) {
         (Some(p), Some(q)) => p == q,

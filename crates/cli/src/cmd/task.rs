@@ -11,7 +11,7 @@ use anyhow::Context;
 use aorlta_check::TaskSet;
 use aorlta_core::profile::LoadedProfile;
 use aorlta_kernel::Who;
-use aorlta_kernel::{CheckParams, KernelTools, TaskCheck};
+use aorlta_kernel::{CheckParams, Compilers, KernelTools, TaskCheck};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -154,22 +154,12 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
             (f, set)
         })
         .collect();
-    // The compilers the tasks need: CUDA's (nvcc or NVRTC) for CUDA and HIP sources, Triton
-    // for Triton tasks (the fake device's compiler stands in for every one).
-    let (triton_tasks, other_tasks) = languages(&loaded);
-    let triton = (triton_tasks && !kernel.is_fake()).then(|| kernel.triton());
-    if let Some(Err(e)) = &triton {
+    let needs = Compilers::of(kernel, kernel_tasks(&loaded));
+    if let Err(e) = needs.check(kernel) {
         println!("no compiler: {e}");
         return Ok(ExitCode::from(EXIT_NO_COMPILER));
     }
-    let needs_cuda = other_tasks || kernel.is_fake() || !triton_tasks;
-    if needs_cuda && let Err(e) = kernel.compiler_version() {
-        println!("no compiler: {e}");
-        return Ok(ExitCode::from(EXIT_NO_COMPILER));
-    }
-    let triton = triton
-        .and_then(Result::ok)
-        .map(aorlta_kernel::TritonTool::describe);
+    let triton = needs.triton_line(kernel);
     let tasks = loaded
         .iter()
         .map(|(_, s)| s.as_ref().map_or(1, TaskSet::len))
@@ -179,7 +169,7 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         if tasks == 1 { "" } else { "s" },
         kernel.device_label()
     );
-    let compiler = if needs_cuda {
+    let compiler = if needs.cuda {
         kernel.compiler_version().unwrap_or("none")
     } else {
         "none needed (Triton tasks only)"
@@ -241,39 +231,25 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Whether the loaded kernel tasks include Triton ones, and other ones.
-fn languages(loaded: &[(PathBuf, Result<TaskSet, String>)]) -> (bool, bool) {
-    let mut triton = false;
-    let mut other = false;
-    for task in loaded
+/// The kernel tasks of the files that loaded.
+fn kernel_tasks(
+    loaded: &[(PathBuf, Result<TaskSet, String>)],
+) -> impl Iterator<Item = &aorlta_check::KernelTaskDef> {
+    loaded
         .iter()
         .filter_map(|(_, s)| s.as_ref().ok())
         .flat_map(|s| s.iter())
-    {
-        if let aorlta_check::TaskKind::Kernel(k) = &task.kind {
-            if k.spec.language == aorlta_record::kernel::KernelLanguage::Triton {
-                triton = true;
-            } else {
-                other = true;
-            }
-        }
-    }
-    (triton, other)
+        .filter_map(|t| match &t.kind {
+            aorlta_check::TaskKind::Kernel(k) => Some(k.as_ref()),
+            aorlta_check::TaskKind::Qa(_) => None,
+        })
 }
 
 /// Compiles every loaded reference in parallel, so that the checks find them in the compile
 /// cache; failures are reported by the checks themselves.
 fn precompile(kernel: &aorlta_kernel::KernelEnv, loaded: &[(PathBuf, Result<TaskSet, String>)]) {
-    let jobs: Vec<_> = loaded
-        .iter()
-        .filter_map(|(_, s)| s.as_ref().ok())
-        .flat_map(|s| s.iter())
-        .filter_map(|t| match &t.kind {
-            aorlta_check::TaskKind::Kernel(k) => {
-                Some((k.as_ref(), k.reference_source.as_str(), Who::Reference))
-            }
-            aorlta_check::TaskKind::Qa(_) => None,
-        })
+    let jobs: Vec<_> = kernel_tasks(loaded)
+        .map(|k| (k, k.reference_source.as_str(), Who::Reference))
         .collect();
     aorlta_kernel::compile_many(kernel, &jobs);
 }

@@ -1,11 +1,26 @@
-//! What the example-compile tests share: each validation case's candidate once, with the
-//! outcomes its `compile` leg may have.
+//! What the example-compile tests share: a folder's kernel tasks, and each validation case's
+//! candidate once, with the outcomes its `compile` leg may have.
 
+use aorlta_check::{KernelTaskDef, TaskKind, TaskSet};
 use std::collections::BTreeSet;
 use std::path::Path;
 
+/// The kernel tasks of the task files in `dir`, every file loaded.
+#[allow(dead_code)]
+pub(crate) fn kernel_tasks(dir: &Path) -> Vec<KernelTaskDef> {
+    let (set, skipped) = TaskSet::load(dir).unwrap_or_else(|e| panic!("{e}"));
+    assert!(skipped.is_empty(), "{skipped:?}");
+    set.iter()
+        .filter_map(|t| match &t.kind {
+            TaskKind::Kernel(k) => Some((**k).clone()),
+            TaskKind::Qa(_) => None,
+        })
+        .collect()
+}
+
 /// Each case of the suite at `path` once, as (task, case, the `compile` outcomes it expects:
 /// `clean` unless the case says otherwise).
+#[allow(dead_code)]
 pub(crate) fn compile_cases(path: &Path) -> Vec<(String, String, Vec<String>)> {
     let text = std::fs::read_to_string(path).unwrap();
     let doc: serde_norway::Value = serde_norway::from_str(&text).unwrap();

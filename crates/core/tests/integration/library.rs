@@ -7,7 +7,7 @@
 
 use aorlta_check::{KernelTaskDef, TaskKind, TaskSet};
 use aorlta_kernel::{KernelConfig, KernelEnv};
-use aorlta_kernel::{Who, compile};
+use aorlta_kernel::{Who, compile, compile_many};
 use std::path::PathBuf;
 
 fn root() -> PathBuf {
@@ -15,14 +15,7 @@ fn root() -> PathBuf {
 }
 
 fn tasks() -> Vec<KernelTaskDef> {
-    let (set, skipped) = TaskSet::load(&root().join("tasks")).unwrap_or_else(|e| panic!("{e}"));
-    assert!(skipped.is_empty(), "{skipped:?}");
-    set.iter()
-        .filter_map(|t| match &t.kind {
-            TaskKind::Kernel(k) => Some((**k).clone()),
-            TaskKind::Qa(_) => None,
-        })
-        .collect()
+    crate::common::kernel_tasks(&root().join("tasks"))
 }
 
 #[test]
@@ -76,33 +69,36 @@ fn every_library_kernel_compiles_with_nvcc() {
     })
     .unwrap();
     let tasks = tasks();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
-    let bad: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut bad = Vec::new();
-                    while let Some(t) = tasks.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
-                        if let Err(f) = compile(&env, t, &t.reference_source, Who::Reference) {
-                            bad.push(format!("{}/reference: {} {}", t.spec.id, f.code, f.detail));
-                        }
-                        for case in ["faster", "wrong"] {
-                            let p = root()
-                                .join("candidates")
-                                .join(&t.spec.id)
-                                .join(format!("{case}.cu"));
-                            let source = std::fs::read_to_string(&p).unwrap();
-                            if let Err(f) = compile(&env, t, &source, Who::Candidate) {
-                                bad.push(format!("{}/{case}: {} {}", t.spec.id, f.code, f.detail));
-                            }
-                        }
-                    }
-                    bad
-                })
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
-    });
+    let mut jobs: Vec<(String, &KernelTaskDef, String, Who)> = Vec::new();
+    for t in &tasks {
+        jobs.push((
+            format!("{}/reference", t.spec.id),
+            t,
+            t.reference_source.clone(),
+            Who::Reference,
+        ));
+        for case in ["faster", "wrong"] {
+            let p = root()
+                .join("candidates")
+                .join(&t.spec.id)
+                .join(format!("{case}.cu"));
+            let source = std::fs::read_to_string(&p).unwrap();
+            jobs.push((format!("{}/{case}", t.spec.id), t, source, Who::Candidate));
+        }
+    }
+    // All at once into the compile cache, then each outcome read back.
+    let many: Vec<_> = jobs
+        .iter()
+        .map(|(_, t, src, who)| (*t, src.as_str(), *who))
+        .collect();
+    compile_many(&env, &many);
+    let bad: Vec<String> = jobs
+        .iter()
+        .filter_map(|(name, t, src, who)| {
+            compile(&env, t, src, *who)
+                .err()
+                .map(|f| format!("{name}: {} {}", f.code, f.detail))
+        })
+        .collect();
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

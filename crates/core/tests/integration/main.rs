@@ -1,5 +1,7 @@
 //! Behaviour of aorlta-core through its public interface.
 
+#[path = "../common/mod.rs"]
+mod common;
 mod engine;
 mod library;
 mod qa_example;

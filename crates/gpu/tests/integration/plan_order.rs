@@ -238,3 +238,36 @@ fn an_inout_buffer_is_timed_without_blaming_the_candidate() {
     assert!(rec.findings.is_empty(), "{:?}", rec.findings);
     assert_eq!(rec.time.unwrap().pairs.len(), 20);
 }
+
+#[test]
+fn with_a_seed_per_family_every_size_draws_every_family_of_every_input() {
+    // The run leg asks for at least as many seeds per size as an input has families
+    // (`aorlta_kernel`'s `seeds_for`); the plan then gives each size consecutive turns of each
+    // input's rotation, so no family meets only some sizes.
+    let task = task();
+    let families: Vec<Vec<_>> = task
+        .buffers
+        .iter()
+        .filter(|b| b.role != aorlta_record::kernel::Role::Out)
+        .map(aorlta_record::kernel::inputs::allowed)
+        .collect();
+    let seeds = families.iter().map(Vec::len).max().unwrap() as u64;
+    let work = aorlta_record::kernel::harness::Work::Check(aorlta_record::kernel::harness::CheckWork {
+        sizes: vec![0, 1, 2],
+        seeds: (0..seeds).map(|s| 0xF00D + s).collect(),
+    });
+    let (rec, _) = run(&image(FakeBehaviour::Correct, 1.0, false), work);
+    assert!(rec.findings.is_empty(), "{:?}", rec.findings);
+    let cases = rec.check.unwrap().cases;
+    assert_eq!(cases.len() as u64, 3 * seeds);
+    for size in 0..3 {
+        for (b, allowed) in ["a", "b"].iter().zip(&families) {
+            let drawn: HashSet<_> = cases
+                .iter()
+                .filter(|c| c.size == size)
+                .map(|c| c.families[*b])
+                .collect();
+            assert_eq!(drawn.len(), allowed.len(), "size {size}, input {b}: {drawn:?}");
+        }
+    }
+}

@@ -209,9 +209,10 @@ pub fn compile(
             format!("{}/{who:?}/{}", task.spec.id, &source_hash[..12])
         });
         let out = if env.is_fake() {
-            let asked = env.fake_spec(&source_hash).and_then(|s| s.launch);
-            let launch =
-                (target == Target::TritonOnNvidia).then(|| triton::fake_launch(task, asked.as_deref()));
+            let launch = (target == Target::TritonOnNvidia).then(|| {
+                let asked = env.fake_spec(&source_hash).and_then(|s| s.launch);
+                triton::fake_launch(task, asked.as_deref())
+            });
             fake::compile(env, task, &source_hash).and_then(|(bytes, symbols)| {
                 let object = toolchain::Object {
                     bytes,

@@ -23,7 +23,7 @@ use aorlta_check::Env;
 use aorlta_check::{TaskKind, TaskSet};
 use aorlta_kernel::KernelTools;
 use aorlta_kernel::Who;
-use aorlta_kernel::{KernelEnv, KernelOverrides};
+use aorlta_kernel::{Compilers, KernelEnv, KernelOverrides};
 use aorlta_record::kernel::KernelLanguage;
 use aorlta_record::{Candidate, LegResult, LegState, Reason, RewardEntry};
 use aorlta_store::{Cache, MemoryCache};
@@ -31,9 +31,6 @@ use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// The label of Triton tasks on NVIDIA.
-const TRITON: &str = "Triton on NVIDIA";
 
 /// The adapters whose legs a case's expectations name, by expectation key.
 const EXPECTED: [(&str, &str); 4] = [
@@ -219,29 +216,26 @@ impl Validation {
         self.cases.is_empty()
     }
 
-    /// Whether this machine has what the suite needs: a device and a compiler.
+    /// Whether this machine has what the suite needs: a device and the compilers of its tasks.
     pub fn check_tools(&self) -> Result<(), Unavailable> {
         let kernel = self.kernel();
         kernel.devices().map_err(Unavailable::NoGpu)?;
-        let targets = self.targets();
-        if targets.iter().any(|t| *t != TRITON) || kernel.is_fake() {
-            kernel.compiler_version().map_err(Unavailable::NoCompiler)?;
-        }
-        if targets.contains(&TRITON) && !kernel.is_fake() {
-            kernel.triton().map_err(Unavailable::NoCompiler)?;
-        }
-        Ok(())
+        self.compilers().check(kernel).map_err(Unavailable::NoCompiler)
     }
 
     /// The Python and Triton that compile the suite's Triton tasks, when it has any (and the
     /// device is real: the fake compiler stands in for every compiler).
     pub fn triton(&self) -> Option<String> {
-        let kernel = self.kernel();
-        (self.targets().contains(&TRITON) && !kernel.is_fake()).then(|| {
-            kernel
-                .triton()
-                .map_or_else(|e| format!("none ({e})"), aorlta_kernel::TritonTool::describe)
-        })
+        self.compilers().triton_line(self.kernel())
+    }
+
+    /// The compilers the suite's tasks need.
+    fn compilers(&self) -> Compilers {
+        let tasks = self.tasks.iter().filter_map(|t| match &t.kind {
+            TaskKind::Kernel(k) => Some(k.as_ref()),
+            TaskKind::Qa(_) => None,
+        });
+        Compilers::of(self.kernel(), tasks)
     }
 
     /// The platforms and languages the suite's tasks run as (`HIP source on NVIDIA`), each once.
