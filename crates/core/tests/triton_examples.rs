@@ -9,7 +9,6 @@
 
 mod common;
 
-use aorlta_check::{KernelTaskDef, TaskKind, TaskSet};
 use aorlta_kernel::{KernelConfig, KernelEnv};
 use aorlta_kernel::{Who, compile};
 use std::collections::BTreeSet;
