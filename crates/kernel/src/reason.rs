@@ -14,6 +14,9 @@ aorlta_check::reason_codes! {
         CompileTimeout => "compile-timeout",
         /// The compiler ran out of its memory limit.
         CompileMemory => "compile-memory",
+        /// A compiler was killed from outside its compile (the host's out-of-memory killer, an
+        /// operator), by neither its time nor its memory limit: never the candidate's doing.
+        CompileKilled => "compile-killed",
         /// The compiler's output passed its size limit.
         CompileOutputTooLarge => "compile-output-too-large",
         /// The kernel calls device `printf`.
@@ -33,7 +36,7 @@ aorlta_check::reason_codes! {
         ReferenceCompileFailed => "reference-compile-failed",
         /// The reference broke on the device.
         ReferenceBroken => "reference-broken",
-        /// The kernel does not allow the compiler's sandbox.
+        /// The compile jail cannot be made here (bubblewrap missing, or no namespaces for it).
         CompileSandboxUnavailable => "compile-sandbox-unavailable",
         /// The compiler wrote no dependency list, so what it read cannot be checked.
         CompileDependenciesMissing => "compile-dependencies-missing",

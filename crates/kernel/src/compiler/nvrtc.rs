@@ -18,7 +18,7 @@
 
 use super::nvrtc_worker::{Answer, Hello, Request, SOURCE_NAME};
 use super::process::failure;
-use super::sandbox::{self, Jail, Limits, SandboxError};
+use super::sandbox::{self, Jail, Limits, SandboxError, Sandboxed};
 use super::toolchain::{Invocation, Object, Toolchain};
 use super::{CompileEnv, CompileFailure, diagnostic};
 use crate::reason::KernelReason;
@@ -26,7 +26,7 @@ use aorlta_check::KernelTaskDef;
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use std::process::{ChildStdin, ChildStdout, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -161,30 +161,39 @@ impl NvrtcInstall {
     }
 }
 
+/// Largest code object a worker may send back, bytes (the compile output limit).
+const OBJECT_LIMIT: u64 = super::process::OUTPUT_LIMIT;
+
 /// One worker process, idle between compiles.
 struct Worker {
-    child: Child,
+    jailed: Sandboxed,
     stdin: ChildStdin,
     stdout: ChildStdout,
     /// Bytes read past the last answer's line.
     pending: Vec<u8>,
+    /// Its folder on the host (inside the jail, a `tmpfs` at the same path).
     dir: tempfile::TempDir,
-    compiles: u64,
 }
 
 impl Worker {
     fn kill(mut self) {
-        sandbox::kill_group(self.child.id());
-        let _ = self.child.wait();
+        self.jailed.kill();
     }
 
-    /// One line of the worker's output, within `deadline`; `Ok(None)` when it closed.
-    fn read_line(&mut self, deadline: Instant) -> Result<Option<String>, WorkerError> {
-        loop {
-            if let Some(at) = self.pending.iter().position(|b| *b == b'\n') {
-                let line: Vec<u8> = self.pending.drain(..=at).collect();
-                return Ok(Some(String::from_utf8_lossy(&line).trim_end().to_string()));
+    /// Exactly `n` bytes of the worker's output, within `deadline`.
+    fn read_bytes(&mut self, n: usize, deadline: Instant) -> Result<Vec<u8>, WorkerError> {
+        while self.pending.len() < n {
+            if !self.fill(deadline)? {
+                return Err(WorkerError::Io(std::io::ErrorKind::UnexpectedEof.into()));
             }
+        }
+        Ok(self.pending.drain(..n).collect())
+    }
+
+    /// Reads what the worker has written into `pending`, waiting until `deadline`; `false`
+    /// when its output closed.
+    fn fill(&mut self, deadline: Instant) -> Result<bool, WorkerError> {
+        loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Err(WorkerError::Timeout);
@@ -203,10 +212,26 @@ impl Worker {
             }
             let mut buf = [0u8; 64 * 1024];
             match self.stdout.read(&mut buf) {
-                Ok(0) => return Ok(None),
-                Ok(n) => self.pending.extend_from_slice(&buf[..n]),
+                Ok(0) => return Ok(false),
+                Ok(n) => {
+                    self.pending.extend_from_slice(&buf[..n]);
+                    return Ok(true);
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(WorkerError::Io(e)),
+            }
+        }
+    }
+
+    /// One line of the worker's output, within `deadline`; `Ok(None)` when it closed.
+    fn read_line(&mut self, deadline: Instant) -> Result<Option<String>, WorkerError> {
+        loop {
+            if let Some(at) = self.pending.iter().position(|b| *b == b'\n') {
+                let line: Vec<u8> = self.pending.drain(..=at).collect();
+                return Ok(Some(String::from_utf8_lossy(&line).trim_end().to_string()));
+            }
+            if !self.fill(deadline)? {
+                return Ok(None);
             }
         }
     }
@@ -277,12 +302,18 @@ impl NvrtcPool {
             .0
             .canonicalize()
             .unwrap_or_else(|_| self.program.0.clone());
-        let mut read = vec![self.install.lib_dir.clone(), self.install.include.clone(), shims];
-        read.extend(program.parent().map(Path::to_path_buf));
+        // The worker reads its own program file, NVRTC's library, the toolkit's headers and the
+        // shims: never the folder its program lies in (a deployment's tokens and configs).
         let jail = Jail {
-            read,
+            read: vec![
+                self.install.lib_dir.clone(),
+                self.install.include.clone(),
+                shims,
+                program.clone(),
+            ],
             work,
-            isolate: false,
+            inputs: Vec::new(),
+            outputs: Vec::new(),
         };
         let limits = Limits {
             timeout: Duration::from_secs_f64(env.config().compile_timeout_s),
@@ -292,7 +323,7 @@ impl NvrtcPool {
         };
         let args: Vec<&str> = self.program.1.iter().map(String::as_str).collect();
         let lib = self.install.lib_dir.as_os_str();
-        let mut child = sandbox::spawn(
+        let mut jailed = sandbox::spawn(
             &program,
             &args,
             &jail,
@@ -304,16 +335,16 @@ impl NvrtcPool {
             SandboxError::Unavailable(why) => format!("sandbox: {why}"),
             SandboxError::Io(e) => format!("{}: {e}", program.display()),
         })?;
+        let child = &mut jailed.child;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err("the worker's pipes were not made".into());
         };
         let mut w = Worker {
-            child,
+            jailed,
             stdin,
             stdout,
             pending: Vec::new(),
             dir,
-            compiles: 0,
         };
         let hello = match w.read_line(Instant::now() + Duration::from_secs(30)) {
             Ok(Some(line)) => {
@@ -352,12 +383,9 @@ impl NvrtcPool {
                     .0
             }
         };
-        w.compiles += 1;
-        let out = format!("k{}.cubin", w.compiles);
         let req = Request {
             source: source.to_string(),
             options,
-            out: out.clone(),
         };
         let config = env.config();
         let start = Instant::now();
@@ -369,54 +397,48 @@ impl NvrtcPool {
             Ok(()) => w.read_line(deadline),
             Err(e) => Err(WorkerError::Io(e)),
         };
-        let compile_s = start.elapsed().as_secs_f64();
         let answer = match line {
             Ok(Some(line)) => serde_json::from_str::<Answer>(&line).map_err(|e| e.to_string()),
             Ok(None) => Err("closed".into()),
-            Err(WorkerError::Timeout) => {
-                w.kill();
-                return Err(CompileFailure::broke(
-                    KernelReason::CompileTimeout,
-                    format!(
-                        "the compiler ran past {} s and was stopped",
-                        config.compile_timeout_s
-                    ),
-                ));
-            }
+            Err(WorkerError::Timeout) => return Err(timed_out(w, config.compile_timeout_s)),
             Err(WorkerError::Io(e)) => Err(e.to_string()),
         };
         let answer = match answer {
-            Ok(a) => a,
-            Err(_) => {
-                // The worker died in the compile: a limit it met (memory), or a crash.
-                sandbox::kill_group(w.child.id());
-                let status = w.child.wait().ok();
-                let signal = status.and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s));
-                let how = status.map_or("the NVRTC worker died".to_string(), |s| {
-                    format!("the NVRTC worker died ({s})")
-                });
-                return Err(failure("", signal, &how, config.compile_memory_mb));
+            Ok(a) if a.object_bytes <= OBJECT_LIMIT => a,
+            Ok(_) => {
+                w.kill();
+                return Err(CompileFailure::broke(
+                    KernelReason::CompileOutputTooLarge,
+                    format!("the code object passed {} MiB", OBJECT_LIMIT >> 20),
+                ));
+            }
+            Err(_) => return Err(died(w, config.compile_memory_mb)),
+        };
+        let object = if answer.ok {
+            match w.read_bytes(answer.object_bytes as usize, deadline) {
+                Ok(bytes) => Some(bytes),
+                Err(WorkerError::Timeout) => return Err(timed_out(w, config.compile_timeout_s)),
+                Err(WorkerError::Io(_)) => return Err(died(w, config.compile_memory_mb)),
+            }
+        } else {
+            None
+        };
+        let compile_s = start.elapsed().as_secs_f64();
+        let result = match object {
+            Some(bytes) if !bytes.is_empty() => Ok(Object {
+                bytes,
+                compile_s,
+                launch: None,
+            }),
+            Some(_) => Err(CompileFailure::broke(
+                KernelReason::CompileError,
+                "no code object was written".to_string(),
+            )),
+            None => {
+                let diag = diagnostic::sanitize(&answer.log, w.dir.path(), SOURCE_NAME, source);
+                Err(failure(&answer.log, None, &diag, config.compile_memory_mb))
             }
         };
-        let path = w.dir.path().join(&out);
-        let result = if answer.ok {
-            std::fs::read(&path)
-                .map(|bytes| Object {
-                    bytes,
-                    compile_s,
-                    launch: None,
-                })
-                .map_err(|e| {
-                    CompileFailure::broke(
-                        KernelReason::CompileError,
-                        format!("no code object was written: {e}"),
-                    )
-                })
-        } else {
-            let diag = diagnostic::sanitize(&answer.log, w.dir.path(), SOURCE_NAME, source);
-            Err(failure(&answer.log, None, &diag, config.compile_memory_mb))
-        };
-        let _ = std::fs::remove_file(&path);
         self.idle.lock().unwrap_or_else(|p| p.into_inner()).push(w);
         result
     }
@@ -433,6 +455,34 @@ impl Drop for NvrtcPool {
     fn drop(&mut self) {
         self.shutdown();
     }
+}
+
+/// A worker that ran past the compile's time limit: killed with its jail.
+fn timed_out(w: Worker, timeout_s: f64) -> CompileFailure {
+    w.kill();
+    CompileFailure::broke(
+        KernelReason::CompileTimeout,
+        format!("the compiler ran past {timeout_s} s and was stopped"),
+    )
+}
+
+/// A worker that died in a compile: its memory limit met (the candidate's), a crash, or a kill
+/// from outside (not the candidate's).
+fn died(mut w: Worker, memory_mb: u64) -> CompileFailure {
+    w.jailed.kill();
+    let status = w.jailed.wait();
+    let out_of_memory = w.jailed.out_of_memory();
+    let signal = status.and_then(|s| {
+        std::os::unix::process::ExitStatusExt::signal(&s)
+            .or_else(|| s.code().filter(|c| (129..160).contains(c)).map(|c| c - 128))
+    });
+    if signal == Some(libc::SIGKILL) && !out_of_memory {
+        return super::process::killed(Path::new("the NVRTC worker"));
+    }
+    let how = status.map_or("the NVRTC worker died".to_string(), |s| {
+        format!("the NVRTC worker died ({s})")
+    });
+    failure("", signal, &how, memory_mb)
 }
 
 /// The NVRTC toolchain for CUDA sources on NVIDIA.

@@ -7,9 +7,10 @@
 //! The protocol is one JSON line each way on standard input and output. At start the worker
 //! loads `libnvrtc` (from the library path the parent sets) and writes
 //! `{"ready": true, "version": "13.0"}`, or `{"ready": false, "error": …}` and exits. Then, per
-//! request `{"source": TEXT, "options": [..], "out": NAME}` it compiles `TEXT` as `kernel.cu`,
-//! writes the code object to `NAME` in its working folder, and answers
-//! `{"ok": true, "seconds": S, "log": …}` or `{"ok": false, "log": …}`.
+//! request `{"source": TEXT, "options": [..]}` it compiles `TEXT` as `kernel.cu` and answers
+//! `{"ok": true, "seconds": S, "log": …, "object_bytes": N}` followed by the code object's `N`
+//! bytes, or `{"ok": false, "log": …}`. The worker writes no file: in its jail it has none to
+//! write to, and the code object comes back on the pipe.
 
 use serde::{Deserialize, Serialize};
 use std::ffi::{CStr, CString, c_char, c_int};
@@ -22,8 +23,6 @@ pub(crate) struct Request {
     pub source: String,
     /// NVRTC's options.
     pub options: Vec<String>,
-    /// The code object's file name in the worker's folder.
-    pub out: String,
 }
 
 /// One compile's answer.
@@ -37,6 +36,9 @@ pub(crate) struct Answer {
     /// Seconds NVRTC took.
     #[serde(default)]
     pub seconds: f64,
+    /// The code object's size: that many bytes follow the answer's line.
+    #[serde(default)]
+    pub object_bytes: u64,
 }
 
 /// The worker's first line.
@@ -185,27 +187,25 @@ pub(crate) fn serve() -> i32 {
                 ok: false,
                 log: format!("a malformed request: {e}"),
                 seconds: 0.0,
+                object_bytes: 0,
             },
             Ok(req) => {
                 let (object, log, seconds) = compile(&req);
-                let written = object.map(|bytes| std::fs::write(&req.out, bytes));
-                match written {
-                    Some(Ok(())) => Answer {
-                        ok: true,
-                        log,
-                        seconds,
-                    },
-                    Some(Err(e)) => Answer {
-                        ok: false,
-                        log: format!("{log}\nwriting the code object: {e}"),
-                        seconds,
-                    },
-                    None => Answer {
-                        ok: false,
-                        log,
-                        seconds,
-                    },
+                let answer = Answer {
+                    ok: object.is_some(),
+                    log,
+                    seconds,
+                    object_bytes: object.as_ref().map_or(0, |o| o.len() as u64),
+                };
+                if line(&mut out, &answer).is_err() {
+                    return 1;
                 }
+                if let Some(o) = object
+                    && (out.write_all(&o).is_err() || out.flush().is_err())
+                {
+                    return 1;
+                }
+                continue;
             }
         };
         if line(&mut out, &answer).is_err() {

@@ -32,7 +32,8 @@ pub(crate) fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Resul
     let jail = Jail {
         read: toolkit_folders(&inv.program, &inv.read),
         work: work.clone(),
-        isolate: false,
+        inputs: vec![inv.source.to_string()],
+        outputs: vec![inv.output.to_string(), DEPENDENCIES.to_string()],
     };
     let config = env.config();
     let limits = Limits {
@@ -53,6 +54,9 @@ pub(crate) fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Resul
         ),
     })?;
     let compile_s = start.elapsed().as_secs_f64();
+    if run.killed_from_outside() {
+        return Err(killed(&inv.program));
+    }
     if run.timed_out {
         return Err(CompileFailure::broke(
             KernelReason::CompileTimeout,
@@ -90,6 +94,18 @@ pub(crate) fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Resul
         compile_s,
         launch: None,
     })
+}
+
+/// A compiler killed by someone else (the host's out-of-memory killer, an operator): not the
+/// candidate's doing, so `unsettled` and never cached.
+pub(super) fn killed(program: &Path) -> CompileFailure {
+    CompileFailure::unsettled(
+        KernelReason::CompileKilled,
+        format!(
+            "{} was killed from outside the compile (not by its time or memory limit)",
+            program.file_name().map_or_else(|| program.display().to_string(), |n| n.to_string_lossy().into_owned())
+        ),
+    )
 }
 
 /// A failed compiler's outcome as a reason: its output past the size limit, its memory limit

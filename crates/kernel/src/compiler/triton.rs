@@ -1,9 +1,10 @@
 //! Triton kernels (`language: triton`): one `@triton.jit` function compiled ahead of time, with
 //! no GPU, to a cubin and its launch ([`ImageLaunch`]), which the harness runs like any other
 //! code object. The source is Python: importing it runs the candidate's code, so the compile
-//! runs only as a process of its own in the [`super::sandbox`] (the toolkit read-only, its own
-//! folder, no network, its own PID namespace where the host allows one, address-space, CPU and
-//! wall limits), driven by `triton_compile.py`, never in the service or the harness.
+//! runs only as a process of its own in the compile jail, [`super::sandbox`] (the toolkit
+//! read-only, a size-limited folder of its own, no network, its own PID namespace, address-space,
+//! CPU, wall and, where the host gives a cgroup, process and memory limits for the whole
+//! compile), driven by `triton_compile.py`, never in the service or the harness.
 //!
 //! Nothing the process prints is read. What it writes is the candidate's to write: the code
 //! object gets the checks every cubin gets ([`super::toolchain`]), and every number of its
@@ -23,7 +24,6 @@ use aorlta_record::kernel::mangle::{ParamKind, parameters};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The compile driver, written into each compile's folder.
@@ -68,9 +68,10 @@ import importlib.metadata as md
 import triton
 dists = sorted({f"{d.metadata['Name']}=={d.version}" for d in md.distributions() if d.metadata['Name']})
 paths = [p for p in sys.path if p and os.path.isdir(p)]
-print(json.dumps({"triton": triton.__version__, "python": sys.version.split()[0], "paths": paths,
-                  "prefixes": [sys.prefix, sys.base_prefix, os.path.dirname(triton.__file__)],
-                  "dists": dists}))
+with open("probe.json", "w") as f:
+    json.dump({"triton": triton.__version__, "python": sys.version.split()[0], "paths": paths,
+               "prefixes": [sys.prefix, sys.base_prefix, os.path.dirname(triton.__file__)],
+               "dists": dists}, f)
 "#;
 
 #[derive(Deserialize)]
@@ -119,19 +120,45 @@ impl Toolchain for Triton {
     }
 }
 
-/// Asks `python` (trusted: the operator's toolkit, run outside the sandbox) for its Triton.
+/// Asks `python` for its Triton, in the compile jail like every compile: the interpreter's own
+/// installation and the virtual environment it is started from are all it reads (a `.pth` file
+/// or a module planted there would run here first, so nothing a compile can write is ever on
+/// its path).
 pub(crate) fn probe(python: &Path) -> Result<TritonTool, String> {
-    let out = Command::new(python)
-        .args(["-I", "-c", PROBE])
-        .stdin(Stdio::null())
-        .output()
+    let given = std::path::absolute(python).map_err(|e| format!("{}: {e}", python.display()))?;
+    let real = python
+        .canonicalize()
         .map_err(|e| format!("{}: {e}", python.display()))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        let last = err.lines().last().unwrap_or("").trim();
+    // The interpreter's prefix (`…/bin/python3` → `…`) and the environment's (`.venv/bin/python`
+    // → `.venv`, whose `pyvenv.cfg` names the interpreter).
+    let mut read: Vec<PathBuf> = [&real, &given]
+        .into_iter()
+        .filter_map(|p| p.parent().and_then(Path::parent))
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    read.dedup();
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let work = std::path::absolute(dir.path()).map_err(|e| e.to_string())?;
+    std::fs::write(work.join("probe.py"), PROBE).map_err(|e| e.to_string())?;
+    let jail = Jail {
+        read,
+        work: work.clone(),
+        inputs: vec!["probe.py".into()],
+        outputs: vec!["probe.json".into()],
+    };
+    let limits = Limits {
+        timeout: Duration::from_secs(120),
+        memory_bytes: 4 << 30,
+        output_bytes: 16 << 20,
+        cpu_seconds: None,
+    };
+    let run = sandbox::run(&given, &["-I", "probe.py"], &jail, limits).map_err(|e| format!("{}: {e}", python.display()))?;
+    if !run.success {
+        let last = run.output.lines().last().unwrap_or("").trim().to_string();
         return Err(format!("{} cannot import triton: {last}", python.display()));
     }
-    let p: Probe = serde_json::from_slice(&out.stdout)
+    let out = std::fs::read(work.join("probe.json")).map_err(|e| format!("{}: the Triton probe wrote nothing: {e}", python.display()))?;
+    let p: Probe = serde_json::from_slice(&out)
         .map_err(|e| format!("{}: the Triton probe printed no JSON: {e}", python.display()))?;
     let identity = aorlta_check::hash_parts(
         [p.triton.as_str(), p.python.as_str()]
@@ -281,7 +308,8 @@ pub(crate) fn compile(
     let jail = Jail {
         read: tool.read.clone(),
         work: work.clone(),
-        isolate: true,
+        inputs: ["job.json", "kernel.py", "triton_compile.py"].map(String::from).to_vec(),
+        outputs: ["error.json", "meta.json", "kernel.cubin"].map(String::from).to_vec(),
     };
     let limits = Limits {
         timeout: Duration::from_secs_f64(config.compile_timeout_s),
@@ -317,6 +345,9 @@ pub(crate) fn compile(
             ),
         )
     };
+    if run.killed_from_outside() {
+        return Err(super::process::killed(Path::new("the Triton compile")));
+    }
     if run.timed_out || run.signal == Some(libc::SIGXCPU) {
         return Err(timeout());
     }
