@@ -224,9 +224,9 @@ fn host_files_never_reach_a_compile_detail() {
             );
         }
     }
-    // A readable file that is not a toolkit header (the compiler's own log, beside the source)
-    // is caught by the preprocessor's dependency list.
-    let src = format!("#include \"compile.log\"\n{body}");
+    // A readable file that is not a toolkit header (the dependency list the compiler writes,
+    // beside the source) is caught by the preprocessor's dependency list.
+    let src = format!("#include \"k.d\"\n{body}");
     let r = task(SIG, &src);
     let err = compile(&e, &r, &src, Who::Reference).unwrap_err();
     assert!(

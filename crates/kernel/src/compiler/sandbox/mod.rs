@@ -301,8 +301,15 @@ fn spawn_in(
     for name in &jail.outputs {
         std::fs::File::create(dir.join(name))?;
     }
-    // The program by its real path: inside the jail only real paths are bound.
-    let program = program.canonicalize().unwrap_or_else(|_| program.to_path_buf());
+    // The program by the path given where a bound folder holds that path (a virtual
+    // environment's `bin/python` link, which finds its environment by where it is), else by its
+    // real path: inside the jail only real paths are bound.
+    let given = std::path::absolute(program)?;
+    let program = if jail.read.iter().any(|r| given.starts_with(r) && given != *r) {
+        given
+    } else {
+        program.canonicalize().unwrap_or(given)
+    };
     let filters: Vec<OwnedFd> = j.programs.iter().map(|p| memfd(p)).collect::<Result<_, _>>()?;
     let filter_fds: Vec<RawFd> = filters.iter().map(AsRawFd::as_raw_fd).collect();
     let cgroup = cgroup::Cgroup::make(PROCESS_LIMIT, limits.memory_bytes)
