@@ -193,6 +193,12 @@ fn the_candidates_python_is_contained() {
         "import os\nif os.path.exists('/etc/passwd') or os.path.exists('/proc/self'):\n    raise RuntimeError('LEAK host paths')".to_string(),
         // The service's own files: its work folder holds the stored code objects.
         format!("import os\ntry:\n    got = os.listdir({:?})\nexcept OSError:\n    got = None\nif got:\n    raise RuntimeError('LEAK ' + ' '.join(got))", dir.path().join("cubins").display().to_string()),
+
+        // The toolkit is read-only: Triton's own site-packages (a `.pth` file there would run in
+        // every later Python of that environment) and the host's headers.
+        "import os, triton\nsite = os.path.dirname(os.path.dirname(triton.__file__))\nfor d in (site, '/usr/include', '/usr/lib'):\n    try:\n        open(os.path.join(d, 'aorlta_planted.pth'), 'w').write('import os')\n        raise RuntimeError('LEAK wrote into ' + d)\n    except OSError:\n        pass".to_string(),
+        // No capability, and the calls a root process would escape with are refused.
+        "import ctypes, os, socket\nlibc = ctypes.CDLL(None)\nhdr = (ctypes.c_uint32 * 2)(0x20080522, 0)\ndata = (ctypes.c_uint32 * 6)()\nlibc.capget(hdr, data)\nif data[0] or data[3]:\n    raise RuntimeError('LEAK capabilities %x' % data[0])\nfor name, f in [('chroot', lambda: os.chroot('/usr')), ('mknod', lambda: os.mknod('n', 0o20600, os.makedev(1, 3))), ('hostname', lambda: socket.sethostname('x'))]:\n    try:\n        f()\n        raise RuntimeError('LEAK ' + name)\n    except OSError:\n        pass".to_string(),
     ];
     for source in &attempts {
         let r = compile(&e, &t, &at_import(source), Who::Candidate);
@@ -201,6 +207,14 @@ fn the_candidates_python_is_contained() {
         assert!(r.is_ok(), "{source}\n{detail}");
     }
     assert!(listener.accept().is_err(), "nothing connected to the host");
+    let site = std::process::Command::new(&python)
+        .args(["-I", "-c", "import os, triton; print(os.path.dirname(os.path.dirname(triton.__file__)))"])
+        .output()
+        .unwrap();
+    let site = String::from_utf8_lossy(&site.stdout).trim().to_string();
+    for d in [site.as_str(), "/usr/include", "/usr/lib"] {
+        assert!(!Path::new(d).join("aorlta_planted.pth").exists(), "{d}");
+    }
     assert!(!outside.path().join("written").exists());
     assert_eq!(std::fs::read_to_string(&secret).unwrap(), "the-host-secret");
     assert!(!dir.path().join("compile").join("escaped").exists());

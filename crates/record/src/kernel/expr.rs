@@ -6,6 +6,10 @@
 //! integer division and remainder truncating toward zero (as in C). Every operation is checked:
 //! an overflow, a division by zero or an unknown name is an error naming the expression and the
 //! place, never a wrapped value.
+//!
+//! An expression may come from a candidate (a Triton kernel's launch grid), so its size is
+//! bounded before it is read: at most [`MAX_LEN`] bytes and [`MAX_DEPTH`] nested parentheses,
+//! calls or unary minuses, so no text can exhaust the parser's stack.
 
 use std::collections::BTreeMap;
 
@@ -21,13 +25,27 @@ pub struct ExprError {
     pub message: String,
 }
 
+/// Longest expression read, bytes.
+pub const MAX_LEN: usize = 4096;
+
+/// Deepest nesting read (parentheses, function calls and unary minuses together).
+pub const MAX_DEPTH: u32 = 64;
+
 /// Evaluates `expr` with the variables of one problem size.
 pub fn eval(expr: &str, vars: &BTreeMap<String, i64>) -> Result<i64, ExprError> {
+    if expr.len() > MAX_LEN {
+        return Err(ExprError {
+            expr: format!("{}…", expr.chars().take(64).collect::<String>()),
+            at: MAX_LEN,
+            message: format!("the expression is {} bytes long; at most {MAX_LEN} are read", expr.len()),
+        });
+    }
     let mut p = Parser {
         src: expr,
         bytes: expr.as_bytes(),
         pos: 0,
         vars,
+        depth: 0,
     };
     let v = p.expr()?;
     p.skip_ws();
@@ -70,6 +88,8 @@ struct Parser<'a> {
     bytes: &'a [u8],
     pos: usize,
     vars: &'a BTreeMap<String, i64>,
+    /// Nesting of the production being read.
+    depth: u32,
 }
 
 impl Parser<'_> {
@@ -90,6 +110,15 @@ impl Parser<'_> {
     fn peek(&mut self) -> Option<u8> {
         self.skip_ws();
         self.bytes.get(self.pos).copied()
+    }
+
+    /// One level deeper, refused past [`MAX_DEPTH`].
+    fn deeper(&mut self) -> Result<(), ExprError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.err(format!("nested more than {MAX_DEPTH} deep")));
+        }
+        Ok(())
     }
 
     fn overflow(&self) -> ExprError {
@@ -140,7 +169,9 @@ impl Parser<'_> {
     fn unary(&mut self) -> Result<i64, ExprError> {
         if self.peek() == Some(b'-') {
             self.pos += 1;
+            self.deeper()?;
             let v = self.unary()?;
+            self.depth -= 1;
             return v.checked_neg().ok_or_else(|| self.overflow());
         }
         self.primary()
@@ -150,8 +181,10 @@ impl Parser<'_> {
         match self.peek() {
             Some(b'(') => {
                 self.pos += 1;
+                self.deeper()?;
                 let v = self.expr()?;
                 self.expect(b')')?;
+                self.depth -= 1;
                 Ok(v)
             }
             Some(c) if c.is_ascii_digit() => {
@@ -174,10 +207,12 @@ impl Parser<'_> {
                 let name = &self.src[start..self.pos];
                 if self.peek() == Some(b'(') {
                     self.pos += 1;
+                    self.deeper()?;
                     let a = self.expr()?;
                     self.expect(b',')?;
                     let b = self.expr()?;
                     self.expect(b')')?;
+                    self.depth -= 1;
                     return match name {
                         "min" => Ok(a.min(b)),
                         "max" => Ok(a.max(b)),
@@ -251,6 +286,29 @@ mod tests {
         assert_eq!(eval("min(rows, cols) + max(rows, cols)", &v), Ok(98));
         assert_eq!(eval("-n % 7", &v), Ok(-1000 % 7));
         assert_eq!(eval(" 7 / 2 - 10 / -3 ", &v), Ok(3 + 3));
+    }
+
+    #[test]
+    fn deep_or_long_text_is_refused_with_a_reason_not_a_stack_overflow() {
+        let v = vars();
+        for deep in [
+            format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000)),
+            format!("{}1", "-".repeat(100_000)),
+            format!("{}1{}", "min(1, ".repeat(5_000), ")".repeat(5_000)),
+        ] {
+            let e = eval(&deep, &v).unwrap_err();
+            assert!(
+                e.message.contains("nested more than") || e.message.contains("at most"),
+                "{}",
+                e.message
+            );
+        }
+        let nested = format!("{}1{}", "(".repeat(MAX_DEPTH as usize), ")".repeat(MAX_DEPTH as usize));
+        assert_eq!(eval(&nested, &v), Ok(1));
+        let e = eval(&format!("(({}1)))", "(".repeat(MAX_DEPTH as usize)), &v).unwrap_err();
+        assert!(e.message.contains("nested more than 64 deep"), "{}", e.message);
+        let e = eval(&"1+".repeat(3000), &v).unwrap_err();
+        assert!(e.message.contains("at most 4096"), "{}", e.message);
     }
 
     #[test]
