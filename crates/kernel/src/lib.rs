@@ -40,6 +40,7 @@ mod timeline;
 
 pub use compile::{KernelCompile, target_label};
 pub use compiler::nvrtc::{NvrtcInstall, NvrtcPool};
+pub use compiler::sandbox::describe as compile_jail;
 pub use compiler::triton::TritonTool;
 pub use compiler::{CompileFailure, Compiled, Who, compile, compile_many};
 pub use compilers::Compilers;

@@ -61,6 +61,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             default = state.default_profile(),
             tasks = state.tasks().len(),
             token = state.token().is_some(),
+            compile_jail = %aorlta_kernel::compile_jail(),
             "listening"
         );
         println!("aorlta serve: listening on http://{addr}");

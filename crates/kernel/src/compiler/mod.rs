@@ -228,6 +228,7 @@ pub fn compile(
                     .and_then(|inv| process::run(env, &inv, source))
             });
             object.and_then(|object| {
+                process::check_size(&object.bytes)?;
                 let symbols = toolchain.check(task, &object.bytes)?;
                 stored(env, &key, object, symbols)
             })

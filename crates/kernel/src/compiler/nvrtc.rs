@@ -302,19 +302,7 @@ impl NvrtcPool {
             .0
             .canonicalize()
             .unwrap_or_else(|_| self.program.0.clone());
-        // The worker reads its own program file, NVRTC's library, the toolkit's headers and the
-        // shims: never the folder its program lies in (a deployment's tokens and configs).
-        let jail = Jail {
-            read: vec![
-                self.install.lib_dir.clone(),
-                self.install.include.clone(),
-                shims,
-                program.clone(),
-            ],
-            work,
-            inputs: Vec::new(),
-            outputs: Vec::new(),
-        };
+        let jail = worker_jail(&self.install, shims, &program, work);
         let limits = Limits {
             timeout: Duration::from_secs_f64(env.config().compile_timeout_s),
             memory_bytes: env.config().compile_memory_mb << 20,
@@ -457,6 +445,23 @@ impl Drop for NvrtcPool {
     }
 }
 
+/// A worker's jail: it reads its own program file, NVRTC's library, the toolkit's headers and
+/// the shims, never the folder its program lies in (a deployment's tokens and configs beside
+/// the binary), and writes nothing that comes back.
+fn worker_jail(install: &NvrtcInstall, shims: PathBuf, program: &Path, work: PathBuf) -> Jail {
+    Jail {
+        read: vec![
+            install.lib_dir.clone(),
+            install.include.clone(),
+            shims,
+            program.to_path_buf(),
+        ],
+        work,
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+    }
+}
+
 /// A worker that ran past the compile's time limit: killed with its jail.
 fn timed_out(w: Worker, timeout_s: f64) -> CompileFailure {
     w.kill();
@@ -554,5 +559,32 @@ impl Toolchain for Nvrtc {
 
     fn check(&self, task: &KernelTaskDef, object: &[u8]) -> Result<Vec<String>, CompileFailure> {
         super::toolchain::check_cubin(task, object)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_reads_its_program_file_and_not_the_folder_beside_it() {
+        let install = NvrtcInstall {
+            lib_dir: PathBuf::from("/opt/cuda/lib64"),
+            include: PathBuf::from("/opt/cuda/include"),
+        };
+        let app = Path::new("/app");
+        let jail = worker_jail(
+            &install,
+            PathBuf::from("/w/shims"),
+            &app.join("aorlta"),
+            PathBuf::from("/w/x"),
+        );
+        assert!(jail.read.contains(&app.join("aorlta")));
+        assert!(
+            !jail.read.iter().any(|r| app.join("token").starts_with(r)),
+            "{:?}",
+            jail.read
+        );
+        assert!(jail.outputs.is_empty());
     }
 }

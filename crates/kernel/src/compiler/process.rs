@@ -15,7 +15,28 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Largest file the compiler may write, bytes.
-pub(crate) const OUTPUT_LIMIT: u64 = 256 << 20;
+pub(crate) const OUTPUT_LIMIT: u64 = 64 << 20;
+
+/// Largest code object kept, bytes: the compile cache holds at most `2 * max_entries` of them,
+/// so this bounds its disk in bytes, not only in count. A real kernel's is kilobytes to a few
+/// megabytes; a candidate that makes its own larger (a Triton kernel unrolled to no end) is
+/// `compile-output-too-large`.
+pub(crate) const CODE_OBJECT_LIMIT: usize = 32 << 20;
+
+/// Refuses a code object past [`CODE_OBJECT_LIMIT`].
+pub(crate) fn check_size(bytes: &[u8]) -> Result<(), CompileFailure> {
+    if bytes.len() > CODE_OBJECT_LIMIT {
+        return Err(CompileFailure::broke(
+            KernelReason::CompileOutputTooLarge,
+            format!(
+                "the code object is {} MiB; at most {} MiB is kept",
+                bytes.len() >> 20,
+                CODE_OBJECT_LIMIT >> 20
+            ),
+        ));
+    }
+    Ok(())
+}
 
 /// Runs `inv` on `source` in a fresh folder under `env`'s work folder.
 pub(crate) fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Result<Object, CompileFailure> {
@@ -103,7 +124,10 @@ pub(super) fn killed(program: &Path) -> CompileFailure {
         KernelReason::CompileKilled,
         format!(
             "{} was killed from outside the compile (not by its time or memory limit)",
-            program.file_name().map_or_else(|| program.display().to_string(), |n| n.to_string_lossy().into_owned())
+            program.file_name().map_or_else(
+                || program.display().to_string(),
+                |n| n.to_string_lossy().into_owned()
+            )
         ),
     )
 }
@@ -159,6 +183,15 @@ fn toolkit_folders(compiler: &Path, extra: &[PathBuf]) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_code_object_past_the_limit_is_refused() {
+        assert!(check_size(&vec![0u8; CODE_OBJECT_LIMIT]).is_ok());
+        let f = check_size(&vec![0u8; 120 << 20]).unwrap_err();
+        assert_eq!(f.code, "compile-output-too-large");
+        assert!(f.detail.contains("120 MiB"), "{}", f.detail);
+        assert_eq!(f.state, aorlta_record::LegState::Broke);
+    }
 
     #[test]
     fn a_failed_compilers_output_and_signal_are_read_as_their_reason() {

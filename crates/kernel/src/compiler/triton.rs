@@ -152,12 +152,14 @@ pub(crate) fn probe(python: &Path) -> Result<TritonTool, String> {
         output_bytes: 16 << 20,
         cpu_seconds: None,
     };
-    let run = sandbox::run(&given, &["-I", "probe.py"], &jail, limits).map_err(|e| format!("{}: {e}", python.display()))?;
+    let run = sandbox::run(&given, &["-I", "probe.py"], &jail, limits)
+        .map_err(|e| format!("{}: {e}", python.display()))?;
     if !run.success {
         let last = run.output.lines().last().unwrap_or("").trim().to_string();
         return Err(format!("{} cannot import triton: {last}", python.display()));
     }
-    let out = std::fs::read(work.join("probe.json")).map_err(|e| format!("{}: the Triton probe wrote nothing: {e}", python.display()))?;
+    let out = std::fs::read(work.join("probe.json"))
+        .map_err(|e| format!("{}: the Triton probe wrote nothing: {e}", python.display()))?;
     let p: Probe = serde_json::from_slice(&out)
         .map_err(|e| format!("{}: the Triton probe printed no JSON: {e}", python.display()))?;
     let identity = aorlta_check::hash_parts(
@@ -308,8 +310,12 @@ pub(crate) fn compile(
     let jail = Jail {
         read: tool.read.clone(),
         work: work.clone(),
-        inputs: ["job.json", "kernel.py", "triton_compile.py"].map(String::from).to_vec(),
-        outputs: ["error.json", "meta.json", "kernel.cubin"].map(String::from).to_vec(),
+        inputs: ["job.json", "kernel.py", "triton_compile.py"]
+            .map(String::from)
+            .to_vec(),
+        outputs: ["error.json", "meta.json", "kernel.cubin"]
+            .map(String::from)
+            .to_vec(),
     };
     let limits = Limits {
         timeout: Duration::from_secs_f64(config.compile_timeout_s),

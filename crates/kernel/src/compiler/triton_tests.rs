@@ -208,7 +208,11 @@ fn the_candidates_python_is_contained() {
     }
     assert!(listener.accept().is_err(), "nothing connected to the host");
     let site = std::process::Command::new(&python)
-        .args(["-I", "-c", "import os, triton; print(os.path.dirname(os.path.dirname(triton.__file__)))"])
+        .args([
+            "-I",
+            "-c",
+            "import os, triton; print(os.path.dirname(os.path.dirname(triton.__file__)))",
+        ])
         .output()
         .unwrap();
     let site = String::from_utf8_lossy(&site.stdout).trim().to_string();

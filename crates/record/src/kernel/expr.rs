@@ -37,7 +37,10 @@ pub fn eval(expr: &str, vars: &BTreeMap<String, i64>) -> Result<i64, ExprError> 
         return Err(ExprError {
             expr: format!("{}…", expr.chars().take(64).collect::<String>()),
             at: MAX_LEN,
-            message: format!("the expression is {} bytes long; at most {MAX_LEN} are read", expr.len()),
+            message: format!(
+                "the expression is {} bytes long; at most {MAX_LEN} are read",
+                expr.len()
+            ),
         });
     }
     let mut p = Parser {
@@ -303,7 +306,11 @@ mod tests {
                 e.message
             );
         }
-        let nested = format!("{}1{}", "(".repeat(MAX_DEPTH as usize), ")".repeat(MAX_DEPTH as usize));
+        let nested = format!(
+            "{}1{}",
+            "(".repeat(MAX_DEPTH as usize),
+            ")".repeat(MAX_DEPTH as usize)
+        );
         assert_eq!(eval(&nested, &v), Ok(1));
         let e = eval(&format!("(({}1)))", "(".repeat(MAX_DEPTH as usize)), &v).unwrap_err();
         assert!(e.message.contains("nested more than 64 deep"), "{}", e.message);

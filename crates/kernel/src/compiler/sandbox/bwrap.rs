@@ -26,16 +26,22 @@ pub(crate) fn find() -> Result<Bwrap, String> {
     let candidates: Vec<PathBuf> = match std::env::var_os("AORLTA_BWRAP") {
         Some(p) => vec![PathBuf::from(p)],
         None => std::env::var_os("PATH")
-            .map(|p| std::env::split_paths(&p).map(|d| d.join("bwrap")).collect::<Vec<_>>())
+            .map(|p| {
+                std::env::split_paths(&p)
+                    .map(|d| d.join("bwrap"))
+                    .collect::<Vec<_>>()
+            })
             .unwrap_or_default()
             .into_iter()
             .chain([PathBuf::from("/usr/bin/bwrap")])
             .collect(),
     };
     let Some(path) = candidates.into_iter().find(|p| p.is_file()) else {
-        return Err("bubblewrap (`bwrap`) was not found: install Debian's or Ubuntu's `bubblewrap`, \
+        return Err(
+            "bubblewrap (`bwrap`) was not found: install Debian's or Ubuntu's `bubblewrap`, \
                     or set AORLTA_BWRAP (scripts/install-bwrap.sh fetches one)"
-            .into());
+                .into(),
+        );
     };
     let path = path.canonicalize().unwrap_or(path);
     let out = std::process::Command::new(&path)
@@ -69,7 +75,8 @@ pub(crate) fn read_paths(jail: &Jail) -> Vec<(PathBuf, Option<PathBuf>)> {
         let Ok(meta) = std::fs::symlink_metadata(&p) else {
             continue;
         };
-        if out.iter().any(|(b, link)| link.is_none() && p.starts_with(b)) || out.iter().any(|(b, _)| *b == p) {
+        if out.iter().any(|(b, link)| link.is_none() && p.starts_with(b)) || out.iter().any(|(b, _)| *b == p)
+        {
             continue;
         }
         let link = meta

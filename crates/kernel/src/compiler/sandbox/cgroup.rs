@@ -160,9 +160,8 @@ impl Cgroup {
             cg.dirs.push(d.clone());
         }
         let set = |dir: &Path, file: &str, value: String| {
-            std::fs::write(dir.join(file), value).map_err(|e| {
-                std::io::Error::new(e.kind(), format!("{}: {e}", dir.join(file).display()))
-            })
+            std::fs::write(dir.join(file), value)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", dir.join(file).display())))
         };
         if v2 {
             set(&dirs[0], "pids.max", tasks.to_string())?;
@@ -194,7 +193,11 @@ impl Cgroup {
 
     /// The kernel killed a process of this compile for passing its memory limit.
     pub(crate) fn oom_killed(&self) -> bool {
-        let file = if self.v2 { "memory.events" } else { "memory.oom_control" };
+        let file = if self.v2 {
+            "memory.events"
+        } else {
+            "memory.oom_control"
+        };
         let text = std::fs::read_to_string(self.memory_dir().join(file)).unwrap_or_default();
         let count = |key: &str| {
             text.lines()
@@ -276,4 +279,3 @@ pub(crate) fn enter(fd: RawFd) -> std::io::Result<()> {
         Err(e) => Err(e.into()),
     }
 }
-

@@ -176,12 +176,15 @@ fn probe(j: &Jailer) -> Result<(), String> {
 }
 
 /// Whether compiles can be jailed here, and if not why.
+#[cfg(test)]
 pub(crate) fn available() -> Result<(), String> {
     jailer().map(drop).map_err(|e| e.to_string())
 }
 
-/// How the jail stands on this host, in one line (for `doctor`-like reports and the logs).
-pub(crate) fn describe() -> String {
+/// How the compile jail stands on this host, in one line (the service logs it at start): the
+/// bubblewrap found and how a compile's processes are bounded together, or why no compile can
+/// run.
+pub fn describe() -> String {
     match jailer() {
         Ok(j) => format!(
             "bubblewrap {} ({}); {}",
@@ -381,7 +384,11 @@ fn run_in(
     // The log is the host's file, written through the inherited descriptor (never visible in the
     // jail's folder); only its first 64 KiB is read.
     let log = tempfile::tempfile()?;
-    let stdio = [Stdio::null(), Stdio::from(log.try_clone()?), Stdio::from(log.try_clone()?)];
+    let stdio = [
+        Stdio::null(),
+        Stdio::from(log.try_clone()?),
+        Stdio::from(log.try_clone()?),
+    ];
     let mut jailed = spawn_in(j, program, args, jail, limits, stdio, env)?;
     let start = Instant::now();
     let mut timed_out = false;

@@ -133,7 +133,8 @@ fn build() -> Result<Vec<Vec<u8>>, String> {
         .try_into()
         .map_err(|e| format!("seccomp: no filter for {}: {e}", std::env::consts::ARCH))?;
     let filter = |calls: Vec<i64>, errno: i32| -> Result<BpfProgram, String> {
-        let rules: BTreeMap<i64, Vec<seccompiler::SeccompRule>> = calls.into_iter().map(|n| (n, vec![])).collect();
+        let rules: BTreeMap<i64, Vec<seccompiler::SeccompRule>> =
+            calls.into_iter().map(|n| (n, vec![])).collect();
         let f = SeccompFilter::new(
             rules,
             SeccompAction::Allow,
@@ -211,8 +212,23 @@ mod tests {
             assert_eq!(&prog[4..8], &4u32.to_ne_bytes());
         }
         // Every call the issue names is in the list.
-        for name in ["chroot", "mknod", "mknodat", "bpf", "perf_event_open", "syslog", "keyctl", "init_module", "finit_module", "ptrace"] {
-            assert!(DENIED.iter().any(|(n, _)| *n == name) || (name == "mknod" && cfg!(not(target_arch = "x86_64"))), "{name}");
+        for name in [
+            "chroot",
+            "mknod",
+            "mknodat",
+            "bpf",
+            "perf_event_open",
+            "syslog",
+            "keyctl",
+            "init_module",
+            "finit_module",
+            "ptrace",
+        ] {
+            assert!(
+                DENIED.iter().any(|(n, _)| *n == name)
+                    || (name == "mknod" && cfg!(not(target_arch = "x86_64"))),
+                "{name}"
+            );
         }
     }
 }

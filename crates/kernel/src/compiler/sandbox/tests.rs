@@ -78,7 +78,13 @@ fn the_toolkit_and_the_work_folder_are_read_only_and_nothing_else_exists() {
     let mut targets: Vec<String> = bwrap::read_paths(&jail)
         .into_iter()
         .filter(|(_, link)| link.is_none())
-        .map(|(p, _)| if p.is_dir() { p } else { p.parent().unwrap().to_path_buf() })
+        .map(|(p, _)| {
+            if p.is_dir() {
+                p
+            } else {
+                p.parent().unwrap().to_path_buf()
+            }
+        })
         .map(|p| p.display().to_string())
         .collect();
     targets.push("/".into());
@@ -108,8 +114,14 @@ fn the_toolkit_and_the_work_folder_are_read_only_and_nothing_else_exists() {
         assert!(!Path::new(t).join("aorlta-planted").exists(), "{t}");
     }
     // Only the named output came back; the folder's other writes stayed in the jail.
-    assert_eq!(std::fs::read_to_string(work.path().join("out.bin")).unwrap(), "result\n");
-    assert_eq!(std::fs::read_to_string(work.path().join("src.cu")).unwrap(), "the source");
+    assert_eq!(
+        std::fs::read_to_string(work.path().join("out.bin")).unwrap(),
+        "result\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.path().join("src.cu")).unwrap(),
+        "the source"
+    );
     assert!(!work.path().join("own").exists());
 }
 
@@ -195,7 +207,11 @@ print("done")
     );
     let r = python(&code, &jail_in(work.path()));
     assert!(r.success && r.output.contains("done"), "{}", r.output);
-    assert!(r.output.contains("caps 0 0 0 0"), "capabilities left: {}", r.output);
+    assert!(
+        r.output.contains("caps 0 0 0 0"),
+        "capabilities left: {}",
+        r.output
+    );
     assert!(r.output.contains("uid 65534 65534"), "{}", r.output);
     assert!(!r.output.contains("ALLOWED"), "{}", r.output);
     for name in [
@@ -216,7 +232,11 @@ print("done")
         "mount",
         "x32-getpid",
     ] {
-        assert!(r.output.contains(&format!("refused {name} ")), "{name}: {}", r.output);
+        assert!(
+            r.output.contains(&format!("refused {name} ")),
+            "{name}: {}",
+            r.output
+        );
     }
 }
 
@@ -250,7 +270,13 @@ time.sleep(1000)
         ..limits()
     };
     let t = Instant::now();
-    let r = run(Path::new("/usr/bin/python3"), &["-I", "-c", &code], &jail_in(work.path()), quick).unwrap();
+    let r = run(
+        Path::new("/usr/bin/python3"),
+        &["-I", "-c", &code],
+        &jail_in(work.path()),
+        quick,
+    )
+    .unwrap();
     assert!(r.timed_out && !r.success, "{r:?}");
     assert!(t.elapsed() < Duration::from_secs(10));
     assert!(!r.output.contains("shm -1"), "{}", r.output);
@@ -258,7 +284,8 @@ time.sleep(1000)
     assert_eq!(processes_with(&marker), 0, "the helper outlived its compile");
     let shm = std::fs::read_to_string("/proc/sysvipc/shm").unwrap_or_default();
     assert!(
-        !shm.lines().any(|l| l.split_whitespace().next() == Some(&key.to_string())),
+        !shm.lines()
+            .any(|l| l.split_whitespace().next() == Some(&key.to_string())),
         "shared memory {key} outlived its compile:\n{shm}"
     );
 }
@@ -282,7 +309,11 @@ fn the_compile_folder_is_bounded_and_nothing_reaches_the_host_disk() {
     );
     assert!(r.output.contains("full at"), "{}", r.output);
     let used_kib: u64 = r.output.lines().last().unwrap().trim().parse().unwrap();
-    assert!(used_kib <= DISK_LIMIT / 1024 + 64, "{used_kib} KiB in {}", r.output);
+    assert!(
+        used_kib <= DISK_LIMIT / 1024 + 64,
+        "{used_kib} KiB in {}",
+        r.output
+    );
     let on_host: Vec<_> = std::fs::read_dir(work.path()).unwrap().collect();
     assert!(on_host.is_empty(), "{on_host:?}");
 }
@@ -312,18 +343,33 @@ fn a_fork_bomb_and_a_memory_hog_meet_their_own_limits_while_another_compile_succ
     let bomb_jail = jail_in(bomb_dir.path());
     let bomb = std::thread::spawn(move || {
         let code = "import os, time\nn = 0\nwhile True:\n    try:\n        os.fork(); n += 1\n    except OSError:\n        time.sleep(0.01)\n";
-        run(Path::new("/usr/bin/python3"), &["-I", "-c", code], &bomb_jail, quick).unwrap()
+        run(
+            Path::new("/usr/bin/python3"),
+            &["-I", "-c", code],
+            &bomb_jail,
+            quick,
+        )
+        .unwrap()
     });
     let hog_jail = jail_in(hog_dir.path());
     let hog = std::thread::spawn(move || {
         // Six children of 512 MiB each against a 1 GiB compile: each within its own address
         // space limit, together past the compile's memory.
         let code = "import os, time\nfor _ in range(6):\n    if os.fork() == 0:\n        b = bytearray(512 << 20)\n        time.sleep(3)\n        os._exit(0)\nfor _ in range(6):\n    os.wait()\n";
-        run(Path::new("/usr/bin/python3"), &["-I", "-c", code], &hog_jail, quick).unwrap()
+        run(
+            Path::new("/usr/bin/python3"),
+            &["-I", "-c", code],
+            &hog_jail,
+            quick,
+        )
+        .unwrap()
     });
     std::thread::sleep(Duration::from_millis(800));
     let work = tempfile::tempdir().unwrap();
-    let ok = sh("i=0; while [ $i -lt 20 ]; do /bin/true; i=$((i+1)); done; echo fine", &jail_in(work.path()));
+    let ok = sh(
+        "i=0; while [ $i -lt 20 ]; do /bin/true; i=$((i+1)); done; echo fine",
+        &jail_in(work.path()),
+    );
     assert!(ok.success && ok.output.contains("fine"), "{ok:?}");
     let bomb = bomb.join().unwrap();
     assert!(bomb.timed_out, "{bomb:?}");
