@@ -221,3 +221,62 @@ fn the_constants_of_the_implicit_headers_cost_no_division_under_nvrtc() {
         assert!(divides(&d.cubin), "{choice:?}: the division is not seen");
     }
 }
+
+/// A token beside the worker's binary (a container's `/app`) is not there for a source to probe:
+/// a source that tests for it, past the text policy (`__has_include` formed by token pasting),
+/// gets the same verdict as one that tests for a path that does not exist, and so does one that
+/// includes it.
+#[test]
+fn nothing_beside_the_workers_binary_can_be_probed() {
+    let Some(nvcc) = nvcc_with_nvrtc() else {
+        return;
+    };
+    let tasks = examples();
+    let task = vector_add(&tasks);
+    let app = tempfile::tempdir().unwrap();
+    let worker = app.path().join("aorlta");
+    std::fs::copy(env!("CARGO_BIN_EXE_aorlta"), &worker).unwrap();
+    let token = app.path().join("token");
+    // Text that is C (a config could be): where the worker could read it, a source that
+    // includes it compiles (NVRTC's verdict, clean) and one that cannot falls back to nvcc's
+    // (`include-forbidden`): one bit of the file per request.
+    std::fs::write(&token, "#define AORLTA_TOKEN 0x0123456789abcdefULL\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let by_nvrtc = KernelEnv::from_config(&KernelConfig {
+        nvcc: Some(nvcc.clone()),
+        compiler: CompilerChoice::Nvrtc,
+        nvrtc_worker: Some(worker.clone()),
+        work_dir: Some(dir.path().to_path_buf()),
+        compile_timeout_s: 20.0,
+        compile_memory_mb: 4096,
+        secret: Some(1),
+        ..KernelConfig::default()
+    })
+    .unwrap();
+    let kernel = "__global__ void vector_add(const float* a, const float* b, float* c, int n)\n{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) c[i] = a[i] + b[i];\n}\n";
+    // A path of the same length, so that even a caret line under it is the same.
+    let missing = app.path().join("tokex").display().to_string();
+    let forms = [
+        "#define CAT(a, b) a##b\n#if CAT(__has_, include)(\"P\")\nstatic_assert(false, \"present\");\n#endif\n",
+        // A character literal that a text policy reads as a comment's start hides the include
+        // from it; the preprocessor sees the include.
+        "#if 0\n1'/*'\n#endif\n#include \"P\"\nstatic_assert(AORLTA_TOKEN & 1, \"bit\");\n// */\n",
+    ];
+    for (i, form) in forms.into_iter().enumerate() {
+        let outcome = |path: &str| {
+            let src = format!("{}{kernel}", form.replace('P', path));
+            let r = compile(&by_nvrtc, task, &src, Who::Candidate);
+            let v = verdict(&r);
+            let detail = r
+                .err()
+                .map(|f| f.detail.replace(path, "PATH"))
+                .unwrap_or_default();
+            assert!(!detail.contains("0123456789abcdef"), "{detail}");
+            if i == 1 {
+                assert_ne!(v, "clean", "{path}: the token was read");
+            }
+            (v, detail)
+        };
+        assert_eq!(outcome(&token.display().to_string()), outcome(&missing), "{form}");
+    }
+}

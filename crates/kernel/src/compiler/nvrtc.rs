@@ -445,9 +445,12 @@ impl Drop for NvrtcPool {
     }
 }
 
-/// A worker's jail: it reads its own program file, NVRTC's library, the toolkit's headers and
-/// the shims, never the folder its program lies in (a deployment's tokens and configs beside
-/// the binary), and writes nothing that comes back.
+/// A worker's jail: it reads its own program file, NVRTC's library, the toolkit's headers, the
+/// shims and the host's shared libraries, never the folder its program lies in (a deployment's
+/// tokens and configs beside the binary) nor the host's headers and programs, and writes nothing
+/// that comes back. NVRTC writes no dependency list (13.0 refuses `-MD`, `-MF` and
+/// `--dependency-output`), so nvcc's check of what the preprocessor read is made by the jail
+/// instead: every file an NVRTC compile can open is a toolkit header, a shim or a system library.
 fn worker_jail(install: &NvrtcInstall, shims: PathBuf, program: &Path, work: PathBuf) -> Jail {
     Jail {
         read: vec![
@@ -459,6 +462,7 @@ fn worker_jail(install: &NvrtcInstall, shims: PathBuf, program: &Path, work: Pat
         work,
         inputs: Vec::new(),
         outputs: Vec::new(),
+        libs_only: true,
     }
 }
 
@@ -586,5 +590,8 @@ mod tests {
             jail.read
         );
         assert!(jail.outputs.is_empty());
+        // No host header or program folder: NVRTC writes no dependency list (13.0 refuses `-MD`
+        // and `--dependency-output`), so what it can open is what the jail holds.
+        assert!(jail.libs_only);
     }
 }

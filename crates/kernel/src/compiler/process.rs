@@ -55,6 +55,7 @@ pub(crate) fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Resul
         work: work.clone(),
         inputs: vec![inv.source.to_string()],
         outputs: vec![inv.output.to_string(), DEPENDENCIES.to_string()],
+        libs_only: false,
     };
     let config = env.config();
     let limits = Limits {

@@ -145,6 +145,7 @@ pub(crate) fn probe(python: &Path) -> Result<TritonTool, String> {
         work: work.clone(),
         inputs: vec!["probe.py".into()],
         outputs: vec!["probe.json".into()],
+        libs_only: false,
     };
     let limits = Limits {
         timeout: Duration::from_secs(120),
@@ -316,6 +317,7 @@ pub(crate) fn compile(
         outputs: ["error.json", "meta.json", "kernel.cubin"]
             .map(String::from)
             .to_vec(),
+        libs_only: false,
     };
     let limits = Limits {
         timeout: Duration::from_secs_f64(config.compile_timeout_s),

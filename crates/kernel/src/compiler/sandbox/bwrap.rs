@@ -2,7 +2,7 @@
 //! `PATH`, else `/usr/bin/bwrap`), at version 0.8 or later (`--disable-userns`, `--size`,
 //! `--add-seccomp-fd`), and given one argument list per compile ([`arguments`]).
 
-use super::{Jail, SYSTEM_READ};
+use super::{Jail, SYSTEM_LIBS, SYSTEM_READ};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -67,7 +67,8 @@ pub(crate) fn find() -> Result<Bwrap, String> {
 /// The folders and files a jail binds read-only, parents before children, a path under one
 /// already bound left out, missing ones skipped; a symbolic link is made as a link.
 pub(crate) fn read_paths(jail: &Jail) -> Vec<(PathBuf, Option<PathBuf>)> {
-    let mut paths: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();
+    let system = if jail.libs_only { SYSTEM_LIBS } else { SYSTEM_READ };
+    let mut paths: Vec<PathBuf> = system.iter().map(PathBuf::from).collect();
     paths.extend(jail.read.iter().cloned());
     paths.sort_by_key(|p| p.components().count());
     let mut out: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();

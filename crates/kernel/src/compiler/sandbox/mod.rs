@@ -53,6 +53,18 @@ pub(crate) const SYSTEM_READ: &[&str] = &[
     "/etc/ld.so.cache",
 ];
 
+/// What a program that is no compiler driver needs of the host (the NVRTC worker: its shared
+/// libraries and the loader's cache), and no program or header folder.
+pub(crate) const SYSTEM_LIBS: &[&str] = &[
+    "/usr/lib",
+    "/usr/lib32",
+    "/usr/lib64",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/etc/ld.so.cache",
+];
+
 /// Most tasks (processes and threads) one compile may hold at once, where a cgroup bounds them.
 pub(crate) const PROCESS_LIMIT: u64 = 256;
 
@@ -72,6 +84,9 @@ pub(crate) struct Jail {
     /// Files in `work` it writes and the service reads back (made empty on the host, bound
     /// writable); nothing else it writes reaches the host.
     pub outputs: Vec<String>,
+    /// Of the host's folders, only its shared libraries ([`SYSTEM_LIBS`]), not all of
+    /// [`SYSTEM_READ`].
+    pub libs_only: bool,
 }
 
 /// The limits a compiler runs under.

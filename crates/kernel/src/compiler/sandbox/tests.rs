@@ -73,6 +73,7 @@ fn the_toolkit_and_the_work_folder_are_read_only_and_nothing_else_exists() {
         work: work.path().to_path_buf(),
         inputs: vec!["src.cu".into()],
         outputs: vec!["out.bin".into()],
+        libs_only: false,
     };
     // Every folder bound into the jail, and the root itself: a write anywhere is refused.
     let mut targets: Vec<String> = bwrap::read_paths(&jail)
