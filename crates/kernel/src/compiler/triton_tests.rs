@@ -3,6 +3,7 @@
 //! installs the pinned version): what compiles and what it launches with, what is refused and
 //! why, and the sandbox around the candidate's Python.
 
+use super::sandbox::tests::processes_with;
 use super::{Who, compile};
 use crate::KernelConfig;
 use crate::env::KernelEnv;
@@ -155,15 +156,6 @@ fn a_triton_kernel_compiles_to_a_cubin_with_its_launch_and_choices_are_checked()
         (f.state, f.code.as_str()),
         (LegState::Unsettled, "reference-compile-failed")
     );
-}
-
-/// Processes of this user whose command line holds `marker`.
-fn processes_with(marker: &str) -> usize {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|d| std::fs::read(d.ok()?.path().join("cmdline")).ok())
-        .filter(|c| String::from_utf8_lossy(c).contains(marker))
-        .count()
 }
 
 #[test]

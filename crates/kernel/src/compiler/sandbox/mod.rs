@@ -268,7 +268,7 @@ impl Drop for Sandboxed {
 
 /// Runs `program args` in `jail.work` inside the jail, under `limits`.
 pub(crate) fn run(program: &Path, args: &[&str], jail: &Jail, limits: Limits) -> Result<Run, SandboxError> {
-    run_in(jailer()?, program, args, jail, limits, &[])
+    run_with(program, args, jail, limits, &[])
 }
 
 /// [`run`] with variables added to the minimal environment.
@@ -441,4 +441,4 @@ fn run_in(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -12,8 +12,7 @@ use std::collections::BTreeMap;
 
 /// The calls refused with `EPERM`, each for what it would give a candidate: a way out of the
 /// jail's root or namespaces, the host's kernel (modules, BPF, perf, the log, keys, reboot), or
-/// another process's memory.
-#[cfg(target_arch = "x86_64")]
+/// another process's memory. [`ARCH_DENIED`] adds those only some architectures have.
 pub(crate) const DENIED: &[(&str, i64)] = &[
     ("chroot", libc::SYS_chroot),
     ("pivot_root", libc::SYS_pivot_root),
@@ -28,7 +27,6 @@ pub(crate) const DENIED: &[(&str, i64)] = &[
     ("mount_setattr", libc::SYS_mount_setattr),
     ("unshare", libc::SYS_unshare),
     ("setns", libc::SYS_setns),
-    ("mknod", libc::SYS_mknod),
     ("mknodat", libc::SYS_mknodat),
     ("bpf", libc::SYS_bpf),
     ("perf_event_open", libc::SYS_perf_event_open),
@@ -61,61 +59,20 @@ pub(crate) const DENIED: &[(&str, i64)] = &[
     ("sethostname", libc::SYS_sethostname),
     ("setdomainname", libc::SYS_setdomainname),
     ("vhangup", libc::SYS_vhangup),
-    ("iopl", libc::SYS_iopl),
-    ("ioperm", libc::SYS_ioperm),
     ("lookup_dcookie", libc::SYS_lookup_dcookie),
 ];
 
-/// The calls refused with `EPERM` (the same list, less the calls this architecture lacks).
-#[cfg(target_arch = "aarch64")]
-pub(crate) const DENIED: &[(&str, i64)] = &[
-    ("chroot", libc::SYS_chroot),
-    ("pivot_root", libc::SYS_pivot_root),
-    ("mount", libc::SYS_mount),
-    ("umount2", libc::SYS_umount2),
-    ("open_tree", libc::SYS_open_tree),
-    ("move_mount", libc::SYS_move_mount),
-    ("fsopen", libc::SYS_fsopen),
-    ("fsconfig", libc::SYS_fsconfig),
-    ("fsmount", libc::SYS_fsmount),
-    ("fspick", libc::SYS_fspick),
-    ("mount_setattr", libc::SYS_mount_setattr),
-    ("unshare", libc::SYS_unshare),
-    ("setns", libc::SYS_setns),
-    ("mknodat", libc::SYS_mknodat),
-    ("bpf", libc::SYS_bpf),
-    ("perf_event_open", libc::SYS_perf_event_open),
-    ("syslog", libc::SYS_syslog),
-    ("keyctl", libc::SYS_keyctl),
-    ("add_key", libc::SYS_add_key),
-    ("request_key", libc::SYS_request_key),
-    ("init_module", libc::SYS_init_module),
-    ("finit_module", libc::SYS_finit_module),
-    ("delete_module", libc::SYS_delete_module),
-    ("kexec_load", libc::SYS_kexec_load),
-    ("kexec_file_load", libc::SYS_kexec_file_load),
-    ("reboot", libc::SYS_reboot),
-    ("swapon", libc::SYS_swapon),
-    ("swapoff", libc::SYS_swapoff),
-    ("acct", libc::SYS_acct),
-    ("quotactl", libc::SYS_quotactl),
-    ("ptrace", libc::SYS_ptrace),
-    ("process_vm_readv", libc::SYS_process_vm_readv),
-    ("process_vm_writev", libc::SYS_process_vm_writev),
-    ("pidfd_getfd", libc::SYS_pidfd_getfd),
-    ("kcmp", libc::SYS_kcmp),
-    ("userfaultfd", libc::SYS_userfaultfd),
-    ("open_by_handle_at", libc::SYS_open_by_handle_at),
-    ("name_to_handle_at", libc::SYS_name_to_handle_at),
-    ("fanotify_init", libc::SYS_fanotify_init),
-    ("io_uring_setup", libc::SYS_io_uring_setup),
-    ("io_uring_enter", libc::SYS_io_uring_enter),
-    ("io_uring_register", libc::SYS_io_uring_register),
-    ("sethostname", libc::SYS_sethostname),
-    ("setdomainname", libc::SYS_setdomainname),
-    ("vhangup", libc::SYS_vhangup),
-    ("lookup_dcookie", libc::SYS_lookup_dcookie),
+/// The calls of [`DENIED`]'s kind that only x86-64 has.
+#[cfg(target_arch = "x86_64")]
+pub(crate) const ARCH_DENIED: &[(&str, i64)] = &[
+    ("mknod", libc::SYS_mknod),
+    ("iopl", libc::SYS_iopl),
+    ("ioperm", libc::SYS_ioperm),
 ];
+
+/// The calls of [`DENIED`]'s kind that only some architectures have: none here.
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) const ARCH_DENIED: &[(&str, i64)] = &[];
 
 /// The first number of x86-64's x32 table.
 #[cfg(target_arch = "x86_64")]
@@ -144,7 +101,8 @@ fn build() -> Result<Vec<Vec<u8>>, String> {
         .map_err(|e| format!("seccomp: {e}"))?;
         BpfProgram::try_from(f).map_err(|e| format!("seccomp: {e}"))
     };
-    let denied = with_x32_guard(filter(DENIED.iter().map(|(_, n)| *n).collect(), libc::EPERM)?);
+    let numbers = DENIED.iter().chain(ARCH_DENIED).map(|(_, n)| *n).collect();
+    let denied = with_x32_guard(filter(numbers, libc::EPERM)?);
     let clone3 = filter(vec![libc::SYS_clone3], libc::ENOSYS)?;
     Ok(vec![to_bytes(&denied), to_bytes(&clone3)])
 }
@@ -225,7 +183,7 @@ mod tests {
             "ptrace",
         ] {
             assert!(
-                DENIED.iter().any(|(n, _)| *n == name)
+                DENIED.iter().chain(ARCH_DENIED).any(|(n, _)| *n == name)
                     || (name == "mknod" && cfg!(not(target_arch = "x86_64"))),
                 "{name}"
             );

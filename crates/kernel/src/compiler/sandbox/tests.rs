@@ -49,7 +49,7 @@ fn need_jail() -> bool {
 }
 
 /// Processes on the host whose command line holds `marker`.
-fn processes_with(marker: &str) -> usize {
+pub(crate) fn processes_with(marker: &str) -> usize {
     std::fs::read_dir("/proc")
         .unwrap()
         .filter_map(|d| std::fs::read(d.ok()?.path().join("cmdline")).ok())
