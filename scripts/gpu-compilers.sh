@@ -1,6 +1,6 @@
 #!/bin/bash
 # The CUDA example suite and the task library's suite, each validated twice on the GPU, once per
-# compiler of CUDA sources (NVRTC, nvcc), for docs/VALIDATION.md: the speedups the timing leg
+# compiler of CUDA sources (NVRTC, nvcc), for a run file under docs/runs/: the speedups the timing leg
 # measures for the same sources under the two compilers. Output under $OUT (default
 # runs/gpu-compilers): validate-<suite>-<compiler>.json and a table of s per timed case.
 #   scripts/gpu-compilers.sh [BINARIES]   # BINARIES: the folder of aorlta and aorlta-harness

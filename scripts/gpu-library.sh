@@ -1,5 +1,5 @@
 #!/bin/bash
-# The task library's run recorded in docs/VALIDATION.md, sized for one device call: `aorlta task
+# The task library's run recorded under docs/runs/ (docs/VALIDATION.md lists them), sized for one device call: `aorlta task
 # check` over every library task (reference compiled, tolerance sanity, the reference against
 # itself through correctness and an A/A timing), the library's validation suite, and the library
 # pool scored end to end. Output under $OUT (default runs/gpu-library); the index is regenerated

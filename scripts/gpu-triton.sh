@@ -1,5 +1,5 @@
 #!/bin/bash
-# The Triton run recorded in docs/VALIDATION.md, sized for one device call: the Triton suite on
+# The Triton run recorded under docs/runs/ (docs/VALIDATION.md lists them), sized for one device call: the Triton suite on
 # the GPU, the Triton pool scored end to end with the speed profile, and the CUDA suite again
 # (the harness the two share). Output under $OUT (default runs/gpu-triton).
 #   scripts/gpu-triton.sh [BINARIES]   # BINARIES: the folder of aorlta and aorlta-harness

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The HIP example's GPU run recorded in docs/VALIDATION.md ("HIP source on NVIDIA" on an NVIDIA
+# The HIP example's GPU run recorded under docs/runs/ (docs/VALIDATION.md lists them) ("HIP source on NVIDIA" on an NVIDIA
 # GPU: the HIP sources compiled by nvcc through AORLTA's portability header, run by the CUDA
 # backend; it proves the pipeline, not AMD timings). Three steps, each with its own time limit:
 # the HIP validation suite, the HIP example pool scored with `aorlta score`, and every kernel of

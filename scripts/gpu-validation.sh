@@ -1,5 +1,5 @@
 #!/bin/bash
-# The GPU validation run recorded in docs/VALIDATION.md, sized to fit one device call: the
+# The GPU validation run recorded under docs/runs/ (docs/VALIDATION.md lists them), sized to fit one device call: the
 # validation suite, the example pool scored end to end with the pool benchmark (candidates per
 # second, the time split, the GPU busy fraction), the 1000-completion mix scored with
 # `aorlta score` (end-to-end candidates per second), and the per-task harness overhead with an
