@@ -3,7 +3,7 @@
 modules with `ast` (nothing is imported or run). Writes cases.jsonl and extraction.json.
 
 Usage: extract_cases.py GIT_DIR OUT_DIR
-  GIT_DIR: a bare git dir of huggingface/Math-Verify (the `fetch` tool's snapshot); HEAD is read.
+  GIT_DIR: a bare git directory of huggingface/Math-Verify (`git clone --bare`); HEAD is read.
 """
 import ast
 import json

@@ -1,4 +1,5 @@
-//! AORLTA's engine: the reward functions and their contract, profiles, the cache, and the run
+//! AORLTA's engine: the reward functions and their contract, profiles, the legs' identities (the
+//! keys of the result store, which is `aorlta-store`), and the run
 //! scheduler, over the lanes' adapters (`aorlta-answer`, `aorlta-kernel`) and their interface
 //! (`aorlta-check`). Nothing here knows about HTTP or runs a GPU in-process; kernel legs call
 //! the `aorlta-harness` binary and read its record file.

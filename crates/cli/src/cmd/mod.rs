@@ -38,10 +38,10 @@ enum Command {
     /// Benchmarks that print figures.
     #[command(subcommand)]
     Bench(bench::Bench),
-    /// The kernel harness (what `aorlta-harness` runs), for installs without that binary.
     /// The NVRTC compile worker (started by the kernel lane; not for people).
     #[command(hide = true)]
     NvrtcWorker,
+    /// The kernel harness (what `aorlta-harness` runs), for installs without that binary.
     #[command(hide = true)]
     Harness {
         /// The harness's own arguments.
