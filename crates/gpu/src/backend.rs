@@ -15,7 +15,7 @@ use aorlta_record::kernel::harness::{Clocks, DeviceInfo, Geometry};
 use aorlta_record::kernel::{Dtype, Role, Tolerance};
 
 /// A device address.
-pub type DevPtr = u64;
+pub(crate) type DevPtr = u64;
 
 /// A loaded module instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -239,7 +239,7 @@ impl HelperOp {
 /// Checks that operations issued together do not depend on one another: on a device they run
 /// in one launch, in no order, so none may write what another reads or writes. `Err` names the
 /// first pair that does.
-pub fn independent(ops: &[HelperOp]) -> Result<(), String> {
+pub(crate) fn independent(ops: &[HelperOp]) -> Result<(), String> {
     let overlap =
         |a: (DevPtr, u64), b: (DevPtr, u64)| a.1 > 0 && b.1 > 0 && a.0 < b.0 + b.1 && b.0 < a.0 + a.1;
     let ranges: Vec<_> = ops.iter().map(|op| (op.writes(), op.reads())).collect();
@@ -261,7 +261,7 @@ pub fn independent(ops: &[HelperOp]) -> Result<(), String> {
 /// Polls `done` until it says the awaited work finished or `timeout_s` passes: the GPU backends'
 /// wait for their stop event. It yields for the first 2 ms (most launches are short), then
 /// sleeps 100 µs between polls.
-pub fn poll_until(
+pub(crate) fn poll_until(
     timeout_s: f64,
     mut done: impl FnMut() -> Result<bool, BackendError>,
 ) -> Result<Wait, BackendError> {
@@ -284,7 +284,7 @@ pub fn poll_until(
 
 /// An 8-byte-aligned copy of a code object with a trailing zero word, as a driver's
 /// load-from-memory call reads it.
-pub fn aligned_image(image: &[u8]) -> Vec<u64> {
+pub(crate) fn aligned_image(image: &[u8]) -> Vec<u64> {
     let mut words = vec![0u64; image.len().div_ceil(8) + 1];
     for (w, chunk) in words.iter_mut().zip(image.chunks(8)) {
         let mut b = [0u8; 8];
@@ -295,7 +295,7 @@ pub fn aligned_image(image: &[u8]) -> Vec<u64> {
 }
 
 /// A symbol as a C string for `call`; a NUL inside it is a driver-kind error.
-pub fn c_symbol(call: &'static str, s: &str) -> Result<std::ffi::CString, BackendError> {
+pub(crate) fn c_symbol(call: &'static str, s: &str) -> Result<std::ffi::CString, BackendError> {
     std::ffi::CString::new(s).map_err(|_| BackendError {
         kind: ErrorKind::Driver,
         call,
@@ -304,7 +304,7 @@ pub fn c_symbol(call: &'static str, s: &str) -> Result<std::ffi::CString, Backen
 }
 
 /// A 16-byte device UUID as `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
-pub fn gpu_uuid(b: &[u8; 16]) -> String {
+pub(crate) fn gpu_uuid(b: &[u8; 16]) -> String {
     let hex = |r: std::ops::Range<usize>| b[r].iter().map(|x| format!("{x:02x}")).collect::<String>();
     format!(
         "GPU-{}-{}-{}-{}-{}",
@@ -379,7 +379,7 @@ pub trait Backend {
     /// Unloads the harness's device code (nothing when none is loaded).
     fn unload_helpers(&mut self) -> Result<(), BackendError>;
     /// Queues operations of the harness's device code on the stream, in order (its device code
-    /// must be loaded). The GPU backends run up to [`crate::batch::BATCH_OPS`] at a time in one launch.
+    /// must be loaded). The GPU backends run up to `crate::batch::BATCH_OPS` at a time in one launch.
     ///
     /// # Safety
     /// Every region the operations name lies inside one live allocation.

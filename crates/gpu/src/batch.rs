@@ -7,17 +7,17 @@ use crate::backend::{BackendError, ErrorKind, HelperOp};
 use crate::draw::dtype_code;
 
 /// Most operations in one launch of `aorlta_run` (its parameter block stays under 4 KiB).
-pub const BATCH_OPS: usize = 36;
+pub(crate) const BATCH_OPS: usize = 36;
 
 const _: () = assert!(std::mem::size_of::<BatchRepr>() <= 4096);
 
 /// Threads per block of a launch of `aorlta_run`.
-pub const THREADS_PER_BLOCK: u32 = 256;
+pub(crate) const THREADS_PER_BLOCK: u32 = 256;
 
 /// One operation as `aorlta_run` reads it (`struct Op` in `device/helpers.cu`).
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
-pub struct OpRepr {
+pub(crate) struct OpRepr {
     kind: u64,
     p: u64,
     q: u64,
@@ -38,7 +38,7 @@ pub struct OpRepr {
 
 /// A batch as `aorlta_run` takes it by value (`struct Batch`).
 #[repr(C)]
-pub struct BatchRepr {
+pub(crate) struct BatchRepr {
     /// Work items over all operations.
     pub total: u64,
     /// Operations in use.
@@ -48,7 +48,7 @@ pub struct BatchRepr {
 
 impl OpRepr {
     /// The packed form of an operation and its count of work items.
-    pub fn of(op: &HelperOp) -> Self {
+    pub(crate) fn of(op: &HelperOp) -> Self {
         match *op {
             HelperOp::FillGuard { dst, bytes, offset } => OpRepr {
                 kind: 0,
@@ -140,7 +140,7 @@ impl BatchRepr {
     ///
     /// # Panics
     /// When given more than [`BATCH_OPS`] operations.
-    pub fn of(ops: &[HelperOp]) -> Self {
+    pub(crate) fn of(ops: &[HelperOp]) -> Self {
         assert!(ops.len() <= BATCH_OPS, "{} operations in one batch", ops.len());
         let mut batch = BatchRepr {
             total: 0,
@@ -157,14 +157,14 @@ impl BatchRepr {
 
     /// The batches that run `ops` in order, [`BATCH_OPS`] at a time, leaving out those with no
     /// work.
-    pub fn split(ops: &[HelperOp]) -> impl Iterator<Item = BatchRepr> + '_ {
+    pub(crate) fn split(ops: &[HelperOp]) -> impl Iterator<Item = BatchRepr> + '_ {
         ops.chunks(BATCH_OPS).map(BatchRepr::of).filter(|b| b.total > 0)
     }
 
     /// Blocks of [`THREADS_PER_BLOCK`] threads for this batch on a device of `sm_count`
     /// multiprocessors: one thread per work item, at most eight blocks per multiprocessor (the
     /// kernel strides over the rest).
-    pub fn blocks(&self, sm_count: u32) -> u32 {
+    pub(crate) fn blocks(&self, sm_count: u32) -> u32 {
         self.total
             .div_ceil(u64::from(THREADS_PER_BLOCK))
             .clamp(1, u64::from(sm_count.max(1)) * 8) as u32
@@ -172,7 +172,7 @@ impl BatchRepr {
 }
 
 /// The error of running operations while the harness's device code is not loaded.
-pub fn not_loaded() -> BackendError {
+pub(crate) fn not_loaded() -> BackendError {
     BackendError {
         kind: ErrorKind::Driver,
         call: "helpers",

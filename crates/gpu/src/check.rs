@@ -25,7 +25,7 @@ use crate::verify::{Counters, Damage, Expect};
 use aorlta_record::kernel::harness::{CaseReport, CheckReport, CheckWork, Geometry, Party};
 
 /// Runs a correctness job; findings go to the runner.
-pub fn run<B: Backend>(r: &mut Runner<'_, B>, w: &CheckWork) -> CheckReport {
+pub(crate) fn run<B: Backend>(r: &mut Runner<'_, B>, w: &CheckWork) -> CheckReport {
     let mut report = CheckReport::default();
     let _ = run_inner(r, w, &mut report);
     report
@@ -199,7 +199,7 @@ fn one_case<B: Backend>(
 }
 
 /// Names for damage found in the reference's set, which the candidate was never given.
-pub fn other_sets(d: &Damage) -> Vec<String> {
+pub(crate) fn other_sets(d: &Damage) -> Vec<String> {
     d.guards
         .iter()
         .chain(&d.inputs)

@@ -159,7 +159,7 @@ fn no_persisting_set_aside() -> Result<(), DriverError> {
 }
 
 /// Every visible device, without creating a context.
-pub fn list_devices() -> Result<Vec<DeviceInfo>, HarnessError> {
+pub(crate) fn list_devices() -> Result<Vec<DeviceInfo>, HarnessError> {
     init()?;
     let n = result::device::get_count().map_err(|e| harness_error("driver-error", "cuDeviceGetCount", e))?;
     let mut out = Vec::new();
@@ -183,7 +183,7 @@ struct Helpers {
 }
 
 /// The CUDA device of one harness process.
-pub struct CudaBackend {
+pub(crate) struct CudaBackend {
     device: DeviceInfo,
     events: [sys::CUevent; 2],
     modules: HashMap<u64, sys::CUmodule>,
@@ -197,7 +197,7 @@ pub struct CudaBackend {
 impl CudaBackend {
     /// Creates the primary context of device `index` and its two events; `helpers` is the
     /// harness's device code for this device (see [`crate::helpers`]).
-    pub fn new(index: u32, helpers: &[u8]) -> Result<Self, HarnessError> {
+    pub(crate) fn new(index: u32, helpers: &[u8]) -> Result<Self, HarnessError> {
         init()?;
         let n =
             result::device::get_count().map_err(|e| harness_error("driver-error", "cuDeviceGetCount", e))?;
@@ -245,7 +245,7 @@ impl CudaBackend {
     }
 
     /// The device's compute capability as an nvcc architecture (`sm_90`).
-    pub fn arch_of(index: u32) -> Result<String, HarnessError> {
+    pub(crate) fn arch_of(index: u32) -> Result<String, HarnessError> {
         let d = list_devices()?
             .into_iter()
             .find(|d| d.index == index)

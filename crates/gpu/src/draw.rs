@@ -15,10 +15,10 @@ use aorlta_record::kernel::inputs::{self, Family};
 use aorlta_record::kernel::{Dtype, Init, Tolerance};
 use half::{bf16, f16};
 
-pub use aorlta_record::kernel::inputs::mix64;
+pub(crate) use aorlta_record::kernel::inputs::mix64;
 
 /// The key of one buffer's inputs for one seed: buffers of a job draw from distinct streams.
-pub fn buffer_key(seed: u64, buffer: usize) -> u64 {
+pub(crate) fn buffer_key(seed: u64, buffer: usize) -> u64 {
     mix64(seed ^ mix64(buffer as u64 + 1))
 }
 
@@ -44,7 +44,7 @@ pub enum Fill {
     Input {
         /// The declared law (its domain bounds every family).
         init: Init,
-        /// The buffer's key ([`buffer_key`]).
+        /// The buffer's key (`buffer_key`).
         key: u64,
         /// The family drawn ([`aorlta_record::kernel::inputs`]).
         family: Family,
@@ -137,7 +137,7 @@ impl Fill {
 }
 
 /// The device's code for a dtype (the `DT_*` constants of the device code).
-pub fn dtype_code(d: Dtype) -> i32 {
+pub(crate) fn dtype_code(d: Dtype) -> i32 {
     match d {
         Dtype::F32 => 0,
         Dtype::F16 => 1,
@@ -149,7 +149,7 @@ pub fn dtype_code(d: Dtype) -> i32 {
 }
 
 /// Bytes per element.
-pub fn elem_size(d: Dtype) -> usize {
+pub(crate) fn elem_size(d: Dtype) -> usize {
     match d {
         Dtype::F32 | Dtype::I32 | Dtype::U32 => 4,
         Dtype::F16 | Dtype::Bf16 => 2,
@@ -159,7 +159,7 @@ pub fn elem_size(d: Dtype) -> usize {
 
 /// The sentinel's bits: a quiet NaN for floats, `0xDEADBEEF` for integers, so an element the
 /// kernel never wrote never matches a finite reference.
-pub fn sentinel_bits(d: Dtype) -> u64 {
+pub(crate) fn sentinel_bits(d: Dtype) -> u64 {
     match d {
         Dtype::F32 => 0x7FC0_DEAD,
         Dtype::F16 => 0x7E5A,
@@ -171,7 +171,7 @@ pub fn sentinel_bits(d: Dtype) -> u64 {
 
 /// The canary byte at `offset` bytes into a buffer's allocation (head guard from 0, tail guard
 /// continuing after the head's length).
-pub fn canary(offset: u64) -> u8 {
+pub(crate) fn canary(offset: u64) -> u8 {
     (offset.wrapping_mul(151) as u8) ^ 0xA5
 }
 
@@ -335,7 +335,7 @@ fn int_of(a: &FillArgs, v: f64) -> i64 {
 }
 
 /// Element `i` of a fill, as the bits the buffer holds (the low bytes for narrow types).
-pub fn fill_bits(dtype: Dtype, a: &FillArgs, i: u64) -> u64 {
+pub(crate) fn fill_bits(dtype: Dtype, a: &FillArgs, i: u64) -> u64 {
     if a.kind == 0 {
         return sentinel_bits(dtype);
     }
@@ -371,13 +371,13 @@ pub fn fill_bits(dtype: Dtype, a: &FillArgs, i: u64) -> u64 {
 }
 
 /// Writes element `i`'s bits into a data region.
-pub fn store(data: &mut [u8], dtype: Dtype, i: usize, bits: u64) {
+pub(crate) fn store(data: &mut [u8], dtype: Dtype, i: usize, bits: u64) {
     let n = elem_size(dtype);
     data[i * n..(i + 1) * n].copy_from_slice(&bits.to_le_bytes()[..n]);
 }
 
 /// Reads element `i`'s bits from a data region.
-pub fn load(data: &[u8], dtype: Dtype, i: usize) -> u64 {
+pub(crate) fn load(data: &[u8], dtype: Dtype, i: usize) -> u64 {
     let n = elem_size(dtype);
     let mut w = [0u8; 8];
     w[..n].copy_from_slice(&data[i * n..(i + 1) * n]);
@@ -385,7 +385,7 @@ pub fn load(data: &[u8], dtype: Dtype, i: usize) -> u64 {
 }
 
 /// Element bits as a number (integers exactly up to 2^53).
-pub fn as_f64(dtype: Dtype, bits: u64) -> f64 {
+pub(crate) fn as_f64(dtype: Dtype, bits: u64) -> f64 {
     match dtype {
         Dtype::F32 => f64::from(f32::from_bits(bits as u32)),
         Dtype::F16 => f64::from(f16::from_bits(bits as u16).to_f32()),
@@ -397,7 +397,7 @@ pub fn as_f64(dtype: Dtype, bits: u64) -> f64 {
 }
 
 /// A number as element bits (what a fake kernel stores).
-pub fn from_f64(dtype: Dtype, v: f64) -> u64 {
+pub(crate) fn from_f64(dtype: Dtype, v: f64) -> u64 {
     match dtype {
         Dtype::F32 => u64::from((v as f32).to_bits()),
         Dtype::F16 => u64::from(f16::from_f32(v as f32).to_bits()),
@@ -409,7 +409,7 @@ pub fn from_f64(dtype: Dtype, v: f64) -> u64 {
 }
 
 /// Fills a data region.
-pub fn fill_region(data: &mut [u8], dtype: Dtype, fill: &Fill) {
+pub(crate) fn fill_region(data: &mut [u8], dtype: Dtype, fill: &Fill) {
     let a = fill.args();
     for i in 0..data.len() / elem_size(dtype) {
         store(data, dtype, i, fill_bits(dtype, &a, i as u64));
@@ -417,7 +417,7 @@ pub fn fill_region(data: &mut [u8], dtype: Dtype, fill: &Fill) {
 }
 
 /// Elements of a data region that differ from a fill.
-pub fn count_unlike(data: &[u8], dtype: Dtype, fill: &Fill) -> u64 {
+pub(crate) fn count_unlike(data: &[u8], dtype: Dtype, fill: &Fill) -> u64 {
     let a = fill.args();
     (0..data.len() / elem_size(dtype))
         .filter(|&i| load(data, dtype, i) != fill_bits(dtype, &a, i as u64))
@@ -426,7 +426,7 @@ pub fn count_unlike(data: &[u8], dtype: Dtype, fill: &Fill) -> u64 {
 
 /// What the device's comparison of two output regions finds.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct RegionCompare {
+pub(crate) struct RegionCompare {
     /// Elements outside tolerance.
     pub mismatches: u64,
     /// The first such element.
@@ -437,7 +437,7 @@ pub struct RegionCompare {
 
 /// The host twin of the device's comparison: `|c - r| <= atol + rtol |r|` for floats, NaN only
 /// where the reference has NaN, infinities equal; `|c - r| <= atol` for integers.
-pub fn compare_region(expected: &[u8], got: &[u8], dtype: Dtype, tol: Tolerance) -> RegionCompare {
+pub(crate) fn compare_region(expected: &[u8], got: &[u8], dtype: Dtype, tol: Tolerance) -> RegionCompare {
     let mut out = RegionCompare::default();
     for i in 0..expected.len().min(got.len()) / elem_size(dtype) {
         if !element_ok(expected, got, dtype, i, tol, &mut out.worst) {
@@ -449,7 +449,7 @@ pub fn compare_region(expected: &[u8], got: &[u8], dtype: Dtype, tol: Tolerance)
 }
 
 /// Whether [`compare_region`] would find no mismatch, stopping at the first one.
-pub fn region_matches(expected: &[u8], got: &[u8], dtype: Dtype, tol: Tolerance) -> bool {
+pub(crate) fn region_matches(expected: &[u8], got: &[u8], dtype: Dtype, tol: Tolerance) -> bool {
     let mut worst = 0.0;
     (0..expected.len().min(got.len()) / elem_size(dtype))
         .all(|i| element_ok(expected, got, dtype, i, tol, &mut worst))

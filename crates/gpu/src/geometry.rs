@@ -10,12 +10,12 @@ use aorlta_record::kernel::{KernelTask, LaunchCaps};
 use std::collections::BTreeMap;
 
 /// The launch symbol's name.
-pub const LAUNCH_SYMBOL: &str = "aorlta_launch";
+pub(crate) const LAUNCH_SYMBOL: &str = "aorlta_launch";
 /// Its size in bytes.
-pub const LAUNCH_SYMBOL_BYTES: usize = 28;
+pub(crate) const LAUNCH_SYMBOL_BYTES: usize = 28;
 
 /// The task's default geometry at one size.
-pub fn task_geometry(task: &KernelTask, vars: &BTreeMap<String, i64>) -> Result<Geometry, String> {
+pub(crate) fn task_geometry(task: &KernelTask, vars: &BTreeMap<String, i64>) -> Result<Geometry, String> {
     let dim = |e: &str, what: &str| -> Result<u32, String> {
         let v = eval_count(e, vars).map_err(|err| format!("task {}: {what}: {err}", task.id))?;
         u32::try_from(v).map_err(|_| format!("task {}: {what} is {v}, over 2^32", task.id))
@@ -37,7 +37,7 @@ pub fn task_geometry(task: &KernelTask, vars: &BTreeMap<String, i64>) -> Result<
 }
 
 /// Reads the launch symbol's bytes.
-pub fn parse_launch_symbol(bytes: &[u8]) -> Result<Geometry, String> {
+pub(crate) fn parse_launch_symbol(bytes: &[u8]) -> Result<Geometry, String> {
     if bytes.len() != LAUNCH_SYMBOL_BYTES {
         return Err(format!(
             "`{LAUNCH_SYMBOL}` is {} bytes; it must be seven unsigned ints ({LAUNCH_SYMBOL_BYTES} bytes)",
@@ -58,7 +58,7 @@ pub fn parse_launch_symbol(bytes: &[u8]) -> Result<Geometry, String> {
 
 /// Checks a geometry against the device's limits and the task's caps; the error says which
 /// bound it breaks.
-pub fn check_bounds(g: &Geometry, dev: &DeviceInfo, caps: &LaunchCaps) -> Result<(), String> {
+pub(crate) fn check_bounds(g: &Geometry, dev: &DeviceInfo, caps: &LaunchCaps) -> Result<(), String> {
     let axes = ["x", "y", "z"];
     for (i, axis) in axes.iter().enumerate() {
         if g.grid[i] == 0 || g.grid[i] > dev.max_grid[i] {

@@ -12,14 +12,14 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The device code's source.
-pub const SOURCE: &str = include_str!("device/helpers.cu");
+pub(crate) const SOURCE: &str = include_str!("device/helpers.cu");
 
 /// Longest the compiler may take.
 const COMPILE_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// Which compiler builds the device code, and so for which backend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CompilerKind {
+pub(crate) enum CompilerKind {
     /// NVIDIA's nvcc, for the CUDA backend: a cubin for an `sm_…` architecture.
     Nvcc,
     /// ROCm's hipcc, for the HIP backend: an offload bundle for a `gfx…` architecture.
@@ -35,7 +35,7 @@ impl CompilerKind {
     }
 
     /// The extension of the built code object.
-    pub fn extension(self) -> &'static str {
+    pub(crate) fn extension(self) -> &'static str {
         match self {
             CompilerKind::Nvcc => "cubin",
             CompilerKind::Hipcc => "hipfb",
@@ -100,7 +100,7 @@ fn find_compiler(given: Option<&Path>, var: &str, name: &str, fallbacks: &[PathB
 
 /// The compiler: `nvcc` when given, else `$AORLTA_NVCC`, else `nvcc` on the `PATH`, else
 /// `/usr/local/cuda/bin/nvcc`.
-pub fn find_nvcc(given: Option<&Path>) -> Option<PathBuf> {
+pub(crate) fn find_nvcc(given: Option<&Path>) -> Option<PathBuf> {
     find_compiler(
         given,
         "AORLTA_NVCC",
@@ -111,7 +111,7 @@ pub fn find_nvcc(given: Option<&Path>) -> Option<PathBuf> {
 
 /// The HIP compiler: `hipcc` when given, else `$AORLTA_HIPCC`, else `hipcc` on the `PATH`, else
 /// `$ROCM_PATH/bin/hipcc`, else `/opt/rocm/bin/hipcc`.
-pub fn find_hipcc(given: Option<&Path>) -> Option<PathBuf> {
+pub(crate) fn find_hipcc(given: Option<&Path>) -> Option<PathBuf> {
     let mut fallbacks = Vec::new();
     if let Some(root) = std::env::var_os("ROCM_PATH").filter(|r| !r.is_empty()) {
         fallbacks.push(Path::new(&root).join("bin/hipcc"));
@@ -157,7 +157,7 @@ fn compiler_stamp(compiler: &Path) -> Result<String, HarnessError> {
 /// The code object for `arch`, from `cache_dir` when built before, else compiled by `compiler`
 /// (of `kind`). The cache key is the source, the compiler's kind, the architecture and the
 /// compiler's stamp.
-pub fn build(
+pub(crate) fn build(
     kind: CompilerKind,
     compiler: &Path,
     arch: &str,

@@ -13,7 +13,7 @@ use std::time::Instant;
 /// The judge's question at each look of a timing job: do the pairs so far settle the verdict?
 /// Asked with the facts the harness has then (no throttle seen, not too slow); a job whose
 /// judge parameters do not read never stops early, and the timing leg's own judging says why.
-pub fn settle_rule(w: &TimeWork) -> impl Fn(&[TimedPair]) -> bool + use<> {
+pub(crate) fn settle_rule(w: &TimeWork) -> impl Fn(&[TimedPair]) -> bool + use<> {
     let params: Option<JudgeParams> = serde_json::from_value(w.judge.clone()).ok();
     let looks = w.looks.clone();
     move |pairs: &[TimedPair]| {

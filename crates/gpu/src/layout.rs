@@ -9,25 +9,25 @@ use aorlta_record::kernel::{BufferSpec, Dtype, Init, KernelTask, Role};
 use std::collections::BTreeMap;
 
 /// Bytes of canary on each side of every buffer.
-pub const GUARD_BYTES: usize = 64 * 1024;
+pub(crate) const GUARD_BYTES: usize = 64 * 1024;
 
 /// One allocation per buffer of a layout: guard band, data, guard band.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BufferSet {
+pub(crate) struct BufferSet {
     /// Allocation bases, in the layout's order.
     pub ptrs: Vec<crate::backend::DevPtr>,
 }
 
 impl BufferSet {
     /// The first data element of buffer `k`.
-    pub fn data(&self, k: usize) -> crate::backend::DevPtr {
+    pub(crate) fn data(&self, k: usize) -> crate::backend::DevPtr {
         self.ptrs[k] + GUARD_BYTES as u64
     }
 }
 
 /// One buffer's place in a job.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BufLayout {
+pub(crate) struct BufLayout {
     /// The buffer's name (its parameter name).
     pub name: String,
     /// Element type.
@@ -52,7 +52,7 @@ pub struct BufLayout {
 /// or the families of one case of a job (each input's turn in its rotation,
 /// [`inputs::family_for_case`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Draw {
+pub(crate) enum Draw {
     /// The typical law for every input.
     Typical(u64),
     /// Case `case` of a job whose first seed is `first_seed`.
@@ -68,7 +68,7 @@ pub enum Draw {
 
 impl Draw {
     /// The seed the inputs are drawn from.
-    pub fn seed(self) -> u64 {
+    pub(crate) fn seed(self) -> u64 {
         match self {
             Draw::Typical(s) | Draw::Case { seed: s, .. } => s,
         }
@@ -77,22 +77,22 @@ impl Draw {
 
 impl BufLayout {
     /// Bytes of the whole allocation, guards included.
-    pub fn total_bytes(&self) -> usize {
+    pub(crate) fn total_bytes(&self) -> usize {
         self.data_bytes + 2 * GUARD_BYTES
     }
 
     /// True when the buffer is compared as an output.
-    pub fn is_output(&self) -> bool {
+    pub(crate) fn is_output(&self) -> bool {
         matches!(self.role, Role::Out | Role::Inout)
     }
 
     /// True when the harness draws its data before a launch.
-    pub fn is_input(&self) -> bool {
+    pub(crate) fn is_input(&self) -> bool {
         matches!(self.role, Role::In | Role::Inout)
     }
 
     /// The family buffer number `index` draws under `draw`.
-    pub fn family(&self, index: usize, draw: Draw) -> Family {
+    pub(crate) fn family(&self, index: usize, draw: Draw) -> Family {
         match draw {
             Draw::Typical(_) => Family::Typical,
             Draw::Case { case, first_seed, .. } => {
@@ -103,7 +103,7 @@ impl BufLayout {
 
     /// What buffer number `index` of a job holds before a launch under `draw`: inputs drawn
     /// from its seed and family, outputs the sentinel.
-    pub fn fill(&self, index: usize, draw: Draw) -> Fill {
+    pub(crate) fn fill(&self, index: usize, draw: Draw) -> Fill {
         if self.is_input() {
             Fill::Input {
                 init: self.init,
@@ -120,7 +120,7 @@ impl BufLayout {
 
 /// Every buffer of a task at one problem size.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// The size's variables.
     pub vars: BTreeMap<String, i64>,
     /// The buffers, in task order.
@@ -129,7 +129,7 @@ pub struct Layout {
 
 impl Layout {
     /// The layout of `task` at size `size`; the error names the task and what is wrong.
-    pub fn new(task: &KernelTask, size: usize) -> Result<Self, String> {
+    pub(crate) fn new(task: &KernelTask, size: usize) -> Result<Self, String> {
         let vars = task
             .sizes
             .get(size)
@@ -142,18 +142,8 @@ impl Layout {
         Ok(Layout { vars, bufs })
     }
 
-    /// Total bytes of every allocation.
-    pub fn total_bytes(&self) -> usize {
-        self.bufs.iter().map(BufLayout::total_bytes).sum()
-    }
-
-    /// Bytes a kernel reads and writes once over (every buffer's data).
-    pub fn data_bytes(&self) -> usize {
-        self.bufs.iter().map(|b| b.data_bytes).sum()
-    }
-
     /// The family of each input under `draw`, by buffer name.
-    pub fn families(&self, draw: Draw) -> std::collections::BTreeMap<String, Family> {
+    pub(crate) fn families(&self, draw: Draw) -> std::collections::BTreeMap<String, Family> {
         self.bufs
             .iter()
             .enumerate()
@@ -163,7 +153,7 @@ impl Layout {
     }
 
     /// Evaluates an expression of this size.
-    pub fn eval(&self, expr: &str) -> Result<i64, String> {
+    pub(crate) fn eval(&self, expr: &str) -> Result<i64, String> {
         eval(expr, &self.vars).map_err(|e| e.to_string())
     }
 }
@@ -222,7 +212,8 @@ mod tests {
     fn a_layout_sizes_every_buffer_and_names_its_fill() {
         let l = Layout::new(&task(), 1).unwrap();
         assert_eq!(l.bufs[0].data_bytes, 28);
-        assert_eq!(l.total_bytes(), 3 * (28 + 2 * GUARD_BYTES));
+        let total: usize = l.bufs.iter().map(BufLayout::total_bytes).sum();
+        assert_eq!(total, 3 * (28 + 2 * GUARD_BYTES));
         let t = Draw::Typical;
         assert_eq!(l.bufs[2].fill(2, t(5)), Fill::Sentinel);
         assert_ne!(l.bufs[0].fill(0, t(5)), l.bufs[1].fill(1, t(5)));

@@ -3,12 +3,12 @@
 //! signature (or `extern "C"` name), runs the correctness plan or the per-launch timing plan,
 //! and writes a JSON record file, the only thing the service reads from it.
 //!
-//! The device sits behind [`backend::Backend`]: the CUDA driver ([`cuda`], loaded dynamically,
+//! The device sits behind [`backend::Backend`]: the CUDA driver (`cuda`, loaded dynamically,
 //! so this builds and its tests run where there is no CUDA), an AMD GPU through the HIP runtime
-//! ([`hip`], also loaded at run time) or the CPU-simulated fake device ([`fake`]) that CI uses. Inputs are drawn, buffers filled and launches checked on the device
-//! by the harness's own code ([`helpers`], [`verify`], with its host twin in [`draw`]), so only
-//! counters cross to the host. The plans ([`plan`], [`check`], [`timing`], [`sanity`]) are one piece of
-//! code for both backends; [`job`] dispatches a job to them and [`serve`] is the process loop:
+//! (`hip`, also loaded at run time) or the CPU-simulated fake device (`fake`) that CI uses. Inputs are drawn, buffers filled and launches checked on the device
+//! by the harness's own code (`helpers`, `verify`, with its host twin in `draw`), so only
+//! counters cross to the host. The plans (`plan`, `check`, `timing`, `sanity`) are one piece of
+//! code for both backends; `job` dispatches a job to them and `serve` is the process loop:
 //! one process per leased GPU serving jobs in turn.
 
 /// The harness's build identity: the package version and a hash of the sources the harness is
@@ -23,21 +23,31 @@ pub const BUILD: &str = concat!(
     env!("AORLTA_HARNESS_HASH")
 );
 
-pub mod backend;
-pub mod batch;
-pub mod check;
-pub mod cuda;
-pub mod draw;
-pub mod fake;
-pub mod geometry;
-pub mod helpers;
-pub mod hip;
-pub mod job;
-pub mod layout;
-pub mod nvml;
-pub mod plan;
-pub mod profile;
-pub mod sanity;
-pub mod serve;
-pub mod timing;
-pub mod verify;
+mod backend;
+mod batch;
+mod check;
+mod cuda;
+mod draw;
+mod fake;
+mod geometry;
+mod helpers;
+mod hip;
+mod job;
+mod layout;
+mod nvml;
+mod plan;
+mod profile;
+mod sanity;
+mod serve;
+mod timing;
+mod verify;
+
+// The surface: what the `aorlta` and `aorlta-harness` binaries and the behaviour tests use.
+pub use backend::{Backend, EventSlot, HelperOp, ModuleId};
+pub use cuda::driver_present;
+pub use draw::Fill;
+pub use fake::{Call, FakeBackend};
+pub use hip::list_devices as hip_devices;
+pub use job::run_job;
+pub use serve::{EXIT_CONTEXT_LOST, EXIT_NO_DEVICE, EXIT_USAGE, cli, set_eager_loading};
+pub use verify::COUNTER_WORDS;

@@ -11,14 +11,14 @@ use std::ffi::OsStr;
 const LIBRARY: &str = "libnvidia-ml.so.1";
 
 /// An open management library and the UUID of the device it reports on.
-pub struct Nvml {
+pub(crate) struct Nvml {
     nvml: nvml_wrapper::Nvml,
     uuid: String,
 }
 
 impl Nvml {
     /// Opens the library and finds the device with this `GPU-…` UUID; `None` when either fails.
-    pub fn open(uuid: &str) -> Option<Self> {
+    pub(crate) fn open(uuid: &str) -> Option<Self> {
         let nvml = nvml_wrapper::Nvml::builder()
             .lib_path(OsStr::new(LIBRARY))
             .init()
@@ -31,13 +31,13 @@ impl Nvml {
     }
 
     /// The driver's version string.
-    pub fn driver_version(&self) -> Option<String> {
+    pub(crate) fn driver_version(&self) -> Option<String> {
         self.nvml.sys_driver_version().ok()
     }
 
     /// Current SM and memory clocks, throttle reasons and temperature (a reason mask or a
     /// temperature the device does not report reads 0).
-    pub fn clocks(&self) -> Option<Clocks> {
+    pub(crate) fn clocks(&self) -> Option<Clocks> {
         let device = self.nvml.device_by_uuid(self.uuid.as_str()).ok()?;
         let sm_mhz = device.clock_info(Clock::SM).ok()?;
         let mem_mhz = device.clock_info(Clock::Memory).ok()?;

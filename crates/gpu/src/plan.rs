@@ -19,14 +19,14 @@ use std::time::Instant;
 
 /// The job ended early; the record holds why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stop;
+pub(crate) struct Stop;
 
 /// Dynamic shared memory a kernel may use without opting in.
 const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
 
 /// A kernel ready to load: its code object, the symbol found in it, its own geometry if any.
 #[derive(Debug, Clone)]
-pub struct Kernel {
+pub(crate) struct Kernel {
     /// Whose it is.
     pub party: Party,
     /// The code object's bytes.
@@ -41,7 +41,7 @@ pub struct Kernel {
 
 /// A kernel's module instance and function.
 #[derive(Debug, Clone, Copy)]
-pub struct Instance {
+pub(crate) struct Instance {
     /// The module.
     pub module: ModuleId,
     /// The function.
@@ -50,16 +50,14 @@ pub struct Instance {
 
 /// Times of one launch.
 #[derive(Debug, Clone, Copy)]
-pub struct LaunchTimes {
+pub(crate) struct LaunchTimes {
     /// Seconds between the events.
     pub kernel_s: f64,
-    /// Seconds from before the start event to the stop event seen complete.
-    pub wall_s: f64,
 }
 
 /// How a launch waited for within a limit ended.
 #[derive(Debug, Clone, Copy)]
-pub enum Timed {
+pub(crate) enum Timed {
     /// It finished.
     Done(LaunchTimes),
     /// It was still running after this many seconds (the context is lost).
@@ -68,7 +66,7 @@ pub enum Timed {
 
 /// The parts of the protocol the host's time is counted in ([`Runner::phases`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// Loading and unloading the kernels' module instances.
     Modules,
     /// Loading and unloading the harness's own device code.
@@ -83,7 +81,7 @@ pub enum Phase {
 
 impl Phase {
     /// Every phase, in the order of [`Phases`].
-    pub const ALL: [Phase; 5] = [
+    pub(crate) const ALL: [Phase; 5] = [
         Phase::Modules,
         Phase::HarnessCode,
         Phase::Issue,
@@ -92,7 +90,7 @@ impl Phase {
     ];
 
     /// The name the record uses.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Phase::Modules => "modules",
             Phase::HarnessCode => "harness-code",
@@ -104,10 +102,10 @@ impl Phase {
 }
 
 /// Seconds spent in each phase so far.
-pub type Phases = [f64; 5];
+pub(crate) type Phases = [f64; 5];
 
 /// Shared state of a running job.
-pub struct Runner<'a, B: Backend> {
+pub(crate) struct Runner<'a, B: Backend> {
     /// The device.
     pub b: &'a mut B,
     /// The job.
@@ -128,7 +126,7 @@ pub struct Runner<'a, B: Backend> {
 impl<B: Backend> Runner<'_, B> {
     /// Runs `f`, counting its time in `phase`. Queued operations of the harness's device code
     /// are issued first, so everything reaches the device in the order the plan wrote it.
-    pub fn in_phase<T>(&mut self, phase: Phase, f: impl FnOnce(&mut Self) -> T) -> Result<T, Stop> {
+    pub(crate) fn in_phase<T>(&mut self, phase: Phase, f: impl FnOnce(&mut Self) -> T) -> Result<T, Stop> {
         self.issue()?;
         let t0 = Instant::now();
         let out = f(self);
@@ -137,7 +135,7 @@ impl<B: Backend> Runner<'_, B> {
     }
 
     /// Issues the queued operations of the harness's device code.
-    pub fn issue(&mut self) -> Result<(), Stop> {
+    pub(crate) fn issue(&mut self) -> Result<(), Stop> {
         if self.pending.is_empty() {
             return Ok(());
         }
@@ -152,12 +150,12 @@ impl<B: Backend> Runner<'_, B> {
     }
 
     /// Adds a finding.
-    pub fn finding(&mut self, party: Party, code: &str, detail: impl Into<String>) {
+    pub(crate) fn finding(&mut self, party: Party, code: &str, detail: impl Into<String>) {
         self.finding_at(party, code, detail, None, None);
     }
 
     /// Adds a finding for one size and seed.
-    pub fn finding_at(
+    pub(crate) fn finding_at(
         &mut self,
         party: Party,
         code: &str,
@@ -175,12 +173,12 @@ impl<B: Backend> Runner<'_, B> {
     }
 
     /// True when a finding of this party and code exists.
-    pub fn has(&self, party: Party, code: &str) -> bool {
+    pub(crate) fn has(&self, party: Party, code: &str) -> bool {
         self.findings.iter().any(|f| f.party == party && f.code == code)
     }
 
     /// Turns a backend error met while working for `party` into a finding.
-    pub fn backend_err(&mut self, party: Party, e: BackendError) -> Stop {
+    pub(crate) fn backend_err(&mut self, party: Party, e: BackendError) -> Stop {
         let (party, code) = match e.kind {
             ErrorKind::Fault => {
                 self.context_lost = true;
@@ -196,7 +194,7 @@ impl<B: Backend> Runner<'_, B> {
     }
 
     /// Reads a code object, finds its kernel and reads its `aorlta_launch` symbol.
-    pub fn probe(&mut self, img: &KernelImage, party: Party) -> Result<Kernel, Stop> {
+    pub(crate) fn probe(&mut self, img: &KernelImage, party: Party) -> Result<Kernel, Stop> {
         let image = match std::fs::read(&img.path) {
             Ok(b) => b,
             Err(e) => {
@@ -282,7 +280,7 @@ impl<B: Backend> Runner<'_, B> {
     }
 
     /// The kernel's geometry at one size, bounds-checked.
-    pub fn geometry(&mut self, k: &Kernel, layout: &Layout) -> Result<Geometry, Stop> {
+    pub(crate) fn geometry(&mut self, k: &Kernel, layout: &Layout) -> Result<Geometry, Stop> {
         let g = match (&k.compiled, k.launch) {
             (Some(c), _) => match compiled_geometry(c, &layout.vars) {
                 Ok(g) => g,
@@ -323,7 +321,7 @@ impl<B: Backend> Runner<'_, B> {
     }
 
     /// Loads a fresh module instance of a kernel and lets it use its shared memory.
-    pub fn instantiate(&mut self, k: &Kernel, g: &Geometry) -> Result<Instance, Stop> {
+    pub(crate) fn instantiate(&mut self, k: &Kernel, g: &Geometry) -> Result<Instance, Stop> {
         self.in_phase(Phase::Modules, |r| r.instantiate_now(k, g))?
     }
 
@@ -356,7 +354,7 @@ impl<B: Backend> Runner<'_, B> {
     }
 
     /// Unloads a module instance (nothing after a lost context, as for [`Runner::free_set`]).
-    pub fn release(&mut self, inst: Instance) -> Result<(), Stop> {
+    pub(crate) fn release(&mut self, inst: Instance) -> Result<(), Stop> {
         if self.context_lost {
             return Ok(());
         }
@@ -368,7 +366,12 @@ impl<B: Backend> Runner<'_, B> {
 
     /// The arguments of `party`'s kernel: buffers by parameter name, scalars by the task's
     /// expressions, typed by the signature, then the null pointers its compiled launch asks for.
-    pub fn args(&mut self, party: Party, layout: &Layout, set: &BufferSet) -> Result<Vec<KernelArg>, Stop> {
+    pub(crate) fn args(
+        &mut self,
+        party: Party,
+        layout: &Layout,
+        set: &BufferSet,
+    ) -> Result<Vec<KernelArg>, Stop> {
         let image = match party {
             Party::Candidate => &self.job.candidate,
             Party::Reference | Party::Harness => &self.job.reference,
@@ -388,7 +391,7 @@ impl<B: Backend> Runner<'_, B> {
 
     /// Frees allocations. After a lost context nothing is freed: a free waits for the device,
     /// which a hung kernel never lets go, and the process ends after this job anyway.
-    pub fn free_all(&mut self, ptrs: &[DevPtr]) {
+    pub(crate) fn free_all(&mut self, ptrs: &[DevPtr]) {
         if self.context_lost || self.issue().is_err() {
             return;
         }
@@ -399,7 +402,7 @@ impl<B: Backend> Runner<'_, B> {
     }
 
     /// Loads a fresh instance of the harness's device code (after a candidate's launch).
-    pub fn helpers_on(&mut self) -> Result<(), Stop> {
+    pub(crate) fn helpers_on(&mut self) -> Result<(), Stop> {
         self.in_phase(Phase::HarnessCode, |r| {
             r.b.load_helpers().map_err(|e| r.backend_err(Party::Harness, e))
         })??;
@@ -408,7 +411,7 @@ impl<B: Backend> Runner<'_, B> {
     }
 
     /// Unloads the harness's device code (before a candidate's launch).
-    pub fn helpers_off(&mut self) -> Result<(), Stop> {
+    pub(crate) fn helpers_off(&mut self) -> Result<(), Stop> {
         if self.helpers_loaded && !self.context_lost {
             self.in_phase(Phase::HarnessCode, |r| {
                 r.b.unload_helpers().map_err(|e| r.backend_err(Party::Harness, e))
@@ -420,7 +423,7 @@ impl<B: Backend> Runner<'_, B> {
 
     /// Makes the L2 cold: persisting lines reset, then `scratch` (`words` 32-bit words, at least
     /// twice the L2) overwritten with a pattern that changes with `salt`.
-    pub fn flush_l2(&mut self, scratch: DevPtr, words: usize, salt: u32) -> Result<(), Stop> {
+    pub(crate) fn flush_l2(&mut self, scratch: DevPtr, words: usize, salt: u32) -> Result<(), Stop> {
         self.in_phase(Phase::Issue, |r| {
             r.b.reset_persisting_l2()
                 .map_err(|e| r.backend_err(Party::Harness, e))?;
@@ -431,7 +434,7 @@ impl<B: Backend> Runner<'_, B> {
     }
 
     /// One launch alone between two events, waited for with the job's deadline.
-    pub fn timed_launch(
+    pub(crate) fn timed_launch(
         &mut self,
         party: Party,
         func: FuncId,
@@ -448,7 +451,7 @@ impl<B: Backend> Runner<'_, B> {
     /// One launch alone between two events, waited for at most `wait_s`; a launch still running
     /// then is `Late` (with the seconds waited) when `wait_s` is below the job's launch timeout,
     /// and `hung` otherwise. Either way the context is lost: the kernel still holds the device.
-    pub fn timed_launch_within(
+    pub(crate) fn timed_launch_within(
         &mut self,
         party: Party,
         func: FuncId,
@@ -507,13 +510,12 @@ impl<B: Backend> Runner<'_, B> {
                 return Err(Stop);
             }
         }
-        let wall_s = t0.elapsed().as_secs_f64();
         self.b.synchronize().map_err(|e| self.backend_err(party, e))?;
         let kernel_s = self
             .b
             .elapsed_s()
             .map_err(|e| self.backend_err(Party::Harness, e))?;
-        Ok(Timed::Done(LaunchTimes { kernel_s, wall_s }))
+        Ok(Timed::Done(LaunchTimes { kernel_s }))
     }
 }
 

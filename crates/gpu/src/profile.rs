@@ -26,7 +26,7 @@ fn sink() -> Option<&'static Sink> {
 }
 
 /// Runs `f`, adding its time to `call`'s when profiling.
-pub fn timed<T>(call: &'static str, f: impl FnOnce() -> T) -> T {
+pub(crate) fn timed<T>(call: &'static str, f: impl FnOnce() -> T) -> T {
     let Some(s) = sink() else { return f() };
     let t = Instant::now();
     let out = f();
@@ -40,7 +40,7 @@ pub fn timed<T>(call: &'static str, f: impl FnOnce() -> T) -> T {
 }
 
 /// Appends the job's line and starts the next job's counts.
-pub fn end_job(kind: &str, elapsed_s: f64) {
+pub(crate) fn end_job(kind: &str, elapsed_s: f64) {
     let Some(s) = sink() else { return };
     if let Ok(mut g) = s.lock() {
         let calls: BTreeMap<&str, serde_json::Value> = std::mem::take(&mut g.1)

@@ -14,7 +14,7 @@ use aorlta_record::kernel::Tolerance;
 use aorlta_record::kernel::harness::{Party, SanityCase, SanityReport, SanityWork};
 
 /// Runs a sanity job; findings go to the runner.
-pub fn run<B: Backend>(r: &mut Runner<'_, B>, w: &SanityWork) -> SanityReport {
+pub(crate) fn run<B: Backend>(r: &mut Runner<'_, B>, w: &SanityWork) -> SanityReport {
     let mut report = SanityReport::default();
     let _ = run_inner(r, w, &mut report);
     report
@@ -72,7 +72,7 @@ fn read_back<B: Backend>(
 }
 
 /// The cases of one size: one per output.
-pub fn judge_size(
+pub(crate) fn judge_size(
     size: usize,
     layout: &Layout,
     data: &[Vec<u8>],

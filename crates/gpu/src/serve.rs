@@ -31,7 +31,7 @@ pub const EXIT_USAGE: i32 = 64;
 
 /// Which device implementation a process uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BackendKind {
+pub(crate) enum BackendKind {
     /// The CUDA driver.
     Cuda,
     /// An AMD GPU through the HIP runtime.
@@ -42,7 +42,7 @@ pub enum BackendKind {
 
 /// The record path that goes with a job file: `X.job.json` → `X.record.json` (used when the job
 /// itself cannot be read).
-pub fn record_path_for(job: &Path) -> PathBuf {
+pub(crate) fn record_path_for(job: &Path) -> PathBuf {
     let name = job
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -54,7 +54,7 @@ pub fn record_path_for(job: &Path) -> PathBuf {
 /// Writes a file atomically: a temporary file beside it, then a rename. Not synced to disk: the
 /// spool is scratch, read back at once from the page cache, and a job whose record a crash of
 /// the machine lost is run again; a sync would cost each job a millisecond or more.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let tmp = dir.join(format!(
         ".{}.{}.tmp",
@@ -96,7 +96,7 @@ fn unreadable_job(path: &Path, why: String) -> HarnessRecord {
 }
 
 /// Runs the job in `path` and writes its record; returns whether the context survived.
-pub fn handle_job<B: Backend>(b: &mut B, path: &Path) -> bool {
+pub(crate) fn handle_job<B: Backend>(b: &mut B, path: &Path) -> bool {
     let job: Result<HarnessJob, String> = std::fs::read(path)
         .map_err(|e| format!("{}: {e}", path.display()))
         .and_then(|t| serde_json::from_slice(&t).map_err(|e| format!("{}: {e}", path.display())));
@@ -147,7 +147,7 @@ fn ready(spool: &Path, start: Instant, device: Option<DeviceInfo>, error: Option
 
 /// Where the GPU backends find their compilers and keep their built device code.
 #[derive(Debug, Clone, Default)]
-pub struct Tools {
+pub(crate) struct Tools {
     /// The CUDA compiler (see [`crate::helpers::find_nvcc`]).
     pub nvcc: Option<PathBuf>,
     /// The HIP compiler (see [`crate::helpers::find_hipcc`]).
@@ -162,7 +162,7 @@ pub struct Tools {
 /// Where built device code is kept unless `--cache` says otherwise: one folder per user under
 /// the system's temporary folder, shared by every run on the host (the code object is keyed by
 /// its source, architecture and compiler, so runs never see another's).
-pub fn default_cache() -> PathBuf {
+pub(crate) fn default_cache() -> PathBuf {
     let uid = rustix::process::getuid().as_raw();
     std::env::temp_dir().join(format!("aorlta-harness-{uid}"))
 }
@@ -198,7 +198,7 @@ fn open_with<B: Backend>(
 
 /// Opens the CUDA device: its context, the harness's device code built for it, and the check
 /// that the device code draws what the host's twin draws.
-pub fn open_cuda(device: u32, tools: &Tools) -> Result<CudaBackend, HarnessError> {
+pub(crate) fn open_cuda(device: u32, tools: &Tools) -> Result<CudaBackend, HarnessError> {
     let arch = CudaBackend::arch_of(device)?;
     let nvcc = crate::helpers::find_nvcc(tools.nvcc.as_deref());
     open_with(CompilerKind::Nvcc, nvcc, &arch, tools, |image| {
@@ -209,7 +209,7 @@ pub fn open_cuda(device: u32, tools: &Tools) -> Result<CudaBackend, HarnessError
 /// Opens the AMD device through HIP: the device checked first (`no-gpu` where there is none),
 /// its architecture (`--offload-arch`, else the KFD topology), the harness's device code built
 /// for it with hipcc, and the same self-test as on CUDA.
-pub fn open_hip(device: u32, tools: &Tools) -> Result<HipBackend, HarnessError> {
+pub(crate) fn open_hip(device: u32, tools: &Tools) -> Result<HipBackend, HarnessError> {
     let arch = HipBackend::arch_of(device, tools.offload_arch.as_deref())?;
     let hipcc = crate::helpers::find_hipcc(tools.hipcc.as_deref());
     open_with(CompilerKind::Hipcc, hipcc, &arch, tools, |image| {
@@ -232,7 +232,7 @@ fn serve_opened<B: Backend>(opened: Result<B, HarnessError>, spool: &Path, start
 }
 
 /// Serves jobs from standard input on one device; returns the exit code.
-pub fn serve(kind: BackendKind, device: u32, spool: &Path, start: Instant, tools: &Tools) -> i32 {
+pub(crate) fn serve(kind: BackendKind, device: u32, spool: &Path, start: Instant, tools: &Tools) -> i32 {
     match kind {
         BackendKind::Fake => serve_opened(Ok(FakeBackend::serving(device)), spool, start),
         BackendKind::Cuda => serve_opened(open_cuda(device, tools), spool, start),
@@ -258,7 +258,7 @@ fn run_opened<B: Backend>(opened: Result<B, HarnessError>, job: &Path) -> i32 {
 }
 
 /// Lists the devices into `out`.
-pub fn devices(kind: BackendKind, out: &Path) -> i32 {
+pub(crate) fn devices(kind: BackendKind, out: &Path) -> i32 {
     let listed = match kind {
         BackendKind::Fake => Ok(vec![FakeBackend::new(0).device().clone()]),
         BackendKind::Cuda => cuda::list_devices(),

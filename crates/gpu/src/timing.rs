@@ -40,24 +40,24 @@ use std::time::Instant;
 /// Throttle reasons that make a run's times untrustworthy: hardware slowdown, software and
 /// hardware thermal slowdown, power brake (NVML's clocks-event reasons 0x8, 0x20, 0x40, 0x80).
 /// The software power cap (0x4) is not counted: a loaded GPU sits at it routinely.
-pub const THROTTLE_MASK: u64 = 0x8 | 0x20 | 0x40 | 0x80;
+pub(crate) const THROTTLE_MASK: u64 = 0x8 | 0x20 | 0x40 | 0x80;
 
 /// Seconds a cut launch's lower bound leaves for the work queued before it.
 const CUT_MARGIN_S: f64 = 0.005;
 
 /// Bytes written to flush the L2: twice its size, at least 8 MiB.
-pub fn flush_bytes(l2_bytes: u64) -> u64 {
+pub(crate) fn flush_bytes(l2_bytes: u64) -> u64 {
     (2 * l2_bytes).max(8 << 20).div_ceil(4) * 4
 }
 
 /// The input seed of pair `p` (the calibration launch uses `u64::MAX`).
-pub fn pair_seed(input_seed: u64, p: u64) -> u64 {
+pub(crate) fn pair_seed(input_seed: u64, p: u64) -> u64 {
     mix64(input_seed ^ mix64(p))
 }
 
 /// The inputs of pair `p`: the typical law, unless the task asks its timed launches to take
 /// every input family in turn.
-pub fn timed_draw(inputs: TimedInputs, input_seed: u64, p: usize) -> Draw {
+pub(crate) fn timed_draw(inputs: TimedInputs, input_seed: u64, p: usize) -> Draw {
     let seed = pair_seed(input_seed, p as u64);
     match inputs {
         TimedInputs::Typical => Draw::Typical(seed),
@@ -71,7 +71,7 @@ pub fn timed_draw(inputs: TimedInputs, input_seed: u64, p: usize) -> Draw {
 
 /// Runs a timing job; `None` when it stopped before measuring anything worth reporting.
 /// `settled(pairs)` is asked at every declared look.
-pub fn run<B: Backend>(
+pub(crate) fn run<B: Backend>(
     r: &mut Runner<'_, B>,
     w: &TimeWork,
     settled: &dyn Fn(&[TimedPair]) -> bool,

@@ -18,7 +18,7 @@ use aorlta_record::kernel::{Dtype, Init, Tolerance};
 
 /// A block of `u64` counters in device memory.
 #[derive(Debug)]
-pub struct Counters {
+pub(crate) struct Counters {
     base: DevPtr,
     words: usize,
     used: usize,
@@ -29,14 +29,14 @@ pub const COUNTER_WORDS: usize = 1024;
 
 /// Slots of one set check: per buffer, the guard counter and the data counter.
 #[derive(Debug, Clone)]
-pub struct SetCheck {
+pub(crate) struct SetCheck {
     guard: Vec<usize>,
     data: Vec<Option<(usize, bool)>>,
 }
 
 /// What a set check found, by buffer name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Damage {
+pub(crate) struct Damage {
     /// Guard bands with a byte changed.
     pub guards: Vec<String>,
     /// Inputs with an element changed.
@@ -47,20 +47,20 @@ pub struct Damage {
 
 impl Damage {
     /// True when nothing was found.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.guards.is_empty() && self.inputs.is_empty() && self.outputs.is_empty()
     }
 }
 
 /// Slots of one comparison: per output buffer, three counters.
 #[derive(Debug, Clone)]
-pub struct CompareCheck {
+pub(crate) struct CompareCheck {
     slots: Vec<Option<usize>>,
 }
 
 /// How a candidate's outputs compare with the reference's.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Compare {
+pub(crate) struct Compare {
     /// Elements outside tolerance.
     pub mismatches: u64,
     /// Largest absolute difference over finite pairs.
@@ -71,7 +71,7 @@ pub struct Compare {
 
 /// Which regions of a set a check looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Expect {
+pub(crate) enum Expect {
     /// Guards and inputs (after a launch that wrote the outputs).
     Written,
     /// Guards, inputs and outputs still the sentinel (a set no launch was meant to touch).
@@ -85,7 +85,7 @@ impl<B: Backend> Runner<'_, B> {
     }
 
     /// Allocates one buffer set for a layout.
-    pub fn alloc_set(&mut self, layout: &Layout) -> Result<BufferSet, Stop> {
+    pub(crate) fn alloc_set(&mut self, layout: &Layout) -> Result<BufferSet, Stop> {
         let mut ptrs = Vec::with_capacity(layout.bufs.len());
         for b in &layout.bufs {
             match self.b.alloc(b.total_bytes()) {
@@ -102,7 +102,7 @@ impl<B: Backend> Runner<'_, B> {
     /// Fills a set for `draw`: guards, inputs and output sentinels (`outputs_only`: the
     /// outputs alone, which scrubs a reference's result off the device: an `out` buffer back to
     /// the sentinel, an `inout` one back to its drawn input).
-    pub fn fill_set(
+    pub(crate) fn fill_set(
         &mut self,
         layout: &Layout,
         set: &BufferSet,
@@ -143,7 +143,7 @@ impl<B: Backend> Runner<'_, B> {
     }
 
     /// Queues the checks of a set filled for `draw`.
-    pub fn check_set(
+    pub(crate) fn check_set(
         &mut self,
         c: &mut Counters,
         layout: &Layout,
@@ -188,7 +188,7 @@ impl<B: Backend> Runner<'_, B> {
     }
 
     /// Queues the comparison of `got`'s outputs with `expected`'s.
-    pub fn compare_sets(
+    pub(crate) fn compare_sets(
         &mut self,
         c: &mut Counters,
         layout: &Layout,
@@ -217,7 +217,7 @@ impl<B: Backend> Runner<'_, B> {
     }
 
     /// The first mismatch's two values, read from the device.
-    pub fn mismatch(
+    pub(crate) fn mismatch(
         &mut self,
         layout: &Layout,
         expected: &BufferSet,
@@ -243,14 +243,14 @@ impl<B: Backend> Runner<'_, B> {
     }
 
     /// Frees a set.
-    pub fn free_set(&mut self, set: &BufferSet) {
+    pub(crate) fn free_set(&mut self, set: &BufferSet) {
         self.free_all(&set.ptrs);
     }
 
     /// Frees a reference's set after scrubbing its outputs back to the sentinel: it last held
     /// an expected output, and nothing of that may be left in memory a later size or job could
     /// read. Nothing is touched after a lost context.
-    pub fn scrub_and_free(&mut self, layout: &Layout, set: &BufferSet) {
+    pub(crate) fn scrub_and_free(&mut self, layout: &Layout, set: &BufferSet) {
         if self.context_lost {
             return;
         }
@@ -263,7 +263,7 @@ impl<B: Backend> Runner<'_, B> {
 
 impl Counters {
     /// Allocates a block.
-    pub fn new<B: Backend>(r: &mut Runner<'_, B>) -> Result<Self, Stop> {
+    pub(crate) fn new<B: Backend>(r: &mut Runner<'_, B>) -> Result<Self, Stop> {
         let base =
             r.b.alloc(COUNTER_WORDS * 8)
                 .map_err(|e| r.backend_err(Party::Harness, e))?;
@@ -272,11 +272,6 @@ impl Counters {
             words: COUNTER_WORDS,
             used: 0,
         })
-    }
-
-    /// The block's base address.
-    pub fn base(&self) -> DevPtr {
-        self.base
     }
 
     fn take(&mut self, n: usize) -> usize {
@@ -296,7 +291,7 @@ impl Counters {
 
     /// Zeroes the block and forgets every slot: call after the launch being judged, before its
     /// checks are queued.
-    pub fn reset<B: Backend>(&mut self, r: &mut Runner<'_, B>) -> Result<(), Stop> {
+    pub(crate) fn reset<B: Backend>(&mut self, r: &mut Runner<'_, B>) -> Result<(), Stop> {
         let (base, words) = (self.base, self.words);
         r.in_phase(Phase::Issue, |r| {
             // SAFETY: the block is a live allocation of `words` u64 words.
@@ -307,7 +302,7 @@ impl Counters {
     }
 
     /// Reads every slot taken since the last reset (waits for the queued checks).
-    pub fn read<B: Backend>(&self, r: &mut Runner<'_, B>, party: Party) -> Result<Vec<u64>, Stop> {
+    pub(crate) fn read<B: Backend>(&self, r: &mut Runner<'_, B>, party: Party) -> Result<Vec<u64>, Stop> {
         let mut bytes = vec![0u8; self.used * 8];
         r.in_phase(Phase::Wait, |r| {
             // SAFETY: the first `used` words of the block.
@@ -320,14 +315,14 @@ impl Counters {
     }
 
     /// Frees the block.
-    pub fn free<B: Backend>(self, r: &mut Runner<'_, B>) {
+    pub(crate) fn free<B: Backend>(self, r: &mut Runner<'_, B>) {
         r.free_all(&[self.base]);
     }
 }
 
 impl SetCheck {
     /// What the counters say.
-    pub fn damage(&self, layout: &Layout, words: &[u64]) -> Damage {
+    pub(crate) fn damage(&self, layout: &Layout, words: &[u64]) -> Damage {
         let mut d = Damage::default();
         for (k, b) in layout.bufs.iter().enumerate() {
             if words[self.guard[k]] != 0 {
@@ -349,7 +344,7 @@ impl SetCheck {
 
 impl CompareCheck {
     /// What the counters say.
-    pub fn result(&self, words: &[u64]) -> Compare {
+    pub(crate) fn result(&self, words: &[u64]) -> Compare {
         let mut out = Compare::default();
         for (k, slot) in self.slots.iter().enumerate() {
             let Some(s) = *slot else { continue };
@@ -452,7 +447,7 @@ fn guards_and_comparison<B: Backend>(b: &mut B, buf: DevPtr, count: DevPtr) -> R
 /// Fills a probe buffer on the device with every dtype, distribution and input family and
 /// compares it with the host's twin; `Err` names the first disagreement. A harness whose device code and host
 /// code draw differently would check launches against inputs nobody wrote.
-pub fn self_test<B: Backend>(b: &mut B) -> Result<(), String> {
+pub(crate) fn self_test<B: Backend>(b: &mut B) -> Result<(), String> {
     const LEN: u64 = 4099;
     let cases = [
         (Dtype::F32, Init::Uniform { lo: -1.0, hi: 1.0 }),

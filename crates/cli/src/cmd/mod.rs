@@ -61,6 +61,6 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(a) => serve::run(a),
         Command::Bench(b) => bench::run(b),
         Command::NvrtcWorker => Ok(ExitCode::from(aorlta_kernel::nvrtc_worker().clamp(0, 255) as u8)),
-        Command::Harness { args } => Ok(ExitCode::from(aorlta_gpu::serve::cli(&args).clamp(0, 255) as u8)),
+        Command::Harness { args } => Ok(ExitCode::from(aorlta_gpu::cli(&args).clamp(0, 255) as u8)),
     }
 }

@@ -6,13 +6,13 @@
 
 /// One buffer argument as numbers.
 #[derive(Debug, Clone)]
-pub struct Buf {
+pub(crate) struct Buf {
     /// Elements.
     pub values: Vec<f64>,
 }
 
 /// The outputs of `compute` over `inputs`, one vector per output of the given lengths.
-pub fn compute(kernel: &str, inputs: &[Buf], out_lens: &[usize], ints: &[i64]) -> Vec<Vec<f64>> {
+pub(crate) fn compute(kernel: &str, inputs: &[Buf], out_lens: &[usize], ints: &[i64]) -> Vec<Vec<f64>> {
     let specific = match kernel {
         "vector_add" => vector_add(inputs, out_lens),
         "transpose" => transpose(inputs, out_lens, ints),

@@ -27,7 +27,7 @@ fn raise(mem: &mut Memory, at: DevPtr, v: u64) -> Option<()> {
 }
 
 /// Runs one operation; `None` when it touched memory outside every allocation (a fault).
-pub fn run(mem: &mut Memory, op: &HelperOp) -> Option<()> {
+pub(crate) fn run(mem: &mut Memory, op: &HelperOp) -> Option<()> {
     match *op {
         HelperOp::FillGuard { dst, bytes, offset } => {
             let s = mem.slice_mut(dst, bytes as usize)?;

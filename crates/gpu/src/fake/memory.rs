@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 /// Device memory of the fake device.
 #[derive(Debug)]
-pub struct Memory {
+pub(crate) struct Memory {
     allocs: BTreeMap<DevPtr, Vec<u8>>,
     next_addr: DevPtr,
     /// Total bytes the device holds.
@@ -15,7 +15,7 @@ pub struct Memory {
 
 impl Memory {
     /// An empty memory of `capacity` bytes.
-    pub fn new(capacity: u64) -> Self {
+    pub(crate) fn new(capacity: u64) -> Self {
         Memory {
             allocs: BTreeMap::new(),
             next_addr: 0x7f00_0000_0000,
@@ -24,7 +24,7 @@ impl Memory {
     }
 
     /// A new zeroed allocation (64 KiB apart, like the driver's granularity).
-    pub fn alloc(&mut self, bytes: usize) -> DevPtr {
+    pub(crate) fn alloc(&mut self, bytes: usize) -> DevPtr {
         let addr = self.next_addr;
         self.next_addr += (bytes as u64).div_ceil(1 << 16).max(1) * (1 << 16) + (1 << 16);
         self.allocs.insert(addr, vec![0u8; bytes]);
@@ -32,31 +32,31 @@ impl Memory {
     }
 
     /// Frees an allocation: its size, or `None` when `ptr` is not one.
-    pub fn free(&mut self, ptr: DevPtr) -> Option<usize> {
+    pub(crate) fn free(&mut self, ptr: DevPtr) -> Option<usize> {
         self.allocs.remove(&ptr).map(|v| v.len())
     }
 
     /// The allocation holding `[addr, addr + len)`: its base and the offset of `addr`.
-    pub fn locate(&self, addr: DevPtr, len: usize) -> Option<(DevPtr, usize)> {
+    pub(crate) fn locate(&self, addr: DevPtr, len: usize) -> Option<(DevPtr, usize)> {
         let (&base, v) = self.allocs.range(..=addr).next_back()?;
         let off = (addr - base) as usize;
         (off + len <= v.len()).then_some((base, off))
     }
 
     /// The bytes at `[addr, addr + len)`, when they lie in one allocation.
-    pub fn read(&self, addr: DevPtr, len: usize) -> Option<&[u8]> {
+    pub(crate) fn read(&self, addr: DevPtr, len: usize) -> Option<&[u8]> {
         let (base, off) = self.locate(addr, len)?;
         Some(&self.allocs[&base][off..off + len])
     }
 
     /// The bytes at `[addr, addr + len)` to write, when they lie in one allocation.
-    pub fn slice_mut(&mut self, addr: DevPtr, len: usize) -> Option<&mut [u8]> {
+    pub(crate) fn slice_mut(&mut self, addr: DevPtr, len: usize) -> Option<&mut [u8]> {
         let (base, off) = self.locate(addr, len)?;
         self.allocs.get_mut(&base).map(|v| &mut v[off..off + len])
     }
 
     /// Writes bytes; false when they do not lie in one allocation.
-    pub fn write(&mut self, addr: DevPtr, bytes: &[u8]) -> bool {
+    pub(crate) fn write(&mut self, addr: DevPtr, bytes: &[u8]) -> bool {
         match self.slice_mut(addr, bytes.len()) {
             Some(s) => {
                 s.copy_from_slice(bytes);
@@ -67,7 +67,7 @@ impl Memory {
     }
 
     /// Every allocation's base and length.
-    pub fn allocations(&self) -> Vec<(DevPtr, usize)> {
+    pub(crate) fn allocations(&self) -> Vec<(DevPtr, usize)> {
         self.allocs.iter().map(|(k, v)| (*k, v.len())).collect()
     }
 }

@@ -6,10 +6,10 @@
 //! The launch plans, the verification and the judge run unchanged on it, so they, not the fake,
 //! decide every verdict. Every call is logged, so tests can read the plan's order of steps.
 
-pub mod behaviour;
-pub mod compute;
-pub mod helpers;
-pub mod memory;
+pub(crate) mod behaviour;
+pub(crate) mod compute;
+pub(crate) mod helpers;
+pub(crate) mod memory;
 
 use crate::backend::{
     Backend, BackendError, DevPtr, ErrorKind, EventSlot, FuncId, HelperOp, KernelArg, ModuleId, Wait,
@@ -66,7 +66,7 @@ pub enum Call {
 }
 
 /// A loaded module instance.
-pub struct FakeModule {
+pub(crate) struct FakeModule {
     image: FakeImage,
     launches: Cell<u64>,
     launch_global: Option<(DevPtr, usize)>,

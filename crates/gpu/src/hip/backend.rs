@@ -21,7 +21,7 @@ struct Helpers {
 }
 
 /// The HIP device of one harness process.
-pub struct HipBackend {
+pub(crate) struct HipBackend {
     api: &'static Api,
     device: DeviceInfo,
     events: [Handle; 2],
@@ -37,7 +37,7 @@ pub struct HipBackend {
 impl HipBackend {
     /// Makes device `index` current on this thread and creates its two events; `helpers` is the
     /// harness's device code built for it, for architecture `arch` (see [`crate::helpers`]).
-    pub fn new(index: u32, arch: &str, helpers: &[u8]) -> Result<Self, HarnessError> {
+    pub(crate) fn new(index: u32, arch: &str, helpers: &[u8]) -> Result<Self, HarnessError> {
         let api = api()?;
         let n = api.devices()?;
         if index as c_int >= n {
@@ -74,7 +74,7 @@ impl HipBackend {
 
     /// Device `index`'s architecture for the harness's device code, after checking the device
     /// is there (`no-gpu` otherwise): see [`offload_arch`].
-    pub fn arch_of(index: u32, given: Option<&str>) -> Result<String, HarnessError> {
+    pub(crate) fn arch_of(index: u32, given: Option<&str>) -> Result<String, HarnessError> {
         let n = list_devices()?.len();
         if index as usize >= n {
             return Err(no_gpu(format!("no device {index}; {n} visible")));

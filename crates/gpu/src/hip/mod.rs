@@ -19,9 +19,8 @@ mod result;
 mod sys;
 mod topology;
 
-pub use backend::HipBackend;
-pub use sys::library_candidates;
-pub use topology::{KFD_TOPOLOGY, flushed_cache_bytes, gfx_name, kfd_gpu_arches, list_devices, offload_arch};
+pub(crate) use backend::HipBackend;
+pub use topology::list_devices;
 
 #[cfg(test)]
 mod tests;

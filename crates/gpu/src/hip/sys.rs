@@ -104,7 +104,7 @@ pub(super) struct Api {
 
 /// Where the runtime library is looked for, in order: `$ROCM_PATH/lib`, `/opt/rocm/lib`, then
 /// the loader's search path by soname.
-pub fn library_candidates() -> Vec<PathBuf> {
+pub(crate) fn library_candidates() -> Vec<PathBuf> {
     let mut out = Vec::new();
     if let Some(root) = std::env::var_os("ROCM_PATH").filter(|r| !r.is_empty()) {
         out.push(Path::new(&root).join("lib/libamdhip64.so"));

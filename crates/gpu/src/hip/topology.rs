@@ -26,7 +26,7 @@ pub fn list_devices() -> Result<Vec<DeviceInfo>, HarnessError> {
 /// last-level cache behind it where the architecture has one the L2 attribute does not count
 /// (CDNA 3 and 4, gfx94x and gfx95x: a 256 MiB Infinity Cache). Without it a flush of twice the
 /// L2 would leave an input that fits in the Infinity Cache warm for the launch after.
-pub fn flushed_cache_bytes(arch: &str, l2_bytes: u64) -> u64 {
+pub(crate) fn flushed_cache_bytes(arch: &str, l2_bytes: u64) -> u64 {
     let model = arch.split(':').next().unwrap_or(arch);
     let infinity_cache: u64 = if model.starts_with("gfx94") || model.starts_with("gfx95") {
         256 << 20
@@ -37,12 +37,12 @@ pub fn flushed_cache_bytes(arch: &str, l2_bytes: u64) -> u64 {
 }
 
 /// Where the kernel driver publishes its topology: one folder per node, GPUs and CPUs.
-pub const KFD_TOPOLOGY: &str = "/sys/class/kfd/kfd/topology";
+pub(crate) const KFD_TOPOLOGY: &str = "/sys/class/kfd/kfd/topology";
 
 /// The `gfx…` name of a KFD `gfx_target_version` (`90010` → `gfx90a`, `90402` → `gfx942`): major
 /// `v / 10000` in decimal, then minor `(v / 100) % 100` and stepping `v % 100` as one hex digit
 /// each. `None` for 0 (a CPU node) or a minor or stepping over 15.
-pub fn gfx_name(version: u32) -> Option<String> {
+pub(crate) fn gfx_name(version: u32) -> Option<String> {
     let (major, minor, stepping) = (version / 10000, (version / 100) % 100, version % 100);
     (major > 0 && minor < 16 && stepping < 16).then(|| format!("gfx{major}{minor:x}{stepping:x}"))
 }
@@ -50,7 +50,7 @@ pub fn gfx_name(version: u32) -> Option<String> {
 /// The architectures of the GPU nodes under a KFD topology folder, in node order (which is the
 /// order of HIP's device ordinals when no visibility variable reorders them). CPU nodes
 /// (`gfx_target_version 0`) are left out.
-pub fn kfd_gpu_arches(topology: &Path) -> Result<Vec<String>, String> {
+pub(crate) fn kfd_gpu_arches(topology: &Path) -> Result<Vec<String>, String> {
     let nodes = topology.join("nodes");
     let entries = std::fs::read_dir(&nodes).map_err(|e| format!("{}: {e}", nodes.display()))?;
     let mut numbered: Vec<(u64, PathBuf)> = entries
@@ -112,7 +112,7 @@ pub(super) fn pick_arch(arches: &[String], index: u32, remapped: bool) -> Result
 
 /// The `gfx…` architecture to build the harness's device code for: `given` (`--offload-arch`)
 /// when there is one, else device `index`'s from the KFD topology ([`KFD_TOPOLOGY`]).
-pub fn offload_arch(index: u32, given: Option<&str>) -> Result<String, HarnessError> {
+pub(crate) fn offload_arch(index: u32, given: Option<&str>) -> Result<String, HarnessError> {
     if let Some(a) = given {
         return Ok(a.to_string());
     }

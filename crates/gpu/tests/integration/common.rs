@@ -1,7 +1,7 @@
 //! Shared fixtures: a small vector-add task, fake code objects and jobs.
 
-use aorlta_gpu::fake::FakeBackend;
-use aorlta_gpu::job::run_job;
+use aorlta_gpu::FakeBackend;
+use aorlta_gpu::run_job;
 use aorlta_record::kernel::KernelTask;
 use aorlta_record::kernel::fake::{FAKE_MAGIC, FakeBehaviour, FakeImage};
 use aorlta_record::kernel::harness::{

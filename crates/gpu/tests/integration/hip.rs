@@ -2,7 +2,7 @@
 //! is installed, no device): `serve --hip` reports `no-gpu` in `ready.json` and exits, `devices
 //! --hip` writes the error, and `--hip` with `--fake` is a usage error.
 
-use aorlta_gpu::serve::{EXIT_NO_DEVICE, EXIT_USAGE};
+use aorlta_gpu::{EXIT_NO_DEVICE, EXIT_USAGE};
 use aorlta_record::kernel::harness::{DeviceList, HarnessReady};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -13,7 +13,7 @@ fn harness() -> Command {
 
 /// True (after saying so) where an AMD GPU is visible: then there is no "no device" to check.
 fn amd_gpu_present() -> bool {
-    let present = aorlta_gpu::hip::list_devices().is_ok();
+    let present = aorlta_gpu::hip_devices().is_ok();
     if present {
         eprintln!("an AMD GPU is visible here: the no-device behaviour is not checked");
     }

@@ -1,9 +1,9 @@
 //! The per-launch protocol, read from the fake device's call log.
 
 use crate::common::*;
-use aorlta_gpu::backend::{EventSlot, HelperOp, ModuleId};
-use aorlta_gpu::fake::Call;
-use aorlta_gpu::verify::COUNTER_WORDS;
+use aorlta_gpu::COUNTER_WORDS;
+use aorlta_gpu::Call;
+use aorlta_gpu::{EventSlot, HelperOp, ModuleId};
 use aorlta_record::kernel::fake::FakeBehaviour;
 use std::collections::{HashMap, HashSet};
 
@@ -157,7 +157,7 @@ fn every_pair_draws_fresh_inputs_on_the_device() {
     let mut keys = HashSet::new();
     for c in &b.log {
         if let Call::Helper(HelperOp::FillData {
-            fill: aorlta_gpu::draw::Fill::Input { key, .. },
+            fill: aorlta_gpu::Fill::Input { key, .. },
             ..
         }) = c
         {
@@ -233,8 +233,8 @@ fn an_inout_buffer_is_timed_without_blaming_the_candidate() {
         time_work(20),
     );
     j.task.buffers[2].role = aorlta_record::kernel::Role::Inout;
-    let mut b = aorlta_gpu::fake::FakeBackend::new(0);
-    let rec = aorlta_gpu::job::run_job(&mut b, &j);
+    let mut b = aorlta_gpu::FakeBackend::new(0);
+    let rec = aorlta_gpu::run_job(&mut b, &j);
     assert!(rec.findings.is_empty(), "{:?}", rec.findings);
     assert_eq!(rec.time.unwrap().pairs.len(), 20);
 }

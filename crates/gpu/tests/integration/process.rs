@@ -57,7 +57,7 @@ fn serve_answers_jobs_in_turn_and_exits_after_a_fault() {
         }
     }
     let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(aorlta_gpu::serve::EXIT_CONTEXT_LOST));
+    assert_eq!(status.code(), Some(aorlta_gpu::EXIT_CONTEXT_LOST));
 }
 
 #[test]
@@ -88,13 +88,13 @@ fn devices_lists_the_fake_device_and_no_driver_is_no_gpu() {
     assert_eq!(st.code(), Some(0));
     let l: DeviceList = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(l.devices.len(), 1);
-    if !aorlta_gpu::cuda::driver_present() {
+    if !aorlta_gpu::driver_present() {
         let st = Command::new(env!("CARGO_BIN_EXE_aorlta-harness"))
             .args(["devices", "--out"])
             .arg(&out)
             .status()
             .unwrap();
-        assert_eq!(st.code(), Some(aorlta_gpu::serve::EXIT_NO_DEVICE));
+        assert_eq!(st.code(), Some(aorlta_gpu::EXIT_NO_DEVICE));
         let l: DeviceList = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
         assert_eq!(l.error.unwrap().code, "no-gpu");
     }

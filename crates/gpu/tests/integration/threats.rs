@@ -86,7 +86,7 @@ fn hang_and_fault_lose_the_context() {
     let after = b
         .log
         .iter()
-        .rposition(|c| matches!(c, aorlta_gpu::fake::Call::WaitStop))
+        .rposition(|c| matches!(c, aorlta_gpu::Call::WaitStop))
         .unwrap();
     assert!(
         b.log[after + 1..].is_empty(),
@@ -139,7 +139,7 @@ fn missing_symbol_and_foreign_image_are_the_candidates() {
     let mut j = job(dir.path(), &img(F::Correct), check_work());
     std::fs::write(&j.candidate.path, b"\x7fELF not a fake image").unwrap();
     j.id = "x".into();
-    let rec = aorlta_gpu::job::run_job(&mut aorlta_gpu::fake::FakeBackend::new(0), &j);
+    let rec = aorlta_gpu::run_job(&mut aorlta_gpu::FakeBackend::new(0), &j);
     assert_eq!(codes(&rec), ["candidate:module-load-failed"]);
 }
 
@@ -152,7 +152,7 @@ fn a_too_slow_candidate_is_cut_at_its_first_launch() {
     let dir = tempfile::tempdir().unwrap();
     let mut j = job(dir.path(), &i, time_work(30));
     j.launch_timeout_s = 3.0;
-    let rec = aorlta_gpu::job::run_job(&mut aorlta_gpu::fake::FakeBackend::new(0), &j);
+    let rec = aorlta_gpu::run_job(&mut aorlta_gpu::FakeBackend::new(0), &j);
     assert!(rec.findings.is_empty(), "{:?}", rec.findings);
     assert!(rec.context_lost, "the cut kernel still holds the device");
     let t = rec.time.unwrap();
@@ -197,9 +197,9 @@ fn no_expected_output_is_on_the_device_while_the_candidate_runs() {
 #[test]
 fn corrupting_the_comparison_s_counters_is_undone_before_the_checks() {
     // The attack is real: counters set by the kernel make the comparison's additions wrap.
-    use aorlta_gpu::backend::{Backend, HelperOp};
+    use aorlta_gpu::{Backend, HelperOp};
     use aorlta_record::kernel::{Dtype, Tolerance};
-    let mut b = aorlta_gpu::fake::FakeBackend::new(0);
+    let mut b = aorlta_gpu::FakeBackend::new(0);
     b.load_helpers().unwrap();
     let (e, g, out) = (b.alloc(64).unwrap(), b.alloc(64).unwrap(), b.alloc(24).unwrap());
     let mut words = [0u8; 24];
