@@ -10,8 +10,8 @@
 //! per noise model, default 100,000); `cargo test` runs it small, as a test of the same
 //! properties. A `harness = false` target: `cargo bench` passes `--bench`, `cargo test` does not.
 
-use aorlta_judge::sim::{Noise, Scenario, aa_scenarios};
 use aorlta_judge::{DEFAULT_LOOKS, JudgeParams, RunFacts, Verdict, judge, judge_looks, looks_for, seeded};
+use aorlta_judge::{Noise, Scenario, aa_scenarios};
 use std::time::Instant;
 
 /// How much to run.

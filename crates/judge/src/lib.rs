@@ -11,19 +11,19 @@
 //! else that cannot be decided is an unsettled verdict, never a clean one. `docs/JUDGE.md`
 //! explains the rules and their reasons.
 
-pub mod bootstrap;
-pub mod decide;
-pub mod input;
-pub mod measurement;
-pub mod own_noise;
-pub mod params;
-pub mod rng;
-pub mod sample;
-pub mod sequential;
-pub mod signs;
-pub mod sim;
-pub mod stats;
-pub mod verdict;
+mod bootstrap;
+mod decide;
+mod input;
+mod measurement;
+mod own_noise;
+mod params;
+mod rng;
+mod sample;
+mod sequential;
+mod signs;
+mod sim;
+mod stats;
+mod verdict;
 
 #[cfg(test)]
 mod prop_tests;
@@ -41,6 +41,7 @@ pub use rng::{SeededRng, seeded};
 pub use sample::{PairedSample, Sample, SampleError};
 pub use sequential::{DEFAULT_LOOKS, Looked, judge_looks, looks_for, per_look, settled};
 pub use signs::{Beats, beats_ratio};
+pub use sim::{Noise, Scenario, aa_scenarios};
 pub use stats::{Summary, mad, median, median_in_place, summarize};
 pub use verdict::Verdict;
 

@@ -15,14 +15,14 @@ use super::sample::PairedSample;
 use super::signs::binomial_upper_tail;
 
 /// The candidate's relative MAD must exceed the reference's by more than this factor.
-pub const FACTOR: f64 = 2.0;
+pub(crate) const FACTOR: f64 = 2.0;
 
 /// The sign test's level.
-pub const ALPHA: f64 = 1e-4;
+pub(crate) const ALPHA: f64 = 1e-4;
 
 /// What the sign test found.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SignTest {
+pub(crate) struct SignTest {
     /// Pairs where the candidate deviated more than the reference (ties dropped).
     pub wider: usize,
     /// Pairs counted.
@@ -32,7 +32,7 @@ pub struct SignTest {
 }
 
 /// The sign test of the candidate's deviations against the reference's, about their medians.
-pub fn sign_test(sample: &PairedSample, median_candidate: f64, median_reference: f64) -> SignTest {
+pub(crate) fn sign_test(sample: &PairedSample, median_candidate: f64, median_reference: f64) -> SignTest {
     let c = sample.candidate().times();
     let r = sample.reference().times();
     let (mut wider, mut untied) = (0, 0);
@@ -54,7 +54,7 @@ pub fn sign_test(sample: &PairedSample, median_candidate: f64, median_reference:
 }
 
 /// True when the run proves the candidate's noise is its own.
-pub fn proven(rel_mad_candidate: f64, rel_mad_reference: f64, test: &SignTest) -> bool {
+pub(crate) fn proven(rel_mad_candidate: f64, rel_mad_reference: f64, test: &SignTest) -> bool {
     rel_mad_candidate > FACTOR * rel_mad_reference && test.p_value < ALPHA
 }
 

@@ -53,7 +53,7 @@ pub fn per_look(p: &JudgeParams, looks: usize) -> JudgeParams {
 }
 
 /// True when a verdict at a look ends the timing.
-pub fn settles(v: Verdict) -> bool {
+pub(crate) fn settles(v: Verdict) -> bool {
     matches!(
         v,
         Verdict::Faster | Verdict::NotFaster | Verdict::TooSlowToMeasure

@@ -12,7 +12,7 @@
 use super::input::Pair;
 
 /// `P(X >= k)` for `X ~ Binomial(n, 1/2)`, exactly (in floating point).
-pub fn binomial_upper_tail(n: usize, k: usize) -> f64 {
+pub(crate) fn binomial_upper_tail(n: usize, k: usize) -> f64 {
     if k == 0 {
         return 1.0;
     }

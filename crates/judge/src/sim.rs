@@ -10,11 +10,8 @@
 //! - `resolution_s`: GPU event timers tick in steps (about 0.5 µs on current NVIDIA parts), so a
 //!   short kernel's times tie often and its MAD can be 0.
 
-use super::decide::judge;
-use super::input::{Pair, RunFacts};
-use super::params::JudgeParams;
+use super::input::Pair;
 use super::rng::SeededRng;
-use super::verdict::Verdict;
 use rand::Rng;
 
 /// The noise of one kernel's launch times.
@@ -140,60 +137,8 @@ pub fn aa_scenarios() -> Vec<(&'static str, Scenario)> {
     ]
 }
 
-/// How many runs of a simulation came out as each verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct VerdictCounts([usize; Verdict::ALL.len()]);
-
-impl VerdictCounts {
-    /// Runs that came out as `v`.
-    pub fn get(&self, v: Verdict) -> usize {
-        Verdict::ALL.iter().position(|x| *x == v).map_or(0, |i| self.0[i])
-    }
-
-    fn add(&mut self, v: Verdict) {
-        if let Some(i) = Verdict::ALL.iter().position(|x| *x == v) {
-            self.0[i] += 1;
-        }
-    }
-}
-
-impl std::fmt::Display for VerdictCounts {
-    /// The verdicts that occurred with their counts (`not-faster 9990, within-noise 10`).
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let parts: Vec<String> = Verdict::ALL
-            .iter()
-            .zip(self.0)
-            .filter(|(_, c)| *c > 0)
-            .map(|(v, c)| format!("{v} {c}"))
-            .collect();
-        f.write_str(&parts.join(", "))
-    }
-}
-
-/// Judges `trials` runs of `n` pairs drawn from `scenario` (the pairs from a generator seeded
-/// with `seed`, the bootstrap seed moving on by one per trial) and counts the verdicts.
-pub fn verdict_counts(
-    scenario: &Scenario,
-    n: usize,
-    trials: usize,
-    params: &JudgeParams,
-    seed: u64,
-) -> VerdictCounts {
-    let mut rng = super::rng::seeded(seed);
-    let mut counts = VerdictCounts::default();
-    for t in 0..trials {
-        let pairs = scenario.pairs(n, &mut rng);
-        let p = JudgeParams {
-            seed: params.seed.wrapping_add(t as u64),
-            ..params.clone()
-        };
-        counts.add(judge(&pairs, &RunFacts::default(), &p).verdict);
-    }
-    counts
-}
-
 /// A standard normal draw (Box–Muller, one of the pair).
-pub fn standard_normal(rng: &mut SeededRng) -> f64 {
+pub(crate) fn standard_normal(rng: &mut SeededRng) -> f64 {
     // 1 - u lies in (0, 1], so the logarithm is finite.
     let u1 = 1.0 - rng.random::<f64>();
     let u2 = rng.random::<f64>();
