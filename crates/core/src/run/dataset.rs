@@ -96,7 +96,7 @@ pub fn read_rows(path: &Path) -> Result<Vec<Row>> {
     if parquet {
         return read_parquet(path);
     }
-    let text = std::fs::read(path).map_err(|e| CoreError::io(path, e))?;
+    let text = aorlta_check::input::read(path, aorlta_check::input::TEXT_LIMIT)?;
     Ok(text
         .split(|&b| b == b'\n')
         .enumerate()
@@ -117,16 +117,62 @@ fn read_parquet(path: &Path) -> Result<Vec<Row>> {
     let bad = |e: parquet::errors::ParquetError| {
         CoreError::invalid(path, format!("not a readable Parquet file: {e}"))
     };
-    let file = std::fs::File::open(path).map_err(|e| CoreError::io(path, e))?;
+    let file = aorlta_check::input::open(path)?;
     let reader = SerializedFileReader::new(file).map_err(bad)?;
     let rows = reader.get_row_iter(None).map_err(bad)?;
     Ok(rows
         .enumerate()
         .map(|(i, r)| {
-            let row = r.map(|row| row.to_json_value()).map_err(|e| e.to_string());
+            let row = r.map(|row| row_json(&row)).map_err(|e| e.to_string());
             (format!("row {}", i + 1), row)
         })
         .collect())
+}
+
+/// The key of the object that stands for bytes that are not UTF-8 text.
+const NOT_TEXT: &str = "$bytes-not-utf8";
+
+/// A Parquet row as JSON, text kept as text: a plain `BYTE_ARRAY` column without the UTF-8
+/// annotation (as some writers store strings) is read as the text it holds, never as base64.
+/// Bytes that are not UTF-8 become `{"$bytes-not-utf8": length}`, which no column reads as a
+/// value, so a row that needs one is skipped saying so.
+fn row_json(row: &parquet::record::Row) -> Value {
+    Value::Object(
+        row.get_column_iter()
+            .map(|(k, f)| (k.clone(), field_json(f)))
+            .collect(),
+    )
+}
+
+fn field_json(f: &parquet::record::Field) -> Value {
+    use parquet::record::Field;
+    match f {
+        Field::Bytes(b) => match std::str::from_utf8(b.data()) {
+            Ok(s) => Value::String(s.to_string()),
+            Err(_) => serde_json::json!({ NOT_TEXT: b.data().len() }),
+        },
+        Field::Group(row) => row_json(row),
+        Field::ListInternal(list) => Value::Array(list.elements().iter().map(field_json).collect()),
+        Field::MapInternal(map) => Value::Object(
+            map.entries()
+                .iter()
+                .map(|(k, v)| {
+                    let key = match field_json(k) {
+                        Value::String(s) => s,
+                        other => other.to_string(),
+                    };
+                    (key, field_json(v))
+                })
+                .collect(),
+        ),
+        other => other.to_json_value(),
+    }
+}
+
+/// Why a value is not what a column should hold: bytes that are not text say so.
+fn not_text(v: &Value) -> Option<String> {
+    let n = v.get(NOT_TEXT)?;
+    Some(format!("holds {n} bytes that are not UTF-8 text"))
 }
 
 /// The value at a dotted path (`reward_model.ground_truth`); a column whose own name has a
@@ -179,18 +225,34 @@ fn row_items(
     stem: &str,
     number: usize,
     row: &Value,
+    explicit: &std::collections::HashSet<String>,
 ) -> std::result::Result<(Option<QaTask>, Vec<PoolLine>), String> {
     let c = &spec.columns;
     let missing = |col: &str| format!("no column `{col}` (the `columns:` mapping names where each part is)");
     let answer_v = at(row, &c.answer).ok_or_else(|| missing(&c.answer))?;
-    let answer =
-        scalar(answer_v).ok_or_else(|| format!("column `{}` is not a string or a number", c.answer))?;
+    let answer = scalar(answer_v).ok_or_else(|| {
+        let why = not_text(answer_v).unwrap_or_else(|| "is not a string or a number".into());
+        format!("column `{}` {why}", c.answer)
+    })?;
     let completions_v = at(row, &c.completion).ok_or_else(|| missing(&c.completion))?;
-    let completions = responses(completions_v)
-        .ok_or_else(|| format!("column `{}` is not a string or a list of strings", c.completion))?;
-    let id = at(row, &c.id)
-        .and_then(scalar)
-        .unwrap_or_else(|| number.to_string());
+    let completions = responses(completions_v).ok_or_else(|| {
+        let why = not_text(completions_v).unwrap_or_else(|| "is not a string or a list of strings".into());
+        format!("column `{}` {why}", c.completion)
+    })?;
+    // A row without an id is named by its number, unless another row's id is that number.
+    let id = at(row, &c.id).and_then(scalar).unwrap_or_else(|| {
+        let mut id = number.to_string();
+        let mut k = 0;
+        while explicit.contains(&id) {
+            k += 1;
+            id = if k == 1 {
+                format!("row{number}")
+            } else {
+                format!("row{number}-{k}")
+            };
+        }
+        id
+    });
     let (task_id, task) = match spec.mode {
         DatasetMode::Id => (answer, None),
         DatasetMode::Answer => {
@@ -238,12 +300,17 @@ pub fn materialise(spec: &DatasetSpec, dir: &Path) -> Result<Materialised> {
     let mut skipped = Vec::new();
     let mut candidates = 0;
     let mut seen = std::collections::HashSet::new();
-    for (i, (at, row)) in rows.iter().enumerate() {
-        let place = format!("{}:{at}", spec.file.display());
+    let explicit: std::collections::HashSet<String> = rows
+        .iter()
+        .filter_map(|(_, r)| r.as_ref().ok())
+        .filter_map(|r| at(r, &spec.columns.id).and_then(scalar))
+        .collect();
+    for (i, (place_in_file, row)) in rows.iter().enumerate() {
+        let place = format!("{}:{place_in_file}", spec.file.display());
         let items = row
             .as_ref()
             .map_err(Clone::clone)
-            .and_then(|r| row_items(spec, &stem, i + 1, r));
+            .and_then(|r| row_items(spec, &stem, i + 1, r, &explicit));
         match items {
             Ok((task, lines)) => {
                 if let Some(t) = task {
@@ -376,5 +443,102 @@ mod tests {
             (line.task.as_str(), line.completion.as_str(), line.id.as_deref()),
             ("q1", "42", Some("ids#1"))
         );
+    }
+
+    #[test]
+    fn a_row_without_an_id_never_takes_another_rows_id() {
+        let d = tempfile::tempdir().unwrap();
+        let file = d.path().join("mix.jsonl");
+        let rows = [
+            json!({"reward_model": {"ground_truth": "1"}, "extra_info": {"index": 2}, "response": "1"}),
+            json!({"reward_model": {"ground_truth": "2"}, "response": "2"}),
+            json!({"reward_model": {"ground_truth": "3"}, "extra_info": {"index": "row3"}, "response": "3"}),
+            json!({"reward_model": {"ground_truth": "4"}, "response": "4"}),
+        ];
+        std::fs::write(&file, rows.iter().map(|r| format!("{r}\n")).collect::<String>()).unwrap();
+        let m = materialise(&spec(&file), &d.path().join("out")).unwrap();
+        assert!(m.skipped.is_empty(), "{:?}", m.skipped);
+        let pool: Vec<PoolLine> = std::fs::read_to_string(&m.pool)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let ids: Vec<_> = pool.iter().map(|p| p.id.clone().unwrap()).collect();
+        assert_eq!(ids, ["mix#2", "mix#row2", "mix#row3", "mix#4"]);
+    }
+
+    #[test]
+    fn parquet_text_without_the_utf8_annotation_is_text_and_bytes_are_named() {
+        use parquet::data_type::{ByteArray, ByteArrayType};
+        use parquet::file::properties::WriterProperties;
+        use parquet::file::writer::SerializedFileWriter;
+        use std::sync::Arc;
+        let d = tempfile::tempdir().unwrap();
+        let file = d.path().join("plain.parquet");
+        let schema = parquet::schema::parser::parse_message_type(
+            "message s { required binary answer; required binary response; }",
+        )
+        .unwrap();
+        let out = std::fs::File::create(&file).unwrap();
+        let props = Arc::new(WriterProperties::builder().build());
+        let mut w = SerializedFileWriter::new(out, Arc::new(schema), props).unwrap();
+        let mut rg = w.next_row_group().unwrap();
+        let columns: [Vec<&[u8]>; 2] = [
+            vec![b"42", b"\xff\xfe"],
+            vec![b"The answer is \\boxed{42}.", b"7"],
+        ];
+        for values in columns {
+            let mut c = rg.next_column().unwrap().unwrap();
+            let values: Vec<ByteArray> = values.into_iter().map(ByteArray::from).collect();
+            c.typed::<ByteArrayType>()
+                .write_batch(&values, None, None)
+                .unwrap();
+            c.close().unwrap();
+        }
+        rg.close().unwrap();
+        w.close().unwrap();
+        let s = DatasetSpec {
+            file: file.clone(),
+            mode: DatasetMode::Answer,
+            columns: Columns {
+                answer: "answer".into(),
+                ..Columns::default()
+            },
+        };
+        let m = materialise(&s, &d.path().join("out")).unwrap();
+        let tasks: Vec<QaTask> = std::fs::read_to_string(m.tasks.unwrap())
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(tasks.len(), 1);
+        assert_eq!(tasks[0].answer, "42", "text, not base64");
+        let pool = std::fs::read_to_string(&m.pool).unwrap();
+        assert!(pool.contains("The answer is"), "{pool}");
+        assert_eq!(m.skipped.len(), 1);
+        assert!(
+            m.skipped[0]
+                .message
+                .contains("column `answer` holds 2 bytes that are not UTF-8 text"),
+            "{}",
+            m.skipped[0]
+        );
+    }
+
+    #[test]
+    fn a_dataset_that_is_not_a_regular_file_is_refused_by_name() {
+        let e = read_rows(Path::new("/dev/zero")).unwrap_err().to_string();
+        assert!(e.contains("/dev/zero") && e.contains("character device"), "{e}");
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("rows.parquet");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let e = read_rows(&fifo).unwrap_err().to_string();
+        assert!(e.contains("rows.parquet") && e.contains("FIFO"), "{e}");
     }
 }
