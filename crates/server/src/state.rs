@@ -149,6 +149,7 @@ impl AppState {
             rewards,
             cache: cache.clone(),
             env: Arc::clone(&env),
+            max_completion_bytes: cfg.limits.max_completion_bytes,
         };
         let default = match &cfg.default_profile {
             Some(d) => d.clone(),

@@ -196,6 +196,49 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn get_reward_reads_number_labels_and_refuses_others_naming_the_label() {
+        let dir = tempfile::tempdir().unwrap();
+        let profile = "name: qa\nlegs:\n  - {name: parse, adapter: parse, on-broke: -1.0}\n  - {name: ref, adapter: normalised-match, needs: [parse], on-broke: -0.5}\n";
+        let app = app(state_of(dir.path(), profile, "get-reward: {labels: answer}\n"));
+        let body = r#"{"query":["P: \\boxed{42}", "P: \\boxed{2.5}", "P: \\boxed{3}"],"prompts":["P: ", "P: ", "P: "],"labels":[42, 2.5, 4]}"#;
+        let (st, v) = call(app.clone(), "POST", "/get_reward", body).await;
+        assert_eq!(
+            (st, v["rewards"].clone()),
+            (StatusCode::OK, serde_json::json!([1.0, 1.0, -0.5])),
+            "{v}"
+        );
+        // verl's `reward_model` column as the label column: its `ground_truth`.
+        let body = r#"{"query":["P: \\boxed{42}"],"prompts":["P: "],"labels":[{"style": "rule", "ground_truth": 42}]}"#;
+        let (st, v) = call(app.clone(), "POST", "/get_reward", body).await;
+        assert_eq!(
+            (st, v["rewards"].clone()),
+            (StatusCode::OK, serde_json::json!([1.0])),
+            "{v}"
+        );
+        let body = r#"{"query":["P: 7"],"prompts":["P: "],"labels":[{"style": "rule"}]}"#;
+        let (st, v) = call(app.clone(), "POST", "/get_reward", body).await;
+        assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains("`ground_truth`"),
+            "{v}"
+        );
+        for (labels, at) in [
+            (r#"["7", true]"#, "labels[1]"),
+            (r#"[null]"#, "labels[0]"),
+            (r#"[[7]]"#, "labels[0]"),
+        ] {
+            let body = format!(r#"{{"query":["P: 7", "P: 7"],"prompts":["P: ", "P: "],"labels":{labels}}}"#);
+            let (st, v) = call(app.clone(), "POST", "/get_reward", &body).await;
+            assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{labels}: {v}");
+            let says = v["error"]["message"].as_str().unwrap();
+            assert!(
+                says.contains(at) && says.contains("a task id or an answer"),
+                "{labels}: {says}"
+            );
+        }
+    }
+
+    #[tokio::test]
     async fn the_openapi_description_names_every_route_and_the_reward_entry() {
         let dir = tempfile::tempdir().unwrap();
         let app = app(state(dir.path()));
