@@ -337,6 +337,18 @@ mod tests {
     }
 
     #[test]
+    fn every_example_kernel_task_keeps_the_load_rules() {
+        let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+        let mut n = 0;
+        for folder in ["kernels", "library", "triton-kernels", "hip-kernels"] {
+            let (set, _) = TaskSet::load(&examples.join(folder).join("tasks"))
+                .unwrap_or_else(|e| panic!("examples/{folder}: {e}"));
+            n += set.len();
+        }
+        assert!(n >= 45, "{n} example tasks");
+    }
+
+    #[test]
     fn malformed_lines_are_skipped_with_their_place() {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("t.jsonl");
