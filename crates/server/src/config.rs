@@ -220,7 +220,8 @@ pub struct LaneConfig {
     /// Worker threads; 0 means one per CPU core.
     #[serde(default)]
     pub workers: usize,
-    /// Most items admitted and not yet finished (queued or running). A request that would pass
+    /// Most items admitted and not yet finished (queued or running; identical items sharing one
+    /// computation each count). A request that would pass
     /// it is answered 503 with `Retry-After`.
     pub queue_items: usize,
     /// Time from admission after which an item is answered `unsettled` (`timed-out`).

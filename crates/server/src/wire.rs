@@ -227,8 +227,12 @@ pub struct ProfilesResponse {
 /// `GET /healthz` answer.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Health {
-    /// `ok`.
+    /// `ok`, or `store-lost` (answered with 503) when the result store's file was deleted or
+    /// replaced under the service, which then admits no work.
     pub status: String,
+    /// Why the service is not `ok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
     /// The AORLTA build.
     pub version: String,
     /// Tasks loaded.

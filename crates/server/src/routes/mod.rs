@@ -196,6 +196,38 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_store_deleted_under_the_service_stops_admission_and_the_health_check_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("store.sqlite");
+        let app = app(state_of(
+            dir.path(),
+            "name: qa\nlegs:\n  - {name: parse, adapter: parse, on-broke: -1.0}\n",
+            &format!("cache: {{kind: sqlite, path: {}}}\n", store.display()),
+        ));
+        let item = r#"{"items": [{"task": "a", "completion": "\\boxed{2}"}]}"#;
+        let (st, v) = call(app.clone(), "GET", "/healthz", "").await;
+        assert_eq!((st, v["status"].as_str()), (StatusCode::OK, Some("ok")), "{v}");
+        let (st, _) = call(app.clone(), "POST", "/v1/score", item).await;
+        assert_eq!(st, StatusCode::OK);
+        std::fs::remove_file(&store).unwrap();
+        let (st, v) = call(app.clone(), "GET", "/healthz", "").await;
+        assert_eq!(st, StatusCode::SERVICE_UNAVAILABLE, "{v}");
+        assert_eq!(v["status"], "store-lost");
+        assert!(v["problem"].as_str().unwrap().contains("store.sqlite"), "{v}");
+        for (uri, body) in [
+            ("/v1/score", item),
+            (
+                "/get_reward",
+                r#"{"query":["P: 2"],"prompts":["P: "],"labels":["a"]}"#,
+            ),
+        ] {
+            let (st, v) = call(app.clone(), "POST", uri, body).await;
+            assert_eq!(st, StatusCode::SERVICE_UNAVAILABLE, "{uri}: {v}");
+            assert_eq!(v["error"]["code"], "store-lost", "{uri}: {v}");
+        }
+    }
+
+    #[tokio::test]
     async fn get_reward_reads_number_labels_and_refuses_others_naming_the_label() {
         let dir = tempfile::tempdir().unwrap();
         let profile = "name: qa\nlegs:\n  - {name: parse, adapter: parse, on-broke: -1.0}\n  - {name: ref, adapter: normalised-match, needs: [parse], on-broke: -0.5}\n";
@@ -279,6 +311,27 @@ mod tests {
         assert_eq!(
             v["paths"]["/v1/score"]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"],
             "#/components/schemas/ScoreRequest"
+        );
+        // What a client generator needs: a name per operation, the refusals a scoring call
+        // can get, and no query parameter the route does not read.
+        let mut ids = std::collections::HashSet::new();
+        for route in ROUTES {
+            let (_, op) = v["paths"][route].as_object().unwrap().iter().next().unwrap();
+            let id = op["operationId"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{route}: no operationId"));
+            assert!(ids.insert(id.to_string()), "{route}: {id} twice");
+        }
+        for route in ["/v1/score", "/get_reward"] {
+            let responses = &v["paths"][route]["post"]["responses"];
+            for status in ["401", "413", "422", "503"] {
+                assert!(responses.get(status).is_some(), "{route}: no {status}");
+            }
+        }
+        assert!(v["paths"]["/v1/score"]["post"].get("parameters").is_none());
+        assert_eq!(
+            v["paths"]["/get_reward"]["post"]["parameters"][0]["name"],
+            "profile"
         );
     }
 
