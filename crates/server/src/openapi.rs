@@ -94,6 +94,34 @@ fn operation(path: &str, g: &mut SchemaGenerator) -> Op {
     }
 }
 
+/// OpenAPI 3.0's form of an optional reference: `anyOf: [{$ref}, {enum: [null], nullable}]`
+/// (what the generator writes for an `Option` of a struct) becomes `allOf: [{$ref}]` with
+/// `nullable: true`, which client generators read (a schema of `null` alone has no type, and
+/// they drop the property, or the whole answer, as unreadable).
+fn nullable_refs(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            let optional_ref =
+                o.get("anyOf")
+                    .and_then(Value::as_array)
+                    .and_then(|any| match any.as_slice() {
+                        [r, n] if r.get("$ref").is_some() && n.get("enum") == Some(&json!([null])) => {
+                            Some(r.clone())
+                        }
+                        _ => None,
+                    });
+            if let Some(r) = optional_ref {
+                o.remove("anyOf");
+                o.insert("allOf".into(), json!([r]));
+                o.insert("nullable".into(), json!(true));
+            }
+            o.values_mut().for_each(nullable_refs);
+        }
+        Value::Array(a) => a.iter_mut().for_each(nullable_refs),
+        _ => {}
+    }
+}
+
 /// The description of the service at version `version`, serving `routes`.
 pub fn document(version: &str, routes: &[&str]) -> Value {
     let mut g = SchemaSettings::openapi3().into_generator();
@@ -133,7 +161,10 @@ pub fn document(version: &str, routes: &[&str]) -> Value {
         }
         paths.insert(path.to_string(), json!({op.method: o}));
     }
-    let schemas: Map<String, Value> = g.take_definitions(true).into_iter().collect();
+    let mut schemas: Map<String, Value> = g.take_definitions(true).into_iter().collect();
+    for s in schemas.values_mut() {
+        nullable_refs(s);
+    }
     json!({
         "openapi": "3.0.3",
         "info": {

@@ -162,8 +162,9 @@ impl schemars::JsonSchema for Label {
     }
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        // OpenAPI 3.0 has no list of types: one schema per kind.
         schemars::json_schema!({
-            "type": ["string", "number", "object"],
+            "anyOf": [{"type": "string"}, {"type": "number"}, {"type": "object"}],
             "description": "A task id, or a reference answer; a number is read as the text JSON writes it; an object (verl's `reward_model`) gives its `ground_truth`."
         })
     }

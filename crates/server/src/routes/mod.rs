@@ -329,6 +329,29 @@ mod tests {
             }
         }
         assert!(v["paths"]["/v1/score"]["post"].get("parameters").is_none());
+        // OpenAPI 3.0 as generators read it: no list of types, no schema of `null` alone; an
+        // optional struct is a nullable reference.
+        fn walk(v: &serde_json::Value, bad: &mut Vec<String>) {
+            match v {
+                serde_json::Value::Object(o) => {
+                    if o.get("type").is_some_and(serde_json::Value::is_array) {
+                        bad.push(format!("a list of types: {v}"));
+                    }
+                    if o.get("enum") == Some(&serde_json::json!([null])) {
+                        bad.push(format!("a null schema: {v}"));
+                    }
+                    o.values().for_each(|x| walk(x, bad));
+                }
+                serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, bad)),
+                _ => {}
+            }
+        }
+        let mut bad = Vec::new();
+        walk(&v, &mut bad);
+        assert!(bad.is_empty(), "{bad:?}");
+        let parts = &schemas["RewardEntry"]["properties"]["parts"];
+        assert_eq!(parts["allOf"][0]["$ref"], "#/components/schemas/Parts", "{parts}");
+        assert_eq!(parts["nullable"], true);
         assert_eq!(
             v["paths"]["/get_reward"]["post"]["parameters"][0]["name"],
             "profile"
