@@ -764,3 +764,83 @@ fn a_device_or_a_fifo_as_a_task_file_pool_or_dataset_is_refused_by_name_at_once(
         assert!(started.elapsed() < Duration::from_secs(20), "{edit}: at once");
     }
 }
+
+/// A Parquet file in verl's layout (`reward_model.ground_truth`, `response`), one row group.
+fn parquet_rows(path: &Path, rows: &[(&str, &str)]) {
+    use parquet::data_type::{ByteArray, ByteArrayType};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use std::sync::Arc;
+    let schema = parquet::schema::parser::parse_message_type(
+        "message s { required group reward_model { required binary ground_truth (UTF8); } \
+         required binary response (UTF8); }",
+    )
+    .unwrap();
+    let out = std::fs::File::create(path).unwrap();
+    let props = Arc::new(WriterProperties::builder().build());
+    let mut w = SerializedFileWriter::new(out, Arc::new(schema), props).unwrap();
+    let mut rg = w.next_row_group().unwrap();
+    for column in 0..2 {
+        let values: Vec<ByteArray> = rows
+            .iter()
+            .map(|(answer, response)| ByteArray::from(if column == 0 { *answer } else { *response }))
+            .collect();
+        let mut c = rg.next_column().unwrap().unwrap();
+        c.typed::<ByteArrayType>()
+            .write_batch(&values, None, None)
+            .unwrap();
+        c.close().unwrap();
+    }
+    rg.close().unwrap();
+    w.close().unwrap();
+}
+
+#[test]
+fn eval_reads_parquet_sides_as_parquet_and_never_the_configs_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // The config's own pool (60 lines) must be in neither side.
+    setup(d, 60);
+    parquet_rows(
+        &d.join("before.parquet"),
+        &[
+            ("1", "\\boxed{1}"),
+            ("2", "\\boxed{3}"),
+            ("3", "\\boxed{4}"),
+            ("4", "\\boxed{5}"),
+        ],
+    );
+    parquet_rows(
+        &d.join("after.parquet"),
+        &[
+            ("1", "\\boxed{1}"),
+            ("2", "\\boxed{2}"),
+            ("3", "\\boxed{3}"),
+            ("4", "\\boxed{5}"),
+        ],
+    );
+    let out = aorlta()
+        .current_dir(d)
+        .args([
+            "eval",
+            "--config",
+            "run.yaml",
+            "--before",
+            "before.parquet",
+            "--after",
+            "after.parquet",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("out-eval/report.json")).unwrap()).unwrap();
+    let side = |i: usize| {
+        (
+            report[i]["summary"]["count"].as_u64().unwrap(),
+            report[i]["pass_rate"]["point"].as_f64().unwrap(),
+        )
+    };
+    assert_eq!((side(0), side(1)), ((4, 0.25), (4, 0.75)), "{report}");
+}
