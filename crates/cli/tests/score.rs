@@ -844,3 +844,34 @@ fn eval_reads_parquet_sides_as_parquet_and_never_the_configs_pool() {
     };
     assert_eq!((side(0), side(1)), ((4, 0.25), (4, 0.75)), "{report}");
 }
+
+#[test]
+fn a_dataset_with_no_usable_row_says_so_in_the_configs_own_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("profile.yaml"), PROFILE).unwrap();
+    std::fs::write(
+        d.join("rows.jsonl"),
+        "{\"prompt\": \"q\", \"response\": \"x\"}\nnot json\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("run.yaml"),
+        "dataset: {file: rows.jsonl}\nprofile: profile.yaml\nout: out\n",
+    )
+    .unwrap();
+    let out = aorlta()
+        .current_dir(d)
+        .args(["score", "--quiet", "run.yaml"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("field `dataset`: no row of")
+            && err.contains("2 skipped")
+            && err.contains("reward_model.ground_truth"),
+        "{err}"
+    );
+    assert!(!err.contains("field `tasks`"), "the config has no `tasks`: {err}");
+}
