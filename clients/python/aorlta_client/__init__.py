@@ -6,6 +6,9 @@
 - :mod:`aorlta_client.trl`: ``reward_func`` for ``GRPOTrainer(reward_funcs=...)``.
 - :mod:`aorlta_client.openrlhf`: the remote-URL recipe and a reward function file.
 
+:mod:`aorlta_client.types` gives the answers' shapes as ``TypedDict`` s (``RewardEntry``,
+``LegResult``, ``Reason``, ``GetRewardAnswer``) for type checkers.
+
 Every client sends the service's bearer token from ``token=`` or ``$AORLTA_TOKEN``.
 
 An entry the service cannot score (an unsettled leg, an unknown task, a time-out) is never

@@ -31,7 +31,9 @@ import threading
 import time
 import logging
 import urllib.parse
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, cast
+
+from aorlta_client.types import GetRewardAnswer, RewardEntry
 
 DEFAULT_URL = "http://127.0.0.1:8787"
 
@@ -227,7 +229,7 @@ class _Settings:
         self,
         query: Sequence[str],
         prompts: Optional[Sequence[str]],
-        labels: Sequence[str],
+        labels: Sequence[Any],
         profile: Optional[str],
     ) -> Tuple[str, Dict[str, Any]]:
         """The path and body of a ``POST /get_reward``."""
@@ -345,7 +347,7 @@ class Client(_Settings):
 
     # -- endpoints -----------------------------------------------------------------------
 
-    def score(self, items: Iterable[Item], profile: Optional[str] = None) -> List[Dict[str, Any]]:
+    def score(self, items: Iterable[Item], profile: Optional[str] = None) -> List[RewardEntry]:
         """Reward entries for ``items``, in order (``POST /v1/score``)."""
         if not self._checked_timeout:
             try:
@@ -358,7 +360,7 @@ class Client(_Settings):
         if send or not batch:  # an empty batch is the service's to refuse
             for chunk in _chunks(send, self.max_batch):
                 out.extend(self._score_chunk(chunk, profile))
-        return _merge(batch, out)
+        return cast(List[RewardEntry], _merge(batch, out))
 
     def _score_chunk(self, chunk: List[Dict[str, Any]], profile: Optional[str]) -> List[Dict[str, Any]]:
         try:
@@ -378,7 +380,7 @@ class Client(_Settings):
             return [unreachable_entry(it, err.message) for it in chunk]
         raise err
 
-    def score_one(self, task: Any, completion: str, id: Optional[str] = None, profile: Optional[str] = None) -> Dict[str, Any]:
+    def score_one(self, task: Any, completion: str, id: Optional[str] = None, profile: Optional[str] = None) -> RewardEntry:
         """The reward entry of one completion."""
         return self.score([_item(task, completion, id)], profile)[0]
 
@@ -386,11 +388,11 @@ class Client(_Settings):
         self,
         query: Sequence[str],
         prompts: Optional[Sequence[str]],
-        labels: Sequence[str],
+        labels: Sequence[Any],
         profile: Optional[str] = None,
-    ) -> Dict[str, Any]:
+    ) -> GetRewardAnswer:
         """OpenRLHF's shape (``POST /get_reward``): ``{"rewards", "scores", "extra_logs"}``."""
-        return self._json("POST", *self._get_reward_request(query, prompts, labels, profile))
+        return cast(GetRewardAnswer, self._json("POST", *self._get_reward_request(query, prompts, labels, profile)))
 
     def tasks(self) -> List[Dict[str, Any]]:
         """Every task the service offers: id, kind, hash, prompt."""
@@ -533,7 +535,7 @@ class AsyncClient(_Settings):
             raise _error(status, payload)
         return json.loads(payload)
 
-    async def score(self, items: Iterable[Item], profile: Optional[str] = None) -> List[Dict[str, Any]]:
+    async def score(self, items: Iterable[Item], profile: Optional[str] = None) -> List[RewardEntry]:
         """As :meth:`Client.score`; chunks of a large batch are sent concurrently."""
         if not self._checked_timeout:
             try:
@@ -547,7 +549,7 @@ class AsyncClient(_Settings):
             if send or not batch
             else []
         )
-        return _merge(batch, [e for a in answers for e in a])
+        return cast(List[RewardEntry], _merge(batch, [e for a in answers for e in a]))
 
     async def _score_chunk(self, chunk: List[Dict[str, Any]], profile: Optional[str]) -> List[Dict[str, Any]]:
         try:
@@ -568,7 +570,7 @@ class AsyncClient(_Settings):
             return [unreachable_entry(it, err.message) for it in chunk]
         raise err
 
-    async def score_one(self, task: Any, completion: str, id: Optional[str] = None, profile: Optional[str] = None) -> Dict[str, Any]:
+    async def score_one(self, task: Any, completion: str, id: Optional[str] = None, profile: Optional[str] = None) -> RewardEntry:
         """The reward entry of one completion."""
         return (await self.score([_item(task, completion, id)], profile))[0]
 
@@ -576,11 +578,11 @@ class AsyncClient(_Settings):
         self,
         query: Sequence[str],
         prompts: Optional[Sequence[str]],
-        labels: Sequence[str],
+        labels: Sequence[Any],
         profile: Optional[str] = None,
-    ) -> Dict[str, Any]:
+    ) -> GetRewardAnswer:
         """As :meth:`Client.get_reward`."""
-        return await self._json("POST", *self._get_reward_request(query, prompts, labels, profile))
+        return cast(GetRewardAnswer, await self._json("POST", *self._get_reward_request(query, prompts, labels, profile)))
 
     async def tasks(self) -> List[Dict[str, Any]]:
         """As :meth:`Client.tasks`."""

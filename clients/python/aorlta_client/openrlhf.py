@@ -35,11 +35,13 @@ def remote_url(host: str = "127.0.0.1", port: int = 8787) -> str:
     return f"http://{host}:{port}/get_reward"
 
 
-def reward_func(queries: List[str], prompts: List[str], labels: List[str], **_: Any) -> Dict[str, Any]:
+def reward_func(queries: List[str], prompts: List[str], labels: List[Any], **_: Any) -> Dict[str, Any]:
     """OpenRLHF's reward function file interface, answered by the service."""
     global _client
     if _client is None:
         _client = Client(default_url())
+    # verl's `reward_model` objects (from `--data.label_key reward_model`): their ground truth.
+    labels = [lab.get("ground_truth", lab) if isinstance(lab, dict) else lab for lab in labels]
     out = _client.get_reward(queries, prompts, labels)
     try:
         import torch  # type: ignore

@@ -14,6 +14,11 @@ from its columns in ``task_mode`` (:mod:`aorlta_client.tasks`):
   reads that form);
 - ``"id"``: ``task_key`` holds task ids; ``"answer"``: ``answer_key`` holds answers.
 
+Either key may be dotted (``answer_key="reward_model.ground_truth"``, verl's layout): a path
+into a column of objects. An answer that is verl's ``reward_model`` object is read as its
+``ground_truth``. A key no column has, or a dotted key no row of the batch holds, raises
+``KeyError`` naming it.
+
 The row's prompt is sent with an answer-mode task (a Q&A reward does not read it).
 
 - A row whose task is missing (``None``) or neither a task id nor an inline task object gets
@@ -59,6 +64,36 @@ def _text(completion: Any) -> str:
     raise TypeError(f"a completion is a string or a list of messages, not {type(completion).__name__}")
 
 
+def _ground_truth(value: Any) -> Any:
+    """verl's ``reward_model`` object (``{"style", "ground_truth"}``) as its ground truth; any
+    other value as it is."""
+    if isinstance(value, Mapping) and "ground_truth" in value and "id" not in value:
+        return value["ground_truth"]
+    return value
+
+
+def _has(kwargs: Dict[str, Any], key: str) -> bool:
+    """Whether ``key`` names a column: itself, or (a dotted key) a column and a path into it."""
+    return key in kwargs or ("." in key and key.split(".", 1)[0] in kwargs)
+
+
+def _column(kwargs: Dict[str, Any], key: str) -> List[Any]:
+    """The values of column ``key``; a dotted key (``reward_model.ground_truth``, verl's layout)
+    reads a path into a column of objects, ``None`` where a row lacks it. A dotted key that no
+    row holds raises ``KeyError`` naming it: every row would otherwise be sent nothing."""
+    if key in kwargs:
+        return list(kwargs[key])
+    head, path = key.split(".", 1)
+    out: List[Any] = []
+    for v in kwargs[head]:
+        for part in path.split("."):
+            v = v.get(part) if isinstance(v, Mapping) else None
+        out.append(v)
+    if out and all(v is None for v in out):
+        raise KeyError(f"no row of the batch has `{key}`: the column `{head}` holds no `{path}`")
+    return out
+
+
 def _usable(task: Any) -> bool:
     return (isinstance(task, str) and task.strip() != "") or (isinstance(task, Mapping) and "id" in task)
 
@@ -80,16 +115,18 @@ class _Columns:
     def requests(self, completions: List[Any], kwargs: Dict[str, Any]) -> Tuple[List[int], List[Dict[str, Any]], int]:
         """The rows sent, their items, and how many are in answer mode."""
         mode, key = self.mode, self.task_key
-        if mode == "answer" or (mode == "auto" and key not in kwargs and self.answer_key in kwargs):
+        if mode == "answer" or (mode == "auto" and not _has(kwargs, key) and _has(kwargs, self.answer_key)):
             key, mode = self.answer_key, "answer"
-        if key not in kwargs:
+        if not _has(kwargs, key):
             raise KeyError(
                 f"the dataset has no `{key}` column (task_mode {self.mode!r}: pass task_key= or "
                 f"answer_key= to reward_func to name the column with task ids or answers)"
             )
         prompts = kwargs.get("prompts") or [""] * len(completions)
         rows, items, answers = [], [], 0
-        for i, (t, c, p) in enumerate(zip(kwargs[key], completions, prompts)):
+        for i, (t, c, p) in enumerate(zip(_column(kwargs, key), completions, prompts)):
+            if mode == "answer":
+                t = _ground_truth(t)
             if mode == "answer" and t is not None and not isinstance(t, Mapping):
                 t = str(t)
             if not _usable(t):

@@ -287,3 +287,40 @@ def test_the_async_client_waits_out_retry_after_too():
     finally:
         _Busy.retry_after = "0"
         srv.shutdown()
+
+
+def test_the_typed_entry_has_the_keys_the_service_describes(server):
+    import typing
+    import urllib.request
+
+    from aorlta_client import types
+
+    with urllib.request.urlopen(server + "/openapi.json", timeout=30) as resp:
+        schemas = json.loads(resp.read())["components"]["schemas"]
+    for name, typed in [
+        ("RewardEntry", types.RewardEntry),
+        ("LegResult", types.LegResult),
+        ("Reason", types.Reason),
+        ("Parts", types.Parts),
+        ("VersionIdentity", types.VersionIdentity),
+        ("GetRewardResponse", types.GetRewardAnswer),
+    ]:
+        hints = typing.get_type_hints(typed)
+        assert set(hints) == set(schemas[name]["properties"]), name
+        # A key the schema requires is never optional in the type.
+        assert not set(typed.__optional_keys__) & set(schemas[name].get("required", [])), name
+    assert typing.get_type_hints(types.RewardEntry)["reward"] == typing.Optional[float]
+    # What a client gets is what the type says.
+    entry = Client(server).score_one("qa-001", "\\boxed{391}")
+    assert set(entry) <= set(typing.get_type_hints(types.RewardEntry))
+    assert set(types.RewardEntry.__required_keys__) <= set(entry)
+
+
+def test_the_ray_module_without_its_extra_names_the_extra():
+    import subprocess
+    import sys
+
+    code = "import sys; sys.modules['ray'] = None; import aorlta_client.ray"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode != 0
+    assert "pip install 'aorlta-client[ray]'" in r.stderr, r.stderr

@@ -167,3 +167,29 @@ def test_openrlhf_reward_function_file(server, monkeypatch):
     rewards = [float(x) for x in out["rewards"]]
     assert rewards == [1.0, 0.0]
     assert [float(x) for x in out["extra_logs"]["unscored"]][1] == 1.0
+
+
+def test_trl_reads_verls_nested_ground_truth_or_says_why_not(server):
+    # verl's layout: the answer is `reward_model.ground_truth`, a number or a string.
+    reward_model = [{"style": "rule", "ground_truth": 42}, {"style": "rule", "ground_truth": "7"}]
+    completions = ["so \\boxed{42}", "so \\boxed{8}"]
+    for key in ["reward_model.ground_truth", "reward_model"]:
+        f = reward_func(server, task_mode="answer", answer_key=key)
+        assert f(prompts=["p", "p"], completions=completions, reward_model=reward_model) == [1.0, -0.5], key
+    auto = reward_func(server, answer_key="reward_model.ground_truth")
+    assert auto(prompts=["p", "p"], completions=completions, reward_model=reward_model) == [1.0, -0.5]
+    # A dotted key no row holds, or a column the batch lacks, is an error naming it, not None
+    # for every row.
+    f = reward_func(server, task_mode="answer", answer_key="reward_model.truth")
+    with pytest.raises(KeyError, match="reward_model.truth"):
+        f(prompts=["p"], completions=["c"], reward_model=[{"ground_truth": 1}])
+    f = reward_func(server, task_mode="answer", answer_key="reward_model.ground_truth")
+    with pytest.raises(KeyError, match="reward_model"):
+        f(prompts=["p"], completions=["c"], answer=["1"])
+
+
+def test_openrlhf_reward_function_file_reads_verls_reward_model_labels(server, monkeypatch):
+    monkeypatch.setenv("AORLTA_URL", server)
+    mod = _load_by_path("openrlhf")
+    out = mod.reward_func(["P:\\boxed{391}"], ["P:"], [{"style": "rule", "ground_truth": "qa-001"}])
+    assert [float(x) for x in out["rewards"]] == [1.0]

@@ -1,17 +1,21 @@
-//! What a kernel task must hold beyond its schema, checked when it loads: every input's domain
-//! is a real interval, special values are declared only where they can be drawn, every row
-//! length evaluates on every size, and the tolerance means the precision the task asks for
-//! ([`aorlta_record::kernel::inputs::rtol_fits`]). Errors name the field and, where the task came
-//! from a file, its line.
+//! What a kernel task must hold beyond its schema, checked when it loads: the signature's
+//! parameters are its buffers and scalars, one each, with the buffer's element type and a
+//! writable pointer for what the kernel writes; every length, row, scalar and launch expression
+//! evaluates on every size; every input's domain is a real interval, special values are
+//! declared only where they can be drawn, and the tolerance means the precision the task asks
+//! for ([`aorlta_record::kernel::inputs::rtol_fits`]). Errors name the field and, where the task
+//! came from a file, its line.
 
-use aorlta_record::kernel::expr::eval;
+use aorlta_record::kernel::expr::{eval, eval_count};
 use aorlta_record::kernel::inputs::{Precision, is_float, rtol_fits};
-use aorlta_record::kernel::{Init, KernelLanguage, KernelTask, Role, Tolerance};
+use aorlta_record::kernel::mangle::{ParamKind, parameters};
+use aorlta_record::kernel::{BufferSpec, Dtype, Init, KernelLanguage, KernelTask, Role, Tolerance};
 
 /// A rule a task breaks: the field, the buffer it is in (if any) and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Broken {
-    /// The field (`tolerance`, `special`, `init`, `row`, `precision`).
+    /// The field (`signature`, `dtype`, `role`, `scalars`, `len`, `row`, `grid`, `block`,
+    /// `shared_bytes`, `tolerance`, `special`, `init`, `precision` …).
     pub field: &'static str,
     /// The buffer the field belongs to.
     pub buffer: Option<String>,
@@ -85,6 +89,8 @@ pub fn precision_of(spec: &KernelTask) -> Option<Precision> {
 
 /// Checks a task; the first rule it breaks.
 pub fn check(spec: &KernelTask) -> Result<(), Broken> {
+    check_signature(spec)?;
+    check_expressions(spec)?;
     for b in &spec.buffers {
         let name = Some(b.name.as_str());
         if b.role != Role::Out {
@@ -122,25 +128,222 @@ pub fn check(spec: &KernelTask) -> Result<(), Broken> {
                 ));
             }
         }
+        // A row the task does not write is the last factor of `len`: its fault is `len`'s.
+        let field = if b.row.is_some() { "row" } else { "len" };
         for (i, size) in spec.sizes.iter().enumerate() {
             match eval(&b.row_expr(), size) {
                 Ok(r) if r >= 1 => {}
                 Ok(r) => {
                     return Err(broken(
-                        "row",
+                        field,
                         name,
                         format!(
-                            "`{}` is {r} at size {i}; a row holds at least one element",
+                            "the row length `{}` is {r} at size {i}; a row holds at least one element",
                             b.row_expr()
                         ),
                     ));
                 }
-                Err(e) => return Err(broken("row", name, format!("at size {i}: {e}"))),
+                Err(e) => return Err(broken(field, name, format!("at size {i}: {e}"))),
             }
         }
     }
     check_language(spec)?;
     check_tolerance(spec)
+}
+
+/// The element types a pointer to a buffer of `dtype` may name, in their Itanium form, and as
+/// C++ writes the first.
+fn element_types(dtype: Dtype) -> (&'static [&'static str], &'static str) {
+    match dtype {
+        Dtype::F32 => (&["f"], "float"),
+        Dtype::F16 => (&["6__half", "6_Float16"], "__half"),
+        Dtype::Bf16 => (
+            &["13__nv_bfloat16", "12hip_bfloat16", "14__hip_bfloat16"],
+            "__nv_bfloat16",
+        ),
+        Dtype::I32 => (&["i"], "int"),
+        Dtype::U32 => (&["j"], "unsigned int"),
+        Dtype::I64 => (&["l", "x"], "long"),
+    }
+}
+
+/// The signature's parameters are the task's buffers and scalars, each named once: a buffer is
+/// a pointer to its element type, `const` only when the kernel only reads it; a scalar is a
+/// builtin integer or float.
+fn check_signature(spec: &KernelTask) -> Result<(), Broken> {
+    let params = parameters(&spec.signature).map_err(|e| broken("signature", None, e.message))?;
+    for (i, p) in params.iter().enumerate() {
+        if p.name.is_empty() {
+            return Err(broken(
+                "signature",
+                None,
+                format!(
+                    "parameter {} has no name; name it after its buffer or scalar",
+                    i + 1
+                ),
+            ));
+        }
+        if params[..i].iter().any(|q| q.name == p.name) {
+            return Err(broken(
+                "signature",
+                None,
+                format!("parameter `{}` is named twice", p.name),
+            ));
+        }
+        if let Some(b) = spec.buffers.iter().find(|b| b.name == p.name) {
+            check_buffer_param(b, p.kind, p.pointee.as_ref())?;
+        } else if spec.scalars.contains_key(&p.name) {
+            let supported = matches!(
+                p.kind,
+                ParamKind::Scalar("i" | "j" | "l" | "x" | "m" | "y" | "f" | "d")
+            );
+            if !supported {
+                return Err(broken(
+                    "scalars",
+                    None,
+                    format!(
+                        "scalar `{}`: its parameter must be an int, unsigned, long, float or double (the signature says otherwise)",
+                        p.name
+                    ),
+                ));
+            }
+        } else {
+            return Err(broken(
+                "signature",
+                None,
+                format!(
+                    "parameter `{}` is neither a buffer nor a scalar of the task",
+                    p.name
+                ),
+            ));
+        }
+    }
+    // Every parameter is a buffer or a scalar, once: what is left over names no parameter.
+    let counts = format!(
+        "the signature has {} parameters, the task {} buffers and {} scalars",
+        params.len(),
+        spec.buffers.len(),
+        spec.scalars.len()
+    );
+    if let Some(s) = spec
+        .scalars
+        .keys()
+        .find(|s| !params.iter().any(|p| &p.name == *s))
+    {
+        return Err(broken(
+            "scalars",
+            None,
+            format!("scalar `{s}` is not a parameter of the signature ({counts})"),
+        ));
+    }
+    if let Some(b) = spec
+        .buffers
+        .iter()
+        .find(|b| !params.iter().any(|p| p.name == b.name))
+    {
+        return Err(broken(
+            "name",
+            Some(&b.name),
+            format!(
+                "buffer `{}` is not a parameter of the signature ({counts})",
+                b.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_buffer_param(
+    b: &BufferSpec,
+    kind: ParamKind,
+    pointee: Option<&aorlta_record::kernel::mangle::Pointee>,
+) -> Result<(), Broken> {
+    let name = Some(b.name.as_str());
+    let Some(e) = pointee.filter(|_| kind == ParamKind::Pointer) else {
+        return Err(broken(
+            "name",
+            name,
+            format!(
+                "buffer `{}`: its parameter in the signature is not a pointer",
+                b.name
+            ),
+        ));
+    };
+    let (codes, c_name) = element_types(b.dtype);
+    if !codes.contains(&e.code.as_str()) {
+        return Err(broken(
+            "dtype",
+            name,
+            format!(
+                "{:?} against `{}*` in the signature; a {:?} buffer is a `{c_name}*`",
+                b.dtype,
+                e.c_name(),
+                b.dtype
+            ),
+        ));
+    }
+    if e.konst && b.role != Role::In {
+        let role = if b.role == Role::Out { "out" } else { "inout" };
+        return Err(broken(
+            "role",
+            name,
+            format!(
+                "`{role}`, but the signature's `const {}*` cannot be written; make the parameter non-const or the buffer `in`",
+                e.c_name()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Every buffer length, scalar and launch expression evaluates on every size (a Triton task's
+/// grid is checked with its constexprs in [`check_language`]).
+fn check_expressions(spec: &KernelTask) -> Result<(), Broken> {
+    for (i, size) in spec.sizes.iter().enumerate() {
+        for b in &spec.buffers {
+            if let Err(e) = eval_count(&b.len, size) {
+                return Err(broken("len", Some(&b.name), format!("at size {i}: {e}")));
+            }
+        }
+        for (name, e) in &spec.scalars {
+            if let Err(err) = eval(e, size) {
+                return Err(broken(
+                    "scalars",
+                    None,
+                    format!("scalar `{name}` at size {i}: {err}"),
+                ));
+            }
+        }
+        if spec.language == KernelLanguage::Triton {
+            continue;
+        }
+        for (field, exprs) in [("grid", &spec.grid), ("block", &spec.block)] {
+            // An unwritten axis is `check_language`'s to refuse.
+            for (axis, e) in ["x", "y", "z"]
+                .iter()
+                .zip(exprs.iter())
+                .filter(|(_, e)| !e.is_empty())
+            {
+                match eval_count(e, size) {
+                    Ok(v) if v >= 1 => {}
+                    Ok(v) => {
+                        return Err(broken(
+                            field,
+                            None,
+                            format!("{field} {axis} `{e}` is {v} at size {i}; at least 1"),
+                        ));
+                    }
+                    Err(err) => {
+                        return Err(broken(field, None, format!("{field} {axis} at size {i}: {err}")));
+                    }
+                }
+            }
+        }
+        if let Err(err) = eval_count(&spec.shared_bytes, size) {
+            return Err(broken("shared_bytes", None, format!("at size {i}: {err}")));
+        }
+    }
+    Ok(())
 }
 
 /// A Triton task binds its compile (`triton:`) and has no block (its kernel's is `num_warps` ×
@@ -307,6 +510,7 @@ mod tests {
                 {"name": "in", "dtype": "f32", "len": "rows * cols", "role": "in"},
                 {"name": "out", "dtype": "f32", "len": "rows * cols", "role": "out"}
             ],
+            "scalars": {"rows": "rows", "cols": "cols"},
             "sizes": [{"rows": 4, "cols": 8}, {"rows": 1, "cols": 1}],
             "grid": ["1", "1", "1"], "block": ["1", "1", "1"]
         });
@@ -385,6 +589,135 @@ mod tests {
         let mut t = task(serde_json::json!({}));
         t.buffers[0].init = Init::Uniform { lo: 2.0, hi: 1.0 };
         assert_eq!(check(&t).unwrap_err().field, "init");
+    }
+
+    #[test]
+    fn the_signature_must_be_the_buffers_and_scalars() {
+        let sig = |s: &str| task(serde_json::json!({"signature": s}));
+        let cases: [(KernelTask, &str, Option<&str>, &str); 9] = [
+            (
+                sig("void t(const float* in, __half* out, int rows, int cols)"),
+                "dtype",
+                Some("out"),
+                "`__half*`",
+            ),
+            (
+                sig("void t(const float* in, float* out, int rows)"),
+                "scalars",
+                None,
+                "3 parameters",
+            ),
+            (
+                sig("void t(const float* in, const float* out, int rows, int cols)"),
+                "role",
+                Some("out"),
+                "const float*",
+            ),
+            (
+                sig("void t(const float* in, float* out, int rows, int n)"),
+                "signature",
+                None,
+                "`n`",
+            ),
+            (
+                sig("void t(const float* in, float out, int rows, int cols)"),
+                "name",
+                Some("out"),
+                "not a pointer",
+            ),
+            (
+                sig("void t(const float* in, float* out, int rows, __half cols)"),
+                "scalars",
+                None,
+                "`cols`",
+            ),
+            (
+                sig("void t(const float* in, float* out, int rows, int rows)"),
+                "signature",
+                None,
+                "twice",
+            ),
+            (
+                sig("void t(const float*, float* out, int rows, int cols)"),
+                "signature",
+                None,
+                "no name",
+            ),
+            (
+                {
+                    let mut t = task(serde_json::json!({}));
+                    t.buffers[0].role = Role::Inout;
+                    t
+                },
+                "role",
+                Some("in"),
+                "`inout`",
+            ),
+        ];
+        for (t, field, buffer, says) in cases {
+            let e = check(&t).unwrap_err();
+            assert_eq!(
+                (e.field, e.buffer.as_deref()),
+                (field, buffer),
+                "{}: {}",
+                t.signature,
+                e.message
+            );
+            assert!(e.message.contains(says), "{}: {}", t.signature, e.message);
+        }
+        // A scalar no parameter names.
+        let mut t = sig("void t(const float* in, float* out, int rows, int cols)");
+        t.scalars.insert("extra".into(), "rows".into());
+        let e = check(&t).unwrap_err();
+        assert_eq!(e.field, "scalars", "{}", e.message);
+        assert!(e.message.contains("`extra`"), "{}", e.message);
+        t.signature = "void t(const float* in, float* out, int rows, int cols, int n)".into();
+        let e = check(&t).unwrap_err();
+        assert!(e.message.contains("`n`"), "{}", e.message);
+        t.signature = "void t(const float* in, float* out, int rows, int cols, int extra)".into();
+        assert_eq!(check(&t), Ok(()));
+        // What a buffer of each dtype may point to; an input need not be `const`.
+        let mut t = sig("void t(float* in, __half* out, int rows, int cols)");
+        t.buffers[1].dtype = Dtype::F16;
+        t.tolerance = Some(Tolerance {
+            atol: 1e-3,
+            rtol: 1e-3,
+        });
+        assert_eq!(check(&t), Ok(()));
+        t.buffers[1].dtype = Dtype::Bf16;
+        let e = check(&t).unwrap_err();
+        assert!(e.message.contains("__nv_bfloat16"), "{}", e.message);
+    }
+
+    #[test]
+    fn every_expression_evaluates_on_every_size_and_a_bad_len_is_len() {
+        let mut t = task(serde_json::json!({}));
+        t.buffers[0].len = "rows * ncols".into();
+        let e = check(&t).unwrap_err();
+        assert_eq!(
+            (e.field, e.buffer.as_deref()),
+            ("len", Some("in")),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("ncols"), "{}", e.message);
+        let mut t = task(serde_json::json!({}));
+        t.buffers[0].len = "rows * (cols - 1)".into();
+        let e = check(&t).unwrap_err();
+        assert_eq!(e.field, "len", "{}", e.message);
+        for (field, edit) in [
+            ("grid", serde_json::json!({"grid": ["nrows", "1", "1"]})),
+            ("grid", serde_json::json!({"grid": ["rows - 4", "1", "1"]})),
+            ("block", serde_json::json!({"block": ["256", "cols / 0", "1"]})),
+            ("shared_bytes", serde_json::json!({"shared_bytes": "0 - cols"})),
+            (
+                "scalars",
+                serde_json::json!({"scalars": {"rows": "nrows", "cols": "cols"}}),
+            ),
+        ] {
+            let e = check(&task(edit.clone())).unwrap_err();
+            assert_eq!(e.field, field, "{edit}: {}", e.message);
+        }
     }
 
     #[test]

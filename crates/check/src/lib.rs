@@ -7,6 +7,7 @@ mod adapter;
 mod error;
 mod generations;
 mod hash;
+pub mod input;
 pub mod kernel_rules;
 mod reason;
 mod task;

@@ -67,9 +67,8 @@ impl Task {
     /// A kernel task; reads its reference source.
     pub fn kernel(spec: KernelTask, dir: &Path, origin: &Path) -> Result<Self> {
         let ref_path = dir.join(&spec.reference);
-        let reference_source = std::fs::read_to_string(&ref_path).map_err(|e| {
-            CoreError::invalid(origin, format!("field `reference`: {}: {e}", ref_path.display()))
-        })?;
+        let reference_source = crate::input::read_to_string(&ref_path, crate::input::TEXT_LIMIT)
+            .map_err(|e| CoreError::invalid(origin, format!("field `reference`: {e}")))?;
         let signature = Signature::parse(&spec.signature)
             .map_err(|e| CoreError::invalid(origin, format!("field `signature`: {}", e.message)))?;
         crate::kernel_rules::check(&spec).map_err(|b| CoreError::invalid(origin, b.describe()))?;
@@ -147,7 +146,7 @@ impl TaskSet {
             }
             return Ok(());
         }
-        let text = std::fs::read_to_string(path).map_err(|e| CoreError::io(path, e))?;
+        let text = crate::input::read_to_string(path, crate::input::TEXT_LIMIT)?;
         match ext(path) {
             "jsonl" => {
                 for (i, line) in text.lines().enumerate() {
@@ -272,6 +271,81 @@ mod tests {
                 "{bad}: {err}"
             );
         }
+    }
+
+    #[test]
+    fn a_task_whose_signature_disagrees_with_its_buffers_is_refused_at_its_line() {
+        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels/tasks");
+        let text = std::fs::read_to_string(example.join("vector_add.yaml")).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+        let sig = "signature: \"void vector_add(const float* a, const float* b, float* c, int n)\"";
+        for (from, to, line, says) in [
+            (
+                sig,
+                sig.replace("float* c", "const float* c"),
+                line_of("{name: c,"),
+                "field `role`",
+            ),
+            (
+                "name: c, dtype: f32",
+                "name: c, dtype: f16".into(),
+                line_of("{name: c,"),
+                "field `dtype`",
+            ),
+            (
+                sig,
+                sig.replace(", int n", ""),
+                line_of("scalars:"),
+                "3 parameters",
+            ),
+            (
+                "n: n\n",
+                "n: n\n  m: n\n".into(),
+                line_of("scalars:"),
+                "scalar `m`",
+            ),
+            (
+                sig,
+                sig.replace("int n", "int n, int m"),
+                line_of("signature:"),
+                "`m` is neither",
+            ),
+            (
+                "grid: [\"ceil_div(n, 256)\"",
+                "grid: [\"ceil_div(nrows, 256)\"".into(),
+                line_of("grid:"),
+                "nrows",
+            ),
+            (
+                "name: c, dtype: f32, len: n",
+                "name: c, dtype: f32, len: 2 * m".into(),
+                line_of("{name: c,"),
+                "field `len`",
+            ),
+        ] {
+            let edited = text.replace(from, &to);
+            assert_ne!(edited, text, "{from}");
+            let path = dir.path().join("bad.yaml");
+            std::fs::write(&path, edited).unwrap();
+            let err = TaskSet::load(&path).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("bad.yaml:{line}")) && err.contains(says),
+                "{to}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_example_kernel_task_keeps_the_load_rules() {
+        let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+        let mut n = 0;
+        for folder in ["kernels", "library", "triton-kernels", "hip-kernels"] {
+            let (set, _) = TaskSet::load(&examples.join(folder).join("tasks"))
+                .unwrap_or_else(|e| panic!("examples/{folder}: {e}"));
+            n += set.len();
+        }
+        assert!(n >= 45, "{n} example tasks");
     }
 
     #[test]

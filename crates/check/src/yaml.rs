@@ -23,7 +23,7 @@ pub fn from_str<T: DeserializeOwned>(text: &str, origin: &Path) -> Result<T> {
 
 /// Reads and parses a file.
 pub fn load<T: DeserializeOwned>(path: &Path) -> Result<T> {
-    let text = std::fs::read_to_string(path).map_err(|e| CoreError::io(path, e))?;
+    let text = crate::input::read_to_string(path, crate::input::TEXT_LIMIT)?;
     from_str(&text, path)
 }
 

@@ -213,6 +213,11 @@ fn errors_name_the_path_and_say_the_os_error_once() {
         let err = String::from_utf8_lossy(&out.stderr);
         let named = value.split('/').next().unwrap_or(value);
         assert!(err.contains(named), "{key}: the path is named: {err}");
+        if key == "pool" {
+            // A folder is refused before it is opened, saying what it is.
+            assert!(err.contains("is a folder, not a regular file"), "{key}: {err}");
+            continue;
+        }
         assert_eq!(
             err.matches("os error").count(),
             1,
@@ -633,4 +638,240 @@ fn an_edited_or_damaged_store_row_is_scored_again_and_counted_as_rejected() {
         score(&config);
         assert_eq!(cache_counts(dir.path()), (6, 0, 0), "{what}: replaced");
     }
+}
+
+/// Dataset rows in verl's layout: each `(answer, response)` a row with its index.
+fn dataset_rows(rows: &[(&str, &str)]) -> String {
+    rows.iter()
+        .enumerate()
+        .map(|(i, (answer, response))| {
+            format!(
+                "{}\n",
+                serde_json::json!({"prompt": "q?", "reward_model": {"ground_truth": answer},
+                    "extra_info": {"index": i}, "response": response})
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn eval_with_a_dataset_config_compares_the_two_sides_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("profile.yaml"), PROFILE).unwrap();
+    // The config's own dataset: every answer wrong. It must be in neither side.
+    std::fs::write(d.join("train.jsonl"), dataset_rows(&[("1", "\\boxed{9}"); 4])).unwrap();
+    std::fs::write(
+        d.join("run.yaml"),
+        "dataset: {file: train.jsonl}\nprofile: profile.yaml\nout: out\n",
+    )
+    .unwrap();
+    let before = [
+        ("1", "\\boxed{1}"),
+        ("2", "\\boxed{3}"),
+        ("3", "\\boxed{4}"),
+        ("4", "\\boxed{5}"),
+    ];
+    let after = [
+        ("1", "\\boxed{1}"),
+        ("2", "\\boxed{2}"),
+        ("3", "\\boxed{3}"),
+        ("4", "\\boxed{5}"),
+    ];
+    std::fs::write(d.join("before.jsonl"), dataset_rows(&before)).unwrap();
+    std::fs::write(d.join("after.jsonl"), dataset_rows(&after)).unwrap();
+    let out = aorlta()
+        .current_dir(d)
+        .args([
+            "eval",
+            "--config",
+            "run.yaml",
+            "--before",
+            "before.jsonl",
+            "--after",
+            "after.jsonl",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("out-eval/report.json")).unwrap()).unwrap();
+    let side = |i: usize| {
+        (
+            report[i]["summary"]["count"].as_u64().unwrap(),
+            report[i]["pass_rate"]["point"].as_f64().unwrap(),
+        )
+    };
+    assert_eq!(side(0), (4, 0.25), "{report}");
+    assert_eq!(side(1), (4, 0.75), "{report}");
+    // A side that gives nothing to score is an error, not an empty comparison.
+    std::fs::write(d.join("empty.jsonl"), "not json\n").unwrap();
+    let out = aorlta()
+        .current_dir(d)
+        .args([
+            "eval",
+            "--config",
+            "run.yaml",
+            "--before",
+            "before.jsonl",
+            "--after",
+            "empty.jsonl",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("empty.jsonl"), "{text}");
+}
+
+#[test]
+fn a_device_or_a_fifo_as_a_task_file_pool_or_dataset_is_refused_by_name_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), 3);
+    let fifo = dir.path().join("fifo.jsonl");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let text = std::fs::read_to_string(&config).unwrap();
+    for (edit, named, what) in [
+        (
+            text.replace("tasks: tasks.jsonl", "tasks: /dev/zero"),
+            "/dev/zero",
+            "character device",
+        ),
+        (
+            text.replace("pool: pool.jsonl", "pool: /dev/zero"),
+            "/dev/zero",
+            "character device",
+        ),
+        (
+            text.replace("pool: pool.jsonl", "pool: fifo.jsonl"),
+            "fifo.jsonl",
+            "FIFO",
+        ),
+        (
+            text.replace("pool: pool.jsonl", "dataset: {file: fifo.jsonl}"),
+            "fifo.jsonl",
+            "FIFO",
+        ),
+    ] {
+        let bad = dir.path().join("bad.yaml");
+        std::fs::write(&bad, &edit).unwrap();
+        let started = Instant::now();
+        let out = aorlta().args(["score", "--quiet"]).arg(&bad).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{edit}: {err}");
+        assert!(err.contains(named) && err.contains(what), "{edit}: {err}");
+        assert!(started.elapsed() < Duration::from_secs(20), "{edit}: at once");
+    }
+}
+
+/// A Parquet file in verl's layout (`reward_model.ground_truth`, `response`), one row group.
+fn parquet_rows(path: &Path, rows: &[(&str, &str)]) {
+    use parquet::data_type::{ByteArray, ByteArrayType};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use std::sync::Arc;
+    let schema = parquet::schema::parser::parse_message_type(
+        "message s { required group reward_model { required binary ground_truth (UTF8); } \
+         required binary response (UTF8); }",
+    )
+    .unwrap();
+    let out = std::fs::File::create(path).unwrap();
+    let props = Arc::new(WriterProperties::builder().build());
+    let mut w = SerializedFileWriter::new(out, Arc::new(schema), props).unwrap();
+    let mut rg = w.next_row_group().unwrap();
+    for column in 0..2 {
+        let values: Vec<ByteArray> = rows
+            .iter()
+            .map(|(answer, response)| ByteArray::from(if column == 0 { *answer } else { *response }))
+            .collect();
+        let mut c = rg.next_column().unwrap().unwrap();
+        c.typed::<ByteArrayType>()
+            .write_batch(&values, None, None)
+            .unwrap();
+        c.close().unwrap();
+    }
+    rg.close().unwrap();
+    w.close().unwrap();
+}
+
+#[test]
+fn eval_reads_parquet_sides_as_parquet_and_never_the_configs_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // The config's own pool (60 lines) must be in neither side.
+    setup(d, 60);
+    parquet_rows(
+        &d.join("before.parquet"),
+        &[
+            ("1", "\\boxed{1}"),
+            ("2", "\\boxed{3}"),
+            ("3", "\\boxed{4}"),
+            ("4", "\\boxed{5}"),
+        ],
+    );
+    parquet_rows(
+        &d.join("after.parquet"),
+        &[
+            ("1", "\\boxed{1}"),
+            ("2", "\\boxed{2}"),
+            ("3", "\\boxed{3}"),
+            ("4", "\\boxed{5}"),
+        ],
+    );
+    let out = aorlta()
+        .current_dir(d)
+        .args([
+            "eval",
+            "--config",
+            "run.yaml",
+            "--before",
+            "before.parquet",
+            "--after",
+            "after.parquet",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("out-eval/report.json")).unwrap()).unwrap();
+    let side = |i: usize| {
+        (
+            report[i]["summary"]["count"].as_u64().unwrap(),
+            report[i]["pass_rate"]["point"].as_f64().unwrap(),
+        )
+    };
+    assert_eq!((side(0), side(1)), ((4, 0.25), (4, 0.75)), "{report}");
+}
+
+#[test]
+fn a_dataset_with_no_usable_row_says_so_in_the_configs_own_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("profile.yaml"), PROFILE).unwrap();
+    std::fs::write(
+        d.join("rows.jsonl"),
+        "{\"prompt\": \"q\", \"response\": \"x\"}\nnot json\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("run.yaml"),
+        "dataset: {file: rows.jsonl}\nprofile: profile.yaml\nout: out\n",
+    )
+    .unwrap();
+    let out = aorlta()
+        .current_dir(d)
+        .args(["score", "--quiet", "run.yaml"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("field `dataset`: no row of")
+            && err.contains("2 skipped")
+            && err.contains("reward_model.ground_truth"),
+        "{err}"
+    );
+    assert!(!err.contains("field `tasks`"), "the config has no `tasks`: {err}");
 }

@@ -12,6 +12,7 @@ pub mod sources;
 
 pub use aorlta_check::{CoreError, Registry, Result};
 pub use reason::EngineReason;
+pub use run::MAX_COMPLETION_BYTES;
 
 /// Every adapter AORLTA ships: the answer lane's and the kernel lane's.
 pub fn adapters() -> Registry {

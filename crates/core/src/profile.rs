@@ -111,7 +111,7 @@ pub struct LoadedProfile {
 impl LoadedProfile {
     /// Reads, parses and checks a profile file.
     pub fn load(path: &Path, adapters: &Registry, rewards: &dyn RewardCheck) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| CoreError::io(path, e))?;
+        let text = aorlta_check::input::read_to_string(path, aorlta_check::input::TEXT_LIMIT)?;
         Self::from_yaml(&text, path, adapters, rewards)
     }
 

@@ -13,6 +13,9 @@ aorlta_check::reason_codes! {
         NeedsNotClean => "needs-not-clean",
         /// A pool line names a task the run does not have.
         UnknownTask => "unknown-task",
+        /// The completion is longer than the limit (`max-completion-bytes`, 256 KiB by
+        /// default); the entry is unscored.
+        CompletionTooLong => "completion-too-long",
         /// A reward function broke the contract; the entry is unscored.
         RewardContractViolated => "reward-contract-violated",
         /// A reward function left the entry unscored without a reason.

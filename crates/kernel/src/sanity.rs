@@ -22,6 +22,30 @@ pub enum Sanity {
     NotRun(String),
 }
 
+/// Where in its file a fault of the task lies: `file:line` of the first launch field the
+/// harness's message names (`grid`, `block`, `shared bytes`, a buffer's `len`), else the file.
+fn task_place(file: &std::path::Path, detail: &str) -> String {
+    let key = [
+        ("grid", "grid:"),
+        ("block", "block:"),
+        ("shared", "shared_bytes:"),
+        ("buffer", "buffers:"),
+        ("size", "sizes:"),
+    ]
+    .into_iter()
+    .filter_map(|(word, key)| detail.find(word).map(|at| (at, key)))
+    .min()
+    .map(|(_, key)| key);
+    let line = key.and_then(|key| {
+        let text = std::fs::read_to_string(file).ok()?;
+        text.lines().position(|l| l.starts_with(key)).map(|i| i + 1)
+    });
+    match line {
+        Some(line) => format!("{}:{line}", file.display()),
+        None => file.display().to_string(),
+    }
+}
+
 /// The sanity of one task; `Sound(0)` for a task that is not a kernel task.
 pub fn task_sanity(env: &Env, task: &Task) -> Sanity {
     let TaskKind::Kernel(def) = &task.kind else {
@@ -63,7 +87,13 @@ pub fn task_sanity(env: &Env, task: &Task) -> Sanity {
         }
     };
     if let Some(f) = rec.findings.first() {
-        return Sanity::NotRun(format!("{:?} {}: {}", f.party, f.code, f.detail));
+        // A fault of the task itself names the task file and, where it can, the field's line.
+        let place = if f.code == "bad-task" {
+            format!(" ({})", task_place(&def.file, &f.detail))
+        } else {
+            String::new()
+        };
+        return Sanity::NotRun(format!("{:?} {}: {}{place}", f.party, f.code, f.detail));
     }
     let cases = rec.sanity.map(|s| s.cases).unwrap_or_default();
     let tol = def.spec.tolerance;
@@ -144,4 +174,33 @@ pub fn check_tolerances<'a>(
         }
     }
     Ok(notes)
+}
+
+#[cfg(test)]
+mod place_tests {
+    use super::task_place;
+
+    #[test]
+    fn a_fault_of_the_task_names_its_file_and_the_fields_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("t.yaml");
+        std::fs::write(
+            &f,
+            "id: t\nsizes:\n  - {n: 1}\ngrid: [\"n\", \"1\", \"1\"]\nblock: [\"2048\", \"1\", \"1\"]\n",
+        )
+        .unwrap();
+        let shown = f.display().to_string();
+        assert_eq!(
+            task_place(
+                &f,
+                "the task's geometry: block x is 2048; the device allows 1 to 1024"
+            ),
+            format!("{shown}:5")
+        );
+        assert_eq!(
+            task_place(&f, "task t: grid x: expression nrows"),
+            format!("{shown}:4")
+        );
+        assert_eq!(task_place(&f, "something else"), shown);
+    }
 }

@@ -21,6 +21,9 @@ pub const TOKEN_VAR: &str = "AORLTA_TOKEN";
 /// The shortest token accepted, in bytes.
 pub const MIN_TOKEN_LEN: usize = 16;
 
+/// The most a token file may hold: a token is a line, not a file's worth.
+pub const TOKEN_FILE_LIMIT: u64 = 64 << 10;
+
 /// The token a request must carry, kept as its hash.
 #[derive(Clone, PartialEq)]
 pub struct Token(blake3::Hash);
@@ -64,10 +67,8 @@ impl Token {
             return Token::new(v, TOKEN_VAR).map(Some);
         }
         let Some(path) = file else { return Ok(None) };
-        let text = std::fs::read_to_string(path).map_err(|error| ServerError::Io {
-            what: format!("reading the token file {} (`auth.token-file`)", path.display()),
-            error,
-        })?;
+        let text = aorlta_check::input::read_to_string(path, TOKEN_FILE_LIMIT)
+            .map_err(|e| ServerError::Auth(format!("the token file (`auth.token-file`): {e}")))?;
         Token::new(&text, &path.display().to_string()).map(Some)
     }
 
@@ -136,6 +137,18 @@ mod tests {
             .to_string();
         assert!(err.contains("auth.token-file"), "{err}");
         assert_eq!(format!("{t:?}"), "Token(…)");
+        // A device is refused by name, not read without end; a file is read to a bound.
+        let err = Token::from_sources(None, Some(Path::new("/dev/zero")))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("/dev/zero") && err.contains("character device"),
+            "{err}"
+        );
+        let big = dir.path().join("big");
+        std::fs::write(&big, "x".repeat(TOKEN_FILE_LIMIT as usize + 1)).unwrap();
+        let err = Token::from_sources(None, Some(&big)).unwrap_err().to_string();
+        assert!(err.contains("larger than the limit"), "{err}");
     }
 
     #[test]

@@ -25,7 +25,9 @@ pub struct ServeConfig {
     #[serde(default = "default_bind")]
     pub bind: SocketAddr,
     /// Task files or folders (`*.jsonl` Q&A tasks, `*.yaml` kernel tasks): one path or a list.
-    #[serde(deserialize_with = "one_or_many")]
+    /// None is needed by a service that only scores answers (inline Q&A tasks, or
+    /// `get-reward.labels: answer`); a service that can take neither needs one.
+    #[serde(default, deserialize_with = "one_or_many")]
     pub tasks: Vec<PathBuf>,
     /// Profile files the service offers, one path or a list; each is offered under its own
     /// `name`.
@@ -218,7 +220,8 @@ pub struct LaneConfig {
     /// Worker threads; 0 means one per CPU core.
     #[serde(default)]
     pub workers: usize,
-    /// Most items admitted and not yet finished (queued or running). A request that would pass
+    /// Most items admitted and not yet finished (queued or running; identical items sharing one
+    /// computation each count). A request that would pass
     /// it is answered 503 with `Retry-After`.
     pub queue_items: usize,
     /// Time from admission after which an item is answered `unsettled` (`timed-out`).
@@ -323,7 +326,7 @@ fn default_max_items() -> usize {
     4096
 }
 fn default_max_completion() -> usize {
-    256 << 10
+    aorlta_core::MAX_COMPLETION_BYTES
 }
 fn default_max_requests() -> usize {
     256
@@ -465,7 +468,7 @@ impl Default for InlineTasks {
 impl ServeConfig {
     /// Reads and checks a config file; relative paths in it are resolved against its folder.
     pub fn load(path: &Path) -> Result<Self, CoreError> {
-        let text = std::fs::read_to_string(path).map_err(|e| CoreError::io(path, e))?;
+        let text = aorlta_check::input::read_to_string(path, aorlta_check::input::TEXT_LIMIT)?;
         Self::from_yaml(&text, path)
     }
 
@@ -515,8 +518,13 @@ impl ServeConfig {
 
     fn check(&self, origin: &Path) -> Result<(), CoreError> {
         let bad = |m: &str| Err(CoreError::invalid(origin, m));
-        if self.tasks.is_empty() {
-            return bad("field `tasks`: name at least one task file or folder");
+        let answers_only = self.inline_tasks.qa || self.get_reward.labels != LabelMode::Id;
+        if self.tasks.is_empty() && !answers_only {
+            return bad(
+                "field `tasks`: name at least one task file or folder (a service with no tasks \
+                 scores answers only: inline Q&A tasks, or `get-reward: {labels: answer}`, and \
+                 this config turns both off)",
+            );
         }
         if self.profiles.is_empty() {
             return bad("field `profiles`: name at least one profile");
@@ -752,8 +760,16 @@ mod tests {
     fn bad_values_are_explained() {
         let err = parse(&format!("{MIN}gpus: some\n")).unwrap_err();
         assert!(err.contains("`gpus`"), "{err}");
-        let err = parse("tasks: []\nprofiles: [p.yaml]\n").unwrap_err();
-        assert!(err.contains("field `tasks`"), "{err}");
+        // A service that only scores answers needs no task file; one that cannot, does.
+        for answers_only in ["profiles: [p.yaml]\n", "tasks: []\nprofiles: [p.yaml]\n"] {
+            assert!(parse(answers_only).unwrap().tasks.is_empty());
+        }
+        assert!(parse("profiles: [p.yaml]\ninline-tasks: {qa: false}\nget-reward: {labels: auto}\n").is_ok());
+        let err = parse("tasks: []\nprofiles: [p.yaml]\ninline-tasks: {qa: false}\n").unwrap_err();
+        assert!(
+            err.contains("field `tasks`") && err.contains("answers only"),
+            "{err}"
+        );
         let err = parse(&format!(
             "{MIN}lanes:\n  qa: {{queue-items: 0, item-timeout: 1s}}\n"
         ))

@@ -131,6 +131,11 @@ impl IntoResponse for ApiError {
             },
         };
         let mut resp = (self.status, axum::Json(body)).into_response();
+        if self.status.is_client_error()
+            && let Some(phrase) = reason_phrase(self.status, self.code, &self.message)
+        {
+            resp.extensions_mut().insert(phrase);
+        }
         if self.close {
             resp.headers_mut()
                 .insert(header::CONNECTION, HeaderValue::from_static("close"));
@@ -142,6 +147,26 @@ impl IntoResponse for ApiError {
         }
         resp
     }
+}
+
+/// The longest reason phrase a refusal carries.
+const REASON_PHRASE_MAX: usize = 400;
+
+/// The HTTP/1 reason phrase of a refusal: the status's own words, then the code and the
+/// message (`422 Unprocessable Entity (unknown-label: labels[0] is empty ...)`). A trainer that
+/// raises on the status alone (OpenRLHF's aiohttp call) logs the phrase and never the body, so
+/// the why travels there too: printable ASCII only, cut at [`REASON_PHRASE_MAX`] bytes.
+fn reason_phrase(status: StatusCode, code: &str, message: &str) -> Option<hyper::ext::ReasonPhrase> {
+    let words = status.canonical_reason().unwrap_or("Refused");
+    let mut phrase: String = format!("{words} ({code}: {message})")
+        .chars()
+        .map(|c| if c.is_ascii_graphic() || c == ' ' { c } else { ' ' })
+        .collect();
+    if phrase.len() > REASON_PHRASE_MAX {
+        phrase.truncate(REASON_PHRASE_MAX - 4);
+        phrase.push_str(" ...");
+    }
+    hyper::ext::ReasonPhrase::try_from(phrase).ok()
 }
 
 /// The service could not start.
@@ -205,6 +230,26 @@ mod tests {
         assert_eq!(v["error"]["code"], "overloaded");
         assert_eq!(v["error"]["status"], 503);
         assert_eq!(v["error"]["message"], "queue full");
+    }
+
+    #[test]
+    fn a_refusal_says_why_in_its_reason_phrase_and_a_failure_does_not() {
+        let resp = ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "unknown-label",
+            "labels[3] `zz` is not a task id\r\nX: y \u{e9}",
+        )
+        .into_response();
+        let phrase = resp.extensions().get::<hyper::ext::ReasonPhrase>().unwrap();
+        assert_eq!(
+            phrase.as_bytes(),
+            b"Unprocessable Entity (unknown-label: labels[3] `zz` is not a task id  X: y  )"
+        );
+        let long = ApiError::invalid("x".repeat(2000)).into_response();
+        let phrase = long.extensions().get::<hyper::ext::ReasonPhrase>().unwrap();
+        assert_eq!(phrase.as_bytes().len(), REASON_PHRASE_MAX);
+        let resp = ApiError::internal("disk").into_response();
+        assert!(resp.extensions().get::<hyper::ext::ReasonPhrase>().is_none());
     }
 
     #[tokio::test]

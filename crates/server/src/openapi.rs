@@ -13,6 +13,8 @@ use serde_json::{Map, Value, json};
 /// answer's media type, and whether it needs the token.
 struct Op {
     method: &'static str,
+    /// The name a generated client gives the call.
+    id: &'static str,
     summary: &'static str,
     request: Option<Value>,
     answer: Value,
@@ -28,6 +30,7 @@ fn operation(path: &str, g: &mut SchemaGenerator) -> Op {
     match path {
         "/v1/score" => Op {
             method: "post",
+            id: "score",
             summary: "Score a batch of items (a task id or an inline task, and a completion each) with a profile.",
             request: Some(schema::<ScoreRequest>(g)),
             answer: schema::<ScoreResponse>(g),
@@ -36,6 +39,7 @@ fn operation(path: &str, g: &mut SchemaGenerator) -> Op {
         },
         "/get_reward" => Op {
             method: "post",
+            id: "getReward",
             summary: "OpenRLHF's remote reward request: queries, prompts and labels (task ids, or answers with `get-reward.labels`).",
             request: Some(schema::<GetRewardRequest>(g)),
             answer: schema::<GetRewardResponse>(g),
@@ -44,6 +48,7 @@ fn operation(path: &str, g: &mut SchemaGenerator) -> Op {
         },
         "/v1/tasks" => Op {
             method: "get",
+            id: "listTasks",
             summary: "The tasks the service loaded.",
             request: None,
             answer: schema::<TasksResponse>(g),
@@ -52,6 +57,7 @@ fn operation(path: &str, g: &mut SchemaGenerator) -> Op {
         },
         "/v1/profiles" => Op {
             method: "get",
+            id: "listProfiles",
             summary: "The profiles offered and the default.",
             request: None,
             answer: schema::<ProfilesResponse>(g),
@@ -60,6 +66,7 @@ fn operation(path: &str, g: &mut SchemaGenerator) -> Op {
         },
         "/healthz" => Op {
             method: "get",
+            id: "health",
             summary: "Liveness, version, queue depths and the item time limits.",
             request: None,
             answer: schema::<Health>(g),
@@ -68,6 +75,7 @@ fn operation(path: &str, g: &mut SchemaGenerator) -> Op {
         },
         "/metrics" => Op {
             method: "get",
+            id: "metrics",
             summary: "The OpenMetrics text exposition.",
             request: None,
             answer: json!({"type": "string"}),
@@ -76,12 +84,41 @@ fn operation(path: &str, g: &mut SchemaGenerator) -> Op {
         },
         _ => Op {
             method: "get",
+            id: "openapi",
             summary: "This description.",
             request: None,
             answer: json!({"type": "object"}),
             media: "application/json",
             guarded: false,
         },
+    }
+}
+
+/// OpenAPI 3.0's form of an optional reference: `anyOf: [{$ref}, {enum: [null], nullable}]`
+/// (what the generator writes for an `Option` of a struct) becomes `allOf: [{$ref}]` with
+/// `nullable: true`, which client generators read (a schema of `null` alone has no type, and
+/// they drop the property, or the whole answer, as unreadable).
+fn nullable_refs(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            let optional_ref =
+                o.get("anyOf")
+                    .and_then(Value::as_array)
+                    .and_then(|any| match any.as_slice() {
+                        [r, n] if r.get("$ref").is_some() && n.get("enum") == Some(&json!([null])) => {
+                            Some(r.clone())
+                        }
+                        _ => None,
+                    });
+            if let Some(r) = optional_ref {
+                o.remove("anyOf");
+                o.insert("allOf".into(), json!([r]));
+                o.insert("nullable".into(), json!(true));
+            }
+            o.values_mut().for_each(nullable_refs);
+        }
+        Value::Array(a) => a.iter_mut().for_each(nullable_refs),
+        _ => {}
     }
 }
 
@@ -93,17 +130,29 @@ pub fn document(version: &str, routes: &[&str]) -> Value {
     for &path in routes {
         let op = operation(path, &mut g);
         let media = op.media;
+        let refused =
+            |what: &str| json!({"description": what, "content": {"application/json": {"schema": error}}});
         let mut o = json!({
+            "operationId": op.id,
             "summary": op.summary,
             "responses": {
                 "200": {"description": "answered", "content": {media: {"schema": op.answer}}},
-                "default": {"description": "refused (docs/API.md, \"Errors\")", "content": {"application/json": {"schema": error}}},
+                "default": refused("refused (docs/API.md, \"Errors\")"),
             },
         });
+        if op.guarded {
+            o["responses"]["401"] = refused("the token is missing or wrong");
+        }
         if let Some(r) = op.request {
             o["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": r}}});
+            o["responses"]["400"] = refused("the body is not JSON");
+            o["responses"]["413"] = refused("the body, or its items, are over a limit");
+            o["responses"]["422"] = refused("JSON of the wrong shape, an unknown profile or label");
+            o["responses"]["503"] = refused("overloaded (see `Retry-After`), or the store was lost");
         }
-        if path == "/v1/score" || path == "/get_reward" {
+        // `/v1/score` names its profile in the body; only `/get_reward` (OpenRLHF's fixed
+        // shape) takes it in the query.
+        if path == "/get_reward" {
             o["parameters"] = json!([{"name": "profile", "in": "query", "required": false, "schema": {"type": "string"},
                 "description": "the profile to score with (the default when absent)"}]);
         }
@@ -112,7 +161,10 @@ pub fn document(version: &str, routes: &[&str]) -> Value {
         }
         paths.insert(path.to_string(), json!({op.method: o}));
     }
-    let schemas: Map<String, Value> = g.take_definitions(true).into_iter().collect();
+    let mut schemas: Map<String, Value> = g.take_definitions(true).into_iter().collect();
+    for s in schemas.values_mut() {
+        nullable_refs(s);
+    }
     json!({
         "openapi": "3.0.3",
         "info": {

@@ -90,9 +90,57 @@ pub struct AppState {
     requests: Arc<Semaphore>,
     gpus: Option<GpuSet>,
     env: Arc<Env>,
+    store_file: Option<StoreFile>,
+}
+
+/// The SQLite store's file as the service opened it: a file deleted or replaced under a running
+/// service takes every later write with it, so the service notices and stops admitting work.
+struct StoreFile {
+    path: std::path::PathBuf,
+    dev: u64,
+    ino: u64,
+    /// Whether the loss was logged already (once is enough).
+    told: std::sync::atomic::AtomicBool,
+}
+
+impl StoreFile {
+    fn of(path: &std::path::Path) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        Some(StoreFile {
+            path: path.to_path_buf(),
+            dev: m.dev(),
+            ino: m.ino(),
+            told: std::sync::atomic::AtomicBool::new(false),
+        })
+    }
+
+    /// Why the store is lost, or `None` while its file is the one opened.
+    fn problem(&self) -> Option<String> {
+        use std::os::unix::fs::MetadataExt;
+        let same = std::fs::metadata(&self.path).is_ok_and(|m| m.dev() == self.dev && m.ino() == self.ino);
+        if same {
+            return None;
+        }
+        let why = format!(
+            "the result store {} was deleted or replaced while the service ran: what it stores \
+             now would be lost at restart, so no work is admitted; restart the service",
+            self.path.display()
+        );
+        if !self.told.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            tracing::error!(store = %self.path.display(), "{why}");
+        }
+        Some(why)
+    }
 }
 
 impl AppState {
+    /// Why the service admits no work, when its store's file is gone: `None` while it is
+    /// there (or the store is not a file).
+    pub fn store_problem(&self) -> Option<String> {
+        self.store_file.as_ref().and_then(StoreFile::problem)
+    }
+
     /// Commits every result put in the store so far (a drained service calls it before it
     /// exits, so what it computed is in a shared store for the next service).
     pub fn flush_cache(&self) {
@@ -137,6 +185,11 @@ impl AppState {
         }
         // Every scoring worker may read at once.
         let readers = cfg.lanes.qa.worker_count() + cfg.lanes.kernel.worker_count();
+        let store_path = match (CacheSpec::from_env()?, &cfg.cache) {
+            (Some(CacheSpec::Sqlite(p)), _) => Some(p),
+            (None, CacheConfig::Sqlite { path }) => Some(path.clone()),
+            _ => None,
+        };
         let cache: Option<Arc<dyn Cache>> = match (CacheSpec::from_env()?, &cfg.cache) {
             (Some(spec), _) => Some(spec.open(readers)?),
             (None, CacheConfig::None) => None,
@@ -149,6 +202,7 @@ impl AppState {
             rewards,
             cache: cache.clone(),
             env: Arc::clone(&env),
+            max_completion_bytes: cfg.limits.max_completion_bytes,
         };
         let default = match &cfg.default_profile {
             Some(d) => d.clone(),
@@ -216,6 +270,7 @@ impl AppState {
             requests: Arc::new(Semaphore::new(cfg.limits.max_requests_in_flight)),
             gpus: cfg.gpus.clone(),
             env,
+            store_file: store_path.as_deref().and_then(StoreFile::of),
         })
     }
 
@@ -276,6 +331,9 @@ impl AppState {
     /// so health and metrics answer under load, and the refusal is the service's own 503 with
     /// `Retry-After`, counted in the metrics.
     pub fn request_permit(&self) -> Result<OwnedSemaphorePermit, ApiError> {
+        if let Some(why) = self.store_problem() {
+            return Err(ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "store-lost", why));
+        }
         Arc::clone(&self.requests).try_acquire_owned().map_err(|_| {
             self.metrics.add_shed();
             ApiError::overloaded(
@@ -293,6 +351,9 @@ impl AppState {
         &self,
         deadline: tokio::time::Instant,
     ) -> Result<OwnedSemaphorePermit, ApiError> {
+        if let Some(why) = self.store_problem() {
+            return Err(ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "store-lost", why));
+        }
         match tokio::time::timeout_at(deadline, Arc::clone(&self.requests).acquire_owned()).await {
             Ok(Ok(p)) => Ok(p),
             _ => self.request_permit(),

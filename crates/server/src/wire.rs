@@ -91,8 +91,83 @@ pub struct GetRewardRequest {
     /// absent the whole query is the completion.
     #[serde(default)]
     pub prompts: Option<Vec<String>>,
-    /// The task id of each query (OpenRLHF's `--label_key` column).
-    pub labels: Vec<String>,
+    /// The label of each query (OpenRLHF's `--label_key` column): a task id, or under
+    /// `get-reward.labels: answer` (or `auto`) the reference answer. A number (`42`, `2.5`) is
+    /// read as the text JSON writes it.
+    pub labels: Vec<Label>,
+}
+
+/// One `/get_reward` label: text, or a number read as the text JSON writes it (a dataset whose
+/// answers are numbers sends them as numbers), or verl's `reward_model` object, whose
+/// `ground_truth` is the label.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label(pub String);
+
+impl<'de> Deserialize<'de> for Label {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Label;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a label: a task id or an answer, as a string or a number")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Label, E> {
+                Ok(Label(v.to_string()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Label, E> {
+                Ok(Label(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Label, E> {
+                Ok(Label(v.to_string()))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Label, E> {
+                Ok(Label(v.to_string()))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Label, E> {
+                // JSON's shortest form: `2.5`, `0.1`, `1e300`; never `inf`, which JSON cannot hold.
+                Ok(Label(
+                    serde_json::Number::from_f64(v).map_or_else(|| v.to_string(), |n| n.to_string()),
+                ))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Label, A::Error> {
+                // verl's `reward_model` column (`{"style": …, "ground_truth": …}`) as a label.
+                let mut truth = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "ground_truth" {
+                        truth = Some(map.next_value::<serde_json::Value>()?);
+                    } else {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+                match truth {
+                    Some(serde_json::Value::String(s)) => Ok(Label(s)),
+                    Some(serde_json::Value::Number(n)) => Ok(Label(n.to_string())),
+                    Some(other) => Err(serde::de::Error::custom(format!(
+                        "a label object's `ground_truth` must be a string or a number, not {other}"
+                    ))),
+                    None => Err(serde::de::Error::custom(
+                        "a label object must hold `ground_truth` (verl's `reward_model` column); \
+                         otherwise send the task id or the answer as a string or a number",
+                    )),
+                }
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+impl schemars::JsonSchema for Label {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Label".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        // OpenAPI 3.0 has no list of types: one schema per kind.
+        schemars::json_schema!({
+            "anyOf": [{"type": "string"}, {"type": "number"}, {"type": "object"}],
+            "description": "A task id, or a reference answer; a number is read as the text JSON writes it; an object (verl's `reward_model`) gives its `ground_truth`."
+        })
+    }
 }
 
 /// `POST /get_reward` answer: OpenRLHF's remote reward response.
@@ -153,8 +228,12 @@ pub struct ProfilesResponse {
 /// `GET /healthz` answer.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Health {
-    /// `ok`.
+    /// `ok`, or `store-lost` (answered with 503) when the result store's file was deleted or
+    /// replaced under the service, which then admits no work.
     pub status: String,
+    /// Why the service is not `ok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
     /// The AORLTA build.
     pub version: String,
     /// Tasks loaded.

@@ -30,9 +30,15 @@ import pathlib
 import secrets
 from typing import Any, Dict, Iterable, List, Mapping, Optional
 
-import ray
-import yaml
-from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+try:
+    import ray
+    import yaml
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+except ImportError as e:  # the extra is not installed: say which one
+    raise ImportError(
+        f"aorlta_client.ray needs Ray and PyYAML ({e.name or e} is missing): "
+        "pip install 'aorlta-client[ray]'"
+    ) from e
 
 from aorlta_client.client import Item
 from aorlta_client.front import Front, is_loopback, serve_front

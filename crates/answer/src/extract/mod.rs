@@ -80,10 +80,16 @@ pub struct Answer {
 ///   box to the last (several answers);
 /// - statement: the last "answer is …", "answer: …" or "final answer: …" (any case), or
 ///   `答案：…` / `答案是…` / `答案为…`, up to the
-///   end of its line or sentence, without a trailing period or markdown bold; a display span
+///   end of its line or sentence, without a trailing period or markdown bold, or the next line
+///   that is not blank after a line that only says "Answer" or "Final Answer" as a markdown
+///   heading or bold label (`### Answer`, `**Answer**`); a display span
 ///   (`$$…$$`, `\[…\]`) right after it is the answer, across lines; a sentence in prose gives
 ///   its one number. With none, a closing sentence after all the math that concludes
-///   ("Therefore, there are 12 such sequences.") or is the whole completion gives its number;
+///   ("Therefore, there are 12 such sequences.") or is the whole completion gives its number,
+///   and a last line that is one bold number (`**40800**`) gives it. Not read, by decision:
+///   the answer first (`10500. Here is why…`: a numbered step `1. First…` looks the same), a
+///   sign in words ("5 degrees below zero" is a negation here, never 5), dollars and cents
+///   in words (two numbers);
 /// - hashes: the rest of the last line starting with `####` (GSM8K's solutions end so),
 ///   trimmed, without a final period; none when it is empty;
 /// - latex: the last non-empty `$…$`, `$$…$$`, `\(…\)` or `\[…\]` (an inline `$` opens only

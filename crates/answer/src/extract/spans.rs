@@ -182,7 +182,7 @@ pub(super) fn last_statement(s: &str) -> Option<&str> {
         let Some(a) = i.checked_sub(2) else { continue };
         if b.get(a..a + 6).is_some_and(|w| w.eq_ignore_ascii_case(b"answer"))
             && (a == 0 || !b[a - 1].is_ascii_alphanumeric())
-            && let Some(start) = statement_start(b, a + 6)
+            && let Some(start) = statement_start(b, a + 6).or_else(|| heading_start(b, a))
         {
             let text = unquote(after_last_is(statement_text(s, start)));
             if !text.is_empty() {
@@ -233,6 +233,20 @@ pub(super) fn closing_sentence(s: &str) -> Option<&str> {
     }
     if s[end..].trim().len() > MAX_AFTER {
         return None;
+    }
+    // A last line that is one bold number (`**40800**`): the answer set apart.
+    let line_start = s[..digit].rfind('\n').map_or(0, |k| k + 1);
+    let line_end = s[digit..].find('\n').map_or(s.len(), |k| digit + k);
+    if line_start >= after_math
+        && s[line_end..].trim().len() <= MAX_AFTER
+        && let Some(inner) = s[line_start..line_end]
+            .trim()
+            .trim_end_matches('.')
+            .strip_prefix("**")
+            .and_then(|t| t.strip_suffix("**"))
+        && let Some(n) = lone_number(inner)
+    {
+        return Some(n);
     }
     let sentence = s[start..end].trim().trim_start_matches(['*', '_']).trim_start();
     let lead = sentence.split(|c: char| !c.is_ascii_alphabetic()).next()?;
@@ -289,6 +303,11 @@ fn lone_number(t: &str) -> Option<&str> {
         .trim()
         .trim_end_matches(['.', ',', ';', ':', '!', '?', ')'])
         .trim_start_matches('(');
+    // Markdown emphasis around it (`**40800**`) is not part of it.
+    let t = match t.strip_prefix("**").and_then(|x| x.strip_suffix("**")) {
+        Some(inner) => inner.trim_end_matches(['.', ',', ';', ':', '!', '?']),
+        None => t,
+    };
     let mut chars = t.chars();
     let first = chars.next()?;
     let starts = first.is_ascii_digit()
@@ -297,16 +316,19 @@ fn lone_number(t: &str) -> Option<&str> {
     (starts && !t.contains(char::is_whitespace)).then_some(t)
 }
 
-/// Whether a sentence says "not", "no", "never", "cannot", "neither", "nor" or "none", or has
-/// a word ending in "n't".
+/// Whether a sentence says "not", "no", "never", "cannot", "neither", "nor" or "none", has a
+/// word ending in "n't", or says "below zero" (its number's sign is in words).
 fn negated(t: &str) -> bool {
-    t.split(|c: char| !(c.is_ascii_alphabetic() || c == '\'' || c == '’'))
-        .any(|w| {
-            let w = w.to_ascii_lowercase();
-            ["not", "no", "never", "cannot", "neither", "nor", "none"].contains(&w.as_str())
-                || w.ends_with("n't")
-                || w.ends_with("n’t")
-        })
+    // "5 degrees below zero" is -5: read as no number rather than as 5.
+    let below_zero = t.to_ascii_lowercase().contains("below zero");
+    below_zero
+        || t.split(|c: char| !(c.is_ascii_alphabetic() || c == '\'' || c == '’'))
+            .any(|w| {
+                let w = w.to_ascii_lowercase();
+                ["not", "no", "never", "cannot", "neither", "nor", "none"].contains(&w.as_str())
+                    || w.ends_with("n't")
+                    || w.ends_with("n’t")
+            })
 }
 
 /// The "final answer" statement that closes a completion after its boxes (`… \boxed{255} …
@@ -414,6 +436,35 @@ fn statement_start(b: &[u8], mut i: usize) -> Option<usize> {
         i += 1;
     }
     Some(i)
+}
+
+/// Where the answer begins after an "Answer" heading (at `a`): a line that is a markdown
+/// heading or a bold label and says only "Answer" or "Final Answer" (`### Answer`,
+/// `## **Final Answer**`, `**Answer**`), its answer on the next line that is not blank.
+/// `None` for any other line (a sentence that mentions an answer).
+fn heading_start(b: &[u8], a: usize) -> Option<usize> {
+    let line = b[..a].iter().rposition(|&c| c == b'\n').map_or(0, |k| k + 1);
+    let before = &b[line..a];
+    let marked = before.contains(&b'#') || b[a + 6..].starts_with(b"**");
+    let label: Vec<u8> = before
+        .iter()
+        .filter(|c| !matches!(c, b'#' | b' ' | b'\t' | b'*' | b'_'))
+        .map(u8::to_ascii_lowercase)
+        .collect();
+    if !marked || !(label.is_empty() || label == b"final") {
+        return None;
+    }
+    let mut i = a + 6;
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'*' | b'_' | b':' | b'\r') {
+        i += 1;
+    }
+    if b.get(i) != Some(&b'\n') {
+        return None;
+    }
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    (i < b.len()).then_some(i)
 }
 
 /// The statement from `start` to the end of its line or sentence, trimmed of spaces, a final

@@ -599,3 +599,87 @@ fn a_whole_one_line_completion_is_the_answer_when_asked() {
         Some("4")
     );
 }
+
+/// The forms of the example Q&A profile (`examples/qa/profile.yaml`).
+const PROFILE_FORMS: &[AnswerForm] = &[
+    AnswerForm::Tag,
+    AnswerForm::Boxed,
+    AnswerForm::Statement,
+    AnswerForm::Latex,
+    AnswerForm::Bare,
+];
+
+/// Answers people write: each read (or deliberately not read) as the table says, and judged
+/// against a right and a wrong reference so that no wrong answer passes.
+#[test]
+fn answers_people_write_are_read_or_refused_both_ways() {
+    use crate::normalise::{Comparison, compare};
+    // (completion, what is read, a reference it must equal, one it must not).
+    let read: &[(&str, &str, &str, &str)] = &[
+        // A bold final number, alone on the last line or closing a sentence.
+        (
+            "Each costs 13600, so 3 cost 3 * 13600 = 40800.\n\n**40800**",
+            "40800",
+            "40800",
+            "13600",
+        ),
+        ("3 * 13600 = 40800\n**40800.**\n", "40800", "40800", "3"),
+        (
+            "Three of them cost 40800 in all.\nSo the total is **40800**.",
+            "40800",
+            "40800",
+            "40801",
+        ),
+        // An "Answer" heading (markdown heading or bold label) with the answer on the next line.
+        (
+            "Work: 7 * 1500 = 10500.\n\n### Answer\n10500",
+            "10500",
+            "10500",
+            "1500",
+        ),
+        (
+            "7 * 1500 = 10500\n\n## Final Answer\n\nThe total is $10500$.",
+            "$10500$",
+            "10500",
+            "7",
+        ),
+        (
+            "7 * 1500 = 10500\n\n**Answer**\n10500 dollars",
+            "10500 dollars",
+            "10500",
+            "1500",
+        ),
+    ];
+    for (completion, expected, right, wrong) in read {
+        let got = text(completion, PROFILE_FORMS);
+        assert_eq!(got.as_deref(), Some(*expected), "{completion:?}");
+        let got = got.unwrap();
+        assert_eq!(
+            compare(right, &got),
+            Comparison::Equal,
+            "{completion:?} against {right}"
+        );
+        assert_ne!(
+            compare(wrong, &got),
+            Comparison::Equal,
+            "{completion:?} against {wrong}"
+        );
+    }
+    // Not read, so never a wrong answer: the answer first (`10500. Here is why…` cannot be told
+    // from a numbered step `1. First…`), a sign in words (`5 degrees below zero` is -5, never
+    // 5), dollars and cents in words (two numbers), a bold number that is not alone on its
+    // line, a heading that says more than "Answer", and a line that only mentions one.
+    let unread: &[&str] = &[
+        "10500. Here is why: 7 workers earn 1500 each, 7 * 1500 = 10500.",
+        "1. First, 7 * 1500 = 10500.\n2. Then we are done.",
+        "It was 7 degrees and dropped by 12.\nSo the temperature is 5 degrees below zero.",
+        "He paid 12 dollars and 50 cents.",
+        "Step **3** gives 40800 and step **4** gives 3",
+        "### Answer checking\n12",
+        "We check the answer\n12",
+    ];
+    for completion in unread {
+        let got = text(completion, PROFILE_FORMS);
+        assert_eq!(got, None, "{completion:?}");
+    }
+}

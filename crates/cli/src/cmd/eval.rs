@@ -2,9 +2,15 @@
 //! with the config's profile (sharing its cache) and compares them: pass rate, mean reward,
 //! fast_p and geometric-mean speedup with bootstrap intervals, as a terminal table, `report.md`,
 //! `report.json` and SVG plots.
+//!
+//! Each side is scored alone: the config's own `pool:` and `dataset:` files are never part of a
+//! comparison. A side is read as a dataset (docs/DATA.md) when it is Parquet or when the config
+//! has a `dataset:` section (whose mode and column mapping it is read with), else as a pool. A
+//! side with no candidate scored is an error, as is one whose every line or row was skipped.
 
 use anyhow::Context;
 use aorlta_core::run::RunConfig;
+use aorlta_core::run::dataset::DatasetSpec;
 use aorlta_core::run::eval::{figures, table};
 use aorlta_core::run::plot::{Series, histogram_svg};
 use aorlta_core::run::score::{execute, prepare};
@@ -16,7 +22,8 @@ use std::process::ExitCode;
 /// Arguments of `aorlta eval`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The run config naming the tasks, profile and cache (its `pool` is not used).
+    /// The run config naming the tasks, profile and cache (its `pool` and its `dataset` file
+    /// are not used; a `dataset:` section says how the sides are read).
     #[arg(long)]
     pub config: PathBuf,
     /// The pool before (e.g. the base model's completions).
@@ -37,7 +44,31 @@ fn score_pool(
     label: &str,
 ) -> anyhow::Result<Vec<RewardEntry>> {
     let mut c = config.clone();
-    c.pools = vec![pool.to_path_buf()];
+    let parquet = pool
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("parquet") || e.eq_ignore_ascii_case("pq"));
+    // The side alone: never the config's own pool or dataset file.
+    match (&config.dataset, parquet) {
+        (Some(spec), _) => {
+            c.pools = Vec::new();
+            c.dataset = Some(DatasetSpec {
+                file: pool.to_path_buf(),
+                ..spec.clone()
+            });
+        }
+        (None, true) => {
+            c.pools = Vec::new();
+            c.dataset = Some(DatasetSpec {
+                file: pool.to_path_buf(),
+                mode: Default::default(),
+                columns: Default::default(),
+            });
+        }
+        (None, false) => {
+            c.pools = vec![pool.to_path_buf()];
+            c.dataset = None;
+        }
+    }
     c.out = out;
     let env = c.env()?;
     let run =
@@ -52,7 +83,15 @@ fn score_pool(
         eprintln!("skipped {s}");
     }
     let text = std::fs::read_to_string(&report.rewards)?;
-    Ok(text.lines().map(serde_json::from_str).collect::<Result<_, _>>()?)
+    let entries: Vec<RewardEntry> = text.lines().map(serde_json::from_str).collect::<Result<_, _>>()?;
+    if entries.is_empty() {
+        anyhow::bail!(
+            "the {label} side {} gave no candidate to score ({} lines or rows skipped)",
+            pool.display(),
+            report.skipped.len()
+        );
+    }
+    Ok(entries)
 }
 
 /// Runs `aorlta eval`.

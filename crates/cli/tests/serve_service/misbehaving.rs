@@ -118,7 +118,8 @@ fn a_body_at_the_minimum_rate_is_read_and_a_slower_one_is_not() {
 #[test]
 fn sigterm_with_unread_answers_exits_within_the_drain_timeout() {
     let mut s = Server::start(
-        "cache: {kind: none}\nlimits: {max-items: 20000, drain-timeout: 2s, write-timeout: 10m}\n",
+        "cache: {kind: none}\nlanes: {qa: {queue-items: 20000, item-timeout: 10s}}\n\
+         limits: {max-items: 20000, drain-timeout: 2s, write-timeout: 10m}\n",
     );
     // Answers of 15 MB, more than the socket buffers take, that their clients never read.
     let body = amplified(16_384);
@@ -148,7 +149,8 @@ fn a_second_signal_ends_the_drain_at_once_and_the_store_keeps_what_it_committed(
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache.sqlite");
     let cfg = format!(
-        "cache: {{kind: sqlite, path: {}}}\nlimits: {{max-items: 20000, drain-timeout: 10m, write-timeout: 10m}}\n",
+        "cache: {{kind: sqlite, path: {}}}\nlanes: {{qa: {{queue-items: 20000, item-timeout: 10s}}}}\n\
+         limits: {{max-items: 20000, drain-timeout: 10m, write-timeout: 10m}}\n",
         cache.display()
     );
     let mut s = Server::start(&cfg);
@@ -183,7 +185,11 @@ fn two_hundred_clients_that_never_read_leave_memory_bounded() {
     // if all were held (its small receive window leaves most of the answer to the service).
     // They are held within `max-unsent-bytes` (32 MiB): past it, the connections whose answers
     // made no progress for longest are closed.
-    let s = Server::start("cache: {kind: none}\nlimits: {max-unsent-bytes: 32 MiB, write-timeout: 10m}\n");
+    // Identical items each take a place in the queue: room for the four requests at once.
+    let s = Server::start(
+        "cache: {kind: none}\nlanes: {qa: {queue-items: 16384, item-timeout: 10s}}\n\
+         limits: {max-unsent-bytes: 32 MiB, write-timeout: 10m}\n",
+    );
     let body = std::sync::Arc::new(amplified(4096));
     let addr = s.addr;
     let threads: Vec<_> = (0..4)
@@ -225,7 +231,9 @@ fn two_hundred_clients_that_never_read_leave_memory_bounded() {
 
 #[test]
 fn a_client_that_stops_reading_is_closed_after_the_write_timeout() {
-    let s = Server::start("cache: {kind: none}\nlimits: {max-items: 20000, write-timeout: 1s}\n");
+    let s = Server::start(
+        "cache: {kind: none}\nlanes: {qa: {queue-items: 20000, item-timeout: 10s}}\nlimits: {max-items: 20000, write-timeout: 1s}\n",
+    );
     let (mut c, status) = send_and_stop_reading(&s, &amplified(16_384));
     assert_eq!(status, 200);
     assert!(s.metric("aorlta_unsent_bytes") > 0.0, "the answer is held");

@@ -1,7 +1,8 @@
 //! Run configs (`configs/*.yaml`): which tasks, which pool(s), which profile, where the output
 //! goes, how many at once (1 to [`MAX_CONCURRENCY`]), which cache, and the kernel tools. Paths
 //! are relative to the config file; unknown keys are an error naming the file, line and key, and
-//! so is a pool that is one of the run's own outputs (`rewards.jsonl`, which the run replaces).
+//! so is a pool or a dataset that is one of the run's own outputs (`rewards.jsonl`, which the
+//! run replaces, or the pool and tasks a dataset becomes under `<out>/dataset/`).
 //! The store is
 //! [`aorlta_store::CACHE_URL_VAR`] when that is set, else `cache:` (a SQLite file, or a `postgres://` URL),
 //! else `<out>/cache.sqlite`.
@@ -183,7 +184,7 @@ impl RunConfig {
 
     /// Reads a config file.
     pub fn load(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| CoreError::io(path, e))?;
+        let text = aorlta_check::input::read_to_string(path, aorlta_check::input::TEXT_LIMIT)?;
         let raw: RawConfig = aorlta_check::yaml::from_str(&text, path)?;
         let base = path.parent().unwrap_or(Path::new("."));
         let at = |p: PathBuf| {
@@ -268,6 +269,11 @@ impl RunConfig {
             line: line_of(&text, "pool"),
             message,
         })?;
+        config.check_dataset().map_err(|message| CoreError::Parse {
+            path: path.to_path_buf(),
+            line: line_of(&text, "dataset"),
+            message,
+        })?;
         Ok(config)
     }
 
@@ -296,6 +302,30 @@ impl RunConfig {
                         output.display()
                     ));
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Why the dataset cannot be read by this run, naming it: it is one of the run's own
+    /// outputs (its rewards, or the pool and tasks its dataset becomes under `<out>/dataset/`),
+    /// which the run truncates or replaces.
+    pub fn check_dataset(&self) -> std::result::Result<(), String> {
+        let Some(d) = &self.dataset else {
+            return Ok(());
+        };
+        let made = self.out.join("dataset");
+        let outputs = run_outputs(&self.out)
+            .into_iter()
+            .chain([made.join("pool.jsonl"), made.join("tasks.jsonl")]);
+        for output in outputs {
+            if same_file(&d.file, &output) {
+                return Err(format!(
+                    "field `dataset.file`: {} is this run's own output {} (the run replaces it): \
+                     read a copy, or give the run another `out`",
+                    d.file.display(),
+                    output.display()
+                ));
             }
         }
         Ok(())
@@ -437,6 +467,27 @@ mod tests {
             "tasks: t.jsonl\nprofile: p.yaml\npool: o/other.jsonl\nout: o\n",
         )
         .unwrap();
+        assert!(RunConfig::load(&f).is_ok());
+    }
+
+    #[test]
+    fn a_dataset_that_is_one_of_the_runs_own_outputs_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("c.yaml");
+        for file in [
+            "o/rewards.jsonl",
+            "o/dataset/pool.jsonl",
+            "./o/dataset/tasks.jsonl",
+        ] {
+            std::fs::write(&f, format!("profile: p.yaml\nout: o\ndataset:\n  file: {file}\n")).unwrap();
+            let err = RunConfig::load(&f).unwrap_err().to_string();
+            assert!(
+                err.starts_with(&format!("{}:3: field `dataset.file`", f.display()))
+                    && err.contains("this run's own output"),
+                "{file}: {err}"
+            );
+        }
+        std::fs::write(&f, "profile: p.yaml\nout: o\ndataset:\n  file: d.jsonl\n").unwrap();
         assert!(RunConfig::load(&f).is_ok());
     }
 

@@ -29,6 +29,11 @@ use std::time::Instant;
 /// Most memoised leg identities kept before the memo starts over.
 const IDENTITY_MEMO_MAX: usize = 100_000;
 
+/// The longest completion scored by default, in bytes (256 KiB): the service's
+/// `limits.max-completion-bytes` default and the limit of `aorlta score`, so one completion gets
+/// the same answer from both. A longer one gets an unscored entry, `completion-too-long`.
+pub const MAX_COMPLETION_BYTES: usize = 256 << 10;
+
 /// What an engine is made of besides its profile and tasks.
 #[derive(Clone)]
 pub struct EngineParts {
@@ -40,6 +45,9 @@ pub struct EngineParts {
     pub cache: Option<Arc<dyn Cache>>,
     /// Tools and resources.
     pub env: Arc<Env>,
+    /// The longest completion scored, in bytes ([`MAX_COMPLETION_BYTES`] by default); a longer
+    /// one gets an unscored entry with reason `completion-too-long`.
+    pub max_completion_bytes: usize,
 }
 
 impl Default for EngineParts {
@@ -49,6 +57,7 @@ impl Default for EngineParts {
             rewards: RewardRegistry::builtin(),
             cache: None,
             env: Arc::new(Env::default()),
+            max_completion_bytes: MAX_COMPLETION_BYTES,
         }
     }
 }
@@ -152,10 +161,11 @@ impl Engine {
     }
 
     fn score_items(&self, items: &[(Option<&Task>, &Candidate)], stored: bool) -> Vec<Scored> {
+        let limit = self.parts.max_completion_bytes;
         let keyed: Vec<Option<Keyed<'_>>> = items
             .iter()
             .map(|&(task, cand)| {
-                task.map(|task| Keyed {
+                task.filter(|_| cand.completion.len() <= limit).map(|task| Keyed {
                     key: self.entry_key(task, &cand.completion),
                     task,
                     cand,
@@ -167,14 +177,25 @@ impl Engine {
             .zip(&keyed)
             .map(|(&(_, cand), k)| {
                 k.is_none().then(|| {
+                    let reason = if cand.completion.len() > limit {
+                        Reason::new(
+                            EngineReason::CompletionTooLong.as_str(),
+                            format!(
+                                "the completion has {} bytes; the limit is {limit}",
+                                cand.completion.len()
+                            ),
+                        )
+                    } else {
+                        Reason::new(
+                            EngineReason::UnknownTask.as_str(),
+                            format!("no task with id `{}`", cand.task),
+                        )
+                    };
                     Scored::Entry(RewardEntry::error(
                         &cand.id,
                         &cand.task,
                         &self.profile.profile.name,
-                        Reason::new(
-                            EngineReason::UnknownTask.as_str(),
-                            format!("no task with id `{}`", cand.task),
-                        ),
+                        reason,
                     ))
                 })
             })

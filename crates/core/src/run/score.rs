@@ -108,20 +108,32 @@ pub fn prepare(mut config: RunConfig, adapters: Registry, env: Env) -> Result<Pr
     config.check_concurrency()?;
     config
         .check_pools()
+        .and_then(|()| config.check_dataset())
         .map_err(|message| CoreError::invalid(&config.path, message))?;
     let rewards = RewardRegistry::builtin();
     let profile = LoadedProfile::load(&config.profile, &adapters, &rewards)?;
     // A dataset becomes a pool (and its answer mode's tasks) under the output folder first.
     let dataset_dir = config.out.join("dataset");
+    let named_tasks = !config.tasks.is_empty();
     let dataset_skipped = config.materialise_dataset(&dataset_dir)?;
     let (tasks, mut skipped) = TaskSet::load_all(&config.tasks)?;
-    skipped.extend(dataset_skipped);
     if tasks.is_empty() {
-        return Err(CoreError::invalid(
-            &config.path,
-            "field `tasks`: no tasks were loaded",
-        ));
+        // Say so in the terms of the fields the config has: a dataset's rows, or its `tasks:`.
+        let message = match (&config.dataset, named_tasks) {
+            (Some(d), false) => format!(
+                "field `dataset`: no row of {} is usable ({} skipped{})",
+                d.file.display(),
+                dataset_skipped.len(),
+                dataset_skipped
+                    .first()
+                    .map(|s| format!("; the first: {s}"))
+                    .unwrap_or_default()
+            ),
+            _ => "field `tasks`: no tasks were loaded".to_string(),
+        };
+        return Err(CoreError::invalid(&config.path, message));
     }
+    skipped.extend(dataset_skipped);
     let mut lines = 0;
     for pool in &config.pools {
         lines += count_lines(pool)?;
@@ -134,6 +146,7 @@ pub fn prepare(mut config: RunConfig, adapters: Registry, env: Env) -> Result<Pr
         rewards,
         cache: Some(Arc::clone(&cache)),
         env: Arc::new(env),
+        max_completion_bytes: crate::run::engine::MAX_COMPLETION_BYTES,
     };
     let engine = Arc::new(Engine::new(profile, Arc::new(tasks), parts));
     Ok(PreparedRun {
@@ -490,7 +503,7 @@ fn read_chunks(
         tokens.recv().is_ok() && !stop.load(Ordering::Relaxed) && work.send(full).is_ok()
     };
     for (p, path) in pools.iter().enumerate() {
-        let file = std::fs::File::open(path).map_err(|e| CoreError::io(path, e))?;
+        let file = aorlta_check::input::open(path)?;
         let mut r = std::io::BufReader::with_capacity(1 << 20, file);
         let mut number = 0;
         let mut start = chunk.bytes.len();

@@ -207,6 +207,31 @@ fn unknown_tasks_get_an_error_entry() {
     assert!(entry.legs.is_empty());
 }
 
+#[test]
+fn a_completion_over_the_services_limit_is_unscored_offline_too_saying_why() {
+    let counter = Arc::new(AtomicUsize::new(0));
+    let e = engine(PROFILE, Arc::clone(&counter), Arc::new(MemoryCache::new(100)));
+    assert_eq!(aorlta_core::MAX_COMPLETION_BYTES, 256 << 10);
+    let long = "x".repeat(aorlta_core::MAX_COMPLETION_BYTES + 1);
+    let entry = e.score(&cand("long", &long));
+    assert!(!entry.scored && entry.reward.is_none());
+    assert_eq!(entry.reasons[0].code, "completion-too-long");
+    assert!(
+        entry.reasons[0].detail.contains("the limit is 262144"),
+        "{:?}",
+        entry.reasons
+    );
+    assert!(entry.legs.is_empty());
+    assert_eq!(counter.load(Ordering::SeqCst), 0, "no leg runs on it");
+    let at_limit = "x".repeat(aorlta_core::MAX_COMPLETION_BYTES);
+    let entry = e.score(&cand("at", &at_limit));
+    assert_ne!(
+        entry.reasons.first().map(|r| r.code.as_str()),
+        Some("completion-too-long")
+    );
+    assert_eq!(counter.load(Ordering::SeqCst), 1);
+}
+
 /// Clean always; says which sources it was built from; counts its runs; cacheable.
 struct Sourced(&'static str, Arc<AtomicUsize>);
 

@@ -168,6 +168,56 @@ pub struct Param {
     pub name: String,
     /// How it is passed.
     pub kind: ParamKind,
+    /// For a pointer (or reference, or array), what it points to; `None` for anything else.
+    pub pointee: Option<Pointee>,
+}
+
+/// What a pointer parameter points to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pointee {
+    /// The element type without its qualifiers, in its Itanium form (`f` float, `i` int, `j`
+    /// unsigned int, `l` long, `6__half`, `Pf` for a pointer to float).
+    pub code: String,
+    /// True when the element is `const` (`const float*`): the kernel cannot write through it.
+    pub konst: bool,
+}
+
+impl Pointee {
+    /// The element type as C++ writes it (`float`, `__half`), for messages.
+    pub fn c_name(&self) -> String {
+        if let Some(inner) = self.code.strip_prefix('P') {
+            let inner = Pointee {
+                code: inner.to_string(),
+                konst: false,
+            };
+            return format!("{}*", inner.c_name());
+        }
+        let name = match self.code.as_str() {
+            "f" => "float",
+            "d" => "double",
+            "i" => "int",
+            "j" => "unsigned int",
+            "l" => "long",
+            "m" => "unsigned long",
+            "x" => "long long",
+            "y" => "unsigned long long",
+            "s" => "short",
+            "t" => "unsigned short",
+            "c" => "char",
+            "a" => "signed char",
+            "h" => "unsigned char",
+            "b" => "bool",
+            "v" => "void",
+            other => {
+                let named = other.trim_start_matches(|c: char| c.is_ascii_digit());
+                if !named.is_empty() && named.len() < other.len() {
+                    return named.to_string();
+                }
+                return other.to_string();
+            }
+        };
+        name.to_string()
+    }
 }
 
 /// The parameters of a kernel signature, in order.
@@ -198,9 +248,23 @@ fn checked_parameters(signature: &str) -> Result<Vec<Param>, MangleError> {
             Ty::Builtin(c) => ParamKind::Scalar(c),
             _ => ParamKind::Other,
         };
+        let pointee = match &ty {
+            Ty::Pointer(inner) | Ty::Reference(inner) => Some(match inner.as_ref() {
+                Ty::Qualified { konst, inner, .. } => Pointee {
+                    code: plain(inner),
+                    konst: *konst,
+                },
+                other => Pointee {
+                    code: plain(other),
+                    konst: false,
+                },
+            }),
+            _ => None,
+        };
         out.push(Param {
             name: name.unwrap_or_default(),
             kind,
+            pointee,
         });
     }
     Ok(out)
@@ -540,6 +604,25 @@ mod tests {
             ]
         );
         assert!(parameters("void k()").unwrap().is_empty());
+        let ps =
+            parameters("void t(const __half* __restrict__ a, __nv_bfloat16* b, int* const c, float** d)")
+                .unwrap();
+        let got: Vec<(String, bool, String)> = ps
+            .iter()
+            .map(|p| {
+                let e = p.pointee.as_ref().unwrap();
+                (e.code.clone(), e.konst, e.c_name())
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("6__half".into(), true, "__half".into()),
+                ("13__nv_bfloat16".into(), false, "__nv_bfloat16".into()),
+                ("i".into(), false, "int".into()),
+                ("Pf".into(), false, "float*".into()),
+            ]
+        );
     }
 
     #[test]

@@ -4,10 +4,11 @@
 //! Scoring is synchronous work (a kernel leg blocks on a harness process for seconds), so it
 //! runs on dedicated worker threads, never on the async runtime. Each lane (Q&A, kernel) has its
 //! own FIFO, threads and capacity: a request is admitted whole or refused whole, and is refused
-//! (the handler answers 503) when its new items would take a lane past its capacity, so memory
+//! (the handler answers 503) when its items would take a lane past its capacity, so memory
 //! never grows with load. An item admitted while an identical one (same entry key: profile,
 //! task, completion and every leg's version identity) is in flight joins it instead of being
-//! computed again. Each item waits at most its lane's time limit from admission, then is
+//! computed again, and still takes its own place in the capacity until the computation ends: a
+//! waiting item holds memory whether or not it is computed. Each item waits at most its lane's time limit from admission, then is
 //! answered `unsettled` (`timed-out`); the work itself runs on (a harness has its own limits) and
 //! keeps its place in the queue's count until it finishes.
 
@@ -88,13 +89,13 @@ pub enum SubmitError {
         adding: usize,
     },
     /// The request alone needs more than the lane's whole capacity; retrying cannot help.
-    #[error("this request has {adding} new {lane} items but the {lane} queue holds at most {capacity}")]
+    #[error("this request has {adding} {lane} items but the {lane} queue holds at most {capacity}")]
     TooLarge {
         /// The lane.
         lane: &'static str,
         /// The lane's capacity.
         capacity: usize,
-        /// New items the request needs.
+        /// Items the request needs (identical ones included).
         adding: usize,
     },
     /// The service is shutting down.
@@ -106,6 +107,8 @@ pub enum SubmitError {
 struct Flight {
     serial: u64,
     waiters: Vec<oneshot::Sender<RewardEntry>>,
+    /// The places in its lane the items waiting for it take (its job's [`Job::charged`]).
+    charged: Arc<AtomicUsize>,
 }
 
 /// Computations in flight by dedupe key.
@@ -135,14 +138,22 @@ struct Job {
     deadline: Instant,
     lane: Arc<Lane>,
     inflight: Inflight,
+    /// The places in its lane this job's items take: one each, identical items that joined it
+    /// included. Final once its flight has left the map (no item joins it after that).
+    charged: Arc<AtomicUsize>,
 }
 
 impl Drop for Job {
     fn drop(&mut self) {
         // Still in the map: the job ends unanswered, and dropping the senders tells its waiters.
         self.take_waiters();
-        self.lane.depth.fetch_sub(1, Ordering::AcqRel);
-        self.lane.room.notify_one();
+        let places = self.charged.load(Ordering::Acquire);
+        self.lane.depth.fetch_sub(places, Ordering::AcqRel);
+        if places == 1 {
+            self.lane.room.notify_one();
+        } else {
+            self.lane.room.notify_waiters();
+        }
     }
 }
 
@@ -313,7 +324,7 @@ impl Scheduler {
         let keyed: Vec<(String, Work)> = works.into_iter().map(|w| (dedupe_key(&w), w)).collect();
         let give_back = |keyed: Vec<(String, Work)>| keyed.into_iter().map(|(_, w)| w).collect::<Vec<_>>();
         let mut inflight = lock(&self.inflight);
-        // Which items start a computation, per lane.
+        // Which items start a computation; every item, started or joined, takes a place.
         let mut starts = vec![false; keyed.len()];
         let mut adding = [0usize; 2];
         {
@@ -321,8 +332,8 @@ impl Scheduler {
             for (i, (key, w)) in keyed.iter().enumerate() {
                 if !inflight.contains_key(key) && fresh.insert(key) {
                     starts[i] = true;
-                    adding[LaneKind::of(&w.task) as usize] += 1;
                 }
+                adding[LaneKind::of(&w.task) as usize] += 1;
             }
         }
         for lane in &self.lanes {
@@ -366,22 +377,22 @@ impl Scheduler {
             let timeout = lane.spec.timeout;
             let deadline = now + timeout;
             let (tx, rx) = oneshot::channel();
-            let serial = if start {
+            let started = if start {
                 let serial = self.serial.fetch_add(1, Ordering::Relaxed);
+                let charged = Arc::new(AtomicUsize::new(1));
                 inflight.insert(
                     key.clone(),
                     Flight {
                         serial,
                         waiters: vec![tx],
+                        charged: Arc::clone(&charged),
                     },
                 );
-                Some(serial)
+                Some((serial, charged))
             } else {
-                inflight
-                    .get_mut(&key)
-                    .expect("a joined key is in flight")
-                    .waiters
-                    .push(tx);
+                let flight = inflight.get_mut(&key).expect("a joined key is in flight");
+                flight.waiters.push(tx);
+                flight.charged.fetch_add(1, Ordering::AcqRel);
                 None
             };
             waiters.push(Waiter {
@@ -391,9 +402,9 @@ impl Scheduler {
                 engine: Arc::clone(&work.engine),
                 id: work.cand.id.clone(),
                 task: work.cand.task.clone(),
-                shared: serial.is_none(),
+                shared: started.is_none(),
             });
-            if let Some(serial) = serial {
+            if let Some((serial, charged)) = started {
                 jobs[lane.kind as usize].push(Job {
                     serial,
                     work,
@@ -401,6 +412,7 @@ impl Scheduler {
                     deadline,
                     lane: Arc::clone(lane),
                     inflight: Arc::clone(&self.inflight),
+                    charged,
                 });
             }
         }

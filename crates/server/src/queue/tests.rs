@@ -102,13 +102,33 @@ async fn a_full_lane_refuses_whole_batches() {
             ..
         })
     ));
-    // Identical items need one place, so a batch of ten copies fits a lane of three.
+    // Identical items share one computation but each takes its own place (a waiting item
+    // holds memory too): ten copies do not fit a lane of three, three do.
     let copies: Vec<Work> = (0..10).map(|_| work(&e, "x", "same")).collect();
+    assert!(matches!(
+        s.submit(copies),
+        Err(SubmitError::TooLarge {
+            adding: 10,
+            capacity: 3,
+            ..
+        })
+    ));
+    let copies: Vec<Work> = (0..3).map(|_| work(&e, "x", "same")).collect();
     let waiters = s.submit(copies).unwrap();
-    assert_eq!(waiters.len(), 10);
+    assert_eq!(waiters.len(), 3);
     for w in waiters {
         assert_eq!(w.wait().await.legs.len(), 2);
     }
+    // Every place is given back once the shared computation ends.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while s.depths()[0].1 != 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        s.depths()[0].1,
+        0,
+        "the shared computation frees all three places"
+    );
     s.shutdown();
     assert!(matches!(
         s.submit(vec![work(&e, "x", "late")]),

@@ -6,7 +6,7 @@ use crate::state::AppState;
 use crate::wire::{Health, ProfileInfo, ProfilesResponse, TaskInfo, TasksResponse};
 use aorlta_check::TaskKind;
 use axum::extract::State;
-use axum::http::header;
+use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::response::Response;
 use axum::{Extension, Json};
@@ -59,9 +59,15 @@ pub(super) async fn profiles(
 }
 
 /// `GET /healthz`.
-pub(super) async fn healthz(State(state): State<Arc<AppState>>) -> Json<Health> {
-    Json(Health {
-        status: "ok".into(),
+pub(super) async fn healthz(State(state): State<Arc<AppState>>) -> (StatusCode, Json<Health>) {
+    let problem = state.store_problem();
+    let (code, status) = match &problem {
+        None => (StatusCode::OK, "ok"),
+        Some(_) => (StatusCode::SERVICE_UNAVAILABLE, "store-lost"),
+    };
+    let health = Health {
+        status: status.into(),
+        problem,
         version: aorlta_core::AORLTA_VERSION.into(),
         tasks: state.tasks().len(),
         profiles: state.engines().keys().cloned().collect(),
@@ -84,7 +90,8 @@ pub(super) async fn healthz(State(state): State<Arc<AppState>>) -> Json<Health> 
             .map(|(lane, t)| (lane.to_string(), t.as_secs_f64()))
             .collect(),
         queue_wait_s: state.limits.queue_wait.as_secs_f64(),
-    })
+    };
+    (code, Json(health))
 }
 
 /// `GET /openapi.json`: the service's OpenAPI description, made from the code.

@@ -196,6 +196,81 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_store_deleted_under_the_service_stops_admission_and_the_health_check_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("store.sqlite");
+        let app = app(state_of(
+            dir.path(),
+            "name: qa\nlegs:\n  - {name: parse, adapter: parse, on-broke: -1.0}\n",
+            &format!("cache: {{kind: sqlite, path: {}}}\n", store.display()),
+        ));
+        let item = r#"{"items": [{"task": "a", "completion": "\\boxed{2}"}]}"#;
+        let (st, v) = call(app.clone(), "GET", "/healthz", "").await;
+        assert_eq!((st, v["status"].as_str()), (StatusCode::OK, Some("ok")), "{v}");
+        let (st, _) = call(app.clone(), "POST", "/v1/score", item).await;
+        assert_eq!(st, StatusCode::OK);
+        std::fs::remove_file(&store).unwrap();
+        let (st, v) = call(app.clone(), "GET", "/healthz", "").await;
+        assert_eq!(st, StatusCode::SERVICE_UNAVAILABLE, "{v}");
+        assert_eq!(v["status"], "store-lost");
+        assert!(v["problem"].as_str().unwrap().contains("store.sqlite"), "{v}");
+        for (uri, body) in [
+            ("/v1/score", item),
+            (
+                "/get_reward",
+                r#"{"query":["P: 2"],"prompts":["P: "],"labels":["a"]}"#,
+            ),
+        ] {
+            let (st, v) = call(app.clone(), "POST", uri, body).await;
+            assert_eq!(st, StatusCode::SERVICE_UNAVAILABLE, "{uri}: {v}");
+            assert_eq!(v["error"]["code"], "store-lost", "{uri}: {v}");
+        }
+    }
+
+    #[tokio::test]
+    async fn get_reward_reads_number_labels_and_refuses_others_naming_the_label() {
+        let dir = tempfile::tempdir().unwrap();
+        let profile = "name: qa\nlegs:\n  - {name: parse, adapter: parse, on-broke: -1.0}\n  - {name: ref, adapter: normalised-match, needs: [parse], on-broke: -0.5}\n";
+        let app = app(state_of(dir.path(), profile, "get-reward: {labels: answer}\n"));
+        let body = r#"{"query":["P: \\boxed{42}", "P: \\boxed{2.5}", "P: \\boxed{3}"],"prompts":["P: ", "P: ", "P: "],"labels":[42, 2.5, 4]}"#;
+        let (st, v) = call(app.clone(), "POST", "/get_reward", body).await;
+        assert_eq!(
+            (st, v["rewards"].clone()),
+            (StatusCode::OK, serde_json::json!([1.0, 1.0, -0.5])),
+            "{v}"
+        );
+        // verl's `reward_model` column as the label column: its `ground_truth`.
+        let body = r#"{"query":["P: \\boxed{42}"],"prompts":["P: "],"labels":[{"style": "rule", "ground_truth": 42}]}"#;
+        let (st, v) = call(app.clone(), "POST", "/get_reward", body).await;
+        assert_eq!(
+            (st, v["rewards"].clone()),
+            (StatusCode::OK, serde_json::json!([1.0])),
+            "{v}"
+        );
+        let body = r#"{"query":["P: 7"],"prompts":["P: "],"labels":[{"style": "rule"}]}"#;
+        let (st, v) = call(app.clone(), "POST", "/get_reward", body).await;
+        assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains("`ground_truth`"),
+            "{v}"
+        );
+        for (labels, at) in [
+            (r#"["7", true]"#, "labels[1]"),
+            (r#"[null]"#, "labels[0]"),
+            (r#"[[7]]"#, "labels[0]"),
+        ] {
+            let body = format!(r#"{{"query":["P: 7", "P: 7"],"prompts":["P: ", "P: "],"labels":{labels}}}"#);
+            let (st, v) = call(app.clone(), "POST", "/get_reward", &body).await;
+            assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{labels}: {v}");
+            let says = v["error"]["message"].as_str().unwrap();
+            assert!(
+                says.contains(at) && says.contains("a task id or an answer"),
+                "{labels}: {says}"
+            );
+        }
+    }
+
+    #[tokio::test]
     async fn the_openapi_description_names_every_route_and_the_reward_entry() {
         let dir = tempfile::tempdir().unwrap();
         let app = app(state(dir.path()));
@@ -236,6 +311,50 @@ mod tests {
         assert_eq!(
             v["paths"]["/v1/score"]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"],
             "#/components/schemas/ScoreRequest"
+        );
+        // What a client generator needs: a name per operation, the refusals a scoring call
+        // can get, and no query parameter the route does not read.
+        let mut ids = std::collections::HashSet::new();
+        for route in ROUTES {
+            let (_, op) = v["paths"][route].as_object().unwrap().iter().next().unwrap();
+            let id = op["operationId"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{route}: no operationId"));
+            assert!(ids.insert(id.to_string()), "{route}: {id} twice");
+        }
+        for route in ["/v1/score", "/get_reward"] {
+            let responses = &v["paths"][route]["post"]["responses"];
+            for status in ["401", "413", "422", "503"] {
+                assert!(responses.get(status).is_some(), "{route}: no {status}");
+            }
+        }
+        assert!(v["paths"]["/v1/score"]["post"].get("parameters").is_none());
+        // OpenAPI 3.0 as generators read it: no list of types, no schema of `null` alone; an
+        // optional struct is a nullable reference.
+        fn walk(v: &serde_json::Value, bad: &mut Vec<String>) {
+            match v {
+                serde_json::Value::Object(o) => {
+                    if o.get("type").is_some_and(serde_json::Value::is_array) {
+                        bad.push(format!("a list of types: {v}"));
+                    }
+                    if o.get("enum") == Some(&serde_json::json!([null])) {
+                        bad.push(format!("a null schema: {v}"));
+                    }
+                    o.values().for_each(|x| walk(x, bad));
+                }
+                serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, bad)),
+                _ => {}
+            }
+        }
+        let mut bad = Vec::new();
+        walk(&v, &mut bad);
+        assert!(bad.is_empty(), "{bad:?}");
+        let parts = &schemas["RewardEntry"]["properties"]["parts"];
+        assert_eq!(parts["allOf"][0]["$ref"], "#/components/schemas/Parts", "{parts}");
+        assert_eq!(parts["nullable"], true);
+        assert_eq!(
+            v["paths"]["/get_reward"]["post"]["parameters"][0]["name"],
+            "profile"
         );
     }
 

@@ -125,12 +125,13 @@ pub(super) async fn get_reward(
     if n > 0 {
         check_batch(&state, n)?;
     }
-    check_labels(&state, &req.labels)?;
+    let labels: Vec<String> = req.labels.into_iter().map(|l| l.0).collect();
+    check_labels(&state, &labels)?;
     let profile = engine.profile().profile.name.clone();
     let mut prompts = req.prompts.map(Vec::into_iter);
     let mut refused: Vec<(usize, RewardEntry)> = Vec::new();
     let mut items = Vec::with_capacity(n);
-    for (i, (query, label)) in req.query.into_iter().zip(req.labels).enumerate() {
+    for (i, (query, label)) in req.query.into_iter().zip(labels).enumerate() {
         let id = format!("{label}#{i}");
         let prompt = prompts.as_mut().and_then(Iterator::next);
         match completion_of(&query, prompt.as_deref(), state.special_tokens()) {
