@@ -25,8 +25,11 @@ const CHECKED_MAX: usize = 4096;
 /// its lookup (task, profile, legs, parts) and through the store's checksum.
 #[derive(Default)]
 pub(super) struct Checked {
-    by_hash: HashMap<u64, (Arc<str>, Option<u64>, Arc<RewardEntry>)>,
+    by_hash: HashMap<u64, Seen>,
 }
+
+/// A text that passed, its reward column's bits, and the entry parsed from it.
+type Seen = (Arc<str>, Option<u64>, Arc<RewardEntry>);
 
 impl Checked {
     /// The hash a text and reward column are kept under.
