@@ -4,7 +4,8 @@
 //! this profile's, its legs the profile's legs in order with the gating the profile says, and
 //! its parts exactly the ones the profile's reward function gives its legs and this
 //! candidate's length. So a row edited to a reward the legs do not give, or holding another
-//! task's entry, is a miss, whatever store it came from.
+//! task's entry, is a miss, whatever store it came from. The first part reads nothing but the
+//! stored text and reward, so it is done once per distinct text ([`Checked`]).
 
 use super::{Engine, Keyed, blocked_by};
 use crate::reward::{RewardInput, RewardOutcome, apply};
