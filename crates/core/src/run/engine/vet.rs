@@ -14,8 +14,9 @@ use aorlta_store::StoredEntry;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Most entry texts [`Checked`] keeps before it starts over (a few KiB each).
-const CHECKED_MAX: usize = 4096;
+/// Most entry texts [`Checked`] keeps before it starts over (a few KiB each with its parsed
+/// entry, so at most a few MiB).
+const CHECKED_MAX: usize = 2048;
 
 /// Entry texts that passed [`StoredEntry::check`], with the entry parsed from each, by a hash of
 /// the text and the reward column. That check reads nothing but the text and the reward, so a
