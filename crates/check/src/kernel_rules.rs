@@ -1,10 +1,11 @@
-//! What a kernel task must hold beyond its schema, checked when it loads: the signature's
-//! parameters are its buffers and scalars, one each, with the buffer's element type and a
-//! writable pointer for what the kernel writes; every length, row, scalar and launch expression
-//! evaluates on every size; every input's domain is a real interval, special values are
-//! declared only where they can be drawn, and the tolerance means the precision the task asks
-//! for ([`aorlta_record::kernel::inputs::rtol_fits`]). Errors name the field and, where the task
-//! came from a file, its line.
+//! What a kernel task must hold beyond its schema, checked when it loads: it has an output, and
+//! every output at least one element on every size (a task that computes nothing would pass
+//! every candidate); the signature's parameters are its buffers and scalars, one each, with the
+//! buffer's element type and a writable pointer for what the kernel writes; every length, row,
+//! scalar and launch expression evaluates on every size; every input's domain is a real
+//! interval, special values are declared only where they can be drawn, and the tolerance means
+//! the precision the task asks for ([`aorlta_record::kernel::inputs::rtol_fits`]). Errors name
+//! the field and, where the task came from a file, its line.
 
 use aorlta_record::kernel::expr::{eval, eval_count};
 use aorlta_record::kernel::inputs::{Precision, is_float, rtol_fits};
@@ -14,8 +15,8 @@ use aorlta_record::kernel::{BufferSpec, Dtype, Init, KernelLanguage, KernelTask,
 /// A rule a task breaks: the field, the buffer it is in (if any) and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Broken {
-    /// The field (`signature`, `dtype`, `role`, `scalars`, `len`, `row`, `grid`, `block`,
-    /// `shared_bytes`, `tolerance`, `special`, `init`, `precision` …).
+    /// The field (`buffers`, `signature`, `dtype`, `role`, `scalars`, `len`, `row`, `grid`,
+    /// `block`, `shared_bytes`, `tolerance`, `special`, `init`, `precision` …).
     pub field: &'static str,
     /// The buffer the field belongs to.
     pub buffer: Option<String>,
@@ -89,6 +90,15 @@ pub fn precision_of(spec: &KernelTask) -> Option<Precision> {
 
 /// Checks a task; the first rule it breaks.
 pub fn check(spec: &KernelTask) -> Result<(), Broken> {
+    if !spec.buffers.iter().any(|b| b.role != Role::In) {
+        return Err(broken(
+            "buffers",
+            None,
+            "no output buffer (role `out` or `inout`): the task computes nothing to compare, so \
+             every candidate would pass"
+                .into(),
+        ));
+    }
     check_signature(spec)?;
     check_expressions(spec)?;
     for b in &spec.buffers {
@@ -131,6 +141,27 @@ pub fn check(spec: &KernelTask) -> Result<(), Broken> {
         // A row the task does not write is the last factor of `len`: its fault is `len`'s.
         let field = if b.row.is_some() { "row" } else { "len" };
         for (i, size) in spec.sizes.iter().enumerate() {
+            // An output of no element computes nothing to compare: every candidate would pass.
+            let least = if b.role == Role::In { 0 } else { 1 };
+            match eval(&b.len, size) {
+                Ok(n) if n >= least => {}
+                Ok(n) => {
+                    return Err(broken(
+                        "len",
+                        name,
+                        format!(
+                            "`{}` is {n} at size {i}; {}",
+                            b.len,
+                            if b.role == Role::In {
+                                "a length is never negative"
+                            } else {
+                                "an output holds at least one element, or the task computes nothing to compare"
+                            }
+                        ),
+                    ));
+                }
+                Err(e) => return Err(broken("len", name, format!("at size {i}: {e}"))),
+            }
             match eval(&b.row_expr(), size) {
                 Ok(r) if r >= 1 => {}
                 Ok(r) => {
@@ -718,6 +749,42 @@ mod tests {
             let e = check(&task(edit.clone())).unwrap_err();
             assert_eq!(e.field, field, "{edit}: {}", e.message);
         }
+    }
+
+    #[test]
+    fn a_task_without_an_output_or_with_an_empty_one_is_refused() {
+        let mut t = task(serde_json::json!({}));
+        t.buffers[1].role = Role::In;
+        let e = check(&t).unwrap_err();
+        assert_eq!((e.field, e.buffer.as_deref()), ("buffers", None));
+        assert!(e.message.contains("no output buffer"), "{}", e.message);
+        let mut t = task(serde_json::json!({}));
+        t.buffers.pop();
+        assert_eq!(check(&t).unwrap_err().field, "buffers");
+        // An output of length 0 on one size (`rows * cols` is 1 on size 1, 0 here).
+        for len in ["0", "rows * cols - 1"] {
+            let mut t = task(serde_json::json!({}));
+            t.buffers[1].len = len.into();
+            t.buffers[1].row = Some("1".into());
+            let e = check(&t).unwrap_err();
+            assert_eq!((e.field, e.buffer.as_deref()), ("len", Some("out")), "{len}");
+            assert!(e.message.contains("is 0 at size"), "{len}: {}", e.message);
+        }
+        // An inout buffer is an output too.
+        let mut t = task(serde_json::json!({}));
+        t.buffers[1].role = Role::Inout;
+        t.buffers[1].len = "0".into();
+        t.buffers[1].row = Some("1".into());
+        assert_eq!(check(&t).unwrap_err().field, "len");
+        // A length that does not evaluate, or is negative, is refused on any buffer.
+        let mut t = task(serde_json::json!({}));
+        t.buffers[0].len = "rows - 9".into();
+        t.buffers[0].row = Some("1".into());
+        let e = check(&t).unwrap_err();
+        assert_eq!((e.field, e.buffer.as_deref()), ("len", Some("in")));
+        let mut t = task(serde_json::json!({}));
+        t.buffers[1].len = "depth".into();
+        assert_eq!(check(&t).unwrap_err().field, "len");
     }
 
     #[test]

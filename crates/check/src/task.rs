@@ -349,6 +349,45 @@ mod tests {
     }
 
     #[test]
+    fn a_kernel_task_that_computes_nothing_is_refused_when_it_loads_naming_the_file_and_line() {
+        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels/tasks");
+        let text = std::fs::read_to_string(example.join("vector_add.yaml")).unwrap();
+        let reference = example.join("../reference/vector_add.cu");
+        let text = text.replace(
+            "reference: ../reference/vector_add.cu",
+            &format!("reference: {}", reference.display()),
+        );
+        let line_of = |t: &str, needle: &str| t.lines().position(|l| l.contains(needle)).unwrap() + 1;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nothing.yaml");
+        let output = "{name: c, dtype: f32, len: n, role: out}";
+        assert!(text.contains(output));
+        for (edited, field, line) in [
+            // No output buffer at all.
+            (
+                text.replace(output, "{name: c, dtype: f32, len: n, role: in}"),
+                "field `buffers`",
+                line_of(&text, "buffers:"),
+            ),
+            // An output of no element, on one size.
+            (
+                text.replace(output, "{name: c, dtype: f32, len: \"n - 1000\", role: out}"),
+                "buffer `c`: field `len`",
+                line_of(&text, output),
+            ),
+        ] {
+            std::fs::write(&path, &edited).unwrap();
+            let err = TaskSet::load(&path).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("nothing.yaml:{line}")) && err.contains(field),
+                "{field}: {err}"
+            );
+        }
+        std::fs::write(&path, &text).unwrap();
+        assert!(TaskSet::load(&path).is_ok(), "the task as written loads");
+    }
+
+    #[test]
     fn malformed_lines_are_skipped_with_their_place() {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("t.jsonl");

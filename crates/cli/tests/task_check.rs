@@ -106,6 +106,60 @@ fn a_bad_field_and_a_loose_tolerance_fail_naming_the_file_and_why() {
 }
 
 #[test]
+fn a_task_that_computes_nothing_fails_to_load_naming_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let kernels = root().join("examples/kernels");
+    std::fs::create_dir_all(dir.path().join("tasks")).unwrap();
+    std::fs::create_dir_all(dir.path().join("reference")).unwrap();
+    std::fs::copy(
+        kernels.join("reference/vector_add.cu"),
+        dir.path().join("reference/vector_add.cu"),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(kernels.join("tasks/vector_add.yaml")).unwrap();
+    let output = "{name: c, dtype: f32, len: n, role: out}";
+    assert!(text.contains(output));
+    std::fs::write(dir.path().join("tasks/good.yaml"), &text).unwrap();
+    let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    for (id, written) in [
+        ("no_output", "{name: c, dtype: f32, len: n, role: in}"),
+        (
+            "empty_output",
+            "{name: c, dtype: f32, len: \"n - 1000\", role: out}",
+        ),
+    ] {
+        let edited = text
+            .replace(output, written)
+            .replace("id: vector_add", &format!("id: {id}"));
+        std::fs::write(dir.path().join(format!("tasks/{id}.yaml")), edited).unwrap();
+    }
+    let (code, out) = task_check(&["tasks"], dir.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("1 of 3 tasks pass"), "{out}");
+    let row = |id: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("{id} ")))
+            .unwrap_or_else(|| panic!("no row for {id}: {out}"))
+            .to_string()
+    };
+    let none = row("no_output");
+    assert!(
+        none.contains("FAIL: load:")
+            && none.contains(&format!("no_output.yaml:{}", line_of("buffers:")))
+            && none.contains("no output buffer"),
+        "{none}"
+    );
+    let empty = row("empty_output");
+    assert!(
+        empty.contains("FAIL: load:")
+            && empty.contains(&format!("empty_output.yaml:{}", line_of(output)))
+            && empty.contains("field `len`"),
+        "{empty}"
+    );
+    assert!(row("vector_add").ends_with("pass"));
+}
+
+#[test]
 fn no_task_file_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let (code, out) = task_check(&["."], dir.path());

@@ -1,34 +1,45 @@
 //! Which sources each kind of result depends on: the crates it goes through, whole (relative to
-//! the workspace's `crates/` folder, see `record/build/sources.rs`), per built-in adapter, one
-//! list for reward entries, and one for everything. `aorlta-core` holds the engine beside runs
-//! and summaries, so of it only the engine and the reward functions are named. aorlta-core's
-//! build script hashes each list into an `AORLTA_SRC_<NAME>` variable that `crate::sources` puts
-//! into cache keys, so an edit of a crate changes the identity of every result that goes
-//! through it, and an edit of what no result goes through (the service, the store, the CLI,
-//! core's runs and summaries) changes none. Included with `#[path]` by the build script and by
-//! the tests of `crate::sources`.
+//! the workspace's `crates/` folder; every file of a crate's tree, whatever its kind, see
+//! `record/build/sources.rs`), per built-in adapter, one list for reward entries, and one for
+//! everything. `aorlta-core` holds the engine beside runs and summaries, so of it only the
+//! engine, the reward functions and profiles, and its build inputs (manifest, build script and
+//! these lists) are named. aorlta-core's build script hashes each list into an
+//! `AORLTA_SRC_<NAME>` variable that `crate::sources` puts into cache keys, so an edit of a
+//! crate (a `.rs`, a `.py`, a `.cu`, a header, a data file, its `Cargo.toml`) changes the
+//! identity of every result that goes through it, and an edit of what no result goes through
+//! (the service, the store, the CLI, core's runs and summaries) changes none. Included with
+//! `#[path]` by the build script and by the tests of `crate::sources`.
 
 /// What every leg and entry depends on: the whole of `aorlta-record` (tasks, legs, entries,
-/// the kernel spec) and of `aorlta-check` (task loading, hashing, the adapter interface), and
-/// the engine that runs the legs (the part of `aorlta-core` a leg's result goes through).
+/// the kernel spec) and of `aorlta-check` (task loading, hashing, the adapter interface), the
+/// engine that runs the legs (the part of `aorlta-core` a leg's result goes through) and
+/// core's build inputs.
 const COMMON: &[&str] = &[
-    "record/src",
-    "check/src",
+    "record",
+    "check",
+    "core/Cargo.toml",
+    "core/build.rs",
+    "core/build",
     "core/src/lib",
     "core/src/reason",
     "core/src/run/engine",
 ];
 
 /// The answer lane: the whole of `aorlta-answer` (extraction, the normaliser, the adapters).
-const ANSWER: &[&str] = &["answer/src"];
+const ANSWER: &[&str] = &["answer"];
 
-/// The kernel lane: the whole of `aorlta-kernel` (the compile seam, the harness seam, the three
-/// adapters). The harness's own sources are in `aorlta_kernel::HARNESS_BUILD`, which the
-/// kernel-run and kernel-time identities carry.
-const KERNEL: &[&str] = &["kernel/src"];
+/// The kernel lane: the whole of `aorlta-kernel` (the compile seam with the Triton driver
+/// script and the HIP portability headers, the harness seam, the three adapters).
+const KERNEL: &[&str] = &["kernel"];
+
+/// The harness a kernel run goes through, as `record/build/sources.rs` lists it (a test holds
+/// them equal): the record types, the judge and `aorlta-gpu` (its device helpers included).
+/// The kernel-run and kernel-time identities also carry `aorlta_kernel::HARNESS_BUILD`, the
+/// same hash the harness reports.
+pub(super) const HARNESS: &[&str] = &["record", "judge", "gpu"];
 
 /// What timing adds: the whole of `aorlta-judge`.
-const JUDGE: &[&str] = &["judge/src"];
+const JUDGE: &[&str] = &["judge"];
 
 /// What an entry depends on besides its legs: the reward functions and profiles of
 /// `aorlta-core` (the rest of it, runs and summaries, changes no entry).
@@ -40,24 +51,17 @@ pub(super) const NEUTRAL: &[&str] = &[];
 
 /// The folders whose every file must be in a list or in [`NEUTRAL`].
 pub(super) const RULE_FOLDERS: &[&str] = &[
-    "record/src",
-    "check/src",
-    "answer/src",
-    "kernel/src",
-    "judge/src",
+    "record",
+    "check",
+    "answer",
+    "kernel",
+    "judge",
+    "gpu",
     "core/src/reward",
 ];
 
-/// The folders the build script watches.
-pub(super) const WATCHED: &[&str] = &[
-    "record/src",
-    "judge/src",
-    "check/src",
-    "answer/src",
-    "kernel/src",
-    "core/src",
-    "gpu/src",
-];
+/// The folders the build script watches, whole.
+pub(super) const WATCHED: &[&str] = &["record", "judge", "check", "answer", "kernel", "core", "gpu"];
 
 /// Each identity's name (the suffix of its `AORLTA_SRC_` variable) and its prefixes.
 pub(super) fn sets() -> Vec<(&'static str, Vec<&'static str>)> {
@@ -67,8 +71,8 @@ pub(super) fn sets() -> Vec<(&'static str, Vec<&'static str>)> {
         ("REFERENCE_MATCH", join(&[COMMON, ANSWER])),
         ("NORMALISED_MATCH", join(&[COMMON, ANSWER])),
         ("KERNEL_COMPILE", join(&[COMMON, KERNEL])),
-        ("KERNEL_RUN", join(&[COMMON, KERNEL])),
-        ("KERNEL_TIME", join(&[COMMON, KERNEL, JUDGE])),
+        ("KERNEL_RUN", join(&[COMMON, KERNEL, HARNESS])),
+        ("KERNEL_TIME", join(&[COMMON, KERNEL, HARNESS, JUDGE])),
         ("ENTRY", join(&[COMMON, ENTRY])),
         ("ALL", WATCHED.to_vec()),
     ]

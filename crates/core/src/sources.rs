@@ -1,14 +1,16 @@
-//! Build identities: the hash of the crates each kind of result goes through, made at build
-//! time by `build.rs` from the lists in `build/identities.rs`. A leg's cache key carries its
-//! adapter's identity and an entry's key carries [`entry`], so a changed rule is never served
-//! from an old cache, while an edit that cannot change a result (a summary table, the service,
-//! the cache itself) keeps every key:
+//! Build identities: the hash of the crates each kind of result goes through, every file of
+//! their trees whatever its kind (sources, the Triton driver script, the device helpers, headers,
+//! data files, build scripts, manifests), made at build time by `build.rs` from the lists in
+//! `build/identities.rs`. A leg's cache key carries its adapter's identity and an entry's key
+//! carries [`entry`], so a changed rule is never served from an old cache, while an edit that
+//! cannot change a result (a summary table, the service, the cache itself) keeps every key:
 //! - `parse`, `reference-match`, `normalised-match`: the crate `aorlta-answer`;
 //! - `kernel-compile`: the crate `aorlta-kernel`;
-//! - `kernel-run`: that and the harness (`aorlta-gpu`, through [`aorlta_kernel::HARNESS_BUILD`]);
-//! - `kernel-time`: those and the crate `aorlta-judge`;
-//! - every one of them: the crates `aorlta-record` and `aorlta-check`, and the engine of
-//!   `aorlta-core`; an entry adds core's reward functions and profiles.
+//! - `kernel-run`: that and the harness (`aorlta-gpu` and `aorlta-judge`, also through
+//!   [`aorlta_kernel::HARNESS_BUILD`]);
+//! - `kernel-time`: the same;
+//! - every one of them: the crates `aorlta-record` and `aorlta-check`, and the engine and build
+//!   inputs of `aorlta-core`; an entry adds core's reward functions and profiles.
 //!
 //! An adapter outside this list (one a user registers) gets [`all`]. Dependencies' versions are
 //! not hashed: an upgrade that changes a result must bump the adapter's version.
@@ -60,7 +62,7 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
     }
 
-    /// A copy of the watched sources in a temporary `crates/` folder.
+    /// A copy of the watched crates, whole, in a temporary `crates/` folder.
     fn copy_tree() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let all = hashing::files(&crates(), identities::WATCHED);
@@ -73,22 +75,27 @@ mod tests {
         dir
     }
 
+    /// Every identity of `build/identities.rs`, and the harness's (`HARNESS`).
     fn identities_of(crates: &Path) -> BTreeMap<&'static str, u64> {
-        identities::sets()
+        let mut ids: BTreeMap<&'static str, u64> = identities::sets()
             .into_iter()
             .map(|(name, prefixes)| (name, hashing::hash(crates, &hashing::files(crates, &prefixes))))
-            .collect()
+            .collect();
+        let harness = hashing::hash(crates, &hashing::files(crates, hashing::HARNESS));
+        ids.insert("HARNESS", harness);
+        ids
     }
 
-    /// The identities an edit of `file` changes.
+    /// The identities changed by writing `text` at the end of `file` (made when it is not
+    /// there) in a copy of the tree, sorted.
     fn changed_by(file: &str) -> Vec<&'static str> {
         let tree = copy_tree();
         let before = identities_of(tree.path());
         let path = tree.path().join(file);
-        assert!(path.is_file(), "{file} is not in the tree");
-        let mut text = std::fs::read_to_string(&path).unwrap();
-        text.push_str("\n// an edit\n");
-        std::fs::write(&path, text).unwrap();
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap_or_default();
+        bytes.extend_from_slice(b"\n// an edit\n");
+        std::fs::write(&path, bytes).unwrap();
         let after = identities_of(tree.path());
         before
             .keys()
@@ -100,18 +107,68 @@ mod tests {
     #[test]
     fn the_build_script_hashed_the_same_lists() {
         let now = identities_of(&crates());
-        assert_eq!(format!("{:016x}", now["PARSE"]), env!("AORLTA_SRC_PARSE"));
-        assert_eq!(
-            format!("{:016x}", now["KERNEL_TIME"]),
-            env!("AORLTA_SRC_KERNEL_TIME")
+        for (name, built) in [
+            ("PARSE", env!("AORLTA_SRC_PARSE")),
+            ("KERNEL_COMPILE", env!("AORLTA_SRC_KERNEL_COMPILE")),
+            ("KERNEL_TIME", env!("AORLTA_SRC_KERNEL_TIME")),
+            ("ENTRY", env!("AORLTA_SRC_ENTRY")),
+            ("ALL", env!("AORLTA_SRC_ALL")),
+        ] {
+            assert_eq!(format!("{:016x}", now[name]), built, "{name}");
+        }
+        assert!(
+            aorlta_kernel::HARNESS_BUILD.ends_with(&format!("{:016x}", now["HARNESS"])),
+            "{}",
+            aorlta_kernel::HARNESS_BUILD
         );
-        assert_eq!(format!("{:016x}", now["ENTRY"]), env!("AORLTA_SRC_ENTRY"));
+        assert_eq!(identities::HARNESS, hashing::HARNESS);
+    }
+
+    #[test]
+    fn a_crate_is_hashed_whole_whatever_the_kind_of_its_files() {
+        let kernel = hashing::files(&crates(), &["kernel"]);
+        for f in [
+            "kernel/Cargo.toml",
+            "kernel/build.rs",
+            "kernel/src/compiler/triton_compile.py",
+            "kernel/src/hip/hip_runtime.h",
+            "kernel/src/tests.rs",
+        ] {
+            assert!(
+                kernel.iter().any(|k| k == f),
+                "{f} is not in the kernel crate's files"
+            );
+        }
+        let gpu = hashing::files(&crates(), hashing::HARNESS);
+        assert!(gpu.iter().any(|f| f == "gpu/src/device/helpers.cu"));
+        // Version-control files and a crate's build output are left out, nothing else.
+        let tree = copy_tree();
+        for f in [
+            "kernel/target/debug/x",
+            "kernel/.gitignore",
+            "kernel/src/target/x.rs",
+        ] {
+            let p = tree.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "x").unwrap();
+        }
+        let files = hashing::files(tree.path(), &["kernel"]);
+        assert!(
+            !files
+                .iter()
+                .any(|f| f.starts_with("kernel/target/") || f.ends_with(".gitignore"))
+        );
+        assert!(
+            files.iter().any(|f| f == "kernel/src/target/x.rs"),
+            "a source folder named target"
+        );
     }
 
     #[test]
     fn an_edit_changes_exactly_the_identities_that_depend_on_it() {
         let answer = &["PARSE", "REFERENCE_MATCH", "NORMALISED_MATCH", "ALL"][..];
         let kernel = &["KERNEL_COMPILE", "KERNEL_RUN", "KERNEL_TIME", "ALL"][..];
+        let harness = &["KERNEL_RUN", "KERNEL_TIME", "HARNESS", "ALL"][..];
         let every = &[
             "PARSE",
             "REFERENCE_MATCH",
@@ -122,38 +179,45 @@ mod tests {
             "ENTRY",
             "ALL",
         ][..];
-        let cases: [(&str, &[&str]); 10] = [
+        let every_and_harness = &[every, &["HARNESS"]].concat();
+        let cases: Vec<(&str, &[&str])> = vec![
+            // Rust sources.
             ("answer/src/extract/fence.rs", answer),
             ("answer/src/normalise/number.rs", answer),
             ("kernel/src/compiler/nvcc.rs", kernel),
             ("kernel/src/time.rs", kernel),
-            ("record/src/kernel/mangle.rs", every),
+            ("record/src/kernel/mangle.rs", every_and_harness),
             ("check/src/task.rs", every),
-            ("judge/src/decide.rs", &["KERNEL_TIME", "ALL"]),
+            ("judge/src/decide.rs", harness),
+            ("gpu/src/lib.rs", harness),
             ("core/src/reward/speedup.rs", &["ENTRY", "ALL"]),
             ("core/src/run/summary.rs", &["ALL"]),
             ("core/src/run/engine.rs", every),
+            // Files of other kinds: the Triton driver (`.py`), the device helpers (`.cu`), the
+            // HIP portability headers, a manifest, a build script, a test.
+            ("kernel/src/compiler/triton_compile.py", kernel),
+            ("gpu/src/device/helpers.cu", harness),
+            ("kernel/src/hip/hip_runtime.h", kernel),
+            ("kernel/src/hip/hip_fp16.h", kernel),
+            ("answer/Cargo.toml", answer),
+            ("kernel/build.rs", kernel),
+            ("gpu/build.rs", harness),
+            ("core/Cargo.toml", every),
+            ("core/tests/integration/engine.rs", &["ALL"]),
+            // New files no list names: a data file, a header, a script.
+            ("kernel/src/compiler/prelude.h", kernel),
+            ("answer/src/normalise/units.txt", answer),
+            ("gpu/src/device/extra.cuh", harness),
+            ("core/src/run/engine/table.bin", every),
+            // What no result goes through.
+            ("server/src/lib.rs", &[]),
+            ("kernel/target/release/build-output", &[]),
+            ("kernel/.gitignore", &[]),
         ];
         for (file, expected) in cases {
             let mut want = expected.to_vec();
             want.sort();
-            let mut got = changed_by(file);
-            got.sort();
-            assert_eq!(got, want, "an edit of {file}");
-        }
-    }
-
-    #[test]
-    fn the_harness_identity_follows_the_harness_and_not_core() {
-        let tree = copy_tree();
-        let harness = |t: &Path| hashing::hash(t, &hashing::files(t, &["record/src", "gpu/src"]));
-        let before = harness(tree.path());
-        for (file, changes) in [("kernel/src/exec.rs", false), ("gpu/src/lib.rs", true)] {
-            let p = tree.path().join(file);
-            let mut text = std::fs::read_to_string(&p).unwrap();
-            text.push_str("\n// an edit\n");
-            std::fs::write(&p, text).unwrap();
-            assert_eq!(harness(tree.path()) != before, changes, "an edit of {file}");
+            assert_eq!(changed_by(file), want, "an edit of {file}");
         }
     }
 

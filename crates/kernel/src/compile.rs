@@ -26,7 +26,10 @@ struct NoParams {}
 /// `kernel-compile`.
 pub struct KernelCompile;
 
-/// The part of every kernel leg's identity that the compile step decides.
+/// The part of every kernel leg's identity that the compile step decides. It carries the compile
+/// limits (`compile-timeout-s`, `compile-memory-mb`): a `compile-timeout` or `compile-memory`
+/// verdict holds only under the limit it was reached at, so a result found under other limits is
+/// a miss and the source is compiled again.
 pub(crate) fn compile_identity(task: &Task, env: &Env) -> String {
     let reference = match &task.kind {
         TaskKind::Kernel(k) => k.reference_hash.as_str(),
@@ -34,11 +37,14 @@ pub(crate) fn compile_identity(task: &Task, env: &Env) -> String {
     };
     match env.kernel() {
         Some(k) => format!(
-            "compiler={};arch={};target={};reference={reference};max-source={};policy={};fake={}",
+            "compiler={};arch={};target={};reference={reference};max-source={};compile-timeout-s={};\
+             compile-memory-mb={};policy={};fake={}",
             k.compiler_version().unwrap_or("none"),
             k.config().arch,
             target_identity(task, k),
             k.config().max_source_bytes,
+            k.config().compile_timeout_s,
+            k.config().compile_memory_mb,
             crate::compiler::policy::ALLOWED_HEADERS.join(","),
             k.is_fake(),
         ),

@@ -113,14 +113,16 @@ impl Platform {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CompilerChoice {
-    /// NVRTC where it is found (beside nvcc, or under `$AORLTA_NVRTC_LIB`), else nvcc: the
-    /// default. The environment resolves it when it is built, so a compile's detail and
-    /// identity name the compiler that ran.
+    /// nvcc, the compiler kernels are deployed with (and the one prompts name): the default.
+    /// The environment resolves it when it is built, so a compile's detail and identity name
+    /// the compiler that ran.
     #[default]
     Auto,
     /// nvcc, one sandboxed process per source.
     Nvcc,
-    /// NVRTC, in sandboxed worker processes that load it once.
+    /// NVRTC, in sandboxed worker processes that load it once: faster compiles for a node
+    /// short of CPU, at a cost in the speed of some kernels (NVRTC's code is not nvcc's; see
+    /// docs/REWARDS.md, `kernel-compile`).
     Nvrtc,
 }
 
@@ -158,9 +160,9 @@ pub struct KernelConfig {
     pub nvcc: Option<PathBuf>,
     /// The target architecture (`sm_90`).
     pub arch: String,
-    /// The compiler of CUDA sources on NVIDIA: `auto` (the default: `nvrtc` where NVRTC is
-    /// found, else `nvcc`), `nvrtc`, the runtime compiler in long-lived sandboxed workers (found
-    /// beside nvcc, or under `$AORLTA_NVRTC_LIB`), or `nvcc`. HIP sources are compiled by nvcc
+    /// The compiler of CUDA sources on NVIDIA: `auto` (the default: `nvcc`), `nvcc`, or
+    /// `nvrtc`, the runtime compiler in long-lived sandboxed workers (found beside nvcc, or
+    /// under `$AORLTA_NVRTC_LIB`), for a node short of CPU. HIP sources are compiled by nvcc
     /// or hipcc either way.
     pub compiler: CompilerChoice,
     /// The `aorlta` executable whose hidden `nvrtc-worker` subcommand runs the NVRTC workers;

@@ -308,19 +308,15 @@ impl KernelEnv {
             None if config.fake_gpu => 0x5EED_F00D,
             None => random_secret()?,
         };
-        // `auto` becomes the compiler found: NVRTC where it is, else nvcc.
+        // `auto` is nvcc, the compiler users deploy with; NVRTC only when asked for by name.
         let found = (config.platform == Platform::Nvidia
             && !config.fake_gpu
-            && config.compiler != crate::config::CompilerChoice::Nvcc)
+            && config.compiler == crate::config::CompilerChoice::Nvrtc)
             .then(|| crate::compiler::nvrtc::NvrtcInstall::find(nvcc.as_deref()))
             .flatten();
         let mut config = config.clone();
         if config.compiler == crate::config::CompilerChoice::Auto {
-            config.compiler = if found.is_some() {
-                crate::config::CompilerChoice::Nvrtc
-            } else {
-                crate::config::CompilerChoice::Nvcc
-            };
+            config.compiler = crate::config::CompilerChoice::Nvcc;
         }
         let nvrtc = found
             .filter(|_| config.compiler == crate::config::CompilerChoice::Nvrtc)

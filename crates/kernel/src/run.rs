@@ -10,6 +10,7 @@
 //! `harness-crashed`, `out-of-memory`, `bad-task`, and the compile leg's unsettled codes.
 
 use super::exec::{compile_both, findings_outcome, inputs, run_job};
+use crate::KernelTools;
 use crate::reason::KernelReason;
 use aorlta_check::Task;
 use aorlta_check::params;
@@ -76,10 +77,15 @@ pub(crate) fn seeds_for(task: &aorlta_check::KernelTaskDef, asked: usize) -> usi
 pub struct KernelRun;
 
 /// What can change a harness leg's result besides its parameters: the compile identity
-/// (compiler, architecture, reference) and the harness's record format.
+/// (compiler, architecture, reference, compile limits), the harness's record format and the
+/// job deadline `job-timeout-s` (a `hung` verdict holds only under the deadline it passed).
 pub(crate) fn harness_identity(task: &Task, env: &Env) -> String {
+    let deadline = env
+        .kernel()
+        .and_then(|k| k.config().job_timeout_s)
+        .map_or_else(|| "derived".to_string(), |s| s.to_string());
     format!(
-        "{};harness-format={}.{}",
+        "{};harness-format={}.{};job-timeout-s={deadline}",
         super::compile::compile_identity(task, env),
         HARNESS_FORMAT.major,
         HARNESS_FORMAT.minor

@@ -507,3 +507,79 @@ fn a_job_has_enough_seeds_to_draw_every_input_family_on_every_size() {
         assert_eq!(drawn.len(), allowed.len(), "size {size_pos}: {drawn:?}");
     }
 }
+
+#[test]
+fn a_result_found_under_other_limits_is_a_miss() {
+    // A `compile-timeout` reached at 3 s is no verdict under 120 s: the compile limits are in
+    // every kernel leg's identity, the job deadline in the harness legs'.
+    let dir = tempfile::tempdir().unwrap();
+    let task = Task {
+        id: "t".into(),
+        hash: "h".into(),
+        kind: TaskKind::Kernel(Box::new(task(SIG, GOOD))),
+    };
+    let identities = |edit: &dyn Fn(&mut KernelConfig)| -> Vec<String> {
+        let mut c = KernelConfig {
+            work_dir: Some(dir.path().join("work")),
+            fake_gpu: true,
+            compile_timeout_s: 3.0,
+            ..KernelConfig::default()
+        };
+        edit(&mut c);
+        let env = super::env_of(
+            dir.path().to_path_buf(),
+            Some(KernelEnv::from_config(&c).unwrap()),
+        );
+        let adapters: [&dyn aorlta_check::Adapter; 3] =
+            [&super::KernelCompile, &super::KernelRun, &super::KernelTime];
+        adapters
+            .iter()
+            .map(|a| a.identity(&task, &serde_json::Value::Null, &env))
+            .collect()
+    };
+    let base = identities(&|_| {});
+    assert_eq!(base, identities(&|_| {}), "the same limits, the same identities");
+    let raised = identities(&|c| c.compile_timeout_s = 120.0);
+    let more_memory = identities(&|c| c.compile_memory_mb = 16384);
+    for (what, other) in [
+        ("compile-timeout-s", &raised),
+        ("compile-memory-mb", &more_memory),
+    ] {
+        for (leg, (a, b)) in ["compile", "run", "time"].iter().zip(base.iter().zip(other)) {
+            assert_ne!(a, b, "{leg}: {what}");
+        }
+    }
+    let deadline = identities(&|c| c.job_timeout_s = Some(30.0));
+    assert_eq!(base[0], deadline[0], "the compile has no job deadline");
+    assert_ne!(base[1], deadline[1], "run: job-timeout-s");
+    assert_ne!(base[2], deadline[2], "time: job-timeout-s");
+}
+
+#[test]
+fn auto_compiles_cuda_with_nvcc_even_where_nvrtc_is_found() {
+    // A toolkit's layout: nvcc in `bin`, NVRTC in `lib`, headers in `include`.
+    let d = tempfile::tempdir().unwrap();
+    for dir in ["bin", "lib", "include"] {
+        std::fs::create_dir_all(d.path().join(dir)).unwrap();
+    }
+    let nvcc = d.path().join("bin/nvcc");
+    std::fs::write(&nvcc, "").unwrap();
+    std::fs::write(d.path().join("lib/libnvrtc.so"), "").unwrap();
+    assert!(crate::NvrtcInstall::find(Some(&nvcc)).is_some(), "NVRTC is found");
+    let built = |compiler| {
+        KernelEnv::from_config(&KernelConfig {
+            nvcc: Some(nvcc.clone()),
+            compiler,
+            work_dir: Some(d.path().join("work")),
+            ..KernelConfig::default()
+        })
+        .unwrap()
+    };
+    assert_eq!(KernelConfig::default().compiler, crate::CompilerChoice::Auto);
+    let auto = built(crate::CompilerChoice::Auto);
+    assert_eq!(auto.config().compiler, crate::CompilerChoice::Nvcc);
+    assert!(crate::compiler::CompileEnv::nvrtc(&auto).is_none());
+    let named = built(crate::CompilerChoice::Nvrtc);
+    assert_eq!(named.config().compiler, crate::CompilerChoice::Nvrtc);
+    assert!(crate::compiler::CompileEnv::nvrtc(&named).is_some());
+}

@@ -7,9 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-/// What the harness is built from: the record types, the judge (it stops a timing at a settled
-/// look) and the harness crate.
-pub(super) const HARNESS: &[&str] = &["record/src", "judge/src", "gpu/src"];
+/// What the harness is built from, whole (every file of each crate, see [`files`]): the record
+/// types, the judge (it stops a timing at a settled look) and the harness crate.
+pub(super) const HARNESS: &[&str] = &["record", "judge", "gpu"];
 
 /// For a build script of a crate under `crates/`: watches the harness's sources and sets
 /// `AORLTA_HARNESS_HASH` to their hash (hex), the same in every crate that asks.
@@ -28,10 +28,24 @@ pub(super) fn emit_harness_hash() {
     );
 }
 
-/// Whether a file is a test module (`tests.rs`, `*_tests.rs`): compiled only under `cfg(test)`,
-/// so it never changes a result.
-fn is_test_module(name: &str) -> bool {
-    name == "tests.rs" || name.ends_with("_tests.rs")
+/// Whether an entry of a folder is left out of every identity: version-control files (`.git`,
+/// `.gitignore`, `.hg`, `.svn`, `.jj` …), and a crate's own `target/` folder (build output).
+/// Nothing else is: a file of any other name or kind (`.py`, `.cu`, a header, a data file,
+/// `build.rs`, `Cargo.toml`, a test) is in the hash, so no list of kinds can miss a new one.
+fn skipped(rel: &str, name: &str, is_dir: bool) -> bool {
+    const VCS: &[&str] = &[
+        ".git",
+        ".gitignore",
+        ".gitattributes",
+        ".gitmodules",
+        ".hg",
+        ".hgignore",
+        ".svn",
+        ".jj",
+        ".bzr",
+    ];
+    // `rel` is the folder the entry is in: a crate's own folder has no `/`.
+    VCS.contains(&name) || is_dir && name == "target" && !rel.contains('/')
 }
 
 fn walk(crates: &Path, rel: &str, out: &mut Vec<String>) {
@@ -41,23 +55,32 @@ fn walk(crates: &Path, rel: &str, out: &mut Vec<String>) {
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         let child = format!("{rel}/{name}");
-        if e.path().is_dir() {
+        let is_dir = e.path().is_dir();
+        if skipped(rel, &name, is_dir) {
+            continue;
+        }
+        if is_dir {
             walk(crates, &child, out);
-        } else if name.ends_with(".rs") && !is_test_module(&name) {
+        } else {
             out.push(child);
         }
     }
 }
 
-/// The `.rs` files under `crates` (the workspace's `crates/` folder) that `prefixes` name, as
-/// paths relative to it, sorted: a prefix `core/src/judge` names `core/src/judge.rs` and every
-/// file under `core/src/judge/`. Test modules are left out.
+/// Every file under `crates` (the workspace's `crates/` folder) that `prefixes` name, as paths
+/// relative to it, sorted. A prefix names a folder (`kernel`: the crate's whole tree, its
+/// sources of every kind, build script, manifest, tests and data files, all but what
+/// [`skipped`] leaves out), a file (`core/build.rs`), or a module (`core/src/judge` names
+/// `core/src/judge.rs` and every file under `core/src/judge/`).
 pub(super) fn files(crates: &Path, prefixes: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     for p in prefixes {
         let file = format!("{p}.rs");
         if crates.join(&file).is_file() {
             out.push(file);
+        }
+        if crates.join(p).is_file() {
+            out.push((*p).to_string());
         }
         walk(crates, p, &mut out);
     }

@@ -189,7 +189,9 @@ pub struct TaskInfo {
     pub id: String,
     /// `qa` or `kernel`.
     pub kind: String,
-    /// The task's content hash.
+    /// A hash of the fields listed here (kind, id, prompt) and of nothing else: it changes when
+    /// the prompt does, so a client can tell the task it cached from a changed one, and it
+    /// covers no reference answer or source, so none can be recovered from it.
     pub hash: String,
     /// The prompt shown to the model.
     pub prompt: String,

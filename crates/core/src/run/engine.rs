@@ -73,6 +73,8 @@ pub struct Engine {
     identities: Mutex<HashMap<(String, usize), String>>,
     /// Memoised entry-key hashers per task hash ([`Engine::entry_prefix`]).
     prefixes: Mutex<HashMap<String, blake3::Hasher>>,
+    /// Entry texts found in the store that passed the checks an entry alone allows.
+    checked: Mutex<vet::Checked>,
 }
 
 impl Engine {
@@ -98,6 +100,7 @@ impl Engine {
             legs,
             identities: Mutex::default(),
             prefixes: Mutex::default(),
+            checked: Mutex::default(),
         }
     }
 
@@ -233,7 +236,7 @@ impl Engine {
         let keys: Vec<&str> = round.iter().map(|&i| k(i).key.as_str()).collect();
         // Each entry found is checked (and so parsed) before it is used: kept when it is to be
         // served whole.
-        let mut parsed: Vec<Option<RewardEntry>> = Vec::new();
+        let mut parsed: Vec<Option<Arc<RewardEntry>>> = Vec::new();
         if !stored {
             parsed.resize_with(round.len(), || None);
         }
@@ -248,7 +251,9 @@ impl Engine {
         for (j, (&i, hit)) in round.iter().zip(found).enumerate() {
             out[i] = match hit {
                 Some(hit) if stored => Some(Scored::Stored(hit)),
-                Some(_) => parsed[j].take().map(|e| Scored::Entry(served(e, &k(i).cand.id))),
+                Some(_) => parsed[j]
+                    .take()
+                    .map(|e| Scored::Entry(served(Arc::unwrap_or_clone(e), &k(i).cand.id))),
                 None => None,
             };
             if out[i].is_none() {

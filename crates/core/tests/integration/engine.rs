@@ -418,3 +418,90 @@ fn a_stored_entry_that_is_not_what_its_legs_task_and_profile_give_is_computed_ag
         );
     }
 }
+
+/// How a row read back is forged: the row as stored in, the row served out.
+type Forge = Box<dyn Fn(&StoredEntry) -> StoredEntry + Send>;
+
+/// A store that serves each entry it holds through `forge` when one is set, as a row whose
+/// checksum was made again after an edit would read.
+struct Forging {
+    inner: MemoryCache,
+    forge: std::sync::Mutex<Option<Forge>>,
+}
+
+impl Cache for Forging {
+    fn get_legs(&self, keys: &[&str]) -> Vec<Option<CachedLeg>> {
+        self.inner.get_legs(keys)
+    }
+    fn put_leg(&self, key: &str, leg: &CachedLeg) {
+        self.inner.put_leg(key, leg)
+    }
+    fn get_entries_checked(&self, keys: &[&str], check: &mut EntryCheck<'_>) -> Vec<Option<StoredEntry>> {
+        let forge = self.forge.lock().unwrap();
+        self.inner
+            .get_entries_checked(keys, &mut |i, s| match forge.as_ref() {
+                Some(f) => check(i, &f(s)),
+                None => check(i, s),
+            })
+    }
+    fn put_entry(&self, key: &str, entry: &RewardEntry) {
+        self.inner.put_entry(key, entry)
+    }
+    fn flush(&self) -> aorlta_core::Result<()> {
+        self.inner.flush()
+    }
+    fn stats(&self) -> CacheStats {
+        self.inner.stats()
+    }
+    fn describe(&self) -> String {
+        "forging".into()
+    }
+}
+
+#[test]
+fn a_stored_text_checked_once_passes_again_only_byte_for_byte_with_its_reward() {
+    // The engine parses and checks a stored text once and remembers it; a row that differs
+    // from it in its reward column, or in one byte of its text, is still refused.
+    let profile = PROFILE.lines().take(4).collect::<Vec<_>>().join("\n") + "\n";
+    let cache = Arc::new(Forging {
+        inner: MemoryCache::new(100),
+        forge: std::sync::Mutex::new(None),
+    });
+    let e = engine(&profile, Arc::default(), cache.clone());
+    let truth = e.score(&cand("a", "nope"));
+    assert_eq!(truth.reward, Some(-1.0));
+    for id in ["b", "c"] {
+        assert!(
+            e.score(&cand(id, "nope")).legs.iter().all(|l| l.cached),
+            "{id}: served"
+        );
+    }
+    let forges: Vec<(&str, Forge)> = vec![
+        (
+            "the reward column",
+            Box::new(|s: &StoredEntry| {
+                StoredEntry::from_parts(s.json(), Some(-0.5), Some(s.facts_json().into())).unwrap()
+            }),
+        ),
+        (
+            "a byte of the text",
+            Box::new(|s: &StoredEntry| {
+                let text = s.json().replacen("\"reward\":-1.0", "\"reward\":-0.5", 1);
+                assert_ne!(text, s.json());
+                StoredEntry::from_parts(&text, Some(-0.5), Some(s.facts_json().into())).unwrap()
+            }),
+        ),
+    ];
+    for (n, (what, forge)) in forges.into_iter().enumerate() {
+        *cache.forge.lock().unwrap() = Some(forge);
+        let again = e.score(&cand("d", "nope"));
+        assert_eq!(again.reward, Some(-1.0), "{what}: the true reward");
+        assert!(!again.legs.iter().all(|l| l.cached), "{what}: computed again");
+        assert_eq!(cache.stats().rejected, n as u64 + 1, "{what}");
+        *cache.forge.lock().unwrap() = None;
+        assert!(
+            e.score(&cand("e", "nope")).legs.iter().all(|l| l.cached),
+            "{what}: the true row"
+        );
+    }
+}

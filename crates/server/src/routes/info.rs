@@ -12,7 +12,21 @@ use axum::response::Response;
 use axum::{Extension, Json};
 use std::sync::Arc;
 
-/// `GET /v1/tasks`: every task's id, kind, hash and prompt (never its reference).
+/// The hash `GET /v1/tasks` publishes for a task: over what it publishes beside it (kind, id,
+/// prompt) and nothing else. The task's content hash, which keys its results, covers the
+/// reference answer too, so a dictionary of likely answers tried against it would find the
+/// answer; this one covers no secret, so it tells a client nothing the listing does not.
+pub(crate) fn public_hash(kind: &str, id: &str, prompt: &str) -> String {
+    aorlta_check::hash_parts([
+        b"aorlta task listing".as_slice(),
+        kind.as_bytes(),
+        id.as_bytes(),
+        prompt.as_bytes(),
+    ])
+}
+
+/// `GET /v1/tasks`: every task's id, kind, public hash and prompt (never its reference, nor a
+/// hash of it).
 pub(super) async fn tasks(
     State(state): State<Arc<AppState>>,
     conn: Option<Extension<ConnHandle>>,
@@ -28,7 +42,7 @@ pub(super) async fn tasks(
             TaskInfo {
                 id: t.id.clone(),
                 kind: kind.to_string(),
-                hash: t.hash.clone(),
+                hash: public_hash(kind, &t.id, &prompt),
                 prompt,
             }
         })

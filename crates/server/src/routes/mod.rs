@@ -437,4 +437,49 @@ mod tests {
             (StatusCode::METHOD_NOT_ALLOWED, &"method-not-allowed".into())
         );
     }
+
+    #[tokio::test]
+    async fn the_task_listing_publishes_no_hash_of_the_answer() {
+        // Two services whose task `a` differs only in its answer publish the same hash: it
+        // cannot be recomputed from a guessed answer, since no answer goes into it.
+        let mut listed = Vec::new();
+        for answer in ["2", "3"] {
+            let dir = tempfile::tempdir().unwrap();
+            let s = state(dir.path());
+            std::fs::write(
+                dir.path().join("t.jsonl"),
+                format!("{{\"id\":\"a\",\"prompt\":\"1+1?\",\"answer\":\"{answer}\"}}\n"),
+            )
+            .unwrap();
+            let path = dir.path().join("serve.yaml");
+            let cfg = ServeConfig::from_yaml("tasks: t.jsonl\nprofiles: p.yaml\n", &path).unwrap();
+            let env = ServeEnv::build(&cfg).unwrap();
+            let s2 = Arc::new(AppState::from_config(&cfg, &path, env.env()).unwrap());
+            let content = s2.tasks().get("a").unwrap().hash.clone();
+            drop(s);
+            let (st, v) = call(app(s2), "GET", "/v1/tasks", "").await;
+            assert_eq!(st, StatusCode::OK);
+            let task = &v["tasks"][0];
+            assert_eq!(
+                (task["id"].as_str(), task["prompt"].as_str()),
+                (Some("a"), Some("1+1?"))
+            );
+            let hash = task["hash"].as_str().unwrap().to_string();
+            assert_ne!(
+                hash, content,
+                "the content hash, which covers the answer, is not published"
+            );
+            assert_eq!(
+                hash,
+                info::public_hash("qa", "a", "1+1?"),
+                "the listed fields alone"
+            );
+            listed.push((hash, content));
+        }
+        assert_eq!(listed[0].0, listed[1].0, "the answer changes no published hash");
+        assert_ne!(
+            listed[0].1, listed[1].1,
+            "it changes the content hash, which keys results"
+        );
+    }
 }
