@@ -297,10 +297,12 @@ fn row(ins: &Inspector, n: usize, r: &Run, row: &Row) -> Markup {
     }
 }
 
-/// The lines of a compiler's diagnostics that name a line of the source (`file(12): error …`
-/// from nvcc, `file:12:3: error …` from clang and hipcc), by that line.
-pub(crate) fn diagnostics_by_line(diags: &str) -> BTreeMap<usize, Vec<&str>> {
-    let mut out: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+/// A compiler's diagnostics by the source line they name (`file(12): error …` from nvcc,
+/// `file:12:3: error …` from clang and hipcc), each with the lines that follow it until the
+/// next one that names a line (the quoted source and its caret).
+pub(crate) fn diagnostics_by_line(diags: &str) -> BTreeMap<usize, Vec<String>> {
+    let mut out: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    let mut current: Option<usize> = None;
     for l in diags.lines() {
         let paren = l.find('(').and_then(|a| {
             let rest = &l[a + 1..];
@@ -312,10 +314,20 @@ pub(crate) fn diagnostics_by_line(diags: &str) -> BTreeMap<usize, Vec<&str>> {
         let colon = || {
             let mut parts = l.split(':');
             parts.next()?;
-            parts.find_map(|p| p.trim().parse::<usize>().ok())
+            parts.next()?.trim().parse::<usize>().ok()
         };
-        if let Some(n) = paren.or_else(colon).filter(|n| *n > 0) {
-            out.entry(n).or_default().push(l);
+        match paren.or_else(colon).filter(|n| *n > 0) {
+            Some(n) => {
+                out.entry(n).or_default().push(l.to_string());
+                current = Some(n);
+            }
+            None if l.contains("error detected") || l.contains("errors detected") => current = None,
+            None => {
+                if let Some(d) = current.and_then(|n| out.get_mut(&n)?.last_mut()) {
+                    d.push('\n');
+                    d.push_str(l);
+                }
+            }
         }
     }
     out
@@ -336,7 +348,7 @@ pub(crate) fn entry(ins: &Inspector, n: usize, i: usize, e: &RewardEntry) -> Mar
         .map(|l| {
             l.reasons
                 .iter()
-                .map(|r| format!("{}: {}", r.code, r.detail))
+                .map(|r| r.detail.as_str())
                 .collect::<Vec<_>>()
                 .join("\n")
         })
@@ -424,6 +436,7 @@ pub(crate) fn entry(ins: &Inspector, n: usize, i: usize, e: &RewardEntry) -> Mar
         @if !diags.is_empty() {
             section #diagnostics aria-labelledby="h-diag" {
                 h2 #h-diag { "Compile diagnostics" }
+                @if let Some(l) = compile { p { @for x in &l.reasons { code { (x.code) } " " } } }
                 pre.diag tabindex="0" { (diags) }
             }
         }
@@ -535,9 +548,13 @@ mod tests {
 
     #[test]
     fn diagnostics_are_found_by_their_line_in_nvcc_and_clang_forms() {
-        let d = "compile-error: kernel.cu(12): error: identifier \"x\" is undefined\nkernel.cu:3:5: error: expected ';'\n1 error detected";
+        let d = "k.cu(12): error: expected a \";\"\n      }\n      ^\n\nk.cu:3:5: error: expected ';'\n1 error detected in the compilation of \"k.cu\".\nno line: here";
         let m = diagnostics_by_line(d);
         assert_eq!(m.keys().copied().collect::<Vec<_>>(), vec![3, 12]);
-        assert!(m[&12][0].contains("undefined"));
+        assert_eq!(
+            m[&12],
+            vec!["k.cu(12): error: expected a \";\"\n      }\n      ^\n".to_string()]
+        );
+        assert_eq!(m[&3], vec!["k.cu:3:5: error: expected ';'".to_string()]);
     }
 }
