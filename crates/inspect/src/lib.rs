@@ -17,7 +17,7 @@ mod query;
 mod routes;
 mod run;
 
-pub use compare::{Changed, Comparison, compare};
+pub use compare::{Changed, Comparison, MatchedBy, compare};
 pub use query::{Filter, Page, Sort};
 pub use routes::{Inspector, app, serve};
 pub use run::{Extractor, LoadError, Outcome, Row, Run, RunSources, Summary, TaskView};

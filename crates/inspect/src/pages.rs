@@ -4,7 +4,7 @@
 //! entry, a task, and two runs compared. Every form control has a label; every link and
 //! control is reachable by keyboard.
 
-use crate::compare::{Comparison, gains_and_losses};
+use crate::compare::{Comparison, MatchedBy, gains_and_losses};
 use crate::plot;
 use crate::query::{Filter, Page, STATES, Sort, encode};
 use crate::routes::Inspector;
@@ -514,7 +514,8 @@ pub(crate) fn compare(ins: &Inspector, a: usize, b: usize, c: &Comparison) -> Ma
             }
         }
         h2 { "Entries whose outcome changed" }
-        p #changed-count { (format!("{} of {} entries found in both runs changed: {gains} now pass, {losses} no longer pass.", c.changed.len(), c.common)) }
+        p #changed-count { (format!("{} of {} entries found in both runs changed: {gains} now pass, {losses} no longer pass.", c.changed.len(), c.common))
+            @if c.matched_by == MatchedBy::TaskRank { " The runs share no candidate id, so entries are paired by task and rank within the task (the k-th candidate of a task in one run with the k-th in the other)." } }
         @if c.changed.len() > MAX_CHANGED { p { (format!("The first {MAX_CHANGED} are listed.")) } }
         table #changed {
             thead { tr { th scope="col" { "id" } th scope="col" { "task" } th scope="col" { (ra.name) } th scope="col" { (rb.name) } th scope="col" { "reward" } } }

@@ -204,6 +204,7 @@ async fn api_compare(State(ins): Shared, Query(q): Query<Pair>) -> Response {
     axum::Json(json!({
         "a": {"name": a.name, "pass_rate": a.summary.pass_rate, "mean_reward": a.summary.mean_reward, "geomean_speedup": a.summary.geomean_speedup, "fast_p": a.summary.fast_p},
         "b": {"name": b.name, "pass_rate": b.summary.pass_rate, "mean_reward": b.summary.mean_reward, "geomean_speedup": b.summary.geomean_speedup, "fast_p": b.summary.fast_p},
+        "matched_by": c.matched_by,
         "common": c.common,
         "changed": c.changed,
     }))

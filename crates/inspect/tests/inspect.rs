@@ -378,7 +378,7 @@ async fn an_entry_shows_its_source_with_diagnostics_at_their_lines_and_its_timin
 }
 
 #[tokio::test]
-async fn two_runs_compare_by_candidate_id() {
+async fn two_runs_compare_by_candidate_id_else_by_task_and_rank() {
     let dir = tempfile::tempdir().unwrap();
     let before = ten();
     let mut after = ten();
@@ -427,6 +427,36 @@ async fn two_runs_compare_by_candidate_id() {
         "{html}"
     );
     assert!(html.contains(r#"<a href="/run/1/entry/1"><span class="badge passed">passed</span></a>"#));
+    assert_eq!(v["matched_by"], "id");
+
+    // Runs that share no candidate id (two checkpoints' pools of the same tasks) pair the k-th
+    // entry of a task with the k-th of that task in the other.
+    let renamed: Vec<RewardEntry> = after
+        .iter()
+        .map(|e| RewardEntry {
+            id: format!("x-{}", e.id),
+            ..e.clone()
+        })
+        .collect();
+    write_run(&dir.path().join("renamed"), &renamed);
+    let ins = inspector(vec![
+        Run::load(&dir.path().join("before"), RunSources::default()).unwrap(),
+        Run::load(&dir.path().join("renamed"), RunSources::default()).unwrap(),
+    ]);
+    let (_, v) = get_json(&ins, "/api/compare?a=0&b=1").await;
+    assert_eq!(
+        (&v["matched_by"], &v["common"]),
+        (&json!("task-rank"), &json!(10))
+    );
+    let changed: Vec<&str> = v["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(changed, ["q1 → x-q1", "q2 → x-q2", "q3 → x-q3", "q9 → x-q10"]);
+    let (_, html, _) = get(&ins, "/compare?a=0&b=1").await;
+    assert!(html.contains("paired by task and rank within the task"));
 }
 
 #[tokio::test]
