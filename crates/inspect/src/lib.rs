@@ -16,8 +16,10 @@ mod plot;
 mod query;
 mod routes;
 mod run;
+mod state;
 
 pub use compare::{Changed, Comparison, MatchedBy, compare};
 pub use query::{Filter, Page, Sort};
-pub use routes::{Inspector, app, serve};
+pub use routes::{app, serve};
 pub use run::{Extractor, LoadError, Outcome, Row, Run, RunSources, Summary, TaskView};
+pub use state::Inspector;

@@ -7,8 +7,8 @@
 use crate::compare::{Comparison, MatchedBy, gains_and_losses};
 use crate::plot;
 use crate::query::{Filter, Page, STATES, Sort, encode};
-use crate::routes::Inspector;
 use crate::run::{Row, Run};
+use crate::state::Inspector;
 use aorlta_record::{LegState, RewardEntry};
 use maud::{DOCTYPE, Markup, html};
 use std::collections::BTreeMap;

@@ -6,7 +6,7 @@
 use crate::compare::compare;
 use crate::pages;
 use crate::query::Filter;
-use crate::run::Run;
+use crate::state::Inspector;
 use axum::Router;
 use axum::extract::{Path, Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -21,16 +21,6 @@ use std::sync::Arc;
 const CSS: &str = include_str!("../assets/inspect.css");
 const JS: &str = include_str!("../assets/inspect.js");
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-
-/// The runs an inspector serves, and the path it is served under (empty at the root, `/ui`
-/// inside the service).
-#[derive(Debug)]
-pub struct Inspector {
-    /// The runs, in the order given.
-    pub runs: Vec<Run>,
-    /// The path prefix of every link (no trailing slash).
-    pub base: String,
-}
 
 type Shared = State<Arc<Inspector>>;
 
