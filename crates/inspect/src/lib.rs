@@ -17,9 +17,11 @@ mod query;
 mod routes;
 mod run;
 mod state;
+mod tasks;
 
 pub use compare::{Changed, Comparison, MatchedBy, compare};
 pub use query::{Filter, Page, Sort};
 pub use routes::{app, serve};
 pub use run::{Extractor, LoadError, Outcome, Row, Run, RunSources, Summary, TaskView};
 pub use state::Inspector;
+pub use tasks::task_sources;

@@ -119,8 +119,12 @@ pub(crate) fn run(ins: &Inspector, n: usize, filter: &Filter, page: &Page) -> Ma
     html! {
         h1 { "Run " (r.name) }
         p.load #load {
-            (format!("{} entries loaded in {:.2} s from ", s.count, r.load_s))
-            code { (r.file.display().to_string()) }
+            @if r.file.as_os_str().is_empty() {
+                (format!("{} entries, the latest this service answered, indexed in {:.2} s", s.count, r.load_s))
+            } @else {
+                (format!("{} entries loaded in {:.2} s from ", s.count, r.load_s))
+                code { (r.file.display().to_string()) }
+            }
         }
         section aria-labelledby="h-summary" {
             h2 #h-summary { "Summary" }

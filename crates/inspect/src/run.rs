@@ -120,9 +120,7 @@ pub struct Row {
     #[serde(skip)]
     pub hay: String,
     #[serde(skip)]
-    offset: u64,
-    #[serde(skip)]
-    len: usize,
+    place: Place,
 }
 
 /// The bit of a leg state in [`Row::states`].
@@ -164,9 +162,9 @@ pub struct Summary {
 pub struct Run {
     /// The name the pages give it (its folder's name).
     pub name: String,
-    /// The run folder.
+    /// The run folder (empty for a run held in memory).
     pub dir: PathBuf,
-    /// Its `rewards.jsonl`.
+    /// Its `rewards.jsonl` (empty for a run held in memory).
     pub file: PathBuf,
     /// One row per entry, in input order.
     pub rows: Vec<Row>,
@@ -178,6 +176,8 @@ pub struct Run {
     pub load_s: f64,
     /// What the config adds.
     pub sources: RunSources,
+    /// The entries of a run held in memory ([`Run::from_entries`]); empty for a file's.
+    held: Vec<RewardEntry>,
 }
 
 /// The speedup `kernel-time` measured for an entry whose other rewarded legs are clean, as
@@ -214,6 +214,120 @@ pub(crate) fn outcome_of(e: &RewardEntry) -> Outcome {
     }
 }
 
+/// Where a row's whole entry is kept.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// A line of the run's file: its first byte and its length.
+    File { offset: u64, len: usize },
+    /// An entry held in memory, by its place in [`Run::held`].
+    Memory(usize),
+}
+
+/// Rows and counts made one entry at a time.
+#[derive(Default)]
+struct Indexer {
+    rows: Vec<Row>,
+    leg_order: Vec<String>,
+    legs: HashMap<String, [usize; 4]>,
+    reasons: HashMap<String, usize>,
+    s: Summary,
+    reward_sum: f64,
+}
+
+impl Indexer {
+    fn push(&mut self, e: &RewardEntry, place: Place, sources: &RunSources) {
+        let s = &mut self.s;
+        let outcome = outcome_of(e);
+        let speedup = speedup_of(e);
+        let mut row_reasons: Vec<String> = e.reasons.iter().map(|r| r.code.clone()).collect();
+        let mut states = 0u8;
+        let mut hay = format!("{}\n{}\n", e.id, e.task);
+        for r in &e.reasons {
+            hay.push_str(&r.detail);
+            hay.push('\n');
+        }
+        for l in &e.legs {
+            states |= state_bit(l.state);
+            if !self.legs.contains_key(&l.name) {
+                self.leg_order.push(l.name.clone());
+            }
+            self.legs.entry(l.name.clone()).or_default()[l.state as usize] += 1;
+            if !matches!(l.state, LegState::Clean | LegState::Skipped)
+                && let Some(r) = l.reasons.first()
+            {
+                row_reasons.push(format!("{}: {}", l.name, r.code));
+            }
+            for r in &l.reasons {
+                hay.push_str(&r.code);
+                hay.push(' ');
+                hay.push_str(&r.detail);
+                hay.push('\n');
+            }
+        }
+        for r in &row_reasons {
+            *self.reasons.entry(r.clone()).or_default() += 1;
+        }
+        if let Some(c) = sources.completions.get(&e.id) {
+            hay.push_str(c);
+        }
+        s.count += 1;
+        match outcome {
+            Outcome::Passed => s.passed += 1,
+            Outcome::Unscored => s.unscored += 1,
+            Outcome::Failed => {}
+        }
+        if let Some(x) = e.reward {
+            s.scored += 1;
+            self.reward_sum += x;
+        }
+        if let Some(x) = speedup {
+            s.speedups.push(x);
+        }
+        *s.tasks.entry(e.task.clone()).or_default() += 1;
+        self.rows.push(Row {
+            index: self.rows.len(),
+            id: e.id.clone(),
+            task: e.task.clone(),
+            reward: e.reward,
+            outcome,
+            speedup,
+            reasons: row_reasons,
+            states,
+            hay: hay.to_lowercase(),
+            place,
+        });
+    }
+
+    fn finish(self) -> (Vec<Row>, Summary) {
+        let mut s = self.s;
+        s.pass_rate = if s.count > 0 {
+            s.passed as f64 / s.count as f64
+        } else {
+            0.0
+        };
+        s.mean_reward = (s.scored > 0).then(|| self.reward_sum / s.scored as f64);
+        if !s.speedups.is_empty() {
+            let logs: f64 = s.speedups.iter().map(|x| x.ln()).sum();
+            s.geomean_speedup = Some((logs / s.speedups.len() as f64).exp());
+            let count = s.count as f64;
+            s.fast_p = [1.0, 1.5, 2.0]
+                .iter()
+                .map(|p| (*p, s.speedups.iter().filter(|x| **x > *p).count() as f64 / count))
+                .collect();
+        }
+        let mut reasons: Vec<(String, usize)> = self.reasons.into_iter().collect();
+        reasons.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        s.reasons = reasons;
+        let legs = self.legs;
+        s.legs = self
+            .leg_order
+            .into_iter()
+            .map(|name| (name.clone(), legs[&name]))
+            .collect();
+        (self.rows, s)
+    }
+}
+
 impl Run {
     /// Loads `dir/rewards.jsonl` (or `dir` itself when it is a file) with what `sources` adds.
     pub fn load(dir: &Path, sources: RunSources) -> Result<Run, LoadError> {
@@ -231,12 +345,7 @@ impl Run {
             source,
         };
         let mut r = std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(&file).map_err(io)?);
-        let mut rows = Vec::new();
-        let mut leg_order: Vec<String> = Vec::new();
-        let mut legs: HashMap<String, [usize; 4]> = HashMap::new();
-        let mut reasons: HashMap<String, usize> = HashMap::new();
-        let mut s = Summary::default();
-        let mut reward_sum = 0.0;
+        let mut ix = Indexer::default();
         let (mut offset, mut line, mut buf) = (0u64, 0usize, Vec::new());
         loop {
             buf.clear();
@@ -255,123 +364,71 @@ impl Run {
                 line,
                 source,
             })?;
-            let outcome = outcome_of(&e);
-            let speedup = speedup_of(&e);
-            let mut row_reasons: Vec<String> = e.reasons.iter().map(|r| r.code.clone()).collect();
-            let mut states = 0u8;
-            let mut hay = format!("{}\n{}\n", e.id, e.task);
-            for r in &e.reasons {
-                hay.push_str(&r.detail);
-                hay.push('\n');
-            }
-            for l in &e.legs {
-                states |= state_bit(l.state);
-                if !legs.contains_key(&l.name) {
-                    leg_order.push(l.name.clone());
-                }
-                legs.entry(l.name.clone()).or_default()[l.state as usize] += 1;
-                if !matches!(l.state, LegState::Clean | LegState::Skipped)
-                    && let Some(r) = l.reasons.first()
-                {
-                    row_reasons.push(format!("{}: {}", l.name, r.code));
-                }
-                for r in &l.reasons {
-                    hay.push_str(&r.code);
-                    hay.push(' ');
-                    hay.push_str(&r.detail);
-                    hay.push('\n');
-                }
-            }
-            for r in &row_reasons {
-                *reasons.entry(r.clone()).or_default() += 1;
-            }
-            if let Some(c) = sources.completions.get(&e.id) {
-                hay.push_str(c);
-            }
-            s.count += 1;
-            match outcome {
-                Outcome::Passed => s.passed += 1,
-                Outcome::Unscored => s.unscored += 1,
-                Outcome::Failed => {}
-            }
-            if let Some(x) = e.reward {
-                s.scored += 1;
-                reward_sum += x;
-            }
-            if let Some(x) = speedup {
-                s.speedups.push(x);
-            }
-            *s.tasks.entry(e.task.clone()).or_default() += 1;
-            rows.push(Row {
-                index: rows.len(),
-                id: e.id,
-                task: e.task,
-                reward: e.reward,
-                outcome,
-                speedup,
-                reasons: row_reasons,
-                states,
-                hay: hay.to_lowercase(),
-                offset: at,
-                len: n,
-            });
+            ix.push(&e, Place::File { offset: at, len: n }, &sources);
         }
-        s.pass_rate = if s.count > 0 {
-            s.passed as f64 / s.count as f64
-        } else {
-            0.0
-        };
-        s.mean_reward = (s.scored > 0).then(|| reward_sum / s.scored as f64);
-        if !s.speedups.is_empty() {
-            let logs: f64 = s.speedups.iter().map(|x| x.ln()).sum();
-            s.geomean_speedup = Some((logs / s.speedups.len() as f64).exp());
-            s.fast_p = [1.0, 1.5, 2.0]
-                .iter()
-                .map(|p| {
-                    (
-                        *p,
-                        s.speedups.iter().filter(|x| **x > *p).count() as f64 / s.count as f64,
-                    )
-                })
-                .collect();
-        }
-        let mut reasons: Vec<(String, usize)> = reasons.into_iter().collect();
-        reasons.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        s.reasons = reasons;
-        s.legs = leg_order
-            .into_iter()
-            .map(|name| {
-                let c = legs[&name];
-                (name, c)
-            })
-            .collect();
-        let by_id = rows.iter().map(|r| (r.id.clone(), r.index)).collect();
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| dir.display().to_string());
-        Ok(Run {
+        Ok(Run::made(name, dir, file, ix, Vec::new(), sources, start))
+    }
+
+    /// A run of entries held in memory (what a service answered), named `name`.
+    pub fn from_entries(name: &str, entries: Vec<RewardEntry>, sources: RunSources) -> Run {
+        let start = Instant::now();
+        let mut ix = Indexer::default();
+        for (i, e) in entries.iter().enumerate() {
+            ix.push(e, Place::Memory(i), &sources);
+        }
+        Run::made(
+            name.to_string(),
+            PathBuf::new(),
+            PathBuf::new(),
+            ix,
+            entries,
+            sources,
+            start,
+        )
+    }
+
+    fn made(
+        name: String,
+        dir: PathBuf,
+        file: PathBuf,
+        ix: Indexer,
+        held: Vec<RewardEntry>,
+        sources: RunSources,
+        start: Instant,
+    ) -> Run {
+        let (rows, summary) = ix.finish();
+        let by_id = rows.iter().map(|r| (r.id.clone(), r.index)).collect();
+        Run {
             name,
             dir,
             file,
             rows,
             by_id,
-            summary: s,
+            summary,
             load_s: start.elapsed().as_secs_f64(),
             sources,
-        })
+            held,
+        }
     }
 
-    /// Reads the whole entry of row `index` again from the file.
+    /// The whole entry of row `index`: read again from the file, or the one held.
     pub fn entry(&self, index: usize) -> Result<RewardEntry, LoadError> {
         let row = &self.rows[index];
+        let (offset, len) = match row.place {
+            Place::Memory(i) => return Ok(self.held[i].clone()),
+            Place::File { offset, len } => (offset, len),
+        };
         let io = |source| LoadError::Io {
             path: self.file.clone(),
             source,
         };
         let mut f = std::fs::File::open(&self.file).map_err(io)?;
-        f.seek(SeekFrom::Start(row.offset)).map_err(io)?;
-        let mut buf = vec![0; row.len];
+        f.seek(SeekFrom::Start(offset)).map_err(io)?;
+        let mut buf = vec![0; len];
         f.read_exact(&mut buf).map_err(io)?;
         let e: RewardEntry = serde_json::from_slice(&buf).map_err(|source| LoadError::Entry {
             path: self.file.clone(),

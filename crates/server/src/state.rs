@@ -90,6 +90,8 @@ pub struct AppState {
     requests: Arc<Semaphore>,
     gpus: Option<GpuSet>,
     env: Arc<Env>,
+    /// The latest answered entries, for `/ui`.
+    pub recent: Arc<crate::recent::Recent>,
 }
 
 impl AppState {
@@ -202,6 +204,7 @@ impl AppState {
         Ok(AppState {
             engines,
             default_profile: default,
+            recent: Arc::new(crate::recent::Recent::new(Arc::clone(&tasks))),
             tasks,
             limits: cfg.limits.clone(),
             inline: cfg.inline_tasks.clone(),

@@ -4,11 +4,11 @@
 //! extracted source.
 
 use anyhow::Context;
-use aorlta_check::{TaskKind, TaskSet};
+use aorlta_check::TaskSet;
 use aorlta_core::run::RunConfig;
-use aorlta_inspect::{Extractor, Inspector, Run, RunSources, TaskView};
+use aorlta_inspect::{Inspector, Run, RunSources, task_sources};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -80,44 +80,10 @@ fn sources_of(cfg: &RunConfig) -> anyhow::Result<RunSources> {
         completions.extend(cands.into_iter().map(|c| (c.id, c.completion)));
     }
     let (set, _) = TaskSet::load_all(&cfg.tasks)?;
-    let tasks = set.iter().map(|t| (t.id.clone(), view(&t.kind))).collect();
-    let set = Arc::new(set);
-    let extract: Extractor = Arc::new(move |task: &str, completion: &str| match &set.get(task)?.kind {
-        TaskKind::Kernel(k) => aorlta_answer::kernel_source(completion, k).ok(),
-        TaskKind::Qa(_) => None,
-    });
+    let (tasks, extract) = task_sources(Arc::new(set));
     Ok(RunSources {
         completions,
         tasks,
         extract: Some(extract),
     })
-}
-
-fn view(kind: &TaskKind) -> TaskView {
-    match kind {
-        TaskKind::Qa(q) => TaskView {
-            kind: "qa".into(),
-            prompt: Some(q.prompt.clone()),
-            reference: Some(q.answer.clone()),
-            spec: serde_json::Value::Null,
-        },
-        TaskKind::Kernel(k) => {
-            let mut spec = serde_json::to_value(&k.spec).unwrap_or_default();
-            if let Some(o) = spec.as_object_mut() {
-                o.remove("prompt");
-            }
-            TaskView {
-                kind: format!("kernel ({})", file_name(&k.file)),
-                prompt: Some(k.spec.prompt.clone()),
-                reference: Some(k.reference_source.clone()),
-                spec,
-            }
-        }
-    }
-}
-
-fn file_name(p: &Path) -> String {
-    p.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
 }
