@@ -60,7 +60,8 @@ pub(crate) const STATES: [&str; 6] = ["passed", "failed", "unscored", "broke", "
 pub struct Filter {
     /// Only this task.
     pub task: String,
-    /// One of [`STATES`].
+    /// `passed`, `failed` or `unscored` (the outcome), or `broke`, `unsettled` or `skipped` (any
+    /// leg in that state).
     pub state: String,
     /// Only entries with this reason (`leg: code`, or an entry's own code).
     pub reason: String,
