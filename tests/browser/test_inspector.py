@@ -288,3 +288,41 @@ def test_a_screenshot_of_a_kernel_run(inspector, page, tmp_path):
     page.screenshot(path=path, full_page=False)
     assert os.path.getsize(path) > 10_000
     print(f"\nscreenshot: {path}")
+
+
+@pytest.mark.skipif(not os.environ.get("AORLTA_MIX_RUN"), reason="AORLTA_MIX_RUN (a scored run of the 1000-mix) not set")
+def test_filtering_the_kernel_mix_takes_under_a_second_per_action(inspector):
+    """The 1000-completion kernel mix (configs/kernels-mix-score.yaml; on the fake device with
+    `kernel: {fake-gpu: true}`), given as a run folder or config in AORLTA_MIX_RUN: scoring it
+    takes minutes, so this runs on request."""
+    proc = subprocess.Popen([BIN, "inspect", os.environ["AORLTA_MIX_RUN"]], stdout=subprocess.PIPE, text=True)
+    try:
+        load = proc.stdout.readline().strip()
+        url = re.match(r"inspector at (http://127\.0\.0\.1:\d+)/", proc.stdout.readline()).group(1)
+        ctx = inspector["browser"].new_context(viewport={"width": 1366, "height": 900})
+        pg = ctx.new_page()
+        pg.goto(f"{url}/run/0")
+        reasons = pg.locator("#f-reason option").evaluate_all("os => os.map(o => o.value)")
+        tasks = pg.locator("#f-task option").evaluate_all("os => os.map(o => o.value)")
+        figures = []
+        for name, action in [
+            ("state=passed", lambda: pg.select_option("#f-state", "passed")),
+            ("state=any", lambda: pg.select_option("#f-state", "")),
+            (f"reason={reasons[1]}", lambda: pg.select_option("#f-reason", reasons[1])),
+            ("reason=any", lambda: pg.select_option("#f-reason", "")),
+            (f"task={tasks[1]}", lambda: pg.select_option("#f-task", tasks[1])),
+            ("task=any", lambda: pg.select_option("#f-task", "")),
+            ("search fast", lambda: pg.fill("#f-q", "fast")),
+            ("sort by speedup", lambda: pg.click("th a.sort:has-text('speedup')")),
+            ("sort by speedup, descending", lambda: pg.click("th a.sort:has-text('speedup')")),
+        ]:
+            s = after_update(pg, action)
+            figures.append((name, s, status_total(pg)))
+            assert s < 1.0, f"{name} took {s:.3f} s"
+        print(f"\nkernel mix: {load}")
+        for name, s, total in figures:
+            print(f"  {name:40} {total:>6} rows  {1000 * s:7.1f} ms")
+        ctx.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
