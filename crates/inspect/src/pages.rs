@@ -427,6 +427,14 @@ pub(crate) fn entry(ins: &Inspector, n: usize, i: usize, e: &RewardEntry) -> Mar
                 None => p { "The completion is not in the run folder. Start the inspector with the run's config (" code { "aorlta inspect CONFIG" } ") to see it." },
             }
         }
+        @if extracted.is_none()
+            && let Some(a) = e.legs.iter().find(|l| l.adapter == "parse").and_then(|l| l.detail.as_ref()?.get("answer")?.as_str())
+        {
+            section aria-labelledby="h-answer" {
+                h2 #h-answer { "Extracted answer" }
+                pre #answer tabindex="0" { (a) }
+            }
+        }
         @if let Some(src) = &extracted {
             section aria-labelledby="h-source" {
                 h2 #h-source { "Extracted source" }

@@ -15,7 +15,9 @@ use tower::ServiceExt;
 /// An entry of `task` with a parse leg and a check leg in `state` (with reason `code`), and a
 /// timing leg measuring `speedup` when given.
 fn entry(id: &str, task: &str, state: LegState, code: &str, speedup: Option<f64>) -> RewardEntry {
-    let mut legs = vec![LegResult::clean("parse", "parse")];
+    let mut parse = LegResult::clean("parse", "parse");
+    parse.detail = Some(json!({"answer": format!("answer of {id}")}));
+    let mut legs = vec![parse];
     legs.push(if state == LegState::Clean {
         LegResult::clean("check", "reference-match")
     } else {
@@ -209,6 +211,10 @@ async fn the_pages_and_their_json_answer_with_filters_sorts_and_pages() {
     assert_eq!(st, StatusCode::OK);
     assert!(html.contains("Entry q1") && html.contains("wrong-answer here"));
     assert!(html.contains("The completion is not in the run folder"));
+    assert!(
+        html.contains(r#"<pre id="answer" tabindex="0">answer of q1</pre>"#),
+        "{html}"
+    );
     let (st, v) = get_json(&ins, "/api/run/0/entry/1").await;
     assert_eq!(
         (st, &v["entry"]["id"], &v["completion"]),
