@@ -192,6 +192,9 @@ def test_a_kernel_run_plots_its_speedups_and_an_entry_its_timing(inspector, page
     heights = [float(h) for h in bars.evaluate_all("bs => bs.map(b => b.getAttribute('height'))")]
     assert sum(h > 0 for h in heights) >= 1
     expect(page.locator("#speedup-plot figcaption")).to_contain_text("correct candidates timed")
+    # Every example task is CUDA.
+    after_update(page, lambda: page.select_option("#f-language", "cuda"))
+    assert status_total(page) == 43
     # Sorted by speedup, fastest first, through the column header.
     after_update(page, lambda: page.click("th a.sort:has-text('speedup')"))
     after_update(page, lambda: page.click("th a.sort:has-text('speedup')"))

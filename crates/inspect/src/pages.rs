@@ -176,6 +176,18 @@ pub(crate) fn run(ins: &Inspector, n: usize, filter: &Filter, page: &Page) -> Ma
                         }
                     }
                 }
+                @let languages: std::collections::BTreeSet<&str> = r.sources.tasks.values().filter_map(|t| t.language.as_deref()).collect();
+                @if !languages.is_empty() {
+                    div.field {
+                        label for="f-language" { "Language" }
+                        select #f-language name="language" {
+                            option value="" { "any language" }
+                            @for l in &languages {
+                                option value=(l) selected[*l == filter.language] { (l) }
+                            }
+                        }
+                    }
+                }
                 div.field {
                     label for="f-state" { "State" }
                     select #f-state name="state" {
@@ -475,7 +487,7 @@ pub(crate) fn task(ins: &Inspector, n: usize, id: &str, page: &Page) -> Markup {
     html! {
         p { a href=(format!("{}/run/{n}", ins.base)) { "← run " (r.name) } }
         h1 { "Task " (id) }
-        p { "kind: " (t.kind) }
+        p { "kind: " (t.kind) @if let Some(l) = &t.language { " · language: " (l) } }
         @if let Some(p) = &t.prompt { h2 { "Prompt" } pre tabindex="0" { (p) } }
         @if let Some(x) = &t.reference { h2 { "Reference" } pre tabindex="0" { (x) } }
         @if !t.spec.is_null() { h2 { "Spec" } pre tabindex="0" { (serde_json::to_string_pretty(&t.spec).unwrap_or_default()) } }

@@ -6,6 +6,7 @@ use crate::run::{Outcome, Row, Run, state_bit};
 use aorlta_record::LegState;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
+use std::collections::HashSet;
 
 /// Rows per page unless `per` says otherwise.
 pub(crate) const PER_PAGE: usize = 50;
@@ -60,6 +61,8 @@ pub(crate) const STATES: [&str; 6] = ["passed", "failed", "unscored", "broke", "
 pub struct Filter {
     /// Only this task.
     pub task: String,
+    /// Only tasks in this source language (when the run's tasks are known).
+    pub language: String,
     /// `passed`, `failed` or `unscored` (the outcome), or `broke`, `unsettled` or `skipped` (any
     /// leg in that state).
     pub state: String,
@@ -104,8 +107,18 @@ fn number(s: &str) -> Option<f64> {
 
 impl Filter {
     /// True when `row` passes every filter.
-    pub fn matches(&self, row: &Row, q: &str, min: Option<f64>, max: Option<f64>) -> bool {
+    pub fn matches(
+        &self,
+        row: &Row,
+        q: &str,
+        min: Option<f64>,
+        max: Option<f64>,
+        tasks: Option<&HashSet<&str>>,
+    ) -> bool {
         if !self.task.is_empty() && row.task != self.task {
+            return false;
+        }
+        if tasks.is_some_and(|t| !t.contains(row.task.as_str())) {
             return false;
         }
         let state_ok = match self.state.as_str() {
@@ -138,10 +151,18 @@ impl Filter {
         let start = std::time::Instant::now();
         let q = self.q.trim().to_lowercase();
         let (min, max) = (number(&self.min), number(&self.max));
+        let in_language: Option<HashSet<&str>> = (!self.language.is_empty()).then(|| {
+            run.sources
+                .tasks
+                .iter()
+                .filter(|(_, t)| t.language.as_deref() == Some(self.language.as_str()))
+                .map(|(id, _)| id.as_str())
+                .collect()
+        });
         let mut hits: Vec<usize> = run
             .rows
             .iter()
-            .filter(|r| self.matches(r, &q, min, max))
+            .filter(|r| self.matches(r, &q, min, max, in_language.as_ref()))
             .map(|r| r.index)
             .collect();
         let rows = &run.rows;
@@ -188,6 +209,7 @@ impl Filter {
         let mut parts: Vec<(&str, String)> = vec![];
         for (k, v) in [
             ("task", &self.task),
+            ("language", &self.language),
             ("state", &self.state),
             ("reason", &self.reason),
             ("min", &self.min),

@@ -42,6 +42,8 @@ pub type Extractor = Arc<dyn Fn(&str, &str) -> Option<String> + Send + Sync>;
 pub struct TaskView {
     /// The task's kind (`qa`, `kernel`).
     pub kind: String,
+    /// A kernel task's source language (`cuda`, `hip`, `triton`).
+    pub language: Option<String>,
     /// The question, or the kernel's description.
     pub prompt: Option<String>,
     /// The reference answer or the reference kernel's source.

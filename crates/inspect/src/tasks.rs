@@ -22,6 +22,7 @@ fn view(kind: &TaskKind) -> TaskView {
     match kind {
         TaskKind::Qa(q) => TaskView {
             kind: "qa".into(),
+            language: None,
             prompt: Some(q.prompt.clone()),
             reference: Some(q.answer.clone()),
             spec: serde_json::Value::Null,
@@ -38,6 +39,9 @@ fn view(kind: &TaskKind) -> TaskView {
                 .unwrap_or_default();
             TaskView {
                 kind: format!("kernel ({file})"),
+                language: serde_json::to_value(k.spec.language)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string)),
                 prompt: Some(k.spec.prompt.clone()),
                 reference: Some(k.reference_source.clone()),
                 spec,

@@ -267,6 +267,7 @@ async fn text_from_a_run_is_escaped_everywhere_it_is_shown() {
             evil_task.to_string(),
             TaskView {
                 kind: "qa".into(),
+                language: None,
                 prompt: Some("<script>alert('prompt')</script>".into()),
                 reference: Some("<b>2</b>".into()),
                 spec: Value::Null,
@@ -463,6 +464,43 @@ async fn two_runs_compare_by_candidate_id_else_by_task_and_rank() {
     assert_eq!(changed, ["q1 → x-q1", "q2 → x-q2", "q3 → x-q3", "q9 → x-q10"]);
     let (_, html, _) = get(&ins, "/compare?a=0&b=1").await;
     assert!(html.contains("paired by task and rank within the task"));
+}
+
+#[tokio::test]
+async fn entries_filter_by_their_task_language_when_the_tasks_are_known() {
+    let dir = tempfile::tempdir().unwrap();
+    write_run(&dir.path().join("r"), &ten());
+    let task = |language: &str| TaskView {
+        kind: "kernel".into(),
+        language: Some(language.into()),
+        prompt: None,
+        reference: None,
+        spec: Value::Null,
+    };
+    let sources = RunSources {
+        tasks: [("a".to_string(), task("cuda")), ("b".to_string(), task("triton"))].into(),
+        ..RunSources::default()
+    };
+    let ins = inspector(vec![Run::load(&dir.path().join("r"), sources).unwrap()]);
+    let (_, v) = get_json(&ins, "/api/run/0/entries?language=triton").await;
+    assert_eq!(ids(&v), ["q5", "q6", "q7", "q8", "q9"]);
+    let (_, v) = get_json(&ins, "/api/run/0/entries?language=cuda&state=passed").await;
+    assert_eq!(ids(&v), ["q0", "q2", "q4"]);
+    let (_, v) = get_json(&ins, "/api/run/0/entries?language=hip").await;
+    assert_eq!(v["total"], 0);
+    let (_, html, _) = get(&ins, "/run/0?language=triton").await;
+    assert!(html.contains(r#"<label for="f-language">Language</label>"#));
+    assert!(
+        html.contains(r#"<option value="triton" selected>triton</option>"#),
+        "{html}"
+    );
+    // Without the tasks there is no language to filter by.
+    write_run(&dir.path().join("bare"), &ten());
+    let ins = inspector(vec![
+        Run::load(&dir.path().join("bare"), RunSources::default()).unwrap(),
+    ]);
+    let (_, html, _) = get(&ins, "/run/0").await;
+    assert!(!html.contains("f-language"));
 }
 
 #[tokio::test]
