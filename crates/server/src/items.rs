@@ -48,6 +48,9 @@ pub async fn score_all(
 ) -> Result<Vec<RewardEntry>, ApiError> {
     let mut slots = Vec::with_capacity(items.len());
     let mut works = Vec::new();
+    // What `/ui` keeps: the batch's last `KEEP` items at most.
+    let kept_from = items.len().saturating_sub(crate::recent::KEEP);
+    let completions: Vec<String> = items[kept_from..].iter().map(|i| i.completion.clone()).collect();
     for item in items {
         match resolve(state, engine, item) {
             Ok(w) => {
@@ -97,6 +100,7 @@ pub async fn score_all(
         state.metrics.add_timed_out(timed_out);
     }
     state.metrics.observe_answered(&out);
+    state.recent.record(&out[kept_from..], completions);
     // Only what was computed now is stored (and may be waiting to be committed).
     if out.iter().any(|e| e.scored && e.legs.iter().any(|l| !l.cached)) {
         state.commit_answers().await;

@@ -22,6 +22,7 @@ pub mod openapi;
 pub mod openrlhf;
 pub mod queue;
 pub mod reading;
+pub mod recent;
 pub mod routes;
 mod serve;
 mod signals;

@@ -91,6 +91,8 @@ pub struct AppState {
     gpus: Option<GpuSet>,
     env: Arc<Env>,
     store_file: Option<StoreFile>,
+    /// The latest answered entries, for `/ui`.
+    pub recent: Arc<crate::recent::Recent>,
 }
 
 /// The SQLite store's file as the service opened it: a file deleted or replaced under a running
@@ -256,6 +258,7 @@ impl AppState {
         Ok(AppState {
             engines,
             default_profile: default,
+            recent: Arc::new(crate::recent::Recent::new(Arc::clone(&tasks))),
             tasks,
             limits: cfg.limits.clone(),
             inline: cfg.inline_tasks.clone(),

@@ -2,6 +2,7 @@
 
 pub(crate) mod bench;
 pub(crate) mod eval;
+pub(crate) mod inspect;
 pub(crate) mod kernel_args;
 pub(crate) mod score;
 pub(crate) mod serve;
@@ -35,6 +36,8 @@ enum Command {
     Task(task::TaskCmd),
     /// Serve rewards over HTTP.
     Serve(serve::Args),
+    /// Serve a web page over scored runs on 127.0.0.1 and print its address.
+    Inspect(inspect::Args),
     /// Benchmarks that print figures.
     #[command(subcommand)]
     Bench(bench::Bench),
@@ -59,6 +62,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Validate(a) => validate::run(a),
         Command::Task(t) => task::run(t),
         Command::Serve(a) => serve::run(a),
+        Command::Inspect(a) => inspect::run(a),
         Command::Bench(b) => bench::run(b),
         Command::NvrtcWorker => Ok(ExitCode::from(aorlta_kernel::nvrtc_worker().clamp(0, 255) as u8)),
         Command::Harness { args } => Ok(ExitCode::from(aorlta_gpu::cli(&args).clamp(0, 255) as u8)),

@@ -5,6 +5,7 @@
 mod guard;
 mod info;
 mod score;
+mod ui;
 
 use crate::ApiError;
 use crate::state::AppState;
@@ -37,6 +38,8 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/get_reward", post(score::get_reward))
         .route("/v1/tasks", get(info::tasks))
         .route("/v1/profiles", get(info::profiles))
+        .route("/ui", get(ui::ui))
+        .route("/ui/{*rest}", get(ui::ui))
         .route_layer(middleware::from_fn_with_state(Arc::clone(&state), guard::require));
     Router::new()
         .merge(guarded)
