@@ -234,15 +234,21 @@ fn ext(p: &Path) -> &str {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_kernel_signature_is_read_when_the_task_loads_and_a_bad_one_is_refused_there() {
+    /// The example `vector_add` task's text, its reference named by an absolute path so that the
+    /// text loads from any folder.
+    fn vector_add_text() -> String {
         let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels/tasks");
         let text = std::fs::read_to_string(example.join("vector_add.yaml")).unwrap();
         let reference = example.join("../reference/vector_add.cu");
-        let text = text.replace(
+        text.replace(
             "reference: ../reference/vector_add.cu",
             &format!("reference: {}", reference.display()),
-        );
+        )
+    }
+
+    #[test]
+    fn a_kernel_signature_is_read_when_the_task_loads_and_a_bad_one_is_refused_there() {
+        let text = vector_add_text();
         let dir = tempfile::tempdir().unwrap();
         let good = dir.path().join("good.yaml");
         std::fs::write(&good, &text).unwrap();
@@ -350,13 +356,7 @@ mod tests {
 
     #[test]
     fn a_kernel_task_that_computes_nothing_is_refused_when_it_loads_naming_the_file_and_line() {
-        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels/tasks");
-        let text = std::fs::read_to_string(example.join("vector_add.yaml")).unwrap();
-        let reference = example.join("../reference/vector_add.cu");
-        let text = text.replace(
-            "reference: ../reference/vector_add.cu",
-            &format!("reference: {}", reference.display()),
-        );
+        let text = vector_add_text();
         let line_of = |t: &str, needle: &str| t.lines().position(|l| l.contains(needle)).unwrap() + 1;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("nothing.yaml");

@@ -654,6 +654,30 @@ fn dataset_rows(rows: &[(&str, &str)]) -> String {
         .collect()
 }
 
+/// `aorlta eval --config run.yaml --before B --after A` in `d`, which must succeed: its report
+/// and each side's (count, pass rate).
+fn eval_sides(d: &Path, before: &str, after: &str) -> (serde_json::Value, [(u64, f64); 2]) {
+    let out = aorlta()
+        .current_dir(d)
+        .args([
+            "eval", "--config", "run.yaml", "--before", before, "--after", after,
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("out-eval/report.json")).unwrap()).unwrap();
+    let side = |i: usize| {
+        (
+            report[i]["summary"]["count"].as_u64().unwrap(),
+            report[i]["pass_rate"]["point"].as_f64().unwrap(),
+        )
+    };
+    let sides = [side(0), side(1)];
+    (report, sides)
+}
+
 #[test]
 fn eval_with_a_dataset_config_compares_the_two_sides_alone() {
     let dir = tempfile::tempdir().unwrap();
@@ -680,31 +704,9 @@ fn eval_with_a_dataset_config_compares_the_two_sides_alone() {
     ];
     std::fs::write(d.join("before.jsonl"), dataset_rows(&before)).unwrap();
     std::fs::write(d.join("after.jsonl"), dataset_rows(&after)).unwrap();
-    let out = aorlta()
-        .current_dir(d)
-        .args([
-            "eval",
-            "--config",
-            "run.yaml",
-            "--before",
-            "before.jsonl",
-            "--after",
-            "after.jsonl",
-        ])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{text}");
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(d.join("out-eval/report.json")).unwrap()).unwrap();
-    let side = |i: usize| {
-        (
-            report[i]["summary"]["count"].as_u64().unwrap(),
-            report[i]["pass_rate"]["point"].as_f64().unwrap(),
-        )
-    };
-    assert_eq!(side(0), (4, 0.25), "{report}");
-    assert_eq!(side(1), (4, 0.75), "{report}");
+    let (report, side) = eval_sides(d, "before.jsonl", "after.jsonl");
+    assert_eq!(side[0], (4, 0.25), "{report}");
+    assert_eq!(side[1], (4, 0.75), "{report}");
     // A side that gives nothing to score is an error, not an empty comparison.
     std::fs::write(d.join("empty.jsonl"), "not json\n").unwrap();
     let out = aorlta()
@@ -819,30 +821,8 @@ fn eval_reads_parquet_sides_as_parquet_and_never_the_configs_pool() {
             ("4", "\\boxed{5}"),
         ],
     );
-    let out = aorlta()
-        .current_dir(d)
-        .args([
-            "eval",
-            "--config",
-            "run.yaml",
-            "--before",
-            "before.parquet",
-            "--after",
-            "after.parquet",
-        ])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{text}");
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(d.join("out-eval/report.json")).unwrap()).unwrap();
-    let side = |i: usize| {
-        (
-            report[i]["summary"]["count"].as_u64().unwrap(),
-            report[i]["pass_rate"]["point"].as_f64().unwrap(),
-        )
-    };
-    assert_eq!((side(0), side(1)), ((4, 0.25), (4, 0.75)), "{report}");
+    let (report, side) = eval_sides(d, "before.parquet", "after.parquet");
+    assert_eq!((side[0], side[1]), ((4, 0.25), (4, 0.75)), "{report}");
 }
 
 #[test]

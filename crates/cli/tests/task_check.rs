@@ -62,8 +62,9 @@ fn triton_tasks_are_checked_beside_cuda_ones() {
     assert!(!text.contains("triton: "), "{text}");
 }
 
-#[test]
-fn a_bad_field_and_a_loose_tolerance_fail_naming_the_file_and_why() {
+/// A folder with `tasks/` (empty) and the example `vector_add` reference in `reference/`, and
+/// the example `vector_add` task's text, to be written into `tasks/` as each test needs.
+fn vector_add_folder() -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
     let kernels = root().join("examples/kernels");
     std::fs::create_dir_all(dir.path().join("tasks")).unwrap();
@@ -74,6 +75,12 @@ fn a_bad_field_and_a_loose_tolerance_fail_naming_the_file_and_why() {
     )
     .unwrap();
     let text = std::fs::read_to_string(kernels.join("tasks/vector_add.yaml")).unwrap();
+    (dir, text)
+}
+
+#[test]
+fn a_bad_field_and_a_loose_tolerance_fail_naming_the_file_and_why() {
+    let (dir, text) = vector_add_folder();
     let tol = "tolerance: {atol: 1.0e-6, rtol: 1.0e-6}";
     assert!(text.contains(tol));
     std::fs::write(dir.path().join("tasks/good.yaml"), &text).unwrap();
@@ -107,16 +114,7 @@ fn a_bad_field_and_a_loose_tolerance_fail_naming_the_file_and_why() {
 
 #[test]
 fn a_task_that_computes_nothing_fails_to_load_naming_the_file_and_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let kernels = root().join("examples/kernels");
-    std::fs::create_dir_all(dir.path().join("tasks")).unwrap();
-    std::fs::create_dir_all(dir.path().join("reference")).unwrap();
-    std::fs::copy(
-        kernels.join("reference/vector_add.cu"),
-        dir.path().join("reference/vector_add.cu"),
-    )
-    .unwrap();
-    let text = std::fs::read_to_string(kernels.join("tasks/vector_add.yaml")).unwrap();
+    let (dir, text) = vector_add_folder();
     let output = "{name: c, dtype: f32, len: n, role: out}";
     assert!(text.contains(output));
     std::fs::write(dir.path().join("tasks/good.yaml"), &text).unwrap();

@@ -50,7 +50,10 @@ pub async fn score_all(
     let mut works = Vec::new();
     // What `/ui` keeps: the batch's last `KEEP` items at most.
     let kept_from = items.len().saturating_sub(crate::recent::KEEP);
-    let completions: Vec<String> = items[kept_from..].iter().map(|i| i.completion.clone()).collect();
+    let completions: Vec<String> = items[kept_from..]
+        .iter()
+        .map(|i| crate::recent::kept(&i.completion))
+        .collect();
     for item in items {
         match resolve(state, engine, item) {
             Ok(w) => {

@@ -14,6 +14,21 @@ pub const KEEP: usize = 2000;
 /// The most bytes of one completion `/ui` keeps.
 const MAX_COMPLETION: usize = 64 * 1024;
 
+/// What `/ui` keeps of a completion: its first 64 KiB, copied once (never the whole text).
+pub fn kept(completion: &str) -> String {
+    if completion.len() <= MAX_COMPLETION {
+        return completion.to_string();
+    }
+    let mut end = MAX_COMPLETION;
+    while !completion.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}\n[… cut: /ui keeps the first 64 KiB of a completion]",
+        &completion[..end]
+    )
+}
+
 /// The latest answered entries, with their completions, and the pages' last snapshot of them.
 pub struct Recent {
     entries: Mutex<VecDeque<(RewardEntry, String)>>,
@@ -44,18 +59,11 @@ impl Recent {
         }
     }
 
-    /// Keeps `entries` (answered in this order) with their `completions`.
+    /// Keeps `entries` (answered in this order) with their `completions` (as [`kept`] made
+    /// them).
     pub fn record(&self, entries: &[RewardEntry], completions: Vec<String>) {
         let mut q = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        for (e, mut c) in entries.iter().zip(completions) {
-            if c.len() > MAX_COMPLETION {
-                let mut end = MAX_COMPLETION;
-                while !c.is_char_boundary(end) {
-                    end -= 1;
-                }
-                c.truncate(end);
-                c.push_str("\n[… cut: /ui keeps the first 64 KiB of a completion]");
-            }
+        for (e, c) in entries.iter().zip(completions) {
             if q.len() == KEEP {
                 q.pop_front();
             }
@@ -91,5 +99,25 @@ impl Recent {
         });
         *snap = Some((answered, Arc::clone(&ins)));
         ins
+    }
+}
+
+#[cfg(test)]
+mod kept_tests {
+    use super::*;
+
+    #[test]
+    fn a_long_completion_keeps_its_first_64_kib_cut_on_a_character() {
+        assert_eq!(kept("short"), "short");
+        // 'é' is two bytes: one straddles the limit, and the cut falls before it.
+        let long = format!("{}é{}", "a".repeat(MAX_COMPLETION - 1), "b".repeat(100));
+        let k = kept(&long);
+        assert!(k.starts_with(&"a".repeat(MAX_COMPLETION - 1)));
+        assert!(
+            !k.contains('é') && !k.contains('b'),
+            "{}",
+            &k[MAX_COMPLETION - 8..]
+        );
+        assert!(k.ends_with("/ui keeps the first 64 KiB of a completion]"));
     }
 }

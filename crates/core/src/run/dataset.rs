@@ -434,6 +434,15 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The pool a dataset was written to, line by line.
+    fn pool_lines(pool: &Path) -> Vec<PoolLine> {
+        std::fs::read_to_string(pool)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
     fn spec(file: &Path) -> DatasetSpec {
         DatasetSpec {
             file: file.to_path_buf(),
@@ -474,11 +483,7 @@ mod tests {
             }
         );
         assert_eq!(tasks[1].answer, "6", "a number is an answer too");
-        let pool: Vec<PoolLine> = std::fs::read_to_string(&m.pool)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let pool = pool_lines(&m.pool);
         let ids: Vec<_> = pool.iter().map(|p| p.id.clone().unwrap()).collect();
         assert_eq!(ids, ["gsm#7", "gsm#8/0", "gsm#8/1"]);
         assert_eq!(pool[2].task, "gsm#8");
@@ -533,11 +538,7 @@ mod tests {
         std::fs::write(&file, rows.iter().map(|r| format!("{r}\n")).collect::<String>()).unwrap();
         let m = materialise(&spec(&file), &d.path().join("out")).unwrap();
         assert!(m.skipped.is_empty(), "{:?}", m.skipped);
-        let pool: Vec<PoolLine> = std::fs::read_to_string(&m.pool)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let pool = pool_lines(&m.pool);
         let ids: Vec<_> = pool.iter().map(|p| p.id.clone().unwrap()).collect();
         assert_eq!(ids, ["mix#2", "mix#row2", "mix#row3", "mix#4"]);
     }

@@ -478,15 +478,10 @@ fn timed_out(w: Worker, timeout_s: f64) -> CompileFailure {
 /// A worker that died in a compile: its memory limit met (the candidate's), a crash, or a kill
 /// from outside (not the candidate's).
 fn died(mut w: Worker, memory_mb: u64) -> CompileFailure {
-    w.jailed.kill();
-    let status = w.jailed.wait();
-    let out_of_memory = w.jailed.out_of_memory();
-    let signal = status.and_then(|s| {
-        std::os::unix::process::ExitStatusExt::signal(&s)
-            .or_else(|| s.code().filter(|c| (129..160).contains(c)).map(|c| c - 128))
-    });
-    if signal == Some(libc::SIGKILL) && !out_of_memory {
-        return super::process::killed(Path::new("the NVRTC worker"));
+    let status = w.jailed.kill();
+    let signal = status.and_then(sandbox::signal_of);
+    if sandbox::killed_from_outside(signal, false, w.jailed.out_of_memory()) {
+        return super::process::killed("the NVRTC worker");
     }
     let how = status.map_or("the NVRTC worker died".to_string(), |s| {
         format!("the NVRTC worker died ({s})")

@@ -77,7 +77,8 @@ pub(crate) fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Resul
     })?;
     let compile_s = start.elapsed().as_secs_f64();
     if run.killed_from_outside() {
-        return Err(killed(&inv.program));
+        let name = inv.program.file_name().unwrap_or(inv.program.as_os_str());
+        return Err(killed(&name.to_string_lossy()));
     }
     if run.timed_out {
         return Err(CompileFailure::broke(
@@ -120,16 +121,10 @@ pub(crate) fn run(env: &dyn CompileEnv, inv: &Invocation, source: &str) -> Resul
 
 /// A compiler killed by someone else (the host's out-of-memory killer, an operator): not the
 /// candidate's doing, so `unsettled` and never cached.
-pub(super) fn killed(program: &Path) -> CompileFailure {
+pub(super) fn killed(what: &str) -> CompileFailure {
     CompileFailure::unsettled(
         KernelReason::CompileKilled,
-        format!(
-            "{} was killed from outside the compile (not by its time or memory limit)",
-            program.file_name().map_or_else(
-                || program.display().to_string(),
-                |n| n.to_string_lossy().into_owned()
-            )
-        ),
+        format!("{what} was killed from outside the compile (not by its time or memory limit)"),
     )
 }
 

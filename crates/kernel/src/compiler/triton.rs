@@ -354,7 +354,7 @@ pub(crate) fn compile(
         )
     };
     if run.killed_from_outside() {
-        return Err(super::process::killed(Path::new("the Triton compile")));
+        return Err(super::process::killed("the Triton compile"));
     }
     if run.timed_out || run.signal == Some(libc::SIGXCPU) {
         return Err(timeout());

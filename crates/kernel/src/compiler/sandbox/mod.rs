@@ -124,8 +124,22 @@ impl Run {
     /// Killed by `SIGKILL` that neither its wall time nor its memory limit sent: someone else's
     /// doing (the host's out-of-memory killer, an operator), never the candidate's verdict.
     pub(crate) fn killed_from_outside(&self) -> bool {
-        self.signal == Some(libc::SIGKILL) && !self.timed_out && !self.out_of_memory
+        killed_from_outside(self.signal, self.timed_out, self.out_of_memory)
     }
+}
+
+/// The rule of [`Run::killed_from_outside`], for a jail whose end was not a [`Run`]'s (a
+/// compile worker's).
+pub(crate) fn killed_from_outside(signal: Option<i32>, timed_out: bool, out_of_memory: bool) -> bool {
+    signal == Some(libc::SIGKILL) && !timed_out && !out_of_memory
+}
+
+/// The signal that ended a jailed program: the one that ended bubblewrap, else the one
+/// bubblewrap reports as its exit code `128 + signal`.
+pub(crate) fn signal_of(status: std::process::ExitStatus) -> Option<i32> {
+    status
+        .signal()
+        .or_else(|| status.code().filter(|c| (129..160).contains(c)).map(|c| c - 128))
 }
 
 /// Why a compiler could not be run.
@@ -155,16 +169,23 @@ fn jailer() -> Result<&'static Jailer, SandboxError> {
                 programs: seccomp::programs()?,
             };
             probe(&j)?;
-            eprintln!(
-                "compiler sandbox: bubblewrap {} ({}); {}",
-                j.bwrap.version,
-                j.bwrap.path.display(),
-                cgroup::status()
-            );
+            eprintln!("compiler sandbox: {}", j.describe());
             Ok(j)
         })
         .as_ref()
         .map_err(|e| SandboxError::Unavailable(e.clone()))
+}
+
+impl Jailer {
+    /// The bubblewrap found and how a compile's processes are bounded together.
+    fn describe(&self) -> String {
+        format!(
+            "bubblewrap {} ({}); {}",
+            self.bwrap.version,
+            self.bwrap.path.display(),
+            cgroup::status()
+        )
+    }
 }
 
 /// Runs `/bin/true` in a jail: a host whose kernel or policy refuses the namespaces fails here.
@@ -201,12 +222,7 @@ pub(crate) fn available() -> Result<(), String> {
 /// run.
 pub fn describe() -> String {
     match jailer() {
-        Ok(j) => format!(
-            "bubblewrap {} ({}); {}",
-            j.bwrap.version,
-            j.bwrap.path.display(),
-            cgroup::status()
-        ),
+        Ok(j) => j.describe(),
         Err(e) => e.to_string(),
     }
 }
@@ -230,15 +246,15 @@ pub(crate) struct Sandboxed {
 }
 
 impl Sandboxed {
-    /// Kills the jail and everything in it, and reaps bubblewrap.
-    pub(crate) fn kill(&mut self) {
+    /// Kills the jail and everything in it, and reaps bubblewrap: its status.
+    pub(crate) fn kill(&mut self) -> Option<std::process::ExitStatus> {
         if !self.reaped {
             kill_group(self.child.id());
         }
         if let Some(cg) = &self.cgroup {
             cg.kill_all();
         }
-        self.wait();
+        self.wait()
     }
 
     /// Waits for bubblewrap to end (and with it the jail).
@@ -414,8 +430,9 @@ fn run_in(
         }
         if start.elapsed() > limits.timeout {
             timed_out = true;
-            jailed.kill();
-            break jailed.child.wait()?;
+            break jailed
+                .kill()
+                .ok_or_else(|| std::io::Error::other("bubblewrap could not be reaped"))?;
         }
         std::thread::sleep(Duration::from_millis(5));
     };
@@ -427,12 +444,9 @@ fn run_in(
     log.rewind()?;
     let _ = log.take(64 * 1024).read_to_end(&mut buf);
     // bubblewrap exits with 128 + the signal that ended the compiler.
-    let signal = status
-        .signal()
-        .or_else(|| status.code().filter(|c| (129..160).contains(c)).map(|c| c - 128));
     Ok(Run {
         success: status.success(),
-        signal,
+        signal: signal_of(status),
         code: status.code(),
         timed_out,
         out_of_memory,
