@@ -66,7 +66,14 @@ impl Task {
 
     /// A kernel task; reads its reference source.
     pub fn kernel(spec: KernelTask, dir: &Path, origin: &Path) -> Result<Self> {
-        let ref_path = dir.join(&spec.reference);
+        let Some(source) = spec.reference.source() else {
+            return Err(CoreError::invalid(
+                origin,
+                "field `reference`: a PyTorch reference (`torch:`) is read by `aorlta task import` \
+                 but not yet run by the harness; give a kernel source",
+            ));
+        };
+        let ref_path = dir.join(source);
         let reference_source = crate::input::read_to_string(&ref_path, crate::input::TEXT_LIMIT)
             .map_err(|e| CoreError::invalid(origin, format!("field `reference`: {e}")))?;
         let signature = Signature::parse(&spec.signature)

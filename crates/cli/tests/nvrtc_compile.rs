@@ -88,7 +88,11 @@ fn nvrtc_and_nvcc_give_every_example_source_the_same_verdict() {
     let mut sources: Vec<(String, PathBuf, Who)> = Vec::new();
     for task in tasks.iter() {
         let TaskKind::Kernel(k) = &task.kind else { continue };
-        sources.push((task.id.clone(), k.dir.join(&k.spec.reference), Who::Reference));
+        sources.push((
+            task.id.clone(),
+            k.dir.join(k.spec.reference.source().expect("a kernel source")),
+            Who::Reference,
+        ));
         let folder = root.join("candidates").join(&task.id);
         let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
             .unwrap()

@@ -37,6 +37,7 @@ mod sanity;
 mod task_check;
 mod time;
 mod timeline;
+mod torch;
 
 pub use compile::{KernelCompile, target_label};
 pub use compiler::nvrtc::{NvrtcInstall, NvrtcPool};
@@ -59,6 +60,7 @@ pub use run::KernelRun;
 pub use sanity::{Sanity, check_tolerances, task_sanity};
 pub use task_check::{AaTiming, CheckParams, STEPS, TaskCheck, check_task};
 pub use time::KernelTime;
+pub use torch::{ImportReport, ImportRow, import_kernelbench, problems_in, torch_python};
 
 use aorlta_check::Registry;
 use std::sync::Arc;

@@ -253,6 +253,57 @@ impl Default for LaunchCaps {
     }
 }
 
+/// What a task's outputs are checked and timed against.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Reference {
+    /// A kernel source in the task's language, relative to the task file.
+    Source(String),
+    /// A PyTorch module, run in a trusted reference process (never a candidate's).
+    Torch(TorchReference),
+}
+
+impl Reference {
+    /// The kernel source's path, relative to the task file, when the reference is one.
+    pub fn source(&self) -> Option<&str> {
+        match self {
+            Reference::Source(p) => Some(p),
+            Reference::Torch(_) => None,
+        }
+    }
+}
+
+impl From<&str> for Reference {
+    fn from(path: &str) -> Self {
+        Reference::Source(path.to_string())
+    }
+}
+
+/// A PyTorch module as a task's reference.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TorchReference {
+    /// `FILE:CLASS`: a Python file relative to the task file and the `torch.nn.Module` in it.
+    pub torch: String,
+    /// The values the module is constructed with (`CLASS(*init)`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub init: Vec<serde_json::Value>,
+    /// The module's parameters and buffers the harness draws as input buffers, by the buffer's
+    /// name: the module's own name for it (`conv1_weight: conv1.weight`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub state: BTreeMap<String, String>,
+}
+
+impl TorchReference {
+    /// The file and the class of `torch: FILE:CLASS` (the class defaults to `Model`).
+    pub fn file_and_class(&self) -> (&str, &str) {
+        match self.torch.rsplit_once(':') {
+            Some((f, c)) if !c.is_empty() && !c.contains('/') => (f, c),
+            _ => (&self.torch, "Model"),
+        }
+    }
+}
+
 /// A kernel task: one YAML file under `examples/kernels/tasks/` (or a user's folder).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -279,8 +330,9 @@ pub struct KernelTask {
     /// What a Triton task binds at compile time (`language: triton` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub triton: Option<TritonSpec>,
-    /// The reference kernel source, relative to the task file.
-    pub reference: String,
+    /// The reference: a kernel source relative to the task file (`reference: ../reference/x.cu`),
+    /// or a PyTorch module (`reference: {torch: problem.py:Model, init: [...]}`).
+    pub reference: Reference,
     /// Device buffers, by parameter name.
     pub buffers: Vec<BufferSpec>,
     /// Scalar parameters: name to expression.

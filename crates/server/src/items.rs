@@ -196,13 +196,18 @@ fn inline_task(
     };
     let spec: KernelTask =
         serde_json::from_value(value).map_err(|e| ("invalid-task", format!("inline kernel task: {e}")))?;
-    let rel = Path::new(&spec.reference);
+    let Some(source) = spec.reference.source() else {
+        return Err((
+            "invalid-task",
+            "inline kernel task: `reference` must be a kernel source in the reference folder".into(),
+        ));
+    };
+    let rel = Path::new(source);
     if rel.as_os_str().is_empty() || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
         return Err((
             "invalid-task",
             format!(
-                "inline kernel task: `reference` must be a relative path inside the reference folder, not `{}`",
-                spec.reference
+                "inline kernel task: `reference` must be a relative path inside the reference folder, not `{source}`"
             ),
         ));
     }

@@ -23,6 +23,9 @@ pub(crate) enum TaskCmd {
     /// Check kernel task files: load, compile the reference, tolerance sanity, the reference
     /// against itself (correctness and A/A timing), with a verdict per task.
     Check(CheckArgs),
+    /// Import tasks written elsewhere: `aorlta task import kernelbench DIR --out DIR`.
+    #[command(subcommand)]
+    Import(super::task_import::ImportCmd),
 }
 
 /// Arguments of `aorlta task check`.
@@ -50,6 +53,7 @@ pub(crate) struct CheckArgs {
 pub(crate) fn run(cmd: TaskCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         TaskCmd::Check(a) => check(a),
+        TaskCmd::Import(c) => super::task_import::run(c),
     }
 }
 

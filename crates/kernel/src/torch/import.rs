@@ -1,0 +1,748 @@
+//! `aorlta task import kernelbench DIR`: each problem file becomes a kernel task whose reference
+//! is the problem's module, written into an output folder with a report of what imported and
+//! why the rest did not. Nothing of the problems is copied: a task names its problem file by a
+//! path relative to the task.
+//!
+//! The probe (`probe.py`, in the trusted Python) reads each problem; this file turns what it
+//! read into a [`KernelTask`]: the signature from the module's inputs, parameters and outputs
+//! (pointers, then the sizes as `int`s), buffer lengths as products of the size variables (a
+//! dimension that follows no variable is a variable of its own, `out_d2`, with its value at
+//! every size), the problem's own size first (timed) and smaller ones for correctness, input
+//! laws from how the problem draws, the tolerance from the element types.
+
+use super::prompt;
+use aorlta_record::kernel::{BufferSpec, Dtype, Init, KernelTask, Reference, Role, TorchReference};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Component, Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+
+/// One problem's outcome.
+#[derive(Debug, Clone)]
+pub struct ImportRow {
+    /// The problem file.
+    pub problem: PathBuf,
+    /// The task id given to it.
+    pub id: String,
+    /// The task file written, or why the problem was not imported.
+    pub outcome: Result<PathBuf, String>,
+}
+
+/// Every problem's outcome, in the problems' order.
+#[derive(Debug, Clone, Default)]
+pub struct ImportReport {
+    /// One row per problem.
+    pub rows: Vec<ImportRow>,
+}
+
+impl ImportReport {
+    /// How many problems became tasks.
+    pub fn imported(&self) -> usize {
+        self.rows.iter().filter(|r| r.outcome.is_ok()).count()
+    }
+
+    /// The report as Markdown: a summary line, then one row per problem.
+    pub fn markdown(&self) -> String {
+        let mut s = format!(
+            "# KernelBench import\n\n{} of {} problems imported as tasks.\n\n| problem | task | result |\n|---|---|---|\n",
+            self.imported(),
+            self.rows.len()
+        );
+        for r in &self.rows {
+            let name = r
+                .problem
+                .file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default();
+            let result = match &r.outcome {
+                Ok(p) => format!(
+                    "imported: `{}`",
+                    p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+                ),
+                Err(why) => format!("not imported: {}", why.replace('|', "\\|").replace('\n', " ")),
+            };
+            s.push_str(&format!("| {name} | `{}` | {result} |\n", r.id));
+        }
+        s
+    }
+}
+
+/// The problem files of a KernelBench checkout (`DIR/KernelBench/level1`, `DIR/level1`) or of a
+/// folder of them, ordered by their leading number (`2_...` before `10_...`).
+pub fn problems_in(dir: &Path, level: u32) -> std::io::Result<Vec<PathBuf>> {
+    let level_dir = format!("level{level}");
+    let folder = [dir.join("KernelBench").join(&level_dir), dir.join(&level_dir)]
+        .into_iter()
+        .find(|d| d.is_dir())
+        .unwrap_or_else(|| dir.to_path_buf());
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "py") && p.is_file())
+        .collect();
+    files.sort_by_key(|p| {
+        let stem = p
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let n: u64 = stem
+            .split('_')
+            .next()
+            .and_then(|x| x.parse().ok())
+            .unwrap_or(u64::MAX);
+        (n, stem)
+    });
+    Ok(files)
+}
+
+/// Imports `problems` (KernelBench level `level`) into `out`, running the probe in `jobs`
+/// processes of `python`; `progress` is called after each problem with (row, done, total).
+/// The report is also written to `out/IMPORT.md`.
+pub fn import_kernelbench(
+    python: &Path,
+    problems: &[PathBuf],
+    level: u32,
+    out: &Path,
+    jobs: usize,
+    mut progress: impl FnMut(&ImportRow, usize, usize),
+) -> std::io::Result<ImportReport> {
+    std::fs::create_dir_all(out)?;
+    let out = out.canonicalize()?;
+    let probe_dir = tempfile::tempdir()?;
+    let probe = probe_dir.path().join("probe.py");
+    std::fs::write(&probe, super::PROBE)?;
+    let problems: Vec<PathBuf> = problems
+        .iter()
+        .map(|p| p.canonicalize().unwrap_or_else(|_| p.clone()))
+        .collect();
+    let (tx, rx) = mpsc::channel::<(usize, Result<ProbeResult, String>)>();
+    let jobs = jobs.clamp(1, problems.len().max(1));
+    let chunks: Vec<Vec<(usize, PathBuf)>> = (0..jobs)
+        .map(|j| {
+            problems
+                .iter()
+                .cloned()
+                .enumerate()
+                .skip(j)
+                .step_by(jobs)
+                .collect()
+        })
+        .collect();
+    let mut workers = Vec::new();
+    for chunk in chunks.into_iter().filter(|c| !c.is_empty()) {
+        let tx = tx.clone();
+        let (python, probe) = (python.to_path_buf(), probe.clone());
+        workers.push(std::thread::spawn(move || {
+            run_probe(&python, &probe, &chunk, &tx)
+        }));
+    }
+    drop(tx);
+    let mut results: Vec<Option<ImportRow>> = vec![None; problems.len()];
+    let mut done = 0;
+    for (i, probed) in rx {
+        let problem = &problems[i];
+        let id = task_id(problem, level);
+        let outcome = probed.and_then(|p| write_task(&p, problem, &id, level, &out));
+        let row = ImportRow {
+            problem: problem.clone(),
+            id,
+            outcome,
+        };
+        done += 1;
+        progress(&row, done, problems.len());
+        results[i] = Some(row);
+    }
+    for w in workers {
+        let _ = w.join();
+    }
+    let report = ImportReport {
+        rows: results
+            .into_iter()
+            .zip(&problems)
+            .map(|(r, p)| {
+                r.unwrap_or_else(|| ImportRow {
+                    problem: p.clone(),
+                    id: task_id(p, level),
+                    outcome: Err("the probe gave no answer for this file".into()),
+                })
+            })
+            .collect(),
+    };
+    std::fs::write(out.join("IMPORT.md"), report.markdown())?;
+    Ok(report)
+}
+
+/// Runs one probe process over `chunk`, sending each file's result as its line arrives; files it
+/// never answered (the process died) are sent as failures with its standard error's last line.
+fn run_probe(
+    python: &Path,
+    probe: &Path,
+    chunk: &[(usize, PathBuf)],
+    tx: &mpsc::Sender<(usize, Result<ProbeResult, String>)>,
+) {
+    let mut cmd = Command::new(python);
+    cmd.arg(probe)
+        .args(chunk.iter().map(|(_, p)| p))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            for (i, _) in chunk {
+                let _ = tx.send((*i, Err(format!("cannot start {}: {e}", python.display()))));
+            }
+            return;
+        }
+    };
+    let stderr = child.stderr.take().map(|s| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = std::io::Read::read_to_string(&mut std::io::Read::take(s, 1 << 20), &mut text);
+            text
+        })
+    });
+    let mut answered = std::collections::BTreeSet::new();
+    if let Some(stdout) = child.stdout.take() {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let Ok(line) = serde_json::from_str::<ProbeLine>(&line) else {
+                continue;
+            };
+            let Some((i, _)) = chunk.iter().find(|(_, p)| Path::new(&line.file) == p) else {
+                continue;
+            };
+            answered.insert(*i);
+            let result = match (line.ok, line.refused) {
+                (Some(ok), _) => Ok(ok),
+                (None, Some(why)) => Err(why),
+                (None, None) => Err("the probe's answer holds neither `ok` nor `refused`".into()),
+            };
+            let _ = tx.send((*i, result));
+        }
+    }
+    let status = child.wait();
+    let err = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
+    let last = err
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    for (i, _) in chunk.iter().filter(|(i, _)| !answered.contains(i)) {
+        let why = match &status {
+            Ok(s) if last.contains("No module named 'torch'") => {
+                format!(
+                    "no torch in {} ({s}); give --python or AORLTA_TORCH_PYTHON",
+                    python.display()
+                )
+            }
+            Ok(s) => format!("the probe stopped ({s}): {last}"),
+            Err(e) => format!("the probe could not be waited for: {e}"),
+        };
+        let _ = tx.send((*i, Err(why)));
+    }
+}
+
+#[derive(Deserialize)]
+struct ProbeLine {
+    file: String,
+    ok: Option<ProbeResult>,
+    refused: Option<String>,
+}
+
+/// What the probe read from one problem (`probe.py`'s `probe`).
+#[derive(Debug, Clone, Deserialize)]
+struct ProbeResult {
+    class: String,
+    init: Vec<serde_json::Value>,
+    inputs: Vec<ProbeInput>,
+    state: Vec<ProbeState>,
+    outputs: Vec<ProbeOutput>,
+    sizes: Vec<ProbeSize>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct ProbeInput {
+    name: String,
+    kind: String,
+    dtype: String,
+    init: Option<ProbeLaw>,
+    value: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct ProbeState {
+    name: String,
+    module_name: String,
+    dtype: String,
+    shape: Vec<i64>,
+    init: ProbeLaw,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct ProbeOutput {
+    name: String,
+    dtype: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct ProbeSize {
+    vars: BTreeMap<String, i64>,
+    inputs: BTreeMap<String, Vec<i64>>,
+    outputs: Vec<Vec<i64>>,
+    timed: bool,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+enum ProbeLaw {
+    Uniform { lo: f64, hi: f64 },
+    Normal { mean: f64, std: f64 },
+}
+
+impl From<ProbeLaw> for Init {
+    fn from(l: ProbeLaw) -> Init {
+        match l {
+            ProbeLaw::Uniform { lo, hi } => Init::Uniform { lo, hi },
+            ProbeLaw::Normal { mean, std } => Init::Normal { mean, std },
+        }
+    }
+}
+
+fn dtype_of(name: &str) -> Result<Dtype, String> {
+    match name {
+        "f32" => Ok(Dtype::F32),
+        "f16" => Ok(Dtype::F16),
+        "bf16" => Ok(Dtype::Bf16),
+        "i32" => Ok(Dtype::I32),
+        "i64" => Ok(Dtype::I64),
+        other => Err(format!("element type `{other}` has no task dtype")),
+    }
+}
+
+/// The C++ type of a pointer to elements of `dtype`.
+pub(super) fn c_type(dtype: Dtype) -> &'static str {
+    match dtype {
+        Dtype::F32 => "float",
+        Dtype::F16 => "__half",
+        Dtype::Bf16 => "__nv_bfloat16",
+        Dtype::I32 => "int",
+        Dtype::U32 => "unsigned int",
+        Dtype::I64 => "long long",
+    }
+}
+
+/// `kernelbench_l1_23_softmax` for `23_Softmax.py` at level 1.
+fn task_id(problem: &Path, level: u32) -> String {
+    let stem = problem
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("kernelbench_l{level}_{}", slug(&stem))
+}
+
+/// Lower case, `[a-z0-9_]`, runs of `_` folded, no `_` at either end.
+fn slug(text: &str) -> String {
+    let mut s = String::new();
+    for c in text.chars() {
+        let c = if c.is_ascii_alphanumeric() {
+            c.to_ascii_lowercase()
+        } else {
+            '_'
+        };
+        if c == '_' && (s.is_empty() || s.ends_with('_')) {
+            continue;
+        }
+        s.push(c);
+    }
+    s.trim_end_matches('_').to_string()
+}
+
+/// The kernel's name: the problem's name without its number (`softmax` for `23_Softmax.py`),
+/// a valid C++ identifier.
+fn kernel_name(problem: &Path) -> String {
+    let stem = problem
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let s = slug(&stem);
+    let rest = s
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .trim_start_matches('_');
+    if rest.is_empty() || rest.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("k_{s}")
+    } else {
+        rest.to_string()
+    }
+}
+
+/// `to` relative to the folder `from` (both absolute).
+fn relative(to: &Path, from: &Path) -> PathBuf {
+    let (t, f): (Vec<Component>, Vec<Component>) = (to.components().collect(), from.components().collect());
+    let common = t.iter().zip(&f).take_while(|(a, b)| a == b).count();
+    let mut p = PathBuf::new();
+    for _ in common..f.len() {
+        p.push("..");
+    }
+    for c in &t[common..] {
+        p.push(c.as_os_str());
+    }
+    p
+}
+
+/// One buffer's shape at every size (the timed size first).
+struct Shaped {
+    name: String,
+    dtype: Dtype,
+    role: Role,
+    init: Init,
+    shapes: Vec<Vec<i64>>,
+}
+
+/// The task for one probed problem.
+fn task_of(p: &ProbeResult, problem: &Path, id: &str, level: u32, out: &Path) -> Result<KernelTask, String> {
+    // The timed size first, then the correctness sizes as the probe gave them.
+    let mut sizes: Vec<&ProbeSize> = p.sizes.iter().filter(|s| s.timed).collect();
+    if sizes.len() != 1 {
+        return Err("the probe gave no timed size".into());
+    }
+    sizes.extend(p.sizes.iter().filter(|s| !s.timed));
+    let mut shaped = Vec::new();
+    let mut int_inputs = Vec::new();
+    for i in &p.inputs {
+        match i.kind.as_str() {
+            "buffer" => {
+                let shapes = sizes
+                    .iter()
+                    .map(|s| {
+                        s.inputs
+                            .get(&i.name)
+                            .cloned()
+                            .ok_or(format!("no shape of `{}`", i.name))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                shaped.push(Shaped {
+                    name: i.name.clone(),
+                    dtype: dtype_of(&i.dtype)?,
+                    role: Role::In,
+                    init: i.init.ok_or(format!("input `{}` has no law", i.name))?.into(),
+                    shapes,
+                });
+            }
+            "scalar" if i.dtype == "i64" => {
+                let v = i
+                    .value
+                    .as_ref()
+                    .and_then(|v| v.as_i64())
+                    .ok_or(format!("scalar `{}`", i.name))?;
+                int_inputs.push((i.name.clone(), v));
+            }
+            _ => {
+                return Err(format!(
+                    "input `{}` is a float scalar: not yet a task parameter",
+                    i.name
+                ));
+            }
+        }
+    }
+    for s in &p.state {
+        shaped.push(Shaped {
+            name: s.name.clone(),
+            dtype: dtype_of(&s.dtype)?,
+            role: Role::In,
+            init: s.init.into(),
+            shapes: vec![s.shape.clone(); sizes.len()],
+        });
+    }
+    for (k, o) in p.outputs.iter().enumerate() {
+        shaped.push(Shaped {
+            name: o.name.clone(),
+            dtype: dtype_of(&o.dtype)?,
+            role: Role::Out,
+            init: Init::default(),
+            shapes: sizes
+                .iter()
+                .map(|s| s.outputs.get(k).cloned().ok_or(format!("no shape of output {k}")))
+                .collect::<Result<Vec<_>, _>>()?,
+        });
+    }
+    let mut names: Vec<&str> = shaped.iter().map(|b| b.name.as_str()).collect();
+    names.extend(int_inputs.iter().map(|(n, _)| n.as_str()));
+    if let Some(dup) = names.iter().enumerate().find(|(i, n)| names[..*i].contains(n)) {
+        return Err(format!("two parameters named `{}`", dup.1));
+    }
+
+    // Each dimension as an expression: a size variable it follows at every size, a constant, or
+    // a variable of its own.
+    let mut vars: Vec<BTreeMap<String, i64>> = sizes.iter().map(|s| s.vars.clone()).collect();
+    let mut order: Vec<String> = sizes[0].vars.keys().cloned().collect();
+    let mut buffers = Vec::new();
+    let mut shapes_text = Vec::new();
+    for b in &shaped {
+        let rank = b.shapes[0].len();
+        if b.shapes.iter().any(|s| s.len() != rank) {
+            return Err(format!("`{}` changes rank between sizes", b.name));
+        }
+        let mut dims = Vec::new();
+        for d in 0..rank {
+            let values: Vec<i64> = b.shapes.iter().map(|s| s[d]).collect();
+            let follows = order
+                .iter()
+                .find(|n| vars.iter().zip(&values).all(|(v, x)| v.get(*n) == Some(x)))
+                .cloned();
+            let expr = match follows {
+                Some(n) => n,
+                None if values.iter().all(|v| *v == values[0]) => values[0].to_string(),
+                None => {
+                    let n = format!("{}_d{d}", b.name);
+                    for (v, x) in vars.iter_mut().zip(&values) {
+                        v.insert(n.clone(), *x);
+                    }
+                    order.push(n.clone());
+                    n
+                }
+            };
+            dims.push(expr);
+        }
+        if let Some(n) = vars
+            .iter()
+            .flat_map(|v| v.iter())
+            .find(|(_, v)| **v > i64::from(i32::MAX))
+        {
+            return Err(format!("size `{}` = {} does not fit an int", n.0, n.1));
+        }
+        let len = if dims.is_empty() {
+            "1".to_string()
+        } else {
+            dims.join(" * ")
+        };
+        shapes_text.push((b.name.clone(), dims.clone()));
+        buffers.push(BufferSpec {
+            name: b.name.clone(),
+            dtype: b.dtype,
+            len,
+            role: b.role,
+            init: b.init,
+            special: Vec::new(),
+            row: dims.last().cloned().filter(|_| dims.len() > 1),
+        });
+    }
+    // The size variables the buffers use, in the order they first appear (the rest are not
+    // parameters).
+    let mut used: Vec<String> = Vec::new();
+    for d in shapes_text.iter().flat_map(|(_, dims)| dims) {
+        if order.contains(d) && !used.contains(d) {
+            used.push(d.clone());
+        }
+    }
+    let mut scalars: BTreeMap<String, String> = used.iter().map(|n| (n.clone(), n.clone())).collect();
+    for (n, v) in &int_inputs {
+        scalars.insert(n.clone(), v.to_string());
+    }
+    let sizes_out: Vec<BTreeMap<String, i64>> = vars
+        .iter()
+        .map(|v| {
+            v.iter()
+                .filter(|(n, _)| used.contains(n))
+                .map(|(n, x)| (n.clone(), *x))
+                .collect()
+        })
+        .collect();
+
+    let kernel = kernel_name(problem);
+    let mut params: Vec<String> = buffers
+        .iter()
+        .map(|b| {
+            let c = c_type(b.dtype);
+            match b.role {
+                Role::In => format!("const {c}* {}", b.name),
+                _ => format!("{c}* {}", b.name),
+            }
+        })
+        .collect();
+    params.extend(used.iter().map(|n| format!("int {n}")));
+    params.extend(int_inputs.iter().map(|(n, _)| format!("long long {n}")));
+    let signature = format!("void {kernel}({})", params.join(", "));
+    let first_out = buffers
+        .iter()
+        .find(|b| b.role == Role::Out)
+        .ok_or("the module returns no tensor")?;
+    let grid = [
+        format!("ceil_div({}, 256)", first_out.len),
+        "1".into(),
+        "1".into(),
+    ];
+    let problem_rel = relative(problem, out);
+    let source = std::fs::read_to_string(problem).map_err(|e| format!("{}: {e}", problem.display()))?;
+    let state: BTreeMap<String, String> = p
+        .state
+        .iter()
+        .map(|s| (s.name.clone(), s.module_name.clone()))
+        .collect();
+    let text = prompt::Prompt {
+        source: &source,
+        class: &p.class,
+        init: &p.init,
+        signature: &signature,
+        buffers: &buffers,
+        shapes: &shapes_text,
+        state: &state,
+        sizes: &sizes_out,
+        grid: &grid,
+        level,
+    }
+    .text();
+    Ok(KernelTask {
+        id: id.to_string(),
+        prompt: text,
+        signature,
+        extern_c: false,
+        language: Default::default(),
+        triton: None,
+        reference: Reference::Torch(TorchReference {
+            torch: format!("{}:{}", problem_rel.display(), p.class),
+            init: p.init.clone(),
+            state,
+        }),
+        buffers,
+        scalars,
+        sizes: sizes_out,
+        grid,
+        block: ["256".into(), "1".into(), "1".into()],
+        shared_bytes: "0".into(),
+        tolerance: None,
+        caps: Default::default(),
+        precision: None,
+        timed_inputs: Default::default(),
+    })
+}
+
+fn write_task(p: &ProbeResult, problem: &Path, id: &str, level: u32, out: &Path) -> Result<PathBuf, String> {
+    let task = task_of(p, problem, id, level, out)?;
+    let yaml = serde_norway::to_string(&task).map_err(|e| format!("the task does not serialise: {e}"))?;
+    let head = format!(
+        "# Task `{id}`, imported by `aorlta task import kernelbench` from {}.\n# Its reference is that file's module; edit the problem, then import again.\n",
+        problem
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default()
+    );
+    let path = out.join(format!("{id}.yaml"));
+    std::fs::write(&path, head + &yaml).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probed(json: &str) -> ProbeResult {
+        serde_json::from_str(json).unwrap()
+    }
+
+    const SOFTMAX: &str = r#"{"class": "Model", "init": [], "forward": ["x"], "variables": {"batch_size": 4096, "dim": 393216},
+        "inputs": [{"name": "x", "kind": "buffer", "dtype": "f32", "shape": [4096, 393216], "init": {"kind": "uniform", "lo": 0.0, "hi": 1.0}}],
+        "state": [], "outputs": [{"name": "out", "dtype": "f32"}],
+        "sizes": [{"vars": {"batch_size": 512, "dim": 384}, "inputs": {"x": [512, 384]}, "outputs": [[512, 384]], "timed": false},
+                  {"vars": {"batch_size": 4096, "dim": 393216}, "inputs": {"x": [4096, 393216]}, "outputs": [[4096, 393216]], "timed": true}]}"#;
+
+    const CONV: &str = r#"{"class": "Model", "init": [1000], "forward": ["x"], "variables": {"batch_size": 256},
+        "inputs": [{"name": "x", "kind": "buffer", "dtype": "f32", "shape": [256, 3, 224, 224], "init": {"kind": "uniform", "lo": 0.0, "hi": 1.0}}],
+        "state": [{"name": "conv1_weight", "module_name": "conv1.weight", "dtype": "f32", "shape": [96, 3, 11, 11], "init": {"kind": "uniform", "lo": -0.05, "hi": 0.05}}],
+        "outputs": [{"name": "out", "dtype": "f32"}],
+        "sizes": [{"vars": {"batch_size": 1}, "inputs": {"x": [1, 3, 224, 224]}, "outputs": [[1, 96, 55, 55]], "timed": false},
+                  {"vars": {"batch_size": 256}, "inputs": {"x": [256, 3, 224, 224]}, "outputs": [[256, 96, 55, 55]], "timed": true}]}"#;
+
+    fn task(json: &str, file: &str) -> KernelTask {
+        let dir = tempfile::tempdir().unwrap();
+        let problem = dir.path().join("problems").join(file);
+        std::fs::create_dir_all(problem.parent().unwrap()).unwrap();
+        std::fs::write(&problem, "class Model: pass\n").unwrap();
+        let out = dir.path().join("tasks");
+        task_of(&probed(json), &problem, "t", 1, &out).unwrap()
+    }
+
+    #[test]
+    fn a_problem_becomes_a_task_with_the_timed_size_first_and_lengths_from_its_variables() {
+        let t = task(SOFTMAX, "23_Softmax.py");
+        assert_eq!(
+            t.signature,
+            "void softmax(const float* x, float* out, int batch_size, int dim)"
+        );
+        assert_eq!(t.buffers[0].len, "batch_size * dim");
+        assert_eq!(t.buffers[1].role, Role::Out);
+        assert_eq!(t.sizes[0]["batch_size"], 4096);
+        assert_eq!(t.sizes[1]["dim"], 384);
+        assert_eq!(t.grid[0], "ceil_div(batch_size * dim, 256)");
+        let Reference::Torch(r) = &t.reference else {
+            panic!("{:?}", t.reference)
+        };
+        assert_eq!(r.torch, "../problems/23_Softmax.py:Model");
+        assert!(
+            t.prompt.contains("torch.nn.Module") || t.prompt.contains("PyTorch"),
+            "{}",
+            t.prompt
+        );
+    }
+
+    #[test]
+    fn parameters_are_input_buffers_and_a_dimension_that_follows_no_variable_is_one() {
+        let t = task(CONV, "50_conv_standard_2D.py");
+        assert_eq!(
+            t.signature,
+            "void conv_standard_2d(const float* x, const float* conv1_weight, float* out, int batch_size)"
+        );
+        assert_eq!(t.buffers[0].len, "batch_size * 3 * 224 * 224");
+        assert_eq!(t.buffers[1].len, "96 * 3 * 11 * 11");
+        // 55 x 55 at both sizes: constants, not variables.
+        assert_eq!(t.buffers[2].len, "batch_size * 96 * 55 * 55");
+        let Reference::Torch(r) = &t.reference else {
+            panic!()
+        };
+        assert_eq!(r.state["conv1_weight"], "conv1.weight");
+        assert_eq!(r.init, vec![serde_json::json!(1000)]);
+    }
+
+    #[test]
+    fn a_dimension_that_moves_on_its_own_gets_a_variable_with_its_value_at_each_size() {
+        let json = SOFTMAX
+            .replace(r#""outputs": [[512, 384]]"#, r#""outputs": [[512, 383]]"#)
+            .replace(r#""outputs": [[4096, 393216]]"#, r#""outputs": [[4096, 393215]]"#);
+        let t = task(&json, "23_Softmax.py");
+        assert_eq!(t.buffers[1].len, "batch_size * out_d1");
+        assert_eq!(t.sizes[0]["out_d1"], 393215);
+        assert_eq!(t.sizes[1]["out_d1"], 383);
+        assert!(
+            t.signature.ends_with("int batch_size, int dim, int out_d1)"),
+            "{}",
+            t.signature
+        );
+    }
+
+    #[test]
+    fn ids_and_kernel_names_are_identifiers() {
+        assert_eq!(
+            task_id(Path::new("a/1_Square_matrix_multiplication_.py"), 1),
+            "kernelbench_l1_1_square_matrix_multiplication"
+        );
+        assert_eq!(
+            kernel_name(Path::new("1_Square_matrix_multiplication_.py")),
+            "square_matrix_multiplication"
+        );
+        assert_eq!(kernel_name(Path::new("99.py")), "k_99");
+        assert_eq!(
+            relative(Path::new("/a/b/c.py"), Path::new("/a/d")),
+            PathBuf::from("../b/c.py")
+        );
+    }
+
+    #[test]
+    fn the_tasks_written_parse_back_as_kernel_tasks() {
+        let t = task(CONV, "50_conv.py");
+        let yaml = serde_norway::to_string(&t).unwrap();
+        let back: KernelTask = serde_norway::from_str(&yaml).unwrap();
+        assert_eq!(back, t);
+    }
+}
