@@ -8,6 +8,8 @@
 
 mod import;
 mod prompt;
+#[cfg(test)]
+mod tests;
 
 pub use import::{ImportReport, ImportRow, import_kernelbench, problems_in};
 

@@ -1,0 +1,234 @@
+"""The trusted reference process of a task whose reference is a PyTorch module.
+
+It runs the task author's module, never a candidate's code: it is started with the module file's
+SHA-256 as the task loaded it and refuses to start when the file is another (or not a regular
+file), and Python is started isolated (`-I`: no current folder, no PYTHONPATH, no user site on
+the import path). It owns no buffer: the harness allocates every input and output, draws the
+inputs, and hands them over; this process reads the inputs and writes the outputs in place.
+
+Buffers are handed over as
+  {"name": N, "dtype": "f32", "shape": [...], "file": PATH, "offset": BYTES}  (CPU: a shared file)
+  {"name": N, "dtype": "f32", "shape": [...], "ipc": HEX, "offset": BYTES}    (CUDA: an IPC handle)
+
+Protocol: one JSON request per line on standard input, one JSON answer per line on standard
+output ({"ok": ...} or {"error": "why"}):
+  {"op": "bind", "buffers": [...]}   the buffers of one size: the forward's inputs, the module's
+                                     parameters drawn by the harness (by the task's names), the
+                                     outputs; replaces any earlier binding
+  {"op": "forward"}                  one forward pass, its result written into the outputs
+  {"op": "quit"}
+
+Usage: python -I reference.py --module FILE --sha256 HEX --class NAME [--init JSON]
+       [--state JSON] [--device cpu|cuda:N] [--forward-names JSON] [--output-names JSON]
+"""
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import os
+import stat
+import sys
+
+DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "i32": "int32", "i64": "int64"}
+
+
+class Refused(Exception):
+    pass
+
+
+def sha256_of(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def check_module_file(path, expected):
+    """The file must be a regular file whose hash is the one the task was loaded with."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise Refused(f"{path}: {e.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise Refused(f"{path}: not a regular file")
+    got = sha256_of(path)
+    if got != expected.lower():
+        raise Refused(f"{path}: its SHA-256 is {got}, not the task's {expected}: not the task's reference")
+
+
+def load_module(path, cls):
+    spec = importlib.util.spec_from_file_location("aorlta_torch_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    model_cls = getattr(module, cls, None)
+    if model_cls is None:
+        raise Refused(f"{path}: no class `{cls}`")
+    return model_cls
+
+
+def open_ipc(torch, handle_hex, offset, nbytes, device):
+    """A CUDA allocation of another process, as a byte tensor (cudaIpcOpenMemHandle)."""
+    import ctypes
+
+    cudart = _cudart(ctypes, torch)
+    handle = (ctypes.c_char * 64).from_buffer_copy(bytes.fromhex(handle_hex))
+    ptr = ctypes.c_void_p()
+    torch.cuda.set_device(device)
+    # cudaIpcMemLazyEnablePeerAccess = 1
+    err = cudart.cudaIpcOpenMemHandle(ctypes.byref(ptr), handle, 1)
+    if err != 0:
+        raise Refused(f"cudaIpcOpenMemHandle failed with error {err}")
+
+    class Region:
+        __cuda_array_interface__ = {
+            "shape": (nbytes,),
+            "typestr": "|u1",
+            "data": (ptr.value + offset, False),
+            "version": 3,
+        }
+
+    return torch.as_tensor(Region(), device=f"cuda:{device}")
+
+
+def _cudart(ctypes, torch):
+    import glob
+
+    lib_dirs = [os.path.join(os.path.dirname(torch.__file__), "lib")]
+    lib_dirs += glob.glob(os.path.join(os.path.dirname(os.path.dirname(torch.__file__)), "nvidia", "*", "lib"))
+    for d in lib_dirs:
+        for f in sorted(glob.glob(os.path.join(d, "libcudart.so*"))):
+            return ctypes.CDLL(f)
+    return ctypes.CDLL("libcudart.so")
+
+
+class Reference:
+    def __init__(self, torch, model, device, forward_names, output_names, state):
+        self.torch = torch
+        self.model = model
+        self.device = device
+        self.forward_names = forward_names
+        self.output_names = output_names
+        self.state = state  # task buffer name -> module attribute path
+        self.bound = None
+
+    def tensor(self, b):
+        torch = self.torch
+        dtype = getattr(torch, DTYPES[b["dtype"]])
+        shape = [int(d) for d in b["shape"]]
+        n = 1
+        for d in shape:
+            n *= d
+        elem = torch.empty((), dtype=dtype).element_size()
+        nbytes = n * elem
+        offset = int(b.get("offset", 0))
+        if "file" in b:
+            size = os.stat(b["file"]).st_size
+            if offset + nbytes > size:
+                raise Refused(f"buffer `{b['name']}` reaches past the end of its file")
+            raw = torch.from_file(b["file"], shared=True, size=size, dtype=torch.uint8)
+            region = raw[offset : offset + nbytes]
+        elif "ipc" in b:
+            region = open_ipc(torch, b["ipc"], offset, nbytes, self.device.index or 0)
+        else:
+            raise Refused(f"buffer `{b['name']}` has neither `file` nor `ipc`")
+        return region.view(dtype).reshape(shape)
+
+    def bind(self, buffers):
+        tensors = {b["name"]: self.tensor(b) for b in buffers}
+        missing = [n for n in self.forward_names + self.output_names + list(self.state) if n not in tensors]
+        if missing:
+            raise Refused(f"no buffer for {', '.join(missing)}")
+        # The module's parameters become the harness's buffers, in place.
+        for name, attr in self.state.items():
+            owner = self.model
+            *path, last = attr.split(".")
+            for p in path:
+                owner = getattr(owner, p)
+            current = getattr(owner, last)
+            t = tensors[name]
+            if tuple(current.shape) != tuple(t.shape):
+                raise Refused(f"buffer `{name}` has shape {list(t.shape)}, `{attr}` {list(current.shape)}")
+            current.data = t
+        self.bound = tensors
+        return {"bound": sorted(tensors)}
+
+    def forward(self):
+        if self.bound is None:
+            raise Refused("forward before bind")
+        torch = self.torch
+        with torch.no_grad():
+            result = self.model(*[self.bound[n] for n in self.forward_names])
+        results = [result] if isinstance(result, torch.Tensor) else list(result)
+        if len(results) != len(self.output_names):
+            raise Refused(f"the forward returned {len(results)} tensors, the task has {len(self.output_names)} outputs")
+        for name, r in zip(self.output_names, results):
+            dest = self.bound[name]
+            if r.numel() != dest.numel():
+                raise Refused(f"output `{name}`: the forward gave {r.numel()} elements, the buffer holds {dest.numel()}")
+            dest.copy_(r.reshape(dest.shape))
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+        return {"outputs": self.output_names}
+
+
+def serve(ref, stdin, stdout):
+    for line in stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            req = json.loads(line)
+            op = req.get("op")
+            if op == "quit":
+                break
+            if op == "bind":
+                answer = {"ok": ref.bind(req["buffers"])}
+            elif op == "forward":
+                answer = {"ok": ref.forward()}
+            else:
+                answer = {"error": f"unknown op {op!r}"}
+        except Refused as e:
+            answer = {"error": str(e)}
+        except Exception as e:  # the module's own failure: an answer, not a crash
+            answer = {"error": f"{type(e).__name__}: {e}"}
+        stdout.write(json.dumps(answer) + "\n")
+        stdout.flush()
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--module", required=True)
+    ap.add_argument("--sha256", required=True)
+    ap.add_argument("--class", dest="cls", default="Model")
+    ap.add_argument("--init", default="[]")
+    ap.add_argument("--state", default="{}")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--forward-names", required=True)
+    ap.add_argument("--output-names", default='["out"]')
+    args = ap.parse_args(argv)
+    try:
+        check_module_file(args.module, args.sha256)
+        import torch
+
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        device = torch.device(args.device)
+        model_cls = load_module(args.module, args.cls)
+        torch.manual_seed(0)
+        model = model_cls(*json.loads(args.init)).to(device)
+        ref = Reference(
+            torch, model, device, json.loads(args.forward_names), json.loads(args.output_names), json.loads(args.state)
+        )
+    except Refused as e:
+        sys.stdout.write(json.dumps({"error": str(e)}) + "\n")
+        return 2
+    sys.stdout.write(json.dumps({"ok": {"ready": True, "torch": torch.__version__, "device": str(device)}}) + "\n")
+    sys.stdout.flush()
+    serve(ref, sys.stdin, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

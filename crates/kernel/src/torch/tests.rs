@@ -1,0 +1,272 @@
+//! The trusted reference process (`reference.py`) driven as the harness will drive it, on the
+//! CPU (buffers in shared files): outputs written in place and right, the module's parameters
+//! taken from the harness's buffers, a file that is not the task's refused, and Python started
+//! isolated. Needs a Python with torch (`$AORLTA_TORCH_PYTHON`, CPU torch is enough); without
+//! one each test says it is skipped, and fails when `AORLTA_TORCH_REQUIRED` is set.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+const REFERENCE: &str = include_str!("reference.py");
+
+fn python() -> Option<PathBuf> {
+    match std::env::var_os("AORLTA_TORCH_PYTHON") {
+        Some(p) => Some(PathBuf::from(p)),
+        None => {
+            assert!(
+                std::env::var_os("AORLTA_TORCH_REQUIRED").is_none(),
+                "AORLTA_TORCH_REQUIRED is set and AORLTA_TORCH_PYTHON is not"
+            );
+            eprintln!("reference process test: skipped (no AORLTA_TORCH_PYTHON)");
+            None
+        }
+    }
+}
+
+fn problem(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/torch-problems")
+        .join(name)
+}
+
+fn sha256(path: &Path) -> String {
+    let out = Command::new("sha256sum")
+        .arg(path)
+        .output()
+        .expect("sha256sum runs");
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+struct Process {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    _dir: tempfile::TempDir,
+}
+
+impl Process {
+    fn start(python: &Path, args: &[(&str, String)], planted: Option<&Path>) -> (Process, serde_json::Value) {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("reference.py");
+        std::fs::write(&script, REFERENCE).unwrap();
+        let mut cmd = Command::new(python);
+        cmd.arg("-I").arg(&script);
+        for (k, v) in args {
+            cmd.arg(format!("--{k}")).arg(v);
+        }
+        if let Some(d) = planted {
+            cmd.env("PYTHONPATH", d).current_dir(d);
+        }
+        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        stdout.read_line(&mut first).unwrap();
+        let ready = serde_json::from_str(&first).unwrap_or_else(|e| panic!("{e}: {first:?}"));
+        (
+            Process {
+                child,
+                stdin,
+                stdout,
+                _dir: dir,
+            },
+            ready,
+        )
+    }
+
+    fn ask(&mut self, req: serde_json::Value) -> serde_json::Value {
+        writeln!(self.stdin, "{req}").unwrap();
+        self.stdin.flush().unwrap();
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "{{\"op\": \"quit\"}}");
+        let _ = self.child.wait();
+    }
+}
+
+fn write_f32(path: &Path, values: &[f32]) {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn read_f32(path: &Path) -> Vec<f32> {
+    std::fs::read(path)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn args(file: &Path, sha: String, init: &str, state: &str, forward: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("module", file.display().to_string()),
+        ("sha256", sha),
+        ("init", init.into()),
+        ("state", state.into()),
+        ("forward-names", forward.into()),
+    ]
+}
+
+#[test]
+fn the_forward_is_written_into_the_harness_output_in_place() {
+    let Some(py) = python() else { return };
+    let file = problem("2_Scaled_tanh.py");
+    let (mut p, ready) = Process::start(&py, &args(&file, sha256(&file), "[2.5]", "{}", "[\"x\"]"), None);
+    assert!(ready["ok"]["ready"].as_bool().unwrap_or(false), "{ready}");
+    let dir = tempfile::tempdir().unwrap();
+    let x: Vec<f32> = (0..1000).map(|i| (i as f32) / 500.0 - 1.0).collect();
+    let (xin, out) = (dir.path().join("x"), dir.path().join("out"));
+    write_f32(&xin, &x);
+    write_f32(&out, &[f32::NAN; 1000]);
+    let bound = p.ask(serde_json::json!({"op": "bind", "buffers": [
+        {"name": "x", "dtype": "f32", "shape": [1000], "file": xin},
+        {"name": "out", "dtype": "f32", "shape": [1000], "file": out},
+    ]}));
+    assert!(bound.get("ok").is_some(), "{bound}");
+    let answer = p.ask(serde_json::json!({"op": "forward"}));
+    assert!(answer.get("ok").is_some(), "{answer}");
+    let got = read_f32(&out);
+    for (i, (g, v)) in got.iter().zip(&x).enumerate() {
+        let want = (2.5 * v).tanh();
+        assert!((g - want).abs() <= 1e-6, "element {i}: {g} against {want}");
+    }
+    // The input is read, never written.
+    assert_eq!(read_f32(&xin), x);
+}
+
+#[test]
+fn the_modules_parameters_are_the_buffers_the_harness_drew() {
+    let Some(py) = python() else { return };
+    let file = problem("3_Linear_relu.py");
+    let (mut p, ready) = Process::start(
+        &py,
+        &args(
+            &file,
+            sha256(&file),
+            "[512, 256]",
+            r#"{"fc_weight": "fc.weight", "fc_bias": "fc.bias"}"#,
+            "[\"x\"]",
+        ),
+        None,
+    );
+    assert!(ready.get("ok").is_some(), "{ready}");
+    let dir = tempfile::tempdir().unwrap();
+    let (batch, k, n) = (3usize, 512usize, 256usize);
+    let x: Vec<f32> = (0..batch * k)
+        .map(|i| ((i * 7 % 13) as f32 - 6.0) / 8.0)
+        .collect();
+    let w: Vec<f32> = (0..n * k).map(|i| ((i * 5 % 11) as f32 - 5.0) / 64.0).collect();
+    let b: Vec<f32> = (0..n).map(|j| (j as f32 - 128.0) / 32.0).collect();
+    let path = |s: &str| dir.path().join(s);
+    write_f32(&path("x"), &x);
+    write_f32(&path("w"), &w);
+    write_f32(&path("b"), &b);
+    write_f32(&path("out"), &vec![f32::NAN; batch * n]);
+    let bound = p.ask(serde_json::json!({"op": "bind", "buffers": [
+        {"name": "x", "dtype": "f32", "shape": [batch, k], "file": path("x")},
+        {"name": "fc_weight", "dtype": "f32", "shape": [n, k], "file": path("w")},
+        {"name": "fc_bias", "dtype": "f32", "shape": [n], "file": path("b")},
+        {"name": "out", "dtype": "f32", "shape": [batch, n], "file": path("out")},
+    ]}));
+    assert!(bound.get("ok").is_some(), "{bound}");
+    let answer = p.ask(serde_json::json!({"op": "forward"}));
+    assert!(answer.get("ok").is_some(), "{answer}");
+    let got = read_f32(&path("out"));
+    for r in 0..batch {
+        for j in 0..n {
+            let dot: f64 = (0..k)
+                .map(|t| f64::from(x[r * k + t]) * f64::from(w[j * k + t]))
+                .sum();
+            let want = (dot + f64::from(b[j])).max(0.0);
+            let g = f64::from(got[r * n + j]);
+            assert!(
+                (g - want).abs() <= 1e-4 + 1e-4 * want.abs(),
+                "out[{r}][{j}]: {g} against {want}"
+            );
+        }
+    }
+    // A parameter of the wrong shape is refused by name.
+    let bad = p.ask(serde_json::json!({"op": "bind", "buffers": [
+        {"name": "x", "dtype": "f32", "shape": [batch, k], "file": path("x")},
+        {"name": "fc_weight", "dtype": "f32", "shape": [k], "file": path("w")},
+        {"name": "fc_bias", "dtype": "f32", "shape": [n], "file": path("b")},
+        {"name": "out", "dtype": "f32", "shape": [batch, n], "file": path("out")},
+    ]}));
+    assert!(bad["error"].as_str().unwrap_or("").contains("fc_weight"), "{bad}");
+}
+
+#[test]
+fn a_file_that_is_not_the_tasks_reference_is_never_run() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    // A "candidate" that would leave a mark if it were ever imported.
+    let mark = dir.path().join("ran");
+    let candidate = dir.path().join("candidate.py");
+    std::fs::write(
+        &candidate,
+        format!(
+            "open({:?}, 'w').write('ran')\nclass Model: pass\n",
+            mark.display().to_string()
+        ),
+    )
+    .unwrap();
+    let task_file = problem("2_Scaled_tanh.py");
+    // The task's hash with another file: refused before anything is imported.
+    let (p, answer) = Process::start(
+        &py,
+        &args(&candidate, sha256(&task_file), "[]", "{}", "[\"x\"]"),
+        None,
+    );
+    let msg = answer["error"].as_str().unwrap_or("");
+    assert!(msg.contains("not the task's reference"), "{answer}");
+    drop(p);
+    assert!(!mark.exists(), "the file was run");
+    // Not a regular file.
+    let (p, answer) = Process::start(
+        &py,
+        &args(dir.path(), sha256(&task_file), "[]", "{}", "[\"x\"]"),
+        None,
+    );
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("not a regular file"),
+        "{answer}"
+    );
+    drop(p);
+}
+
+#[test]
+fn python_is_started_isolated_from_the_environment_and_the_current_folder() {
+    let Some(py) = python() else { return };
+    // A `torch` in the current folder and on PYTHONPATH would be imported by a Python that is not
+    // isolated; the reference process must get the real one.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("torch.py"),
+        "raise SystemExit('the planted torch ran')\n",
+    )
+    .unwrap();
+    let file = problem("2_Scaled_tanh.py");
+    let (_p, ready) = Process::start(
+        &py,
+        &args(&file, sha256(&file), "[2.5]", "{}", "[\"x\"]"),
+        Some(dir.path()),
+    );
+    assert!(
+        ready["ok"]["torch"].as_str().is_some_and(|v| v.contains('.')),
+        "{ready}"
+    );
+}
