@@ -14,7 +14,9 @@
 #     validate:SUITE[:COMPILER]    aorlta validate over examples/SUITE/validation.yaml
 #     pool:SUITE:CONFIG            aorlta bench kernels --pool examples/SUITE/pool.jsonl --config CONFIG
 #     score:CONFIG                 aorlta score CONFIG (its summary.md and rewards.jsonl kept)
-#     aa:N                         aorlta bench kernels --no-compile --aa N (A/A self-timings, n=2^20)
+#     aa:N[:SIZE[:TASK]]           aorlta bench kernels --no-compile --aa N (A/A self-timings of TASK,
+#                                  default vector_add, at SIZE, default n=1048576)
+#     aasym:N[:SIZE[:TASK]]        the same with both sides under the same conditions (--aa-symmetric)
 #     check:FOLDER:PROFILE         aorlta task check over a folder of tasks
 #     timecheck:SUITE:CONFIG       aorlta timecheck --pool over examples/SUITE/pool.jsonl
 #     power:N                      the HIP power case (transpose/tiled-power at ratio 1.05) N times
@@ -28,6 +30,7 @@
 #     triton      = validate:triton-kernels score:configs/tritonk-speed-score.yaml validate:kernels
 #     compilers   = validate:kernels:nvrtc validate:kernels:nvcc validate:library:nvrtc validate:library:nvcc
 #     jail        = validate:kernels validate:hip-kernels validate:triton-kernels validate:library
+#     sides       = A/A with and without --aa-symmetric, vector_add at 2^16, 2^20, 2^24, and softmax
 #
 # Then: python3 scripts/render-run.py $OUT > docs/runs/DATE-NAME.md (and a row in
 # docs/VALIDATION.md's "Runs"). Everything printed also goes to $OUT/log.txt.
@@ -48,6 +51,8 @@ while [ $# -gt 0 ]; do
     triton) steps+=(validate:triton-kernels score:configs/tritonk-speed-score.yaml validate:kernels); shift ;;
     compilers) steps+=(validate:kernels:nvrtc validate:kernels:nvcc validate:library:nvrtc validate:library:nvcc); shift ;;
     jail) steps+=(validate:kernels validate:hip-kernels validate:triton-kernels validate:library); shift ;;
+    sides) for size in n=65536 n=1048576 n=16777216; do steps+=("aa:300:$size" "aasym:300:$size"); done
+           steps+=(aa:300:rows=4096:softmax aasym:300:rows=4096:softmax); shift ;;
     -*) echo "unknown option $1 (see the head of $0)" >&2; exit 2 ;;
     *) steps+=("$1"); shift ;;
   esac
@@ -109,10 +114,13 @@ for step in "${steps[@]}"; do
       timeout "$(cap 180)" "$B/aorlta" score --quiet "$(config "$a")" | tail -5
       mkdir -p "$OUT/$tag"
       cp "$d/summary.md" "$OUT/$tag/" 2>/dev/null; gzip -c "$d/rewards.jsonl" > "$OUT/$tag/rewards.jsonl.gz" 2>/dev/null ;;
-    aa)
+    aa|aasym)
+      IFS=: read -r _ _ size task <<< "$step"
+      sym=(); [ "$name" = aasym ] && sym=(--aa-symmetric)
       left=$(( end - SECONDS - 12 ))
       timeout "$(cap 600)" "$B/aorlta" bench kernels "${fakeflag[@]}" "${comp[@]}" --no-compile --aa "${a:-1000}" \
-        --aa-max-s "$(( left > 5 ? left : 5 ))" --aa-size n=1048576 --json "$OUT/$tag.bench.json" | tail -12 ;;
+        --aa-task "${task:-vector_add}" --aa-size "${size:-n=1048576}" "${sym[@]}" \
+        --aa-max-s "$(( left > 5 ? left : 5 ))" --json "$OUT/$tag.bench.json" | tail -12 ;;
     check)
       timeout "$(cap 240)" "$B/aorlta" task check "${dev[@]}" --profile "$b" --json "$OUT/$tag.check.json" "$a" | tail -40 ;;
     timecheck)

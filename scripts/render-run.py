@@ -55,11 +55,12 @@ def bench_section(path):
         a = d["aa"]
         lines.append(
             table(
-                ["A/A self-timings", "task", "size", "faster", "penalised", "s min", "s median", "s max", "seconds"],
+                ["A/A self-timings", "task", "symmetric", "size", "faster", "penalised", "s min", "s median", "s max", "seconds"],
                 [
                     (
                         a.get("timings", a.get("asked")),
                         a.get("task", ""),
+                        "yes" if a.get("symmetric") else "no",
                         json.dumps(a.get("size", "")),
                         a.get("faster"),
                         a.get("penalised"),

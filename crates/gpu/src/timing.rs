@@ -97,6 +97,32 @@ struct Setup {
     refr: BufferSet,
     scratch: DevPtr,
     scratch_words: usize,
+    /// [`TimeWork::symmetric`].
+    symmetric: bool,
+}
+
+/// The two buffer sets of one pair: which the candidate runs in, which the reference.
+#[derive(Clone, Copy)]
+struct Sides<'a> {
+    cand: &'a BufferSet,
+    refr: &'a BufferSet,
+}
+
+impl Setup {
+    /// The sets as allocated, or swapped (a symmetric timing's coin for the pair).
+    fn sides(&self, swap: bool) -> Sides<'_> {
+        if swap {
+            Sides {
+                cand: &self.refr,
+                refr: &self.cand,
+            }
+        } else {
+            Sides {
+                cand: &self.cand,
+                refr: &self.refr,
+            }
+        }
+    }
 }
 
 fn run_inner<B: Backend>(
@@ -152,6 +178,7 @@ fn run_inner<B: Backend>(
         refr,
         scratch,
         scratch_words: (flush / 4) as usize,
+        symmetric: w.symmetric,
     };
     report.clocks_start = r.b.clocks();
     let kernels = Kernels {
@@ -218,13 +245,23 @@ fn pairs<B: Backend>(
     settled: &dyn Fn(&[TimedPair]) -> bool,
 ) -> Result<(), Stop> {
     let mut order = Pcg64Mcg::seed_from_u64(w.order_seed);
+    // A stream of its own, so that the order within pairs is the same with or without it.
+    let mut side_coin = Pcg64Mcg::seed_from_u64(mix64(w.order_seed ^ 0x51DE_51DE_51DE_51DE));
     let mut spent = 0.0f64;
     let mut cand_times: Vec<f64> = Vec::new();
     let mut ref_times: Vec<f64> = Vec::new();
     // One cold reference launch first: a reference time exists before any candidate launch,
     // so a candidate cut at its first launch is bounded against it.
     r.helpers_on()?;
-    let calibration = reference_launch(r, s, k, Draw::Typical(pair_seed(w.input_seed, u64::MAX)), c, 0)?;
+    let calibration = reference_launch(
+        r,
+        s,
+        s.sides(false),
+        k,
+        Draw::Typical(pair_seed(w.input_seed, u64::MAX)),
+        c,
+        0,
+    )?;
     ref_times.push(calibration);
     // A candidate launch longer than this alone proves that `min_pairs` pairs cannot fit.
     let cut_s = w.budget_s / w.min_pairs.max(1) as f64 + CUT_MARGIN_S;
@@ -242,8 +279,9 @@ fn pairs<B: Backend>(
         }
         let draw = timed_draw(r.job.task.timed_inputs, w.input_seed, p);
         let candidate_first = order.next_u64() & 1 == 1;
+        let sides = s.sides(s.symmetric && side_coin.next_u64() & 1 == 1);
         let t0 = Instant::now();
-        let times = match one_pair(r, s, k, c, draw, p, candidate_first, cut_s)? {
+        let times = match one_pair(r, s, sides, k, c, draw, p, candidate_first, cut_s)? {
             PairOutcome::Done(t) => t,
             PairOutcome::Cut(waited) => {
                 report.budget_stop = Some(BudgetStop {
@@ -291,40 +329,52 @@ fn pairs<B: Backend>(
 
 /// A timed reference launch in the reference's set, filled for `draw` first; its own checks are
 /// read before anything else runs. Returns the kernel seconds.
+#[allow(clippy::too_many_arguments)]
 fn reference_launch<B: Backend>(
     r: &mut Runner<'_, B>,
     s: &Setup,
+    sides: Sides<'_>,
     k: &Kernels<'_>,
     draw: Draw,
     c: &mut Counters,
     salt: u32,
 ) -> Result<f64, Stop> {
-    r.fill_set(&s.layout, &s.refr, draw, false)?;
-    let t = run_reference(r, s, k, salt, true)?;
+    r.fill_set(&s.layout, sides.refr, draw, false)?;
+    let t = run_reference(r, s, sides, k, salt, true)?;
     c.reset(r)?;
-    let check = r.check_set(c, &s.layout, &s.refr, draw, Expect::Written)?;
+    let check = r.check_set(c, &s.layout, sides.refr, draw, Expect::Written)?;
     let words = c.read(r, Party::Reference)?;
     reference_sane(r, &check.damage(&s.layout, &words))?;
     Ok(t)
 }
 
 /// The reference in its own set (already filled): a fresh module, a cold L2 when `cold`, timed
-/// alone. Returns the kernel seconds.
+/// alone; in a symmetric timing, with the harness's device code unloaded around it as around
+/// the candidate's. Returns the kernel seconds.
 fn run_reference<B: Backend>(
     r: &mut Runner<'_, B>,
     s: &Setup,
+    sides: Sides<'_>,
     k: &Kernels<'_>,
     salt: u32,
     cold: bool,
 ) -> Result<f64, Stop> {
     let (kernel, g) = k.reference;
+    // `cold` is the timed launch; the untimed one after a candidate needs no symmetry.
+    let symmetric = s.symmetric && cold;
+    if symmetric {
+        r.helpers_off()?;
+    }
     let inst = r.instantiate(kernel, &g)?;
-    let args = r.args(Party::Reference, &s.layout, &s.refr)?;
+    let args = r.args(Party::Reference, &s.layout, sides.refr)?;
     if cold {
         r.flush_l2(s.scratch, s.scratch_words, salt)?;
     }
     let t = r.timed_launch(Party::Reference, inst.func, &g, &args)?;
     r.release(inst)?;
+    if symmetric {
+        r.helpers_on()?;
+    }
     Ok(t.kernel_s)
 }
 
@@ -353,6 +403,7 @@ fn reference_sane<B: Backend>(r: &mut Runner<'_, B>, d: &crate::verify::Damage) 
 fn one_pair<B: Backend>(
     r: &mut Runner<'_, B>,
     s: &Setup,
+    sides: Sides<'_>,
     k: &Kernels<'_>,
     c: &mut Counters,
     draw: Draw,
@@ -363,31 +414,31 @@ fn one_pair<B: Backend>(
     let salt = 2 * p as u32 + 1;
     let mut reference_s = None;
     if candidate_first {
-        r.fill_set(&s.layout, &s.cand, draw, false)?;
-        r.fill_set(&s.layout, &s.refr, draw, false)?;
+        r.fill_set(&s.layout, sides.cand, draw, false)?;
+        r.fill_set(&s.layout, sides.refr, draw, false)?;
     } else {
-        reference_s = Some(reference_launch(r, s, k, draw, c, salt + 1)?);
+        reference_s = Some(reference_launch(r, s, sides, k, draw, c, salt + 1)?);
         // The reference's output would be an expected output while the candidate runs.
-        r.fill_set(&s.layout, &s.refr, draw, true)?;
-        r.fill_set(&s.layout, &s.cand, draw, false)?;
+        r.fill_set(&s.layout, sides.refr, draw, true)?;
+        r.fill_set(&s.layout, sides.cand, draw, false)?;
     }
-    let candidate_s = match candidate_launch(r, s, k, salt, cut_s)? {
+    let candidate_s = match candidate_launch(r, s, sides, k, salt, cut_s)? {
         Timed::Done(t) => t.kernel_s,
         Timed::Late(waited) => return Ok(PairOutcome::Cut(waited)),
     };
     // Everything from here is made after the candidate's launch.
     c.reset(r)?;
-    let own = r.check_set(c, &s.layout, &s.cand, draw, Expect::Written)?;
-    let other = r.check_set(c, &s.layout, &s.refr, draw, Expect::Untouched)?;
+    let own = r.check_set(c, &s.layout, sides.cand, draw, Expect::Written)?;
+    let other = r.check_set(c, &s.layout, sides.refr, draw, Expect::Untouched)?;
     let reference_s = match reference_s {
         Some(t) => {
-            run_reference(r, s, k, salt + 1, false)?;
+            run_reference(r, s, sides, k, salt + 1, false)?;
             t
         }
-        None => run_reference(r, s, k, salt + 1, true)?,
+        None => run_reference(r, s, sides, k, salt + 1, true)?,
     };
-    let sane = r.check_set(c, &s.layout, &s.refr, draw, Expect::Written)?;
-    let cmp = r.compare_sets(c, &s.layout, &s.refr, &s.cand, r.job.task.tolerance)?;
+    let sane = r.check_set(c, &s.layout, sides.refr, draw, Expect::Written)?;
+    let cmp = r.compare_sets(c, &s.layout, sides.refr, sides.cand, r.job.task.tolerance)?;
     let words = c.read(r, Party::Harness)?;
     let own = own.damage(&s.layout, &words);
     let other = other.damage(&s.layout, &words);
@@ -418,7 +469,7 @@ fn one_pair<B: Backend>(
     if cmp.mismatches > 0 {
         let first = match cmp.first {
             Some(at) => {
-                let m = r.mismatch(&s.layout, &s.refr, &s.cand, at)?;
+                let m = r.mismatch(&s.layout, sides.refr, sides.cand, at)?;
                 format!(
                     "; first at {}[{}]: expected {}, got {}",
                     m.buffer, m.index, m.expected, m.got
@@ -447,6 +498,7 @@ fn one_pair<B: Backend>(
 fn candidate_launch<B: Backend>(
     r: &mut Runner<'_, B>,
     s: &Setup,
+    sides: Sides<'_>,
     k: &Kernels<'_>,
     salt: u32,
     cut_s: f64,
@@ -454,7 +506,7 @@ fn candidate_launch<B: Backend>(
     let (kernel, g) = k.candidate;
     r.helpers_off()?;
     let inst = r.instantiate(kernel, &g)?;
-    let args = r.args(Party::Candidate, &s.layout, &s.cand)?;
+    let args = r.args(Party::Candidate, &s.layout, sides.cand)?;
     r.flush_l2(s.scratch, s.scratch_words, salt)?;
     let t = r.timed_launch_within(Party::Candidate, inst.func, &g, &args, cut_s)?;
     if let Timed::Done(_) = t {

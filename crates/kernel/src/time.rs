@@ -48,6 +48,8 @@ pub(crate) struct TimeParams {
     pub looks: Vec<usize>,
     /// The judge's parameters.
     pub judge: JudgeParams,
+    /// Both sides of each pair under the same conditions ([`TimeWork::symmetric`]).
+    pub symmetric: bool,
 }
 
 impl Default for TimeParams {
@@ -59,6 +61,7 @@ impl Default for TimeParams {
             launch_timeout_s: 10.0,
             looks: DEFAULT_LOOKS.to_vec(),
             judge: JudgeParams::default(),
+            symmetric: false,
         }
     }
 }
@@ -88,6 +91,9 @@ pub(crate) fn parse_params(value: &Value) -> Result<TimeParams, String> {
     }
     if let Some(v) = map.remove("launch-timeout-s") {
         p.launch_timeout_s = num(v, "launch-timeout-s")?;
+    }
+    if let Some(v) = map.remove("symmetric") {
+        p.symmetric = v.as_bool().ok_or("`symmetric` must be true or false")?;
     }
     if let Some(v) = map.remove("looks") {
         p.looks = serde_json::from_value(v).map_err(|_| "`looks` must be a list of whole numbers")?;
@@ -163,6 +169,7 @@ impl Adapter for KernelTime {
             keep_launches: p.judge.keep_samples,
             looks: looks.clone(),
             judge: serde_json::to_value(&p.judge).unwrap_or_default(),
+            symmetric: p.symmetric,
         };
         let launch_timeout = if i.env.is_fake() {
             p.launch_timeout_s.min(0.3)
@@ -256,5 +263,19 @@ impl Adapter for KernelTime {
             detail: Some(Value::Object(detail)),
             extracted: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod params_tests {
+    use super::parse_params;
+    use serde_json::json;
+
+    #[test]
+    fn symmetric_is_off_unless_asked_and_must_be_a_boolean() {
+        assert!(!parse_params(&json!({})).unwrap().symmetric);
+        assert!(parse_params(&json!({"symmetric": true})).unwrap().symmetric);
+        let e = parse_params(&json!({"symmetric": "yes"})).unwrap_err();
+        assert!(e.contains("`symmetric`"), "{e}");
     }
 }

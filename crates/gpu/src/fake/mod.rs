@@ -92,6 +92,9 @@ pub struct FakeBackend {
     seen_compare: BTreeSet<DevPtr>,
     /// Every call, in order, while [`FakeBackend::keep_log`] is set.
     pub log: Vec<Call>,
+    /// Each launch's module instance and the address of its first buffer argument, while
+    /// [`FakeBackend::keep_log`] is set (which buffer set a launch ran in).
+    pub launch_buffers: Vec<(ModuleId, u64)>,
     /// Whether calls are kept in [`FakeBackend::log`] (tests read it). The harness process
     /// serving jobs turns it off: it lives as long as the service, and the log would grow with
     /// every job.
@@ -162,6 +165,7 @@ impl FakeBackend {
             seen_counts: BTreeSet::new(),
             seen_compare: BTreeSet::new(),
             log: Vec::new(),
+            launch_buffers: Vec::new(),
             keep_log: true,
             hang_cap_s: 10.0,
             busy_s: std::env::var("AORLTA_FAKE_LAUNCH_S")
@@ -370,6 +374,13 @@ impl Backend for FakeBackend {
             .get(&func.0)
             .ok_or_else(|| Self::driver("cuLaunchKernel", "unknown function"))?;
         self.record(Call::Launch(ModuleId(id)));
+        if self.keep_log {
+            let first = args.iter().find_map(|a| match a {
+                KernelArg::Buffer { ptr, .. } => Some(*ptr),
+                _ => None,
+            });
+            self.launch_buffers.push((ModuleId(id), first.unwrap_or(0)));
+        }
         let module = self
             .modules
             .get(&id)

@@ -85,6 +85,7 @@ pub(crate) fn time_work(pairs: usize) -> Work {
         keep_launches: false,
         looks: Vec::new(),
         judge: serde_json::Value::Null,
+        symmetric: false,
     })
 }
 

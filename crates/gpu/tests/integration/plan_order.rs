@@ -271,3 +271,84 @@ fn with_a_seed_per_family_every_size_draws_every_family_of_every_input() {
         }
     }
 }
+
+fn symmetric_time_work(pairs: usize) -> aorlta_record::kernel::harness::Work {
+    match time_work(pairs) {
+        aorlta_record::kernel::harness::Work::Time(mut w) => {
+            w.symmetric = true;
+            aorlta_record::kernel::harness::Work::Time(w)
+        }
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn a_symmetric_timing_gives_both_sides_the_same_conditions() {
+    let pairs = 16;
+    let (rec, b) = run(
+        &image(FakeBehaviour::Correct, 1.0, false),
+        symmetric_time_work(pairs),
+    );
+    assert!(rec.findings.is_empty(), "{:?}", rec.findings);
+    let t = rec.time.as_ref().unwrap();
+    assert_eq!(t.pairs.len(), pairs);
+    let launches = read(&b.log, (t.l2_flush_bytes / 4) as usize);
+    // Every timed launch, of either side, starts cold with the harness's device code unloaded.
+    let timed: Vec<&Launch> = launches.iter().filter(|l| l.cold).collect();
+    assert_eq!(timed.len(), 2 * pairs + 1, "the calibration and two per pair");
+    for l in &timed {
+        assert!(
+            !l.helpers_loaded,
+            "{:?} timed with the harness's code loaded",
+            l.who
+        );
+    }
+    // The candidate ran in both buffer sets, and in every pair the two sides used different sets.
+    let set_of: HashMap<ModuleId, u64> = b.launch_buffers.iter().copied().collect();
+    let cand_sets: HashSet<u64> = launches
+        .iter()
+        .filter(|l| l.who == Who::Candidate)
+        .map(|l| set_of[&l.module])
+        .collect();
+    assert_eq!(cand_sets.len(), 2, "the candidate's set is drawn per pair");
+    let timed_ref: Vec<&&Launch> = timed.iter().filter(|l| l.who == Who::Reference).skip(1).collect();
+    let cand: Vec<&Launch> = launches.iter().filter(|l| l.who == Who::Candidate).collect();
+    for (k, (c, r)) in cand.iter().zip(&timed_ref).enumerate() {
+        assert_ne!(
+            set_of[&c.module], set_of[&r.module],
+            "pair {k}: both sides in one set"
+        );
+    }
+    // The order within pairs is the same as without the symmetry (a stream of its own).
+    let (plain, _) = run(&image(FakeBehaviour::Correct, 1.0, false), time_work(pairs));
+    let order = |r: &aorlta_record::kernel::harness::HarnessRecord| -> Vec<bool> {
+        r.time
+            .as_ref()
+            .unwrap()
+            .pairs
+            .iter()
+            .map(|p| p.candidate_first)
+            .collect()
+    };
+    assert_eq!(order(&rec), order(&plain));
+}
+
+#[test]
+fn without_symmetry_the_reference_is_timed_with_the_harness_code_loaded_in_its_own_set() {
+    // What the symmetric timing changes, seen on the default protocol: the asymmetry exists.
+    let (rec, b) = run(&image(FakeBehaviour::Correct, 1.0, false), time_work(12));
+    let t = rec.time.as_ref().unwrap();
+    let launches = read(&b.log, (t.l2_flush_bytes / 4) as usize);
+    let set_of: HashMap<ModuleId, u64> = b.launch_buffers.iter().copied().collect();
+    let refs: Vec<&Launch> = launches
+        .iter()
+        .filter(|l| l.who == Who::Reference && l.cold)
+        .collect();
+    assert!(refs.iter().all(|l| l.helpers_loaded));
+    let cand_sets: HashSet<u64> = launches
+        .iter()
+        .filter(|l| l.who == Who::Candidate)
+        .map(|l| set_of[&l.module])
+        .collect();
+    assert_eq!(cand_sets.len(), 1);
+}

@@ -249,3 +249,32 @@ fn faster_and_slower_candidates_are_measured_as_such() {
     assert!((s - 2.0).abs() < 0.1, "{s}");
     assert!(t.clocks_start.is_some() && !t.throttled);
 }
+
+#[test]
+fn a_symmetric_timing_catches_every_timing_threat_as_the_default_does() {
+    use aorlta_record::kernel::harness::Work;
+    let symmetric = |pairs| match time_work(pairs) {
+        Work::Time(mut w) => {
+            w.symmetric = true;
+            Work::Time(w)
+        }
+        _ => unreachable!(),
+    };
+    for b in [
+        F::StatefulSkip,
+        F::SentinelSkip,
+        F::OobWrite,
+        F::InputMutation,
+        F::Scribble,
+        F::SearchExpected,
+        F::CorruptCounters,
+        F::Fault,
+    ] {
+        let (plain, _) = run(&img(b), time_work(12));
+        let (sym, _) = run(&img(b), symmetric(12));
+        assert_eq!(codes(&sym), codes(&plain), "{b:?}");
+        let speedup =
+            |r: &aorlta_record::kernel::harness::HarnessRecord| r.time.as_ref().map(|t| t.pairs.len());
+        assert_eq!(speedup(&sym), speedup(&plain), "{b:?}: pairs measured");
+    }
+}

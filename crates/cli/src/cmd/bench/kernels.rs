@@ -46,6 +46,11 @@ pub(crate) struct Args {
     /// that it replaces (`n=1048576`); the primary size when absent.
     #[arg(long)]
     pub aa_size: Option<String>,
+    /// Time the A/A run with both sides under the same conditions (the timing leg's
+    /// `symmetric: true`: the reference's launch with the harness's code unloaded too, and the two
+    /// buffer sets drawn per pair), to set against a run without it.
+    #[arg(long)]
+    pub aa_symmetric: bool,
     /// Write the figures as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -418,7 +423,11 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
         hash: format!("{}-aa", t.hash),
         kind: TaskKind::Kernel(Box::new(k.clone())),
     };
-    let params = json!({"ratio": 1.0});
+    let params = if args.aa_symmetric {
+        json!({"ratio": 1.0, "symmetric": true})
+    } else {
+        json!({"ratio": 1.0})
+    };
     let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
     let mut s_values = Vec::new();
     let t0 = Instant::now();
@@ -448,8 +457,10 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let penalised = verdicts.get("candidate-noisy").copied().unwrap_or(0);
     let [lo, mid, _, hi] = spread(&mut s_values);
     println!(
-        "A/A: {ran} self-timings of {} at {:?} (ratio 1.0), {aa_s:.1} s: {faster} faster, {penalised} penalised (candidate-noisy); verdicts {verdicts:?}; s min {lo:.4}, median {mid:.4}, max {hi:.4}",
-        args.aa_task, k.spec.sizes[0]
+        "A/A: {ran} self-timings of {} at {:?} (ratio 1.0{}), {aa_s:.1} s: {faster} faster, {penalised} penalised (candidate-noisy); verdicts {verdicts:?}; s min {lo:.4}, median {mid:.4}, max {hi:.4}",
+        args.aa_task,
+        k.spec.sizes[0],
+        if args.aa_symmetric { ", symmetric" } else { "" }
     );
     if ran < args.aa {
         println!(
@@ -459,7 +470,7 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     report.insert(
         "aa".into(),
-        json!({"timings": ran, "asked": args.aa, "task": args.aa_task, "size": k.spec.sizes[0], "faster": faster, "penalised": penalised, "verdicts": verdicts, "s_min": lo, "s_median": mid, "s_max": hi, "seconds": aa_s}),
+        json!({"timings": ran, "asked": args.aa, "task": args.aa_task, "symmetric": args.aa_symmetric, "size": k.spec.sizes[0], "faster": faster, "penalised": penalised, "verdicts": verdicts, "s_min": lo, "s_median": mid, "s_max": hi, "seconds": aa_s}),
     );
     if let Some(p) = &args.json {
         std::fs::write(p, serde_json::to_vec_pretty(&Value::Object(report))?)?;
