@@ -6,7 +6,7 @@
 
 use crate::reason::ReasonCode;
 use crate::task::Task;
-use aorlta_record::{LegState, Reason};
+use aorlta_record::{LegResult, LegState, Reason};
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -178,4 +178,24 @@ impl Registry {
     pub fn names(&self) -> Vec<&'static str> {
         self.adapters.keys().copied().collect()
     }
+}
+
+/// The one door every leg runs through, for the commands that run a lane's adapter straight on a
+/// source rather than score a completion (`aorlta task check`, `aorlta timecheck`, `aorlta bench
+/// kernels`). The engine implements it (`aorlta_core::run::Legs`) with the function it runs a
+/// profile's legs with, so a panic is caught and a missing reason named as in a scoring run, and
+/// the store is used as the caller configured it. A lane states its need as this trait because it
+/// cannot name the engine, which is above it.
+pub trait LegRunner: Send + Sync {
+    /// Runs the adapter registered as `adapter` as leg `leg` on `source` (the completion and what
+    /// `parse` extracted both), with `params` (`null` for the adapter's defaults).
+    fn run_on_source(
+        &self,
+        leg: &str,
+        adapter: &str,
+        task: &Task,
+        source: &str,
+        params: &serde_json::Value,
+        env: &Env,
+    ) -> LegResult;
 }

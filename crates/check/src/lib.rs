@@ -13,7 +13,7 @@ mod reason;
 mod task;
 pub mod yaml;
 
-pub use adapter::{Adapter, Env, LegInput, LegOutput, Registry, params};
+pub use adapter::{Adapter, Env, LegInput, LegOutput, LegRunner, Registry, params};
 pub use error::{CoreError, Result};
 pub use generations::Generations;
 pub use hash::{feed, hash_parts, hash_str};

@@ -23,7 +23,6 @@ mod compile;
 mod compiler;
 mod compilers;
 mod config;
-mod direct;
 mod elf;
 mod env;
 mod exec;
@@ -51,7 +50,6 @@ pub use config::{CompilerChoice, GpuSet, KernelConfig, Platform};
 pub fn nvrtc_worker() -> i32 {
     compiler::nvrtc_worker::serve()
 }
-pub use direct::run_leg;
 pub use env::{KernelEnv, KernelOverrides, KernelTools, env_of, env_with_kernel, warm_harnesses};
 pub use fake::FakeSpec;
 pub use reason::KernelReason;

@@ -179,6 +179,8 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         println!("triton: {t}");
     }
     precompile(kernel, &loaded);
+    // The correctness and A/A legs run through the engine's door, never served from a store.
+    let legs = aorlta_core::run::Legs::builtin();
     print_row(HEAD);
     let mut results = Vec::new();
     for (file, set) in &loaded {
@@ -199,7 +201,7 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
             }
             Ok(set) => {
                 for task in set.iter() {
-                    let c = aorlta_kernel::check_task(&env, task, &params);
+                    let c = aorlta_kernel::check_task(&legs, &env, task, &params);
                     row(&c);
                     results.push(c);
                 }

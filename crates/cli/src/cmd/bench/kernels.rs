@@ -11,13 +11,13 @@
 use crate::cmd::validate::EXIT_NO_GPU;
 use anyhow::{Context, bail};
 use aorlta_bench::percentile;
-use aorlta_check::Env;
+use aorlta_check::{Env, LegRunner};
 use aorlta_check::{KernelTaskDef, Task, TaskKind, TaskSet};
+use aorlta_core::run::Legs;
 use aorlta_core::run::validation::Suite;
 use aorlta_kernel::KernelTools;
-use aorlta_kernel::run_leg;
 use aorlta_kernel::{CompilerChoice, Who, compile};
-use aorlta_kernel::{KernelConfig, KernelEnv, KernelOverrides, KernelRun, KernelTime};
+use aorlta_kernel::{KernelConfig, KernelEnv, KernelOverrides};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -336,6 +336,7 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     // 2-4. Harness start, correctness and timing, per task, with the `self` candidate.
     let env = fresh_env(&config, &scratch.path().join("legs"))?;
+    let legs = Legs::builtin();
     let kernel = tools(&env);
     if let Err(e) = kernel.devices() {
         println!("no GPU: {e}");
@@ -350,8 +351,8 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
         if name != "self" {
             continue;
         }
-        let r = run_leg("ref.native", &KernelRun, t, src, &Value::Null, &env);
-        let tm = run_leg("ref.speedup", &KernelTime, t, src, &Value::Null, &env);
+        let r = legs.run_on_source("ref.native", "kernel-run", t, src, &Value::Null, &env);
+        let tm = legs.run_on_source("ref.speedup", "kernel-time", t, src, &Value::Null, &env);
         let d = tm.detail.clone().unwrap_or(Value::Null);
         let o = d.get("overhead").cloned().unwrap_or(Value::Null);
         let f = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
@@ -428,9 +429,9 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
             break;
         }
         ran += 1;
-        let r = run_leg(
+        let r = legs.run_on_source(
             "ref.speedup",
-            &KernelTime,
+            "kernel-time",
             &aa_task,
             &k.reference_source,
             &params,
