@@ -1,5 +1,5 @@
-//! The Q&A adapters: `parse` (leg `parse`), and the comparison adapters `reference-match` (leg
-//! `ref.exact`) and `normalised-match` (leg `ref.normalised`).
+//! The Q&A comparison adapters `reference-match` (leg `ref.exact`) and `normalised-match` (leg
+//! `ref.normalised`); the lane's `parse` is in `lane`.
 //!
 //! The comparison adapters share one shape, written once: [`CompareAdapter`] reads the leg's
 //! parameters, pairs the task's reference (read with the profile's answer forms when it asks)
@@ -9,18 +9,16 @@
 use crate::extract::{self, AnswerForm};
 use crate::normalise::{self, Comparison, Strictness};
 use crate::reason::AnswerReason;
-use aorlta_check::TaskKind;
 use aorlta_check::{Adapter, LegInput, LegOutput, Registry, params};
-use aorlta_record::LegState;
+use aorlta_record::QaTask;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// Registers the Q&A adapters.
-pub fn register(r: &mut Registry) {
-    r.add(Arc::new(ParseAdapter));
+/// Registers the Q&A comparison adapters (`parse` is every lane's, [`crate::QaLane`] reads it).
+pub(crate) fn register(r: &mut Registry) {
     r.add(Arc::new(CompareAdapter {
         name: "reference-match",
         version: "1",
@@ -31,81 +29,6 @@ pub fn register(r: &mut Registry) {
         version: "3",
         comparer: NormalisedMatch,
     }));
-}
-
-/// Parameters of the `parse` adapter.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub(crate) struct ParseParams {
-    /// Answer forms accepted, tried in the fixed order boxed, statement, latex, bare, number.
-    #[serde(default = "default_forms")]
-    pub forms: Vec<AnswerForm>,
-    /// Longest answer accepted, in bytes.
-    #[serde(default = "default_max_answer")]
-    pub max_answer_len: usize,
-}
-
-fn default_forms() -> Vec<AnswerForm> {
-    vec![
-        AnswerForm::Tag,
-        AnswerForm::Boxed,
-        AnswerForm::Statement,
-        AnswerForm::Latex,
-        AnswerForm::Bare,
-    ]
-}
-
-fn default_max_answer() -> usize {
-    200
-}
-
-/// `parse`: the final answer of a Q&A completion, or the kernel source of a kernel completion.
-pub(crate) struct ParseAdapter;
-
-impl Adapter for ParseAdapter {
-    fn name(&self) -> &'static str {
-        "parse"
-    }
-    fn version(&self) -> &'static str {
-        "3"
-    }
-    fn check_params(&self, p: &serde_json::Value) -> Result<(), String> {
-        let p = params::<ParseParams>(p)?;
-        // Past what the comparison reads, a longer answer would only come back unreadable.
-        if !(1..=crate::normalise::MAX_ANSWER_BYTES).contains(&p.max_answer_len) {
-            return Err(format!(
-                "`max-answer-len` must be 1 to {} (the longest answer the comparison reads), not {}",
-                crate::normalise::MAX_ANSWER_BYTES,
-                p.max_answer_len
-            ));
-        }
-        Ok(())
-    }
-    fn run(&self, input: &LegInput<'_>) -> LegOutput {
-        match &input.task.kind {
-            TaskKind::Qa(_) => {
-                let p: ParseParams = match params(input.params) {
-                    Ok(p) => p,
-                    Err(e) => return LegOutput::unsettled(AnswerReason::BadParams, e),
-                };
-                match extract::extract_answer(input.completion, &p.forms, p.max_answer_len) {
-                    Ok(a) => LegOutput::clean()
-                        .with_detail(json!({"answer": a.text, "form": a.form}))
-                        .with_extracted(a.text),
-                    Err(r) => LegOutput::with_code(LegState::Broke, &r.code, r.detail),
-                }
-            }
-            TaskKind::Kernel(k) => match extract::kernel_source(input.completion, k) {
-                Ok(src) => LegOutput::clean()
-                    .with_detail(json!({
-                        "bytes": src.len(),
-                        "source_hash": aorlta_check::hash_str(&src),
-                    }))
-                    .with_extracted(src),
-                Err(r) => LegOutput::with_code(LegState::Broke, &r.code, r.detail),
-            },
-        }
-    }
 }
 
 /// How one comparison adapter compares a reference answer with a parsed answer.
@@ -189,18 +112,17 @@ fn answer_pair<'a>(
     input: &'a LegInput<'_>,
     forms: &[AnswerForm],
 ) -> Result<(Cow<'a, str>, &'a str), LegOutput> {
-    let reference = match &input.task.kind {
-        TaskKind::Qa(t) => t.answer.as_str(),
-        TaskKind::Kernel(_) => {
-            return Err(LegOutput::unsettled(
-                AnswerReason::WrongTaskKind,
-                format!(
-                    "task {} is a kernel task; this adapter judges Q&A answers",
-                    input.task.id
-                ),
-            ));
-        }
+    let Some(task) = input.task.body::<QaTask>() else {
+        return Err(LegOutput::unsettled(
+            AnswerReason::WrongTaskKind,
+            format!(
+                "task {} is a {} task; this adapter judges Q&A answers",
+                input.task.id,
+                input.task.lane()
+            ),
+        ));
     };
+    let reference = task.answer.as_str();
     let answer = input.extracted.ok_or_else(|| {
         LegOutput::unsettled(
             AnswerReason::NoParsedAnswer,
@@ -294,8 +216,10 @@ fn short(s: &str) -> String {
 mod tests {
     #[test]
     fn max_answer_len_is_checked_against_what_the_comparison_reads() {
-        use aorlta_check::Adapter;
-        let parse = super::ParseAdapter;
+        let adapters = aorlta_check::Lanes::default()
+            .with(std::sync::Arc::new(crate::QaLane))
+            .adapters();
+        let parse = adapters.get("parse").unwrap();
         assert!(
             parse
                 .check_params(&serde_json::json!({"max-answer-len": 4096}))
@@ -314,7 +238,7 @@ mod tests {
     use aorlta_check::Task;
 
     fn qa_task(answer: &str) -> Task {
-        Task::qa(aorlta_record::QaTask {
+        crate::qa_task(aorlta_record::QaTask {
             id: "t".into(),
             prompt: "?".into(),
             answer: answer.into(),
@@ -322,8 +246,9 @@ mod tests {
     }
 
     fn run(adapter: &str, params: serde_json::Value, reference: &str, answer: &str) -> LegOutput {
-        let mut r = Registry::default();
-        register(&mut r);
+        let r = aorlta_check::Lanes::default()
+            .with(Arc::new(crate::QaLane))
+            .adapters();
         let task = qa_task(reference);
         let env = Env::default();
         r.get(adapter).unwrap().run(&LegInput {

@@ -7,7 +7,8 @@
 
 mod common;
 
-use aorlta_check::{TaskKind, TaskSet};
+use aorlta_check::TaskSet;
+use aorlta_kernel::KernelTaskDef;
 use aorlta_kernel::{CompilerChoice, KernelConfig, KernelEnv, NvrtcInstall, Who, compile};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -55,17 +56,17 @@ fn verdict(r: &Result<aorlta_kernel::Compiled, aorlta_kernel::CompileFailure>) -
 
 /// The CUDA example's tasks.
 fn examples() -> TaskSet {
-    TaskSet::load(&common::root().join("examples/kernels/tasks"))
-        .unwrap()
-        .0
+    TaskSet::load(
+        &common::root().join("examples/kernels/tasks"),
+        &aorlta_core::lanes(),
+    )
+    .unwrap()
+    .0
 }
 
 /// Its `vector_add` task.
-fn vector_add(tasks: &TaskSet) -> &aorlta_check::KernelTaskDef {
-    let TaskKind::Kernel(task) = &tasks.get("vector_add").unwrap().kind else {
-        unreachable!()
-    };
-    task
+fn vector_add(tasks: &TaskSet) -> &KernelTaskDef {
+    KernelTaskDef::of(tasks.get("vector_add").unwrap()).unwrap()
 }
 
 #[test]
@@ -87,7 +88,9 @@ fn nvrtc_and_nvcc_give_every_example_source_the_same_verdict() {
     let (mut nvcc_s, mut nvrtc_s) = (0.0, 0.0);
     let mut sources: Vec<(String, PathBuf, Who)> = Vec::new();
     for task in tasks.iter() {
-        let TaskKind::Kernel(k) = &task.kind else { continue };
+        let Some(k) = KernelTaskDef::of(task) else {
+            continue;
+        };
         sources.push((task.id.clone(), k.dir.join(&k.spec.reference), Who::Reference));
         let folder = root.join("candidates").join(&task.id);
         let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
@@ -107,9 +110,7 @@ fn nvrtc_and_nvcc_give_every_example_source_the_same_verdict() {
             // the compile-limit tests cover it.
             continue;
         }
-        let TaskKind::Kernel(task) = &tasks.get(id).unwrap().kind else {
-            unreachable!()
-        };
+        let task = KernelTaskDef::of(tasks.get(id).unwrap()).unwrap();
         let source = std::fs::read_to_string(file).unwrap();
         let t0 = Instant::now();
         let a = compile(&by_nvcc, task, &source, *who);

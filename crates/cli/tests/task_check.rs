@@ -248,8 +248,11 @@ fn a_leg_that_panics_under_task_check_is_caught_and_reported_as_the_engine_repor
     config.work_dir = Some(dir.path().join("work"));
     config.lease_dir = Some(dir.path().join("leases"));
     let env = aorlta_kernel::env_with_kernel(&config).unwrap();
-    let (tasks, _) =
-        aorlta_check::TaskSet::load(&root().join("examples/kernels/tasks/vector_add.yaml")).unwrap();
+    let (tasks, _) = aorlta_check::TaskSet::load(
+        &root().join("examples/kernels/tasks/vector_add.yaml"),
+        &aorlta_core::lanes(),
+    )
+    .unwrap();
     let mut adapters = aorlta_core::adapters();
     adapters.add(std::sync::Arc::new(PanickingRun));
     let legs = aorlta_core::run::Legs::new(adapters);

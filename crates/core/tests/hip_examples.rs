@@ -10,7 +10,7 @@
 
 mod common;
 
-use aorlta_check::KernelTaskDef;
+use aorlta_kernel::KernelTaskDef;
 use aorlta_kernel::{KernelConfig, KernelEnv, Platform};
 use aorlta_kernel::{Who, compile};
 use std::path::{Path, PathBuf};

@@ -17,7 +17,8 @@
 use crate::KernelTools;
 use crate::compiler::{Who, compile};
 use crate::sanity::{Sanity, task_sanity};
-use aorlta_check::{Env, LegRunner, Task, TaskKind};
+use crate::task::KernelTaskDef;
+use aorlta_check::{Env, LegRunner, Task};
 use aorlta_record::{LegResult, LegState};
 use serde::Serialize;
 use serde_json::Value;
@@ -111,7 +112,7 @@ pub fn check_task(legs: &dyn LegRunner, env: &Env, task: &Task, params: &CheckPa
         steps: std::array::from_fn(|_| "-".to_string()),
         ..TaskCheck::default()
     };
-    let TaskKind::Kernel(def) = &task.kind else {
+    let Some(def) = KernelTaskDef::of(task) else {
         return out.failed(0, "not a kernel task".into());
     };
     out.file = def.file.display().to_string();

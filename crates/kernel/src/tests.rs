@@ -5,7 +5,8 @@
 use super::env::KernelEnv;
 use super::{KernelConfig, elf};
 use crate::compiler::{Who, compile};
-use aorlta_check::{KernelTaskDef, Task, TaskKind};
+use crate::task::KernelTaskDef;
+use aorlta_check::Task;
 use aorlta_record::LegState;
 use aorlta_record::kernel::KernelTask;
 use aorlta_record::kernel::mangle::mangle;
@@ -451,12 +452,9 @@ fn fake_sizes_shrink_until_buffers_are_small() {
 
 #[test]
 fn kernel_task_kind_is_required() {
-    let t = Task::qa(aorlta_record::QaTask {
-        id: "q".into(),
-        prompt: "p".into(),
-        answer: "1".into(),
-    });
-    assert!(matches!(t.kind, TaskKind::Qa(_)));
+    // A task of another lane (its body is not a kernel task).
+    let t = Task::new("qa", "q".into(), "h".into(), "a question".to_string());
+    assert!(KernelTaskDef::of(&t).is_none());
     let env = aorlta_check::Env::default();
     let input = aorlta_check::LegInput {
         leg: "compile",
@@ -513,11 +511,7 @@ fn a_result_found_under_other_limits_is_a_miss() {
     // A `compile-timeout` reached at 3 s is no verdict under 120 s: the compile limits are in
     // every kernel leg's identity, the job deadline in the harness legs'.
     let dir = tempfile::tempdir().unwrap();
-    let task = Task {
-        id: "t".into(),
-        hash: "h".into(),
-        kind: TaskKind::Kernel(Box::new(task(SIG, GOOD))),
-    };
+    let task = Task::new(crate::LANE, "t".into(), "h".into(), task(SIG, GOOD));
     let identities = |edit: &dyn Fn(&mut KernelConfig)| -> Vec<String> {
         let mut c = KernelConfig {
             work_dir: Some(dir.path().join("work")),

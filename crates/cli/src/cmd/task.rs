@@ -150,7 +150,9 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let loaded: Vec<(PathBuf, Result<TaskSet, String>)> = files
         .into_iter()
         .map(|f| {
-            let set = TaskSet::load(&f).map(|(s, _)| s).map_err(|e| format!("{e}"));
+            let set = TaskSet::load(&f, &aorlta_core::lanes())
+                .map(|(s, _)| s)
+                .map_err(|e| format!("{e}"));
             (f, set)
         })
         .collect();
@@ -236,15 +238,12 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
 /// The kernel tasks of the files that loaded.
 fn kernel_tasks(
     loaded: &[(PathBuf, Result<TaskSet, String>)],
-) -> impl Iterator<Item = &aorlta_check::KernelTaskDef> {
+) -> impl Iterator<Item = &aorlta_kernel::KernelTaskDef> {
     loaded
         .iter()
         .filter_map(|(_, s)| s.as_ref().ok())
         .flat_map(|s| s.iter())
-        .filter_map(|t| match &t.kind {
-            aorlta_check::TaskKind::Kernel(k) => Some(k.as_ref()),
-            aorlta_check::TaskKind::Qa(_) => None,
-        })
+        .filter_map(|t| aorlta_kernel::KernelTaskDef::of(t))
 }
 
 /// Compiles every loaded reference in parallel, so that the checks find them in the compile

@@ -16,12 +16,12 @@
 //! caller's folder before anything runs.
 
 use anyhow::{Context, bail};
-use aorlta_answer::kernel_source;
 use aorlta_check::{Env, LegRunner};
-use aorlta_check::{Task, TaskKind, TaskSet};
+use aorlta_check::{Task, TaskSet};
 use aorlta_core::run::Legs;
 use aorlta_core::run::pool::read_pool;
 use aorlta_kernel::KernelTools;
+use aorlta_kernel::{KernelTaskDef, kernel_source};
 use aorlta_record::{LegResult, LegState};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -68,7 +68,7 @@ pub(crate) struct Args {
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let tasks_path = std::path::absolute(&args.tasks)?;
     let config = args.kernel.kernel_config()?;
-    let (tasks, _) = TaskSet::load(&tasks_path)?;
+    let (tasks, _) = TaskSet::load(&tasks_path, &aorlta_core::lanes())?;
     let params = time_params(&args);
     let code = match (&args.candidate, &args.pool) {
         (Some(candidate), _) => {
@@ -289,7 +289,7 @@ fn pool_row(
     let Some(task) = tasks.get(task_id) else {
         return unjudged("task", "skipped", "no-task");
     };
-    let TaskKind::Kernel(k) = &task.kind else {
+    let Some(k) = KernelTaskDef::of(task) else {
         return unjudged("task", "skipped", "not-a-kernel-task");
     };
     let source = match kernel_source(completion, k) {
@@ -380,7 +380,7 @@ mod tests {
     #[test]
     fn a_leg_that_panics_is_caught_and_reported_as_the_engine_reports_it() {
         let tasks = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels/tasks");
-        let (tasks, _) = TaskSet::load(&tasks).unwrap();
+        let (tasks, _) = TaskSet::load(&tasks, &aorlta_core::lanes()).unwrap();
         let legs = Legs::new(legs_registry());
         let completion =
             "```cuda\n__global__ void vector_add(const float* a, const float* b, float* c, int n) {}\n```";

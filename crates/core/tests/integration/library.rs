@@ -5,7 +5,7 @@
 //! task's kernel. The tolerance sanity and the suite itself run through the CLI on the fake
 //! device (crates/cli/tests/task_check.rs), and on a GPU with `aorlta task check --gpu`.
 
-use aorlta_check::KernelTaskDef;
+use aorlta_kernel::KernelTaskDef;
 use aorlta_kernel::{KernelConfig, KernelEnv};
 use aorlta_kernel::{Who, compile, compile_many};
 use std::path::PathBuf;

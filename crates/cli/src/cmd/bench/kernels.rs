@@ -12,9 +12,10 @@ use crate::cmd::validate::EXIT_NO_GPU;
 use anyhow::{Context, bail};
 use aorlta_bench::percentile;
 use aorlta_check::{Env, LegRunner};
-use aorlta_check::{KernelTaskDef, Task, TaskKind, TaskSet};
+use aorlta_check::{Task, TaskSet};
 use aorlta_core::run::Legs;
 use aorlta_core::run::validation::Suite;
+use aorlta_kernel::KernelTaskDef;
 use aorlta_kernel::KernelTools;
 use aorlta_kernel::{CompilerChoice, Who, compile};
 use aorlta_kernel::{KernelConfig, KernelEnv, KernelOverrides};
@@ -160,10 +161,7 @@ type PoolItem = (std::sync::Arc<Task>, String, String);
 
 /// The kernel task of a task, if it is one.
 fn kdef(t: &Task) -> Option<KernelTaskDef> {
-    match &t.kind {
-        TaskKind::Kernel(k) => Some((**k).clone()),
-        TaskKind::Qa(_) => None,
-    }
+    KernelTaskDef::of(t).cloned()
 }
 
 /// Compiles every candidate of the pool one at a time, then all of them at once, each in a
@@ -295,7 +293,7 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
         gpus: None,
         compiler: args.compiler,
     });
-    let (tasks, _) = TaskSet::load(&base.join(&suite.tasks))?;
+    let (tasks, _) = TaskSet::load(&base.join(&suite.tasks), &aorlta_core::lanes())?;
     let mut report = serde_json::Map::new();
 
     // The pool: every candidate file of every task, compile bombs left out.
@@ -414,11 +412,12 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         k.spec.sizes = vec![size];
     }
-    let aa_task = Task {
-        id: k.spec.id.clone(),
-        hash: format!("{}-aa", t.hash),
-        kind: TaskKind::Kernel(Box::new(k.clone())),
-    };
+    let aa_task = Task::new(
+        aorlta_kernel::LANE,
+        k.spec.id.clone(),
+        format!("{}-aa", t.hash),
+        k.clone(),
+    );
     let params = json!({"ratio": 1.0});
     let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
     let mut s_values = Vec::new();
