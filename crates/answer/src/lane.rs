@@ -4,6 +4,7 @@
 
 use crate::extract::{self, AnswerForm};
 use crate::reason::AnswerReason;
+use crate::reference::QaTaskDef;
 use aorlta_check::{Lane, LegInput, LegOutput, Registry, Result, SkippedLine, Task, hash_parts, params};
 use aorlta_record::{LegState, QaTask};
 use serde::Deserialize;
@@ -13,11 +14,11 @@ use std::path::Path;
 /// The Q&A lane's name, which its tasks carry.
 pub const LANE: &str = "qa";
 
-/// A Q&A task of the lane (its body is the [`QaTask`]).
+/// A Q&A task of the lane (its body is a [`QaTaskDef`]).
 pub fn qa_task(task: QaTask) -> Task {
     let json = serde_json::to_string(&task).expect("a QaTask serialises");
     let hash = hash_parts([b"qa".as_slice(), json.as_bytes()]);
-    Task::new(LANE, task.id.clone(), hash, task)
+    Task::new(LANE, task.id.clone(), hash, QaTaskDef::new(task))
 }
 
 /// Parameters of the `parse` adapter.

@@ -8,8 +8,10 @@ mod lane;
 mod normalise;
 mod qa;
 mod reason;
+mod reference;
 
 pub use extract::{Answer, AnswerForm, extract_answer};
 pub use lane::{LANE, QaLane, qa_task};
 pub use normalise::{Comparison, Strictness, compare};
 pub use reason::AnswerReason;
+pub use reference::QaTaskDef;

@@ -6,15 +6,14 @@
 //! with the parsed answer, asks its [`Comparer`] for a [`Comparison`] and turns that into the
 //! leg's output. A comparer only says how two answers compare.
 
-use crate::extract::{self, AnswerForm};
+use crate::extract::AnswerForm;
 use crate::normalise::{self, Comparison, Strictness};
 use crate::reason::AnswerReason;
+use crate::reference::{QaTaskDef, ReadReference};
 use aorlta_check::{Adapter, LegInput, LegOutput, Registry, params};
-use aorlta_record::QaTask;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
-use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Registers the Q&A comparison adapters (`parse` is every lane's, [`crate::QaLane`] reads it).
@@ -38,7 +37,7 @@ pub(crate) trait Comparer: Send + Sync + 'static {
     /// The answer forms to read the reference with first (empty: the reference is the answer).
     fn reference_forms(params: &Self::Params) -> &[AnswerForm];
     /// Compares the two answers.
-    fn compare(&self, params: &Self::Params, reference: &str, answer: &str) -> Comparison;
+    fn compare(&self, params: &Self::Params, reference: &ReadReference, answer: &str) -> Comparison;
     /// How a difference reads in a reason: "is not exactly", "does not match".
     fn differs(&self) -> &'static str;
 }
@@ -80,7 +79,7 @@ impl<C: Comparer> Adapter for CompareAdapter<C> {
                     "{:?} {} {:?}",
                     short(answer),
                     self.comparer.differs(),
-                    short(&reference)
+                    short(&reference.text)
                 ),
             ),
             Comparison::ReferenceUnreadable(why) => LegOutput::unsettled(
@@ -88,7 +87,7 @@ impl<C: Comparer> Adapter for CompareAdapter<C> {
                 format!(
                     "task {}: reference answer {:?}: {why}",
                     input.task.id,
-                    short(&reference)
+                    short(&reference.text)
                 ),
             ),
             Comparison::CandidateUnreadable(why) => LegOutput::broke(
@@ -96,23 +95,21 @@ impl<C: Comparer> Adapter for CompareAdapter<C> {
                 format!("{:?}: {why}", short(answer)),
             ),
         };
-        match reference {
-            Cow::Owned(r) => out.with_detail(json!({ "reference": r })),
-            Cow::Borrowed(_) => out,
+        if reference.found {
+            out.with_detail(json!({ "reference": reference.text }))
+        } else {
+            out
         }
     }
 }
 
-/// The task's reference answer and the parsed answer, or the unsettled output saying which is
-/// missing. With `forms`, a reference that holds a box, or that does not read as an answer
-/// whole (a worked solution), is read with them (the whole reference when none finds an
-/// answer); a bare reference that reads whole is kept whole, so `$3$ or $4$` is not cut to its
-/// last span.
+/// The task's reference answer (read once per task, [`QaTaskDef::reference`]) and the parsed
+/// answer, or the unsettled output saying which is missing.
 fn answer_pair<'a>(
     input: &'a LegInput<'_>,
     forms: &[AnswerForm],
-) -> Result<(Cow<'a, str>, &'a str), LegOutput> {
-    let Some(task) = input.task.body::<QaTask>() else {
+) -> Result<(Arc<ReadReference>, &'a str), LegOutput> {
+    let Some(task) = QaTaskDef::of(input.task) else {
         return Err(LegOutput::unsettled(
             AnswerReason::WrongTaskKind,
             format!(
@@ -122,22 +119,13 @@ fn answer_pair<'a>(
             ),
         ));
     };
-    let reference = task.answer.as_str();
     let answer = input.extracted.ok_or_else(|| {
         LegOutput::unsettled(
             AnswerReason::NoParsedAnswer,
             "this leg needs a clean `parse` leg before it",
         )
     })?;
-    let boxed = reference.contains("\\boxed") || reference.contains("\\fbox");
-    if forms.is_empty() || (!boxed && normalise::readable(reference)) {
-        return Ok((Cow::Borrowed(reference), answer));
-    }
-    let read = match extract::extract_answer(reference, forms, normalise::MAX_ANSWER_BYTES) {
-        Ok(a) if a.text != reference.trim() => Cow::Owned(a.text),
-        _ => Cow::Borrowed(reference),
-    };
-    Ok((read, answer))
+    Ok((task.reference(forms), answer))
 }
 
 /// Parameters of `reference-match`.
@@ -158,8 +146,8 @@ impl Comparer for ReferenceMatch {
     fn reference_forms(p: &ExactParams) -> &[AnswerForm] {
         &p.reference_forms
     }
-    fn compare(&self, _: &ExactParams, reference: &str, answer: &str) -> Comparison {
-        if reference.trim() == answer.trim() {
+    fn compare(&self, _: &ExactParams, reference: &ReadReference, answer: &str) -> Comparison {
+        if reference.text.trim() == answer.trim() {
             Comparison::Equal
         } else {
             Comparison::NotEqual
@@ -192,8 +180,8 @@ impl Comparer for NormalisedMatch {
     fn reference_forms(p: &NormalisedParams) -> &[AnswerForm] {
         &p.reference_forms
     }
-    fn compare(&self, p: &NormalisedParams, reference: &str, answer: &str) -> Comparison {
-        normalise::compare_with(reference, answer, p.strictness)
+    fn compare(&self, p: &NormalisedParams, reference: &ReadReference, answer: &str) -> Comparison {
+        normalise::compare_reference(&reference.read, answer, p.strictness)
     }
     fn differs(&self) -> &'static str {
         "does not match"
@@ -236,6 +224,7 @@ mod tests {
     use super::*;
     use aorlta_check::Env;
     use aorlta_check::Task;
+    use aorlta_record::LegState;
 
     fn qa_task(answer: &str) -> Task {
         crate::qa_task(aorlta_record::QaTask {
@@ -327,6 +316,46 @@ mod tests {
         assert_eq!(parse(4096).state, aorlta_record::LegState::Clean);
         let o = run("normalised-match", json!({}), "(a+b+c)^3", expansion);
         assert_eq!(o.state, aorlta_record::LegState::Clean, "{o:?}");
+    }
+
+    #[test]
+    fn a_reference_is_read_once_per_task_and_forms_not_once_per_candidate() {
+        use crate::normalise::REFERENCE_READS;
+        let reads = || REFERENCE_READS.with(|n| n.get());
+        let r = aorlta_check::Lanes::default()
+            .with(Arc::new(crate::QaLane))
+            .adapters();
+        let score = |task: &Task, params: serde_json::Value, answer: &str| {
+            let env = Env::default();
+            r.get("normalised-match").unwrap().run(&LegInput {
+                leg: "l",
+                params: &params,
+                task,
+                completion: answer,
+                extracted: Some(answer),
+                env: &env,
+            })
+        };
+        let half = qa_task("\\frac{1}{2}");
+        let before = reads();
+        let states: Vec<LegState> = ["0.5", "1/2", "3"]
+            .iter()
+            .map(|a| score(&half, json!({}), a).state)
+            .collect();
+        assert_eq!(states, [LegState::Clean, LegState::Clean, LegState::Broke]);
+        assert_eq!(
+            reads() - before,
+            1,
+            "the reference of one task, read once for three candidates"
+        );
+        // A worked solution read with the leg's forms: its answer is read once too, and reported.
+        let worked = qa_task("So $x = 2$, hence \\boxed{2}.");
+        let before = reads();
+        for a in ["2", "2.0", "3"] {
+            let o = score(&worked, json!({"reference-forms": ["boxed"]}), a);
+            assert_eq!(o.detail, Some(json!({"reference": "2"})), "{o:?}");
+        }
+        assert_eq!(reads() - before, 1);
     }
 
     #[test]

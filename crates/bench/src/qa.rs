@@ -9,12 +9,12 @@
 
 pub mod corpus;
 
+use aorlta_answer::QaTaskDef;
 use aorlta_answer::{AnswerForm, extract_answer};
 use aorlta_answer::{Comparison, compare};
 use aorlta_check::TaskSet;
 use aorlta_core::CoreError;
 use aorlta_core::run::pool::read_pool;
-use aorlta_record::QaTask;
 use std::collections::HashMap;
 use std::fmt;
 use std::hint::black_box;
@@ -499,7 +499,7 @@ pub fn load_pairs(dir: &Path) -> Result<Option<Vec<(String, String)>>, CoreError
     let (tasks, _) = TaskSet::load(&tasks_path, &aorlta_core::lanes())?;
     let answers: HashMap<&str, &str> = tasks
         .iter()
-        .filter_map(|t| t.body::<QaTask>().map(|q| (q.id.as_str(), q.answer.as_str())))
+        .filter_map(|t| QaTaskDef::of(t).map(|q| (q.task.id.as_str(), q.task.answer.as_str())))
         .collect();
     let mut pairs: Vec<(String, String)> = tasks
         .iter()

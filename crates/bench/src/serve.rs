@@ -6,8 +6,8 @@
 //! Latency percentiles are nearest-rank over every request of a run. Requests are built from a
 //! pool's completions (as a model writes them) or from short made-up ones, each made distinct.
 
+use aorlta_answer::QaTaskDef;
 use aorlta_check::TaskSet;
-use aorlta_record::QaTask;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::Request;
@@ -91,7 +91,7 @@ pub fn pool_samples(path: &std::path::Path) -> std::io::Result<Vec<Sample>> {
 pub fn task_samples(tasks: &TaskSet) -> Vec<Sample> {
     tasks
         .iter()
-        .filter_map(|t| t.body::<QaTask>().map(|q| (t.id.clone(), q.answer.clone())))
+        .filter_map(|t| QaTaskDef::of(t).map(|q| (t.id.clone(), q.task.answer.clone())))
         .enumerate()
         .map(|(n, (id, answer))| {
             let said = if n % 3 == 2 {

@@ -3,9 +3,9 @@
 //! CLI (a run's config) and the service (its own tasks) alike.
 
 use crate::run::{Extractor, TaskView};
+use aorlta_answer::QaTaskDef;
 use aorlta_check::{Task, TaskSet};
 use aorlta_kernel::KernelTaskDef;
-use aorlta_record::QaTask;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -21,7 +21,7 @@ pub fn task_sources(set: Arc<TaskSet>) -> (BTreeMap<String, TaskView>, Extractor
 }
 
 fn view(task: &Task) -> TaskView {
-    match (task.body::<QaTask>(), KernelTaskDef::of(task)) {
+    match (QaTaskDef::of(task).map(|q| &q.task), KernelTaskDef::of(task)) {
         (Some(q), _) => TaskView {
             kind: "qa".into(),
             language: None,

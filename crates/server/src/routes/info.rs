@@ -35,10 +35,10 @@ pub(super) async fn tasks(
         .iter()
         .map(|t| {
             let prompt = match (
-                t.body::<aorlta_record::QaTask>(),
+                aorlta_answer::QaTaskDef::of(t),
                 aorlta_kernel::KernelTaskDef::of(t),
             ) {
-                (Some(q), _) => q.prompt.clone(),
+                (Some(q), _) => q.task.prompt.clone(),
                 (_, Some(k)) => k.spec.prompt.clone(),
                 (None, None) => String::new(),
             };
