@@ -9,7 +9,7 @@ mod common;
 
 use aorlta_check::TaskSet;
 use aorlta_kernel::KernelTaskDef;
-use aorlta_kernel::{CompilerChoice, KernelConfig, KernelEnv, NvrtcInstall, Who, compile};
+use aorlta_kernel::{CompilerChoice, KernelEnv, NvrtcInstall, TestEnv, Who, compile};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -34,17 +34,14 @@ fn nvcc_with_nvrtc() -> Option<PathBuf> {
 }
 
 fn env(compiler: CompilerChoice, nvcc: &std::path::Path, dir: &std::path::Path) -> KernelEnv {
-    KernelEnv::from_config(&KernelConfig {
-        nvcc: Some(nvcc.to_path_buf()),
-        compiler,
-        nvrtc_worker: Some(PathBuf::from(env!("CARGO_BIN_EXE_aorlta"))),
-        work_dir: Some(dir.to_path_buf()),
-        compile_timeout_s: 20.0,
-        compile_memory_mb: 8192,
-        secret: Some(1),
-        ..KernelConfig::default()
-    })
-    .unwrap()
+    TestEnv::new(dir)
+        .nvcc(nvcc)
+        .compiler(compiler)
+        .nvrtc_worker(env!("CARGO_BIN_EXE_aorlta"))
+        .compile_timeout_s(20.0)
+        .compile_memory_mb(8192)
+        .with(|c| c.secret = Some(1))
+        .build()
 }
 
 fn verdict(r: &Result<aorlta_kernel::Compiled, aorlta_kernel::CompileFailure>) -> String {
@@ -144,17 +141,14 @@ fn a_compile_bomb_stops_its_worker_and_the_next_compile_gets_a_fresh_one() {
     let tasks = examples();
     let task = vector_add(&tasks);
     let dir = tempfile::tempdir().unwrap();
-    let by_nvrtc = KernelEnv::from_config(&KernelConfig {
-        nvcc: Some(nvcc.clone()),
-        compiler: CompilerChoice::Nvrtc,
-        nvrtc_worker: Some(PathBuf::from(env!("CARGO_BIN_EXE_aorlta"))),
-        work_dir: Some(dir.path().to_path_buf()),
-        compile_timeout_s: 3.0,
-        compile_memory_mb: 2048,
-        secret: Some(1),
-        ..KernelConfig::default()
-    })
-    .unwrap();
+    let by_nvrtc = TestEnv::new(dir.path())
+        .nvcc(&nvcc)
+        .compiler(CompilerChoice::Nvrtc)
+        .nvrtc_worker(env!("CARGO_BIN_EXE_aorlta"))
+        .compile_timeout_s(3.0)
+        .compile_memory_mb(2048)
+        .with(|c| c.secret = Some(1))
+        .build();
     let bomb = std::fs::read_to_string(root.join("candidates/vector_add/compile-bomb.cu")).unwrap();
     let t0 = Instant::now();
     let f = compile(&by_nvrtc, task, &bomb, Who::Candidate).unwrap_err();
@@ -243,17 +237,14 @@ fn nothing_beside_the_workers_binary_can_be_probed() {
     // (`include-forbidden`): one bit of the file per request.
     std::fs::write(&token, "#define AORLTA_TOKEN 0x0123456789abcdefULL\n").unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let by_nvrtc = KernelEnv::from_config(&KernelConfig {
-        nvcc: Some(nvcc.clone()),
-        compiler: CompilerChoice::Nvrtc,
-        nvrtc_worker: Some(worker.clone()),
-        work_dir: Some(dir.path().to_path_buf()),
-        compile_timeout_s: 20.0,
-        compile_memory_mb: 4096,
-        secret: Some(1),
-        ..KernelConfig::default()
-    })
-    .unwrap();
+    let by_nvrtc = TestEnv::new(dir.path())
+        .nvcc(&nvcc)
+        .compiler(CompilerChoice::Nvrtc)
+        .nvrtc_worker(&worker)
+        .compile_timeout_s(20.0)
+        .compile_memory_mb(4096)
+        .with(|c| c.secret = Some(1))
+        .build();
     let kernel = "__global__ void vector_add(const float* a, const float* b, float* c, int n)\n{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) c[i] = a[i] + b[i];\n}\n";
     // A path of the same length, so that even a caret line under it is the same.
     let missing = app.path().join("tokex").display().to_string();

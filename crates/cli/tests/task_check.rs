@@ -226,7 +226,7 @@ impl aorlta_check::Adapter for PanickingRun {
 
 #[test]
 fn a_leg_that_panics_under_task_check_is_caught_and_reported_as_the_engine_reports_it() {
-    use aorlta_kernel::{KernelConfig, KernelOverrides, KernelTools};
+    use aorlta_kernel::KernelTools;
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     // The harness is this build's `aorlta`, serving as it.
@@ -240,14 +240,12 @@ fn a_leg_that_panics_under_task_check_is_caught_and_reported_as_the_engine_repor
     )
     .unwrap();
     std::fs::set_permissions(&harness, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let mut config = KernelConfig::default().overridden(&KernelOverrides {
-        fake_gpu: true,
-        ..KernelOverrides::default()
-    });
-    config.harness = Some(harness);
-    config.work_dir = Some(dir.path().join("work"));
-    config.lease_dir = Some(dir.path().join("leases"));
-    let env = aorlta_kernel::env_with_kernel(&config).unwrap();
+    let kernel = aorlta_kernel::TestEnv::new(dir.path().join("work"))
+        .fake_gpu()
+        .harness(harness)
+        .with(|c| c.lease_dir = Some(dir.path().join("leases")))
+        .build();
+    let env = aorlta_kernel::env_of(dir.path().to_path_buf(), Some(kernel));
     let (tasks, _) = aorlta_check::TaskSet::load(
         &root().join("examples/kernels/tasks/vector_add.yaml"),
         &aorlta_core::lanes(),

@@ -1,9 +1,12 @@
 //! The kernel lane as the engine runs it: its task files (YAML, [`crate::task`]), its `parse`
 //! (the kernel source of a completion, [`crate::extract`]) and its adapters.
 
+use crate::compile::KernelCompile;
 use crate::extract::kernel_source;
+use crate::reason::KernelReason;
+use crate::run::KernelRun;
 use crate::task::{KernelTaskDef, LANE};
-use crate::{KernelCompile, KernelReason, KernelRun, KernelTime};
+use crate::time::KernelTime;
 use aorlta_check::{Lane, LegInput, LegOutput, Registry, Result, SkippedLine, Task};
 use aorlta_record::LegState;
 use serde_json::json;

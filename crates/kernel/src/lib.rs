@@ -40,6 +40,7 @@ mod run;
 mod sanity;
 mod task;
 mod task_check;
+mod test_env;
 mod time;
 mod timeline;
 
@@ -65,6 +66,7 @@ pub use run::KernelRun;
 pub use sanity::{Sanity, check_tolerances, task_sanity};
 pub use task::{KernelTaskDef, LANE, kernel_task};
 pub use task_check::{AaTiming, CheckParams, STEPS, TaskCheck, check_task};
+pub use test_env::TestEnv;
 pub use time::KernelTime;
 
 #[cfg(test)]

@@ -14,8 +14,8 @@
 //!
 //! A step that fails is data in the result ([`TaskCheck::pass`] false and why), never an `Err`.
 
-use crate::KernelTools;
 use crate::compiler::{Who, compile};
+use crate::env::KernelTools;
 use crate::sanity::{Sanity, task_sanity};
 use crate::task::KernelTaskDef;
 use aorlta_check::{Env, LegRunner, Task};
