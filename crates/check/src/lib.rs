@@ -13,6 +13,7 @@ pub mod input;
 mod lane;
 mod reason;
 mod task;
+mod task_set;
 pub mod yaml;
 
 pub use adapter::{Adapter, Env, LegInput, LegOutput, LegRunner, Registry, params};
@@ -21,4 +22,5 @@ pub use generations::Generations;
 pub use hash::{feed, hash_parts, hash_str};
 pub use lane::{Lane, Lanes, ParseReason};
 pub use reason::ReasonCode;
-pub use task::{SkippedLine, Task, TaskSet};
+pub use task::{SkippedLine, Task};
+pub use task_set::TaskSet;
