@@ -1,14 +1,17 @@
-//! AORLTA's answer lane, pure text: finding the answer (or the kernel source) in a completion
-//! (`extract`), reading and comparing answers as mathematics (`normalise`), and the adapters
-//! behind the `parse`, `reference-match` and `normalised-match` legs (`qa`). It builds on
-//! `aorlta-check` alone: no runtime, no store, no process.
+//! AORLTA's answer lane ([`QaLane`]), pure text: its tasks (JSONL), finding the final answer in
+//! a completion (`extract`), reading and comparing answers as mathematics (`normalise`), and the
+//! adapters behind the `parse`, `reference-match` and `normalised-match` legs (`lane`, `qa`). It
+//! builds on `aorlta-check` alone: no runtime, no store, no process.
 
 mod extract;
+mod lane;
 mod normalise;
 mod qa;
 mod reason;
+mod reference;
 
-pub use extract::{Answer, AnswerForm, extract_answer, extract_kernel, extract_triton_kernel, kernel_source};
+pub use extract::{Answer, AnswerForm, extract_answer};
+pub use lane::{LANE, QaLane, qa_task};
 pub use normalise::{Comparison, Strictness, compare};
-pub use qa::register;
 pub use reason::AnswerReason;
+pub use reference::QaTaskDef;

@@ -1,26 +1,23 @@
-//! The Q&A adapters: `parse` (leg `parse`), and the comparison adapters `reference-match` (leg
-//! `ref.exact`) and `normalised-match` (leg `ref.normalised`).
+//! The Q&A comparison adapters `reference-match` (leg `ref.exact`) and `normalised-match` (leg
+//! `ref.normalised`); the lane's `parse` is in `lane`.
 //!
 //! The comparison adapters share one shape, written once: [`CompareAdapter`] reads the leg's
 //! parameters, pairs the task's reference (read with the profile's answer forms when it asks)
 //! with the parsed answer, asks its [`Comparer`] for a [`Comparison`] and turns that into the
 //! leg's output. A comparer only says how two answers compare.
 
-use crate::extract::{self, AnswerForm};
+use crate::extract::AnswerForm;
 use crate::normalise::{self, Comparison, Strictness};
 use crate::reason::AnswerReason;
-use aorlta_check::TaskKind;
+use crate::reference::{QaTaskDef, ReadReference};
 use aorlta_check::{Adapter, LegInput, LegOutput, Registry, params};
-use aorlta_record::LegState;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
-use std::borrow::Cow;
 use std::sync::Arc;
 
-/// Registers the Q&A adapters.
-pub fn register(r: &mut Registry) {
-    r.add(Arc::new(ParseAdapter));
+/// Registers the Q&A comparison adapters (`parse` is every lane's, [`crate::QaLane`] reads it).
+pub(crate) fn register(r: &mut Registry) {
     r.add(Arc::new(CompareAdapter {
         name: "reference-match",
         version: "1",
@@ -33,81 +30,6 @@ pub fn register(r: &mut Registry) {
     }));
 }
 
-/// Parameters of the `parse` adapter.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub(crate) struct ParseParams {
-    /// Answer forms accepted, tried in the fixed order boxed, statement, latex, bare, number.
-    #[serde(default = "default_forms")]
-    pub forms: Vec<AnswerForm>,
-    /// Longest answer accepted, in bytes.
-    #[serde(default = "default_max_answer")]
-    pub max_answer_len: usize,
-}
-
-fn default_forms() -> Vec<AnswerForm> {
-    vec![
-        AnswerForm::Tag,
-        AnswerForm::Boxed,
-        AnswerForm::Statement,
-        AnswerForm::Latex,
-        AnswerForm::Bare,
-    ]
-}
-
-fn default_max_answer() -> usize {
-    200
-}
-
-/// `parse`: the final answer of a Q&A completion, or the kernel source of a kernel completion.
-pub(crate) struct ParseAdapter;
-
-impl Adapter for ParseAdapter {
-    fn name(&self) -> &'static str {
-        "parse"
-    }
-    fn version(&self) -> &'static str {
-        "3"
-    }
-    fn check_params(&self, p: &serde_json::Value) -> Result<(), String> {
-        let p = params::<ParseParams>(p)?;
-        // Past what the comparison reads, a longer answer would only come back unreadable.
-        if !(1..=crate::normalise::MAX_ANSWER_BYTES).contains(&p.max_answer_len) {
-            return Err(format!(
-                "`max-answer-len` must be 1 to {} (the longest answer the comparison reads), not {}",
-                crate::normalise::MAX_ANSWER_BYTES,
-                p.max_answer_len
-            ));
-        }
-        Ok(())
-    }
-    fn run(&self, input: &LegInput<'_>) -> LegOutput {
-        match &input.task.kind {
-            TaskKind::Qa(_) => {
-                let p: ParseParams = match params(input.params) {
-                    Ok(p) => p,
-                    Err(e) => return LegOutput::unsettled(AnswerReason::BadParams, e),
-                };
-                match extract::extract_answer(input.completion, &p.forms, p.max_answer_len) {
-                    Ok(a) => LegOutput::clean()
-                        .with_detail(json!({"answer": a.text, "form": a.form}))
-                        .with_extracted(a.text),
-                    Err(r) => LegOutput::with_code(LegState::Broke, &r.code, r.detail),
-                }
-            }
-            TaskKind::Kernel(k) => match extract::kernel_source(input.completion, k) {
-                Ok(src) => LegOutput::clean()
-                    .with_detail(json!({
-                        "bytes": src.len(),
-                        "source_hash": aorlta_check::hash_str(&src),
-                    }))
-                    .with_extracted(src),
-                Err(r) => LegOutput::with_code(LegState::Broke, &r.code, r.detail),
-            },
-        }
-    }
-}
-
 /// How one comparison adapter compares a reference answer with a parsed answer.
 pub(crate) trait Comparer: Send + Sync + 'static {
     /// The adapter's parameters.
@@ -115,7 +37,7 @@ pub(crate) trait Comparer: Send + Sync + 'static {
     /// The answer forms to read the reference with first (empty: the reference is the answer).
     fn reference_forms(params: &Self::Params) -> &[AnswerForm];
     /// Compares the two answers.
-    fn compare(&self, params: &Self::Params, reference: &str, answer: &str) -> Comparison;
+    fn compare(&self, params: &Self::Params, reference: &ReadReference, answer: &str) -> Comparison;
     /// How a difference reads in a reason: "is not exactly", "does not match".
     fn differs(&self) -> &'static str;
 }
@@ -157,7 +79,7 @@ impl<C: Comparer> Adapter for CompareAdapter<C> {
                     "{:?} {} {:?}",
                     short(answer),
                     self.comparer.differs(),
-                    short(&reference)
+                    short(&reference.text)
                 ),
             ),
             Comparison::ReferenceUnreadable(why) => LegOutput::unsettled(
@@ -165,7 +87,7 @@ impl<C: Comparer> Adapter for CompareAdapter<C> {
                 format!(
                     "task {}: reference answer {:?}: {why}",
                     input.task.id,
-                    short(&reference)
+                    short(&reference.text)
                 ),
             ),
             Comparison::CandidateUnreadable(why) => LegOutput::broke(
@@ -173,33 +95,29 @@ impl<C: Comparer> Adapter for CompareAdapter<C> {
                 format!("{:?}: {why}", short(answer)),
             ),
         };
-        match reference {
-            Cow::Owned(r) => out.with_detail(json!({ "reference": r })),
-            Cow::Borrowed(_) => out,
+        if reference.found {
+            out.with_detail(json!({ "reference": reference.text }))
+        } else {
+            out
         }
     }
 }
 
-/// The task's reference answer and the parsed answer, or the unsettled output saying which is
-/// missing. With `forms`, a reference that holds a box, or that does not read as an answer
-/// whole (a worked solution), is read with them (the whole reference when none finds an
-/// answer); a bare reference that reads whole is kept whole, so `$3$ or $4$` is not cut to its
-/// last span.
+/// The task's reference answer (read once per task, [`QaTaskDef::reference`]) and the parsed
+/// answer, or the unsettled output saying which is missing.
 fn answer_pair<'a>(
     input: &'a LegInput<'_>,
     forms: &[AnswerForm],
-) -> Result<(Cow<'a, str>, &'a str), LegOutput> {
-    let reference = match &input.task.kind {
-        TaskKind::Qa(t) => t.answer.as_str(),
-        TaskKind::Kernel(_) => {
-            return Err(LegOutput::unsettled(
-                AnswerReason::WrongTaskKind,
-                format!(
-                    "task {} is a kernel task; this adapter judges Q&A answers",
-                    input.task.id
-                ),
-            ));
-        }
+) -> Result<(Arc<ReadReference>, &'a str), LegOutput> {
+    let Some(task) = QaTaskDef::of(input.task) else {
+        return Err(LegOutput::unsettled(
+            AnswerReason::WrongTaskKind,
+            format!(
+                "task {} is a {} task; this adapter judges Q&A answers",
+                input.task.id,
+                input.task.lane()
+            ),
+        ));
     };
     let answer = input.extracted.ok_or_else(|| {
         LegOutput::unsettled(
@@ -207,15 +125,7 @@ fn answer_pair<'a>(
             "this leg needs a clean `parse` leg before it",
         )
     })?;
-    let boxed = reference.contains("\\boxed") || reference.contains("\\fbox");
-    if forms.is_empty() || (!boxed && normalise::readable(reference)) {
-        return Ok((Cow::Borrowed(reference), answer));
-    }
-    let read = match extract::extract_answer(reference, forms, normalise::MAX_ANSWER_BYTES) {
-        Ok(a) if a.text != reference.trim() => Cow::Owned(a.text),
-        _ => Cow::Borrowed(reference),
-    };
-    Ok((read, answer))
+    Ok((task.reference(forms), answer))
 }
 
 /// Parameters of `reference-match`.
@@ -236,8 +146,8 @@ impl Comparer for ReferenceMatch {
     fn reference_forms(p: &ExactParams) -> &[AnswerForm] {
         &p.reference_forms
     }
-    fn compare(&self, _: &ExactParams, reference: &str, answer: &str) -> Comparison {
-        if reference.trim() == answer.trim() {
+    fn compare(&self, _: &ExactParams, reference: &ReadReference, answer: &str) -> Comparison {
+        if reference.text.trim() == answer.trim() {
             Comparison::Equal
         } else {
             Comparison::NotEqual
@@ -270,8 +180,8 @@ impl Comparer for NormalisedMatch {
     fn reference_forms(p: &NormalisedParams) -> &[AnswerForm] {
         &p.reference_forms
     }
-    fn compare(&self, p: &NormalisedParams, reference: &str, answer: &str) -> Comparison {
-        normalise::compare_with(reference, answer, p.strictness)
+    fn compare(&self, p: &NormalisedParams, reference: &ReadReference, answer: &str) -> Comparison {
+        normalise::compare_reference(&reference.read, answer, p.strictness)
     }
     fn differs(&self) -> &'static str {
         "does not match"
@@ -294,8 +204,10 @@ fn short(s: &str) -> String {
 mod tests {
     #[test]
     fn max_answer_len_is_checked_against_what_the_comparison_reads() {
-        use aorlta_check::Adapter;
-        let parse = super::ParseAdapter;
+        let adapters = aorlta_check::Lanes::default()
+            .with(std::sync::Arc::new(crate::QaLane))
+            .adapters();
+        let parse = adapters.get("parse").unwrap();
         assert!(
             parse
                 .check_params(&serde_json::json!({"max-answer-len": 4096}))
@@ -312,9 +224,10 @@ mod tests {
     use super::*;
     use aorlta_check::Env;
     use aorlta_check::Task;
+    use aorlta_record::LegState;
 
     fn qa_task(answer: &str) -> Task {
-        Task::qa(aorlta_record::QaTask {
+        crate::qa_task(aorlta_record::QaTask {
             id: "t".into(),
             prompt: "?".into(),
             answer: answer.into(),
@@ -322,8 +235,9 @@ mod tests {
     }
 
     fn run(adapter: &str, params: serde_json::Value, reference: &str, answer: &str) -> LegOutput {
-        let mut r = Registry::default();
-        register(&mut r);
+        let r = aorlta_check::Lanes::default()
+            .with(Arc::new(crate::QaLane))
+            .adapters();
         let task = qa_task(reference);
         let env = Env::default();
         r.get(adapter).unwrap().run(&LegInput {
@@ -402,6 +316,46 @@ mod tests {
         assert_eq!(parse(4096).state, aorlta_record::LegState::Clean);
         let o = run("normalised-match", json!({}), "(a+b+c)^3", expansion);
         assert_eq!(o.state, aorlta_record::LegState::Clean, "{o:?}");
+    }
+
+    #[test]
+    fn a_reference_is_read_once_per_task_and_forms_not_once_per_candidate() {
+        use crate::normalise::REFERENCE_READS;
+        let reads = || REFERENCE_READS.with(|n| n.get());
+        let r = aorlta_check::Lanes::default()
+            .with(Arc::new(crate::QaLane))
+            .adapters();
+        let score = |task: &Task, params: serde_json::Value, answer: &str| {
+            let env = Env::default();
+            r.get("normalised-match").unwrap().run(&LegInput {
+                leg: "l",
+                params: &params,
+                task,
+                completion: answer,
+                extracted: Some(answer),
+                env: &env,
+            })
+        };
+        let half = qa_task("\\frac{1}{2}");
+        let before = reads();
+        let states: Vec<LegState> = ["0.5", "1/2", "3"]
+            .iter()
+            .map(|a| score(&half, json!({}), a).state)
+            .collect();
+        assert_eq!(states, [LegState::Clean, LegState::Clean, LegState::Broke]);
+        assert_eq!(
+            reads() - before,
+            1,
+            "the reference of one task, read once for three candidates"
+        );
+        // A worked solution read with the leg's forms: its answer is read once too, and reported.
+        let worked = qa_task("So $x = 2$, hence \\boxed{2}.");
+        let before = reads();
+        for a in ["2", "2.0", "3"] {
+            let o = score(&worked, json!({"reference-forms": ["boxed"]}), a);
+            assert_eq!(o.detail, Some(json!({"reference": "2"})), "{o:?}");
+        }
+        assert_eq!(reads() - before, 1);
     }
 
     #[test]

@@ -1,16 +1,12 @@
 //! The answer lane's reason codes (docs/REWARDS.md, "Q&A legs" and the `parse` leg).
 
 aorlta_check::reason_codes! {
-    /// Why a Q&A or `parse` leg broke or is unsettled.
+    /// Why a Q&A leg (its `parse` included) broke or is unsettled.
     pub enum AnswerReason {
         /// No answer in any of the forms the profile accepts.
         NoAnswer => "no-answer",
         /// The answer is longer than the profile allows.
         AnswerTooLong => "answer-too-long",
-        /// A kernel task's completion holds no fenced code block.
-        NoCodeBlock => "no-code-block",
-        /// No code block defines the kernel the task names.
-        KernelNotFound => "kernel-not-found",
         /// The answer does not match the reference.
         WrongAnswer => "wrong-answer",
         /// The answer could not be read as mathematics.

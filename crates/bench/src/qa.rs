@@ -9,9 +9,10 @@
 
 pub mod corpus;
 
+use aorlta_answer::QaTaskDef;
 use aorlta_answer::{AnswerForm, extract_answer};
 use aorlta_answer::{Comparison, compare};
-use aorlta_check::{TaskKind, TaskSet};
+use aorlta_check::TaskSet;
 use aorlta_core::CoreError;
 use aorlta_core::run::pool::read_pool;
 use std::collections::HashMap;
@@ -495,13 +496,10 @@ pub fn load_pairs(dir: &Path) -> Result<Option<Vec<(String, String)>>, CoreError
     if !tasks_path.is_file() {
         return Ok(None);
     }
-    let (tasks, _) = TaskSet::load(&tasks_path)?;
+    let (tasks, _) = TaskSet::load(&tasks_path, &aorlta_core::lanes())?;
     let answers: HashMap<&str, &str> = tasks
         .iter()
-        .filter_map(|t| match &t.kind {
-            TaskKind::Qa(q) => Some((q.id.as_str(), q.answer.as_str())),
-            TaskKind::Kernel(_) => None,
-        })
+        .filter_map(|t| QaTaskDef::of(t).map(|q| (q.task.id.as_str(), q.task.answer.as_str())))
         .collect();
     let mut pairs: Vec<(String, String)> = tasks
         .iter()

@@ -6,7 +6,8 @@
 //! Latency percentiles are nearest-rank over every request of a run. Requests are built from a
 //! pool's completions (as a model writes them) or from short made-up ones, each made distinct.
 
-use aorlta_check::{TaskKind, TaskSet};
+use aorlta_answer::QaTaskDef;
+use aorlta_check::TaskSet;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::Request;
@@ -90,10 +91,7 @@ pub fn pool_samples(path: &std::path::Path) -> std::io::Result<Vec<Sample>> {
 pub fn task_samples(tasks: &TaskSet) -> Vec<Sample> {
     tasks
         .iter()
-        .filter_map(|t| match &t.kind {
-            TaskKind::Qa(q) => Some((t.id.clone(), q.answer.clone())),
-            TaskKind::Kernel(_) => None,
-        })
+        .filter_map(|t| QaTaskDef::of(t).map(|q| (t.id.clone(), q.task.answer.clone())))
         .enumerate()
         .map(|(n, (id, answer))| {
             let said = if n % 3 == 2 {
@@ -317,7 +315,7 @@ mod tests {
             "{\"id\":\"a\",\"prompt\":\"1+1?\",\"answer\":\"2\"}\n{\"id\":\"b\",\"prompt\":\"2+2?\",\"answer\":\"4\"}\n",
         )
         .unwrap();
-        let (tasks, _) = TaskSet::load(&f).unwrap();
+        let (tasks, _) = TaskSet::load(&f, &aorlta_core::lanes()).unwrap();
         let samples = task_samples(&tasks);
         assert_eq!(samples.len(), 2);
         assert!(samples[0].1.ends_with("\\boxed{2}."), "{}", samples[0].1);

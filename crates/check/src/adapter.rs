@@ -6,9 +6,9 @@
 
 use crate::reason::ReasonCode;
 use crate::task::Task;
-use aorlta_record::{LegState, Reason};
-use std::any::Any;
-use std::collections::BTreeMap;
+use aorlta_record::{LegResult, LegState, Reason};
+use std::any::{Any, TypeId};
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -22,7 +22,7 @@ pub struct LegInput<'a> {
     pub task: &'a Task,
     /// The whole completion.
     pub completion: &'a str,
-    /// What the `parse` leg extracted (the answer, or the kernel source), if it ran clean.
+    /// What the `parse` leg extracted (its lane's reading of the completion), if it ran clean.
     pub extracted: Option<&'a str>,
     /// The machine's tools and resources.
     pub env: &'a Env,
@@ -37,7 +37,7 @@ pub struct LegOutput {
     pub reasons: Vec<Reason>,
     /// What the leg extracted or measured, for the report.
     pub detail: Option<serde_json::Value>,
-    /// Text handed to later legs (the parsed answer or kernel source).
+    /// Text handed to later legs (what `parse` read from the completion).
     pub extracted: Option<String>,
 }
 
@@ -102,10 +102,10 @@ pub fn params<T: for<'de> serde::Deserialize<'de>>(value: &serde_json::Value) ->
 pub struct Env {
     /// A folder for scratch files (compile folders live in fresh temp folders under it).
     pub work_dir: PathBuf,
-    /// The tools a lane sets up once per run (the kernel lane's compilers, harness pool and GPU
-    /// leases), found by their type; `None` when the run has no such legs. The lane that owns
-    /// the type reads it back (`aorlta_kernel::KernelTools`), so this crate names no lane.
-    tools: Option<Arc<dyn Any + Send + Sync>>,
+    /// The tools each lane sets up once per run (its compilers, processes, leases), found by
+    /// their type, one entry per type: a lane's tools never replace another's. The lane that
+    /// owns a type reads it back, so this crate names no lane.
+    tools: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
 }
 
 impl Env {
@@ -113,19 +113,19 @@ impl Env {
     pub fn new(work_dir: impl Into<PathBuf>) -> Self {
         Env {
             work_dir: work_dir.into(),
-            tools: None,
+            tools: HashMap::new(),
         }
     }
 
-    /// The same environment holding a lane's tools.
+    /// The same environment holding a lane's tools (replacing only tools of the same type).
     pub fn with_tools<T: Any + Send + Sync>(mut self, tools: T) -> Self {
-        self.tools = Some(Arc::new(tools));
+        self.tools.insert(TypeId::of::<T>(), Arc::new(tools));
         self
     }
 
     /// The lane tools of type `T`, when the environment holds them.
     pub fn tools<T: Any>(&self) -> Option<&T> {
-        self.tools.as_deref()?.downcast_ref()
+        self.tools.get(&TypeId::of::<T>())?.downcast_ref()
     }
 }
 
@@ -177,5 +177,47 @@ impl Registry {
     /// The names, sorted.
     pub fn names(&self) -> Vec<&'static str> {
         self.adapters.keys().copied().collect()
+    }
+}
+
+/// The one door every leg runs through, for the commands that run a lane's adapter straight on a
+/// source rather than score a completion (a lane's task check, timings of candidate files). The
+/// engine implements it (`aorlta_core::run::Legs`) with the function it runs a
+/// profile's legs with, so a panic is caught and a missing reason named as in a scoring run, and
+/// the store is used as the caller configured it. A lane states its need as this trait because it
+/// cannot name the engine, which is above it.
+pub trait LegRunner: Send + Sync {
+    /// Runs the adapter registered as `adapter` as leg `leg` on `source` (the completion and what
+    /// `parse` extracted both), with `params` (`null` for the adapter's defaults).
+    fn run_on_source(
+        &self,
+        leg: &str,
+        adapter: &str,
+        task: &Task,
+        source: &str,
+        params: &serde_json::Value,
+        env: &Env,
+    ) -> LegResult;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Env;
+
+    struct FirstLaneTools(&'static str);
+    struct SecondLaneTools(u32);
+
+    #[test]
+    fn a_second_lane_with_tools_keeps_the_first_lanes() {
+        let env = Env::new("/tmp")
+            .with_tools(FirstLaneTools("compilers"))
+            .with_tools(SecondLaneTools(7));
+        assert_eq!(env.tools::<FirstLaneTools>().map(|t| t.0), Some("compilers"));
+        assert_eq!(env.tools::<SecondLaneTools>().map(|t| t.0), Some(7));
+        assert!(env.tools::<String>().is_none());
+        // A lane's own tools are replaced by its own, never by another's.
+        let env = env.with_tools(FirstLaneTools("again"));
+        assert_eq!(env.tools::<FirstLaneTools>().map(|t| t.0), Some("again"));
+        assert_eq!(env.tools::<SecondLaneTools>().map(|t| t.0), Some(7));
     }
 }

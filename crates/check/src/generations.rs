@@ -1,5 +1,5 @@
 //! A map bounded by generations, for the memos of a long-running process (the memory cache's
-//! shards, the compile outcomes, the kernel environment's seed-draw counters): entries go into
+//! shards, a lane's compile outcomes and seed-draw counters): entries go into
 //! the young generation; when it is full, the old generation is emptied (its values handed
 //! back, to be freed or cleaned up outside any lock) and the two swap, so the emptied one, with
 //! its allocation, becomes the new young one. An entry found in the old generation moves back

@@ -1,4 +1,4 @@
-//! Reading YAML files (profiles, kernel tasks, run configs, the `kernel:` section, validation
+//! Reading YAML files (profiles, a lane's task files, run configs and their sections, validation
 //! suites) into their types, with every error a [`CoreError::Parse`] that names the file, the
 //! 1-based line (0 when the parser knows none) and, for an unknown or mistyped key, the key.
 //! The one place YAML errors are mapped, so every loader reports them alike.
@@ -108,13 +108,10 @@ mod tests {
     #[test]
     fn a_section_error_names_the_section_and_a_missing_file_is_io() {
         let v: serde_norway::Value = serde_norway::from_str("a: x\n").unwrap();
-        let e = section::<Two>(&v, Path::new("run.yaml"), "kernel")
+        let e = section::<Two>(&v, Path::new("run.yaml"), "lane")
             .unwrap_err()
             .to_string();
-        assert!(
-            e.starts_with("run.yaml:") && e.contains("section `kernel`"),
-            "{e}"
-        );
+        assert!(e.starts_with("run.yaml:") && e.contains("section `lane`"), "{e}");
         let e = load::<Two>(Path::new("/no/such/file.yaml")).unwrap_err();
         assert!(matches!(e, CoreError::Io { .. }), "{e}");
     }
@@ -123,27 +120,27 @@ mod tests {
     fn a_nested_section_error_names_its_line_in_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.yaml");
-        let text = "name: x\nkernel:\n  a: 1\n  b: 2\n  c: 3\nafter: [1, 2]\n";
+        let text = "name: x\nlane:\n  a: 1\n  b: 2\n  c: 3\nafter: [1, 2]\n";
         std::fs::write(&path, text).unwrap();
         let doc: serde_norway::Value = load(&path).unwrap();
-        let e = section::<Two>(&doc["kernel"], &path, "kernel").unwrap_err();
+        let e = section::<Two>(&doc["lane"], &path, "lane").unwrap_err();
         let CoreError::Parse { line, message, .. } = &e else {
             panic!("{e}")
         };
         assert_eq!(*line, 5, "{e}");
         assert!(
-            message.contains("section `kernel`") && message.contains("`c`"),
+            message.contains("section `lane`") && message.contains("`c`"),
             "{e}"
         );
-        let text = "kernel:\n  a: 1\n  b: nine\n";
+        let text = "lane:\n  a: 1\n  b: nine\n";
         std::fs::write(&path, text).unwrap();
         let doc: serde_norway::Value = load(&path).unwrap();
-        let e = section::<Two>(&doc["kernel"], &path, "kernel").unwrap_err();
+        let e = section::<Two>(&doc["lane"], &path, "lane").unwrap_err();
         assert!(
             e.to_string().starts_with(&format!("{}:3:", path.display())),
             "{e}"
         );
-        let good = section::<Two>(&serde_norway::from_str("a: 1\nb: 2\n").unwrap(), &path, "kernel");
+        let good = section::<Two>(&serde_norway::from_str("a: 1\nb: 2\n").unwrap(), &path, "lane");
         assert!(good.is_ok());
     }
 }

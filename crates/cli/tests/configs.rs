@@ -38,7 +38,7 @@ fn every_shipped_config_loads() {
             for p in &cfg.profiles {
                 check_profile(p);
             }
-            let (tasks, skipped) = TaskSet::load_all(&cfg.tasks).unwrap();
+            let (tasks, skipped) = TaskSet::load_all(&cfg.tasks, &aorlta_core::lanes()).unwrap();
             assert!(!tasks.is_empty() && skipped.is_empty(), "{}", c.display());
         } else {
             let mut cfg = RunConfig::load(&c).unwrap_or_else(|e| panic!("{e}"));
@@ -49,7 +49,7 @@ fn every_shipped_config_loads() {
                 .materialise_dataset(scratch.path())
                 .unwrap_or_else(|e| panic!("{}: {e}", c.display()));
             assert!(skipped.is_empty(), "{}: {skipped:?}", c.display());
-            let (tasks, skipped) = TaskSet::load_all(&cfg.tasks).unwrap();
+            let (tasks, skipped) = TaskSet::load_all(&cfg.tasks, &aorlta_core::lanes()).unwrap();
             assert!(!tasks.is_empty() && skipped.is_empty(), "{}", c.display());
             for pool in &cfg.pools {
                 let (cands, skipped) = read_pool(pool).unwrap();

@@ -7,8 +7,9 @@
 
 mod common;
 
-use aorlta_check::{TaskKind, TaskSet};
-use aorlta_kernel::{CompilerChoice, KernelConfig, KernelEnv, NvrtcInstall, Who, compile};
+use aorlta_check::TaskSet;
+use aorlta_kernel::KernelTaskDef;
+use aorlta_kernel::{CompilerChoice, KernelEnv, NvrtcInstall, TestEnv, Who, compile};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -33,17 +34,14 @@ fn nvcc_with_nvrtc() -> Option<PathBuf> {
 }
 
 fn env(compiler: CompilerChoice, nvcc: &std::path::Path, dir: &std::path::Path) -> KernelEnv {
-    KernelEnv::from_config(&KernelConfig {
-        nvcc: Some(nvcc.to_path_buf()),
-        compiler,
-        nvrtc_worker: Some(PathBuf::from(env!("CARGO_BIN_EXE_aorlta"))),
-        work_dir: Some(dir.to_path_buf()),
-        compile_timeout_s: 20.0,
-        compile_memory_mb: 8192,
-        secret: Some(1),
-        ..KernelConfig::default()
-    })
-    .unwrap()
+    TestEnv::new(dir)
+        .nvcc(nvcc)
+        .compiler(compiler)
+        .nvrtc_worker(env!("CARGO_BIN_EXE_aorlta"))
+        .compile_timeout_s(20.0)
+        .compile_memory_mb(8192)
+        .with(|c| c.secret = Some(1))
+        .build()
 }
 
 fn verdict(r: &Result<aorlta_kernel::Compiled, aorlta_kernel::CompileFailure>) -> String {
@@ -55,17 +53,17 @@ fn verdict(r: &Result<aorlta_kernel::Compiled, aorlta_kernel::CompileFailure>) -
 
 /// The CUDA example's tasks.
 fn examples() -> TaskSet {
-    TaskSet::load(&common::root().join("examples/kernels/tasks"))
-        .unwrap()
-        .0
+    TaskSet::load(
+        &common::root().join("examples/kernels/tasks"),
+        &aorlta_core::lanes(),
+    )
+    .unwrap()
+    .0
 }
 
 /// Its `vector_add` task.
-fn vector_add(tasks: &TaskSet) -> &aorlta_check::KernelTaskDef {
-    let TaskKind::Kernel(task) = &tasks.get("vector_add").unwrap().kind else {
-        unreachable!()
-    };
-    task
+fn vector_add(tasks: &TaskSet) -> &KernelTaskDef {
+    KernelTaskDef::of(tasks.get("vector_add").unwrap()).unwrap()
 }
 
 #[test]
@@ -87,7 +85,9 @@ fn nvrtc_and_nvcc_give_every_example_source_the_same_verdict() {
     let (mut nvcc_s, mut nvrtc_s) = (0.0, 0.0);
     let mut sources: Vec<(String, PathBuf, Who)> = Vec::new();
     for task in tasks.iter() {
-        let TaskKind::Kernel(k) = &task.kind else { continue };
+        let Some(k) = KernelTaskDef::of(task) else {
+            continue;
+        };
         sources.push((
             task.id.clone(),
             k.dir.join(k.spec.reference.source().expect("a kernel source")),
@@ -111,9 +111,7 @@ fn nvrtc_and_nvcc_give_every_example_source_the_same_verdict() {
             // the compile-limit tests cover it.
             continue;
         }
-        let TaskKind::Kernel(task) = &tasks.get(id).unwrap().kind else {
-            unreachable!()
-        };
+        let task = KernelTaskDef::of(tasks.get(id).unwrap()).unwrap();
         let source = std::fs::read_to_string(file).unwrap();
         let t0 = Instant::now();
         let a = compile(&by_nvcc, task, &source, *who);
@@ -147,17 +145,14 @@ fn a_compile_bomb_stops_its_worker_and_the_next_compile_gets_a_fresh_one() {
     let tasks = examples();
     let task = vector_add(&tasks);
     let dir = tempfile::tempdir().unwrap();
-    let by_nvrtc = KernelEnv::from_config(&KernelConfig {
-        nvcc: Some(nvcc.clone()),
-        compiler: CompilerChoice::Nvrtc,
-        nvrtc_worker: Some(PathBuf::from(env!("CARGO_BIN_EXE_aorlta"))),
-        work_dir: Some(dir.path().to_path_buf()),
-        compile_timeout_s: 3.0,
-        compile_memory_mb: 2048,
-        secret: Some(1),
-        ..KernelConfig::default()
-    })
-    .unwrap();
+    let by_nvrtc = TestEnv::new(dir.path())
+        .nvcc(&nvcc)
+        .compiler(CompilerChoice::Nvrtc)
+        .nvrtc_worker(env!("CARGO_BIN_EXE_aorlta"))
+        .compile_timeout_s(3.0)
+        .compile_memory_mb(2048)
+        .with(|c| c.secret = Some(1))
+        .build();
     let bomb = std::fs::read_to_string(root.join("candidates/vector_add/compile-bomb.cu")).unwrap();
     let t0 = Instant::now();
     let f = compile(&by_nvrtc, task, &bomb, Who::Candidate).unwrap_err();
@@ -246,17 +241,14 @@ fn nothing_beside_the_workers_binary_can_be_probed() {
     // (`include-forbidden`): one bit of the file per request.
     std::fs::write(&token, "#define AORLTA_TOKEN 0x0123456789abcdefULL\n").unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let by_nvrtc = KernelEnv::from_config(&KernelConfig {
-        nvcc: Some(nvcc.clone()),
-        compiler: CompilerChoice::Nvrtc,
-        nvrtc_worker: Some(worker.clone()),
-        work_dir: Some(dir.path().to_path_buf()),
-        compile_timeout_s: 20.0,
-        compile_memory_mb: 4096,
-        secret: Some(1),
-        ..KernelConfig::default()
-    })
-    .unwrap();
+    let by_nvrtc = TestEnv::new(dir.path())
+        .nvcc(&nvcc)
+        .compiler(CompilerChoice::Nvrtc)
+        .nvrtc_worker(&worker)
+        .compile_timeout_s(20.0)
+        .compile_memory_mb(4096)
+        .with(|c| c.secret = Some(1))
+        .build();
     let kernel = "__global__ void vector_add(const float* a, const float* b, float* c, int n)\n{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) c[i] = a[i] + b[i];\n}\n";
     // A path of the same length, so that even a caret line under it is the same.
     let missing = app.path().join("tokex").display().to_string();

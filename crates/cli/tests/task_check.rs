@@ -205,3 +205,63 @@ fn the_library_passes_its_checks_and_its_suite_on_the_fake_device() {
     assert_eq!(pass, of, "{text}");
     assert_eq!(of, 64, "{text}");
 }
+
+/// A `kernel-run` that panics.
+struct PanickingRun;
+
+impl aorlta_check::Adapter for PanickingRun {
+    fn name(&self) -> &'static str {
+        "kernel-run"
+    }
+    fn version(&self) -> &'static str {
+        "1"
+    }
+    fn check_params(&self, _: &serde_json::Value) -> Result<(), String> {
+        Ok(())
+    }
+    fn run(&self, _: &aorlta_check::LegInput<'_>) -> aorlta_check::LegOutput {
+        panic!("boom")
+    }
+}
+
+#[test]
+fn a_leg_that_panics_under_task_check_is_caught_and_reported_as_the_engine_reports_it() {
+    use aorlta_kernel::KernelTools;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    // The harness is this build's `aorlta`, serving as it.
+    let harness = dir.path().join("harness");
+    std::fs::write(
+        &harness,
+        format!(
+            "#!/bin/sh\nexec '{}' harness \"$@\"\n",
+            env!("CARGO_BIN_EXE_aorlta")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&harness, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let kernel = aorlta_kernel::TestEnv::new(dir.path().join("work"))
+        .fake_gpu()
+        .harness(harness)
+        .with(|c| c.lease_dir = Some(dir.path().join("leases")))
+        .build();
+    let env = aorlta_kernel::env_of(dir.path().to_path_buf(), Some(kernel));
+    let (tasks, _) = aorlta_check::TaskSet::load(
+        &root().join("examples/kernels/tasks/vector_add.yaml"),
+        &aorlta_core::lanes(),
+    )
+    .unwrap();
+    let mut adapters = aorlta_core::adapters();
+    adapters.add(std::sync::Arc::new(PanickingRun));
+    let legs = aorlta_core::run::Legs::new(adapters);
+    let task = tasks.get("vector_add").unwrap();
+    let check = aorlta_kernel::check_task(&legs, &env, task, &aorlta_kernel::CheckParams::default());
+    env.kernel().unwrap().pool().shutdown();
+    assert_eq!(check.steps, ["pass", "pass", "FAIL", "-"], "{check:?}");
+    assert!(!check.pass);
+    // The engine's words for a leg whose adapter panicked: unsettled, `internal-error`.
+    assert_eq!(
+        check.why,
+        "run: the reference against itself: unsettled internal-error: adapter `kernel-run` panicked: boom"
+    );
+}

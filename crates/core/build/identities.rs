@@ -25,11 +25,13 @@ const COMMON: &[&str] = &[
     "core/src/run/engine",
 ];
 
-/// The answer lane: the whole of `aorlta-answer` (extraction, the normaliser, the adapters).
+/// The answer lane: the whole of `aorlta-answer` (its tasks, extraction, the normaliser, the
+/// adapters).
 const ANSWER: &[&str] = &["answer"];
 
-/// The kernel lane: the whole of `aorlta-kernel` (the compile seam with the Triton driver
-/// script and the HIP portability headers, the harness seam, the three adapters).
+/// The kernel lane: the whole of `aorlta-kernel` (its tasks and their rules, its source
+/// extraction, the compile seam with the Triton driver script and the HIP portability headers,
+/// the harness seam, the three adapters).
 const KERNEL: &[&str] = &["kernel"];
 
 /// The harness a kernel run goes through, as `record/build/sources.rs` lists it (a test holds
@@ -67,7 +69,8 @@ pub(super) const WATCHED: &[&str] = &["record", "judge", "check", "answer", "ker
 pub(super) fn sets() -> Vec<(&'static str, Vec<&'static str>)> {
     let join = |parts: &[&[&'static str]]| -> Vec<&'static str> { parts.concat() };
     vec![
-        ("PARSE", join(&[COMMON, ANSWER])),
+        // `parse` is every lane's: each reads its own tasks' completions.
+        ("PARSE", join(&[COMMON, ANSWER, KERNEL])),
         ("REFERENCE_MATCH", join(&[COMMON, ANSWER])),
         ("NORMALISED_MATCH", join(&[COMMON, ANSWER])),
         ("KERNEL_COMPILE", join(&[COMMON, KERNEL])),

@@ -10,16 +10,20 @@ pub mod reward;
 pub mod run;
 pub mod sources;
 
-pub use aorlta_check::{CoreError, Registry, Result};
+pub use aorlta_check::{CoreError, Lanes, Registry, Result};
 pub use reason::EngineReason;
 pub use run::MAX_COMPLETION_BYTES;
 
-/// Every adapter AORLTA ships: the answer lane's and the kernel lane's.
+/// The lanes AORLTA ships, by name: Q&A (`aorlta-answer`) and kernels (`aorlta-kernel`).
+pub fn lanes() -> Lanes {
+    Lanes::default()
+        .with(std::sync::Arc::new(aorlta_answer::QaLane))
+        .with(std::sync::Arc::new(aorlta_kernel::KernelLane))
+}
+
+/// Every adapter AORLTA ships: `parse` over its lanes and each lane's own.
 pub fn adapters() -> Registry {
-    let mut r = Registry::default();
-    aorlta_answer::register(&mut r);
-    aorlta_kernel::register(&mut r);
-    r
+    lanes().adapters()
 }
 
 /// The AORLTA version string reward entries and the service report: the package version and a

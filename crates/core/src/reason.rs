@@ -43,7 +43,8 @@ mod tests {
             .iter()
             .map(|c| c.as_str())
             .chain(AnswerReason::ALL.iter().map(|c| c.as_str()))
-            .chain(KernelReason::ALL.iter().map(|c| c.as_str()));
+            .chain(KernelReason::ALL.iter().map(|c| c.as_str()))
+            .chain(aorlta_check::ParseReason::ALL.iter().map(|c| c.as_str()));
         let missing: Vec<&str> = codes.filter(|c| !doc.contains(&format!("`{c}`"))).collect();
         assert!(missing.is_empty(), "docs/REWARDS.md lists no {missing:?}");
     }

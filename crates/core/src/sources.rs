@@ -4,7 +4,9 @@
 //! `build/identities.rs`. A leg's cache key carries its adapter's identity and an entry's key
 //! carries [`entry`], so a changed rule is never served from an old cache, while an edit that
 //! cannot change a result (a summary table, the service, the cache itself) keeps every key:
-//! - `parse`, `reference-match`, `normalised-match`: the crate `aorlta-answer`;
+//! - `parse`: the lanes' crates, `aorlta-answer` and `aorlta-kernel` (each lane reads its own
+//!   tasks' completions);
+//! - `reference-match`, `normalised-match`: the crate `aorlta-answer`;
 //! - `kernel-compile`: the crate `aorlta-kernel`;
 //! - `kernel-run`: that and the harness (`aorlta-gpu` and `aorlta-judge`, also through
 //!   [`aorlta_kernel::HARNESS_BUILD`]);
@@ -167,7 +169,7 @@ mod tests {
     #[test]
     fn an_edit_changes_exactly_the_identities_that_depend_on_it() {
         let answer = &["PARSE", "REFERENCE_MATCH", "NORMALISED_MATCH", "ALL"][..];
-        let kernel = &["KERNEL_COMPILE", "KERNEL_RUN", "KERNEL_TIME", "ALL"][..];
+        let kernel = &["PARSE", "KERNEL_COMPILE", "KERNEL_RUN", "KERNEL_TIME", "ALL"][..];
         let harness = &["KERNEL_RUN", "KERNEL_TIME", "HARNESS", "ALL"][..];
         let every = &[
             "PARSE",
@@ -182,7 +184,8 @@ mod tests {
         let every_and_harness = &[every, &["HARNESS"]].concat();
         let cases: Vec<(&str, &[&str])> = vec![
             // Rust sources.
-            ("answer/src/extract/fence.rs", answer),
+            ("answer/src/extract/spans.rs", answer),
+            ("kernel/src/extract/fence.rs", kernel),
             ("answer/src/normalise/number.rs", answer),
             ("kernel/src/compiler/nvcc.rs", kernel),
             ("kernel/src/time.rs", kernel),

@@ -10,8 +10,8 @@
 
 mod common;
 
-use aorlta_check::KernelTaskDef;
-use aorlta_kernel::{KernelConfig, KernelEnv, Platform};
+use aorlta_kernel::KernelTaskDef;
+use aorlta_kernel::{KernelConfig, KernelEnv, Platform, TestEnv};
 use aorlta_kernel::{Who, compile};
 use std::path::{Path, PathBuf};
 
@@ -68,12 +68,7 @@ fn check_all(env: &KernelEnv, label: &str) -> Vec<String> {
 }
 
 fn env(dir: &Path, config: KernelConfig) -> KernelEnv {
-    KernelEnv::from_config(&KernelConfig {
-        work_dir: Some(dir.to_path_buf()),
-        compile_timeout_s: 20.0,
-        ..config
-    })
-    .unwrap()
+    TestEnv::of(config).work_dir(dir).compile_timeout_s(20.0).build()
 }
 
 fn amd(compiler: PathBuf, archs: &[&str]) -> KernelConfig {

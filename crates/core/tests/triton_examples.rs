@@ -9,7 +9,7 @@
 
 mod common;
 
-use aorlta_kernel::{KernelConfig, KernelEnv};
+use aorlta_kernel::TestEnv;
 use aorlta_kernel::{Who, compile};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -35,14 +35,11 @@ fn every_triton_example_compiles_as_its_case_expects_with_a_launch_its_task_allo
     let tasks = common::kernel_tasks(&root().join("tasks"));
     assert_eq!(tasks.len(), 5);
     let dir = tempfile::tempdir().unwrap();
-    let env = KernelEnv::from_config(&KernelConfig {
-        triton_python: Some(python),
-        work_dir: Some(dir.path().to_path_buf()),
-        // The import that never ends and the compile bomb stop here; the rest take about 0.5 s.
-        compile_timeout_s: 8.0,
-        ..KernelConfig::default()
-    })
-    .unwrap();
+    // The import that never ends and the compile bomb stop here; the rest take about 0.5 s.
+    let env = TestEnv::new(dir.path())
+        .triton_python(python)
+        .compile_timeout_s(8.0)
+        .build();
     let mut bad = Vec::new();
     let mut trailing = BTreeSet::new();
     for t in &tasks {

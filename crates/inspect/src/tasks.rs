@@ -3,31 +3,33 @@
 //! CLI (a run's config) and the service (its own tasks) alike.
 
 use crate::run::{Extractor, TaskView};
-use aorlta_check::{TaskKind, TaskSet};
+use aorlta_answer::QaTaskDef;
+use aorlta_check::{Task, TaskSet};
+use aorlta_kernel::KernelTaskDef;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The task views of `set` and the extraction of a kernel completion's source (none for Q&A,
 /// whose extracted answer is in its `parse` leg's detail).
 pub fn task_sources(set: Arc<TaskSet>) -> (BTreeMap<String, TaskView>, Extractor) {
-    let views = set.iter().map(|t| (t.id.clone(), view(&t.kind))).collect();
-    let extract: Extractor = Arc::new(move |task: &str, completion: &str| match &set.get(task)?.kind {
-        TaskKind::Kernel(k) => aorlta_answer::kernel_source(completion, k).ok(),
-        TaskKind::Qa(_) => None,
+    let views = set.iter().map(|t| (t.id.clone(), view(t))).collect();
+    let extract: Extractor = Arc::new(move |task: &str, completion: &str| {
+        let k = KernelTaskDef::of(set.get(task)?)?;
+        aorlta_kernel::kernel_source(completion, k).ok()
     });
     (views, extract)
 }
 
-fn view(kind: &TaskKind) -> TaskView {
-    match kind {
-        TaskKind::Qa(q) => TaskView {
+fn view(task: &Task) -> TaskView {
+    match (QaTaskDef::of(task).map(|q| &q.task), KernelTaskDef::of(task)) {
+        (Some(q), _) => TaskView {
             kind: "qa".into(),
             language: None,
             prompt: Some(q.prompt.clone()),
             reference: Some(q.answer.clone()),
             spec: serde_json::Value::Null,
         },
-        TaskKind::Kernel(k) => {
+        (_, Some(k)) => {
             let mut spec = serde_json::to_value(&k.spec).unwrap_or_default();
             if let Some(o) = spec.as_object_mut() {
                 o.remove("prompt");
@@ -47,5 +49,12 @@ fn view(kind: &TaskKind) -> TaskView {
                 spec,
             }
         }
+        (None, None) => TaskView {
+            kind: task.lane().into(),
+            language: None,
+            prompt: None,
+            reference: None,
+            spec: serde_json::Value::Null,
+        },
     }
 }

@@ -10,9 +10,10 @@ use crate::KernelTools;
 use crate::compiler::Target;
 use crate::compiler::{Who, compile};
 use crate::hip;
+use crate::task::KernelTaskDef;
+use aorlta_check::Task;
 use aorlta_check::params;
 use aorlta_check::{Adapter, Env, LegInput, LegOutput};
-use aorlta_check::{Task, TaskKind};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -31,10 +32,7 @@ pub struct KernelCompile;
 /// verdict holds only under the limit it was reached at, so a result found under other limits is
 /// a miss and the source is compiled again.
 pub(crate) fn compile_identity(task: &Task, env: &Env) -> String {
-    let reference = match &task.kind {
-        TaskKind::Kernel(k) => k.reference_hash.as_str(),
-        TaskKind::Qa(_) => "",
-    };
+    let reference = KernelTaskDef::of(task).map_or("", |k| k.reference_hash.as_str());
     match env.kernel() {
         Some(k) => format!(
             "compiler={};arch={};target={};reference={reference};max-source={};compile-timeout-s={};\
@@ -55,7 +53,7 @@ pub(crate) fn compile_identity(task: &Task, env: &Env) -> String {
 /// Which platform and language a task compiles for, with what makes that compile: the HIP
 /// portability headers on NVIDIA, the architecture list on AMD.
 fn target_identity(task: &Task, k: &super::KernelEnv) -> String {
-    let TaskKind::Kernel(def) = &task.kind else {
+    let Some(def) = KernelTaskDef::of(task) else {
         return String::new();
     };
     match Target::of(k, def) {
@@ -76,7 +74,7 @@ fn target_identity(task: &Task, k: &super::KernelEnv) -> String {
 }
 
 /// The label of the platform and language a kernel leg ran on ("HIP source on NVIDIA").
-pub fn target_label(task: &aorlta_check::KernelTaskDef, env: &super::KernelEnv) -> &'static str {
+pub fn target_label(task: &KernelTaskDef, env: &super::KernelEnv) -> &'static str {
     Target::of(env, task).map_or("unsupported", Target::label)
 }
 

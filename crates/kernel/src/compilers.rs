@@ -4,7 +4,7 @@
 //! (fake) version is asked for. `validate` and `task check` ask this before they run anything.
 
 use crate::KernelEnv;
-use aorlta_check::KernelTaskDef;
+use crate::task::KernelTaskDef;
 use aorlta_record::kernel::KernelLanguage;
 
 /// The compilers a set of tasks needs.

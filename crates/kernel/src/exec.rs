@@ -7,7 +7,7 @@ use super::pool::PoolError;
 use crate::KernelTools;
 use crate::compiler::{CompileFailure, Compiled, Who, compile};
 use crate::reason::KernelReason;
-use aorlta_check::{KernelTaskDef, TaskKind};
+use crate::task::KernelTaskDef;
 use aorlta_check::{LegInput, LegOutput};
 use aorlta_record::kernel::KernelTask;
 use aorlta_record::kernel::expr::eval_count;
@@ -28,7 +28,7 @@ pub(crate) struct Inputs<'a> {
 /// The kernel environment, the kernel task and the source, or the unsettled output saying
 /// which is missing.
 pub(crate) fn inputs<'a>(input: &'a LegInput<'a>) -> Result<Inputs<'a>, LegOutput> {
-    let TaskKind::Kernel(task) = &input.task.kind else {
+    let Some(task) = KernelTaskDef::of(input.task) else {
         return Err(LegOutput::unsettled(
             KernelReason::WrongTaskKind,
             format!("task {} is not a kernel task", input.task.id),

@@ -1,4 +1,6 @@
-//! AORLTA's kernel lane: the adapters `kernel-compile` (leg `compile`, `compile`),
+//! AORLTA's kernel lane ([`KernelLane`]): its task ([`KernelTaskDef`], loaded from YAML and
+//! checked against its rules, `rules`), its `parse` (the kernel source of a completion,
+//! `extract`), the adapters `kernel-compile` (leg `compile`, `compile`),
 //! `kernel-run` (leg `ref.native`, correctness, `run`) and `kernel-time` (leg `ref.speedup`,
 //! timing, `time`), over two seams: the compile (`compiler`: a driver with its policy, cache
 //! key and cache; one toolchain per compiler; one sandboxed process) and the harness
@@ -23,18 +25,22 @@ mod compile;
 mod compiler;
 mod compilers;
 mod config;
-mod direct;
 mod elf;
 mod env;
 mod exec;
+mod extract;
 mod fake;
 mod hip;
+mod lane;
 mod lease;
 mod pool;
 mod reason;
+mod rules;
 mod run;
 mod sanity;
+mod task;
 mod task_check;
+mod test_env;
 mod time;
 mod timeline;
 mod torch;
@@ -52,25 +58,18 @@ pub use config::{CompilerChoice, GpuSet, KernelConfig, Platform};
 pub fn nvrtc_worker() -> i32 {
     compiler::nvrtc_worker::serve()
 }
-pub use direct::run_leg;
 pub use env::{KernelEnv, KernelOverrides, KernelTools, env_of, env_with_kernel, warm_harnesses};
+pub use extract::{extract_kernel, extract_triton_kernel, kernel_source};
 pub use fake::FakeSpec;
+pub use lane::KernelLane;
 pub use reason::KernelReason;
 pub use run::KernelRun;
 pub use sanity::{Sanity, check_tolerances, task_sanity};
+pub use task::{KernelTaskDef, LANE, kernel_task};
 pub use task_check::{AaTiming, CheckParams, STEPS, TaskCheck, check_task};
+pub use test_env::TestEnv;
 pub use time::KernelTime;
 pub use torch::{ImportReport, ImportRow, import_kernelbench, problems_in, torch_python};
-
-use aorlta_check::Registry;
-use std::sync::Arc;
-
-/// Registers the kernel adapters.
-pub fn register(registry: &mut Registry) {
-    registry.add(Arc::new(KernelCompile));
-    registry.add(Arc::new(KernelRun));
-    registry.add(Arc::new(KernelTime));
-}
 
 #[cfg(test)]
 mod tests;

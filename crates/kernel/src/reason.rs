@@ -4,6 +4,8 @@
 aorlta_check::reason_codes! {
     /// Why a kernel leg broke or is unsettled, when the lane itself says so.
     pub enum KernelReason {
+        /// A kernel task's completion holds no fenced code block in its language (`parse`).
+        NoCodeBlock => "no-code-block",
         /// The source is larger than `max-source-bytes`.
         SourceTooLarge => "source-too-large",
         /// The source includes, or its preprocessor read, a file that is not a toolkit header.
@@ -21,7 +23,8 @@ aorlta_check::reason_codes! {
         CompileOutputTooLarge => "compile-output-too-large",
         /// The kernel calls device `printf`.
         DevicePrintf => "device-printf",
-        /// The code object defines no kernel of the task's signature.
+        /// The code object defines no kernel of the task's signature; or (`parse`) no code block
+        /// of the completion defines the kernel the task names.
         KernelNotFound => "kernel-not-found",
         /// A kernel's arguments are not those the signature declares (an AMD kernel's metadata, a
         /// Triton function's parameters).

@@ -61,7 +61,7 @@ fn check(p: &RunParams) -> Result<(), String> {
 /// each input's rotation). Not fewer: a kernel wrong only where a family meets a size (a
 /// fixed-point sum that wraps only on the long products of the large size, only on inputs near
 /// the top of the domain) passed whenever the seed put that family on a small size.
-pub(crate) fn seeds_for(task: &aorlta_check::KernelTaskDef, asked: usize) -> usize {
+pub(crate) fn seeds_for(task: &crate::task::KernelTaskDef, asked: usize) -> usize {
     let families = task
         .spec
         .buffers

@@ -7,7 +7,8 @@
 use crate::KernelTools;
 use crate::compiler::{Who, compile};
 use crate::exec::{Inputs, run_job};
-use aorlta_check::{CoreError, Env, Task, TaskKind};
+use crate::task::KernelTaskDef;
+use aorlta_check::{CoreError, Env, Task};
 use aorlta_record::kernel::Tolerance;
 use aorlta_record::kernel::harness::{SanityCase, SanityWork, Work};
 
@@ -48,7 +49,7 @@ fn task_place(file: &std::path::Path, detail: &str) -> String {
 
 /// The sanity of one task; `Sound(0)` for a task that is not a kernel task.
 pub fn task_sanity(env: &Env, task: &Task) -> Sanity {
-    let TaskKind::Kernel(def) = &task.kind else {
+    let Some(def) = KernelTaskDef::of(task) else {
         return Sanity::Sound(0);
     };
     let Some(kenv) = env.kernel() else {
@@ -142,7 +143,7 @@ pub fn check_tolerances<'a>(
 ) -> Result<Vec<String>, CoreError> {
     let kernels: Vec<&Task> = tasks
         .into_iter()
-        .filter(|t| matches!(t.kind, TaskKind::Kernel(_)))
+        .filter(|t| KernelTaskDef::of(t).is_some())
         .collect();
     let found: Vec<Sanity> = std::thread::scope(|s| {
         let handles: Vec<_> = kernels
@@ -159,7 +160,7 @@ pub fn check_tolerances<'a>(
     });
     let mut notes = Vec::new();
     for (task, sanity) in kernels.iter().zip(found) {
-        let TaskKind::Kernel(def) = &task.kind else {
+        let Some(def) = KernelTaskDef::of(task) else {
             continue;
         };
         match sanity {

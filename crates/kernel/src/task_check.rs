@@ -4,22 +4,21 @@
 //! 1. the reference compiles ([`compile`], the compile leg's own driver and limits);
 //! 2. the tolerance sanity ([`task_sanity`]): an all-zero, constant or copied output must not
 //!    match the reference's outputs within the task's tolerance;
-//! 3. the reference against itself through the correctness leg ([`KernelRun`]): every size,
+//! 3. the reference against itself through the correctness leg ([`crate::KernelRun`]): every size,
 //!    every input family the task allows, guard bands and inputs checked, so a reference that
 //!    writes out of bounds, changes its input or is not deterministic within its own tolerance
 //!    fails here;
-//! 4. the reference against itself through the timing leg ([`KernelTime`], the per-launch
+//! 4. the reference against itself through the timing leg ([`crate::KernelTime`], the per-launch
 //!    protocol and the judge), an A/A run: it must come out `not-faster` (a task whose reference
 //!    is "faster" than itself cannot be timed fairly); its median time and noise are reported.
 //!
 //! A step that fails is data in the result ([`TaskCheck::pass`] false and why), never an `Err`.
 
-use crate::KernelTools;
 use crate::compiler::{Who, compile};
-use crate::direct::run_leg;
+use crate::env::KernelTools;
 use crate::sanity::{Sanity, task_sanity};
-use crate::{KernelRun, KernelTime};
-use aorlta_check::{Env, Task, TaskKind};
+use crate::task::KernelTaskDef;
+use aorlta_check::{Env, LegRunner, Task};
 use aorlta_record::{LegResult, LegState};
 use serde::Serialize;
 use serde_json::Value;
@@ -105,14 +104,15 @@ fn num(leg: &LegResult, key: &str) -> Option<f64> {
     leg.detail.as_ref()?.get(key)?.as_f64()
 }
 
-/// Checks one kernel task; a task of another kind fails at once.
-pub fn check_task(env: &Env, task: &Task, params: &CheckParams) -> TaskCheck {
+/// Checks one kernel task, its correctness and timing legs run through `legs` (the engine's
+/// door); a task of another kind fails at once.
+pub fn check_task(legs: &dyn LegRunner, env: &Env, task: &Task, params: &CheckParams) -> TaskCheck {
     let mut out = TaskCheck {
         id: task.id.clone(),
         steps: std::array::from_fn(|_| "-".to_string()),
         ..TaskCheck::default()
     };
-    let TaskKind::Kernel(def) = &task.kind else {
+    let Some(def) = KernelTaskDef::of(task) else {
         return out.failed(0, "not a kernel task".into());
     };
     out.file = def.file.display().to_string();
@@ -132,7 +132,7 @@ pub fn check_task(env: &Env, task: &Task, params: &CheckParams) -> TaskCheck {
         Sanity::NotRun(why) => return out.failed(1, format!("not run: {why}")),
     }
     let source = def.reference_source.as_str();
-    let run = run_leg("ref.native", &KernelRun, task, source, &params.run, env);
+    let run = legs.run_on_source("ref.native", "kernel-run", task, source, &params.run, env);
     if run.state != LegState::Clean {
         return out.failed(
             2,
@@ -140,7 +140,7 @@ pub fn check_task(env: &Env, task: &Task, params: &CheckParams) -> TaskCheck {
         );
     }
     out.steps[2] = "pass".into();
-    let time = run_leg("ref.speedup", &KernelTime, task, source, &params.time, env);
+    let time = legs.run_on_source("ref.speedup", "kernel-time", task, source, &params.time, env);
     let aa = AaTiming {
         verdict: time.first_code().unwrap_or("-").to_string(),
         state: time.state.to_string(),

@@ -3,9 +3,10 @@
 //! cubins, and of the harness pool's deadline and crash handling with stand-in harness scripts.
 
 use super::env::KernelEnv;
-use super::{KernelConfig, elf};
+use super::{KernelConfig, TestEnv, elf};
 use crate::compiler::{Who, compile};
-use aorlta_check::{KernelTaskDef, Task, TaskKind};
+use crate::task::KernelTaskDef;
+use aorlta_check::Task;
 use aorlta_record::LegState;
 use aorlta_record::kernel::KernelTask;
 use aorlta_record::kernel::mangle::mangle;
@@ -55,17 +56,14 @@ pub(crate) fn task(signature: &str, reference: &str) -> KernelTaskDef {
 }
 
 fn env(nvcc: &Path, dir: &Path, edit: impl FnOnce(&mut KernelConfig)) -> KernelEnv {
-    let mut c = KernelConfig {
-        nvcc: Some(nvcc.to_path_buf()),
-        // nvcc's own behaviour is tested here; NVRTC's worker is the `aorlta` program's
-        // (crates/cli/tests/nvrtc_compile.rs).
-        compiler: crate::CompilerChoice::Nvcc,
-        work_dir: Some(dir.to_path_buf()),
-        compile_timeout_s: 60.0,
-        ..KernelConfig::default()
-    };
-    edit(&mut c);
-    KernelEnv::from_config(&c).unwrap()
+    // nvcc's own behaviour is tested here; NVRTC's worker is the `aorlta` program's
+    // (crates/cli/tests/nvrtc_compile.rs).
+    TestEnv::new(dir)
+        .nvcc(nvcc)
+        .compiler(crate::CompilerChoice::Nvcc)
+        .compile_timeout_s(60.0)
+        .with(edit)
+        .build()
 }
 
 pub(crate) const SIG: &str = "void scale(float* x, int n)";
@@ -333,15 +331,14 @@ fn script_env(dir: &Path, body: &str) -> KernelEnv {
         .arg(&path)
         .status()
         .unwrap();
-    KernelEnv::from_config(&KernelConfig {
-        harness: Some(path),
-        work_dir: Some(dir.join("work")),
-        lease_dir: Some(dir.join("leases")),
-        gpus: super::GpuSet::List(vec![0]),
-        fake_gpu: true,
-        ..KernelConfig::default()
-    })
-    .unwrap()
+    TestEnv::new(dir.join("work"))
+        .harness(path)
+        .fake_gpu()
+        .with(|c| {
+            c.lease_dir = Some(dir.join("leases"));
+            c.gpus = super::GpuSet::List(vec![0]);
+        })
+        .build()
 }
 
 fn dummy_job() -> aorlta_record::kernel::harness::HarnessJob {
@@ -451,12 +448,9 @@ fn fake_sizes_shrink_until_buffers_are_small() {
 
 #[test]
 fn kernel_task_kind_is_required() {
-    let t = Task::qa(aorlta_record::QaTask {
-        id: "q".into(),
-        prompt: "p".into(),
-        answer: "1".into(),
-    });
-    assert!(matches!(t.kind, TaskKind::Qa(_)));
+    // A task of another lane (its body is not a kernel task).
+    let t = Task::new("qa", "q".into(), "h".into(), "a question".to_string());
+    assert!(KernelTaskDef::of(&t).is_none());
     let env = aorlta_check::Env::default();
     let input = aorlta_check::LegInput {
         leg: "compile",
@@ -513,23 +507,14 @@ fn a_result_found_under_other_limits_is_a_miss() {
     // A `compile-timeout` reached at 3 s is no verdict under 120 s: the compile limits are in
     // every kernel leg's identity, the job deadline in the harness legs'.
     let dir = tempfile::tempdir().unwrap();
-    let task = Task {
-        id: "t".into(),
-        hash: "h".into(),
-        kind: TaskKind::Kernel(Box::new(task(SIG, GOOD))),
-    };
+    let task = Task::new(crate::LANE, "t".into(), "h".into(), task(SIG, GOOD));
     let identities = |edit: &dyn Fn(&mut KernelConfig)| -> Vec<String> {
-        let mut c = KernelConfig {
-            work_dir: Some(dir.path().join("work")),
-            fake_gpu: true,
-            compile_timeout_s: 3.0,
-            ..KernelConfig::default()
-        };
-        edit(&mut c);
-        let env = super::env_of(
-            dir.path().to_path_buf(),
-            Some(KernelEnv::from_config(&c).unwrap()),
-        );
+        let kernel = TestEnv::new(dir.path().join("work"))
+            .fake_gpu()
+            .compile_timeout_s(3.0)
+            .with(edit)
+            .build();
+        let env = super::env_of(dir.path().to_path_buf(), Some(kernel));
         let adapters: [&dyn aorlta_check::Adapter; 3] =
             [&super::KernelCompile, &super::KernelRun, &super::KernelTime];
         adapters
@@ -567,13 +552,10 @@ fn auto_compiles_cuda_with_nvcc_even_where_nvrtc_is_found() {
     std::fs::write(d.path().join("lib/libnvrtc.so"), "").unwrap();
     assert!(crate::NvrtcInstall::find(Some(&nvcc)).is_some(), "NVRTC is found");
     let built = |compiler| {
-        KernelEnv::from_config(&KernelConfig {
-            nvcc: Some(nvcc.clone()),
-            compiler,
-            work_dir: Some(d.path().join("work")),
-            ..KernelConfig::default()
-        })
-        .unwrap()
+        TestEnv::new(d.path().join("work"))
+            .nvcc(&nvcc)
+            .compiler(compiler)
+            .build()
     };
     assert_eq!(KernelConfig::default().compiler, crate::CompilerChoice::Auto);
     let auto = built(crate::CompilerChoice::Auto);

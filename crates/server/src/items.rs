@@ -184,7 +184,7 @@ fn inline_task(
         }
         let qa: QaTask =
             serde_json::from_value(value).map_err(|e| ("invalid-task", format!("inline Q&A task: {e}")))?;
-        return Ok(Task::qa(qa));
+        return Ok(aorlta_answer::qa_task(qa));
     }
     let Some(dir) = &state.inline.kernel_reference_dir else {
         return Err((
@@ -211,7 +211,7 @@ fn inline_task(
             ),
         ));
     }
-    Task::kernel(spec, dir, Path::new("<inline task>")).map_err(|e| {
+    aorlta_kernel::kernel_task(spec, dir, Path::new("<inline task>")).map_err(|e| {
         tracing::debug!(error = %e, "inline kernel task refused");
         let text = e.to_string();
         match text.find("field `signature`") {

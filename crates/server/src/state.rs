@@ -167,7 +167,7 @@ impl AppState {
         let token = Token::load(&cfg.auth)?;
         let adapters = aorlta_core::adapters();
         let rewards = RewardRegistry::builtin();
-        let (tasks, skipped) = TaskSet::load_all(&cfg.tasks)?;
+        let (tasks, skipped) = TaskSet::load_all(&cfg.tasks, &aorlta_core::lanes())?;
         for s in &skipped {
             tracing::warn!(place = %s.place, message = %s.message, "skipped a malformed task line");
         }

@@ -23,6 +23,7 @@ import sys
 import time
 from typing import Any, Dict, List, Optional, Sequence
 
+from aorlta_client.ray.tables import table as _table, workers_table
 from aorlta_client.router import Router
 
 
@@ -73,8 +74,6 @@ def run_bench(svc, pool: Sequence[Dict[str, Any]], profile: Optional[str], batch
     """Runs the three ways for every batch size; answers the table as text. With ``same``, the
     pool's completions are sent as they are: with a store, every entry after the first batch
     comes from it, which measures what the router itself costs per entry."""
-    from aorlta_client.ray.cli import _table, workers_table
-
     router = svc.router
     first = router.workers[0]
     alone = Router([first], qa_chunk=router.qa_chunk, kernel_chunk=router.kernel_chunk, connections=router.connections, balance=router.balance)

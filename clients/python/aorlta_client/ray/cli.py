@@ -24,6 +24,7 @@ import time
 from typing import Any, Dict, List, Optional, Sequence
 
 from aorlta_client.client import AorltaError
+from aorlta_client.ray.tables import table as _table, workers_table
 
 USAGE_EXAMPLE = """examples:
   python -m aorlta_client.ray score --address auto --config configs/serve-kernels.yaml \\
@@ -124,15 +125,6 @@ class _Progress:
               f"{live} of {len(self.router.workers)} workers live", file=sys.stderr, flush=True)
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    cells = [[str(h) for h in header]] + [[str(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    out = []
-    for r in cells:
-        out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip())
-    return "\n".join(out)
-
-
 def _env(pairs: Sequence[str]) -> Dict[str, str]:
     env = {}
     for p in pairs:
@@ -209,22 +201,6 @@ def _local_cluster(address: str) -> None:
     c.wait_for_nodes()
     _CLUSTER.append(c)
     atexit.register(lambda: (ray.shutdown(), c.shutdown()))
-
-
-def workers_table(svc, counters: Optional[Dict[str, Dict[str, float]]] = None) -> str:
-    """One row per worker: where it runs, its GPUs, state, what it answered, and its store's
-    hits and misses since it started (``-`` for a worker that no longer answers)."""
-    counters = counters or {}
-    rows = []
-    for r in svc.router.summary_rows():
-        c = counters.get(r["key"], {})
-        rows.append([
-            r["key"], r["url"], r["gpus"], r["state"], r["entries"], r["kernel_entries"], r["requests"], r["failures"],
-            f"{c['aorlta_cache_hits_total']:.0f}" if c else "-", f"{c['aorlta_cache_misses_total']:.0f}" if c else "-",
-        ])
-    table = _table(["WORKER", "URL", "GPUS", "STATE", "ENTRIES", "KERNEL", "REQUESTS", "FAILURES", "STORE HITS", "STORE MISSES"], rows)
-    dead = [f"  {r['key']}: {r['dead_reason']}" for r in svc.router.summary_rows() if r["state"] == "dead"]
-    return table + ("\ndead workers:\n" + "\n".join(dead) if dead else "")
 
 
 def entries_summary(entries: List[Dict[str, Any]]) -> str:

@@ -1,7 +1,7 @@
-//! Extraction behaviour: each answer form, the order and selection of forms, the reasons, kernel
-//! blocks, and properties over arbitrary text (no panic, the answer is a slice of the input).
+//! Extraction behaviour: each answer form, the order and selection of forms, the reasons, and
+//! properties over arbitrary text (no panic, the answer is a slice of the input).
 
-use super::{AnswerForm, extract_answer, extract_kernel};
+use super::{AnswerForm, extract_answer};
 use proptest::prelude::*;
 
 const ALL: &[AnswerForm] = &[
@@ -417,89 +417,6 @@ fn reasons() {
     assert_eq!(r.code, "no-answer");
 }
 
-const KERNEL: &str = "__global__ void vector_add(const float* a, const float* b, float* c, int n) {\n  int i = \
-                      blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) c[i] = a[i] + b[i];\n}\n";
-
-#[test]
-fn kernels_in_labelled_blocks() {
-    for label in [
-        "cuda",
-        "cpp",
-        "c++",
-        "cu",
-        "hip",
-        "c",
-        "CUDA",
-        "cuda title=\"k.cu\"",
-    ] {
-        let s = format!("Here:\n```{label}\n{KERNEL}```\nDone.");
-        assert_eq!(extract_kernel(&s, "vector_add").as_deref(), Ok(KERNEL), "{label}");
-    }
-    let s = format!("~~~cuda\n{KERNEL}~~~\n");
-    assert_eq!(extract_kernel(&s, "vector_add").as_deref(), Ok(KERNEL));
-}
-
-#[test]
-fn kernels_in_unlabelled_blocks() {
-    let s = format!("```\n#include <cuda.h>\n{KERNEL}```");
-    assert!(extract_kernel(&s, "vector_add").unwrap().contains("vector_add("));
-    let s = "```\nprint('hi')\n```";
-    assert_eq!(extract_kernel(s, "vector_add").unwrap_err().code, "no-code-block");
-}
-
-#[test]
-fn the_last_defining_block_wins() {
-    let v1 = KERNEL.replace("a[i] + b[i]", "a[i]");
-    let s = format!("```cuda\n{v1}```\n```cuda\n{KERNEL}```\n```cuda\n__device__ int helper();\n```\n");
-    assert_eq!(extract_kernel(&s, "vector_add").as_deref(), Ok(KERNEL));
-}
-
-#[test]
-fn declarations_that_count() {
-    let k = |src: &str| format!("```cuda\n{src}\n```");
-    assert!(extract_kernel(&k("extern \"C\" __global__ void k(int* x) {}"), "k").is_ok());
-    assert!(
-        extract_kernel(
-            &k("template <int N>\n__global__ void __launch_bounds__(256) k (int* x) {}"),
-            "k"
-        )
-        .is_ok()
-    );
-    assert!(extract_kernel(&k("__global__ void\nk(\nint* x) {}"), "k").is_ok());
-    let r = extract_kernel(&k("__global__ void k2(int* x) {}\nvoid k(int* x) {}"), "k").unwrap_err();
-    assert_eq!(r.code, "kernel-not-found");
-    assert_eq!(
-        extract_kernel(&k("__global__ void kk(int* x) {}"), "k")
-            .unwrap_err()
-            .code,
-        "kernel-not-found"
-    );
-    assert_eq!(
-        extract_kernel(&k("__global__ void k(int);"), "")
-            .unwrap_err()
-            .code,
-        "kernel-not-found"
-    );
-}
-
-#[test]
-fn missing_blocks() {
-    assert_eq!(
-        extract_kernel(KERNEL, "vector_add").unwrap_err().code,
-        "no-code-block"
-    );
-    assert_eq!(
-        extract_kernel("```python\nx = 1\n```", "k").unwrap_err().code,
-        "no-code-block"
-    );
-    let s = format!("```cuda\n{KERNEL}");
-    assert_eq!(
-        extract_kernel(&s, "vector_add").as_deref(),
-        Ok(KERNEL),
-        "an unclosed fence runs to the end"
-    );
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
@@ -511,7 +428,6 @@ proptest! {
                 prop_assert!(!a.text.is_empty());
             }
         }
-        let _ = extract_kernel(&s, "k");
     }
 
     #[test]
@@ -519,8 +435,7 @@ proptest! {
         v in prop::collection::vec(
             prop::sample::select(vec![
                 "\\boxed{", "\\fbox{", "{", "}", "\\", "$", "$$", "\\(", "\\)", "\\[", "\\]", "answer", "Answer:",
-                " is ", "**", ".", "\n", "\n\n", "5", "-", ",", "123", "e-3", "/", "é", "π", "```", "```cuda\n",
-                "__global__", " k(", ";", "~~~",
+                " is ", "**", ".", "\n", "\n\n", "5", "-", ",", "123", "e-3", "/", "é", "π", "```",
             ]),
             0..80,
         )
@@ -530,9 +445,6 @@ proptest! {
             if let Ok(a) = extract_answer(&s, forms, usize::MAX) {
                 prop_assert!(s.contains(&a.text));
             }
-        }
-        if let Ok(src) = extract_kernel(&s, "k") {
-            prop_assert!(s.contains(&src));
         }
     }
 }

@@ -114,11 +114,6 @@ pub enum Strictness {
     Strict,
 }
 
-/// Whether `answer` reads as an answer of some class (cheap: no comparison).
-pub(crate) fn readable(answer: &str) -> bool {
-    value::read(answer).is_ok()
-}
-
 /// A whole answer that is a time of day, `H:MM` (hours 0 to 23, or 1 to 12 before AM or PM,
 /// minutes two digits, 00 to 59), with an optional `AM` / `PM` (any case, with or without dots
 /// or a space, in `\text{}` or not): its minute of the day, and whether it had AM or PM.
@@ -166,8 +161,48 @@ pub fn compare(reference: &str, candidate: &str) -> Comparison {
 /// Compares two answers after normalisation with the given strictness. Linear in the input,
 /// bounded, never panics.
 pub(crate) fn compare_with(reference: &str, candidate: &str, strictness: Strictness) -> Comparison {
+    compare_reference(&Reference::read(reference), candidate, strictness)
+}
+
+/// A reference answer read once (its time of day, its value or why it has none), to be
+/// compared with every candidate of its task without reading it again.
+#[derive(Debug, Clone)]
+pub(crate) struct Reference {
+    time: Option<(u32, bool)>,
+    value: Result<value::Value, String>,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many references this thread has read (the tests count them).
+    pub(crate) static REFERENCE_READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+impl Reference {
+    /// Reads a reference answer.
+    pub(crate) fn read(reference: &str) -> Self {
+        #[cfg(test)]
+        REFERENCE_READS.with(|n| n.set(n.get() + 1));
+        Reference {
+            time: time_of_day(reference),
+            value: value::read(reference),
+        }
+    }
+
+    /// Whether it reads as an answer of some class.
+    pub(crate) fn readable(&self) -> bool {
+        self.value.is_ok()
+    }
+}
+
+/// [`compare_with`] against a reference already read.
+pub(crate) fn compare_reference(
+    reference: &Reference,
+    candidate: &str,
+    strictness: Strictness,
+) -> Comparison {
     // Two times of day, one of them with AM or PM: the same minute of the day is the same answer.
-    if let (Some((a, am_pm_a)), Some((b, am_pm_b))) = (time_of_day(reference), time_of_day(candidate))
+    if let (Some((a, am_pm_a)), Some((b, am_pm_b))) = (reference.time, time_of_day(candidate))
         && (am_pm_a || am_pm_b)
     {
         return if a == b {
@@ -176,16 +211,16 @@ pub(crate) fn compare_with(reference: &str, candidate: &str, strictness: Strictn
             Comparison::NotEqual
         };
     }
-    let r = match value::read(reference) {
+    let r = match &reference.value {
         Ok(v) => v,
-        Err(why) => return Comparison::ReferenceUnreadable(why),
+        Err(why) => return Comparison::ReferenceUnreadable(why.clone()),
     };
     let c = match value::read(candidate) {
         Ok(v) => v,
         Err(why) => return Comparison::CandidateUnreadable(why),
     };
     let mut budget = equal::Budget::new(equal::BUDGET, strictness == Strictness::Strict);
-    match equal::same(&r, &c, &mut budget) {
+    match equal::same(r, &c, &mut budget) {
         Ok(true) => Comparison::Equal,
         Ok(false) => Comparison::NotEqual,
         Err(equal::Exhausted) => {

@@ -19,7 +19,7 @@
 //!    and whole numbers are never approximations (`7` is not `\sqrt{50}`).
 
 use super::lexer::NumLit;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// The relative tolerance for closed forms.
 pub(super) const REL_TOL: f64 = 1e-6;
@@ -195,7 +195,7 @@ pub(super) struct Approx {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Digits {
     Small(u128),
-    Big(Rc<str>),
+    Big(Arc<str>),
 }
 
 /// A decimal literal in canonical form: value = ±`digits` × 10^`exp`, no leading or trailing

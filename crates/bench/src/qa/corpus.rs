@@ -85,7 +85,7 @@ pub fn score_corpus(
     let tasks: Vec<Task> = corpus
         .iter()
         .map(|l| {
-            Task::qa(QaTask {
+            aorlta_answer::qa_task(QaTask {
                 id: l.id.clone(),
                 prompt: String::new(),
                 answer: l.reference.clone(),

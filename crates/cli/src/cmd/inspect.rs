@@ -79,7 +79,7 @@ fn sources_of(cfg: &RunConfig) -> anyhow::Result<RunSources> {
         let (cands, _) = aorlta_core::run::pool::read_pool(pool)?;
         completions.extend(cands.into_iter().map(|c| (c.id, c.completion)));
     }
-    let (set, _) = TaskSet::load_all(&cfg.tasks)?;
+    let (set, _) = TaskSet::load_all(&cfg.tasks, &aorlta_core::lanes())?;
     let (tasks, extract) = task_sources(Arc::new(set));
     Ok(RunSources {
         completions,

@@ -154,7 +154,9 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let loaded: Vec<(PathBuf, Result<TaskSet, String>)> = files
         .into_iter()
         .map(|f| {
-            let set = TaskSet::load(&f).map(|(s, _)| s).map_err(|e| format!("{e}"));
+            let set = TaskSet::load(&f, &aorlta_core::lanes())
+                .map(|(s, _)| s)
+                .map_err(|e| format!("{e}"));
             (f, set)
         })
         .collect();
@@ -183,6 +185,8 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         println!("triton: {t}");
     }
     precompile(kernel, &loaded);
+    // The correctness and A/A legs run through the engine's door, never served from a store.
+    let legs = aorlta_core::run::Legs::builtin();
     print_row(HEAD);
     let mut results = Vec::new();
     for (file, set) in &loaded {
@@ -203,7 +207,7 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
             }
             Ok(set) => {
                 for task in set.iter() {
-                    let c = aorlta_kernel::check_task(&env, task, &params);
+                    let c = aorlta_kernel::check_task(&legs, &env, task, &params);
                     row(&c);
                     results.push(c);
                 }
@@ -238,15 +242,12 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
 /// The kernel tasks of the files that loaded.
 fn kernel_tasks(
     loaded: &[(PathBuf, Result<TaskSet, String>)],
-) -> impl Iterator<Item = &aorlta_check::KernelTaskDef> {
+) -> impl Iterator<Item = &aorlta_kernel::KernelTaskDef> {
     loaded
         .iter()
         .filter_map(|(_, s)| s.as_ref().ok())
         .flat_map(|s| s.iter())
-        .filter_map(|t| match &t.kind {
-            aorlta_check::TaskKind::Kernel(k) => Some(k.as_ref()),
-            aorlta_check::TaskKind::Qa(_) => None,
-        })
+        .filter_map(|t| aorlta_kernel::KernelTaskDef::of(t))
 }
 
 /// Compiles every loaded reference in parallel, so that the checks find them in the compile

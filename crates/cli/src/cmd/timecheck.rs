@@ -16,13 +16,12 @@
 //! caller's folder before anything runs.
 
 use anyhow::{Context, bail};
-use aorlta_answer::kernel_source;
-use aorlta_check::Env;
-use aorlta_check::{Task, TaskKind, TaskSet};
+use aorlta_check::{Env, LegRunner};
+use aorlta_check::{Task, TaskSet};
+use aorlta_core::run::Legs;
 use aorlta_core::run::pool::read_pool;
 use aorlta_kernel::KernelTools;
-use aorlta_kernel::run_leg;
-use aorlta_kernel::{KernelCompile, KernelTime};
+use aorlta_kernel::{KernelTaskDef, kernel_source};
 use aorlta_record::{LegResult, LegState};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -69,7 +68,7 @@ pub(crate) struct Args {
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let tasks_path = std::path::absolute(&args.tasks)?;
     let config = args.kernel.kernel_config()?;
-    let (tasks, _) = TaskSet::load(&tasks_path)?;
+    let (tasks, _) = TaskSet::load(&tasks_path, &aorlta_core::lanes())?;
     let params = time_params(&args);
     let code = match (&args.candidate, &args.pool) {
         (Some(candidate), _) => {
@@ -81,14 +80,21 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
                 bail!("no task `{id}` in {}", tasks_path.display());
             };
             let env = aorlta_kernel::env_with_kernel(&config)?;
-            let code = one_candidate(task, &candidate, &source, &params, &env)?;
+            let code = one_candidate(&Legs::builtin(), task, &candidate, &source, &params, &env)?;
             shutdown(&env);
             code
         }
         (None, Some(pool)) => {
             let pool = std::path::absolute(pool)?;
             let env = aorlta_kernel::env_with_kernel(&config)?;
-            let code = whole_pool(&tasks, args.task.as_deref(), &pool, &params, &env);
+            let code = whole_pool(
+                &Legs::builtin(),
+                &tasks,
+                args.task.as_deref(),
+                &pool,
+                &params,
+                &env,
+            );
             shutdown(&env);
             code?
         }
@@ -127,10 +133,12 @@ struct Timed {
     timed: Option<LegResult>,
 }
 
-fn time_source(task: &Task, source: &str, params: &Value, env: &Env) -> Timed {
-    let compiled = run_leg("compile", &KernelCompile, task, source, &Value::Null, env);
+/// Compiles `source`, then times it when it compiled, both legs through `legs` (the engine's
+/// door, which never uses the store here: a timing is a measurement).
+fn time_source(legs: &dyn LegRunner, task: &Task, source: &str, params: &Value, env: &Env) -> Timed {
+    let compiled = legs.run_on_source("compile", "kernel-compile", task, source, &Value::Null, env);
     let timed = (compiled.state == LegState::Clean)
-        .then(|| run_leg("ref.speedup", &KernelTime, task, source, params, env));
+        .then(|| legs.run_on_source("ref.speedup", "kernel-time", task, source, params, env));
     Timed { compiled, timed }
 }
 
@@ -139,13 +147,14 @@ fn detail_num(leg: &LegResult, key: &str) -> Option<f64> {
 }
 
 fn one_candidate(
+    legs: &dyn LegRunner,
     task: &Task,
     candidate: &Path,
     source: &str,
     params: &Value,
     env: &Env,
 ) -> anyhow::Result<ExitCode> {
-    let Timed { compiled, timed } = time_source(task, source, params, env);
+    let Timed { compiled, timed } = time_source(legs, task, source, params, env);
     let Some(leg) = timed else {
         println!("compile: {}", serde_json::to_string_pretty(&compiled)?);
         return Ok(ExitCode::from(1));
@@ -217,6 +226,7 @@ fn print_row(r: (&str, &str, &str, &str, &str, &str, &str, &str)) {
 }
 
 fn whole_pool(
+    legs: &dyn LegRunner,
     tasks: &TaskSet,
     only: Option<&str>,
     pool: &Path,
@@ -240,7 +250,7 @@ fn whole_pool(
     print_row(ROW_HEAD);
     let mut rows = Vec::with_capacity(candidates.len());
     for c in &candidates {
-        let row = pool_row(tasks, &c.id, &c.task, &c.completion, params, env);
+        let row = pool_row(legs, tasks, &c.id, &c.task, &c.completion, params, env);
         print_row((
             &row.id,
             &row.task,
@@ -257,7 +267,15 @@ fn whole_pool(
     Ok(ExitCode::SUCCESS)
 }
 
-fn pool_row(tasks: &TaskSet, id: &str, task_id: &str, completion: &str, params: &Value, env: &Env) -> Row {
+fn pool_row(
+    legs: &dyn LegRunner,
+    tasks: &TaskSet,
+    id: &str,
+    task_id: &str,
+    completion: &str,
+    params: &Value,
+    env: &Env,
+) -> Row {
     let unjudged = |leg: &'static str, state: &str, verdict: &str| Row {
         id: id.to_string(),
         task: task_id.to_string(),
@@ -271,14 +289,14 @@ fn pool_row(tasks: &TaskSet, id: &str, task_id: &str, completion: &str, params: 
     let Some(task) = tasks.get(task_id) else {
         return unjudged("task", "skipped", "no-task");
     };
-    let TaskKind::Kernel(k) = &task.kind else {
+    let Some(k) = KernelTaskDef::of(task) else {
         return unjudged("task", "skipped", "not-a-kernel-task");
     };
     let source = match kernel_source(completion, k) {
         Ok(s) => s,
         Err(reason) => return unjudged("parse", LegState::Broke.as_str(), &reason.code),
     };
-    let Timed { compiled, timed } = time_source(task, &source, params, env);
+    let Timed { compiled, timed } = time_source(legs, task, &source, params, env);
     match timed {
         Some(t) => Row::of_leg(id, task_id, "time", &t),
         None => Row::of_leg(id, task_id, "compile", &compiled),
@@ -338,6 +356,85 @@ fn summary(rows: &[Row], skipped: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aorlta_check::{Adapter, LegInput, LegOutput};
+    use std::sync::Arc;
+
+    /// A `kernel-compile` that panics.
+    struct PanickingCompile;
+
+    impl Adapter for PanickingCompile {
+        fn name(&self) -> &'static str {
+            "kernel-compile"
+        }
+        fn version(&self) -> &'static str {
+            "1"
+        }
+        fn check_params(&self, _: &Value) -> Result<(), String> {
+            Ok(())
+        }
+        fn run(&self, _: &LegInput<'_>) -> LegOutput {
+            panic!("boom")
+        }
+    }
+
+    #[test]
+    fn a_leg_that_panics_is_caught_and_reported_as_the_engine_reports_it() {
+        let tasks = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels/tasks");
+        let (tasks, _) = TaskSet::load(&tasks, &aorlta_core::lanes()).unwrap();
+        let legs = Legs::new(legs_registry());
+        let completion =
+            "```cuda\n__global__ void vector_add(const float* a, const float* b, float* c, int n) {}\n```";
+        let row = pool_row(
+            &legs,
+            &tasks,
+            "c1",
+            "vector_add",
+            completion,
+            &Value::Null,
+            &Env::default(),
+        );
+        assert_eq!((row.leg, row.state.as_str()), ("compile", "unsettled"));
+        assert_eq!(row.verdict, "internal-error");
+        let task = tasks.get("vector_add").unwrap();
+        let Timed { compiled, timed } = time_source(&legs, task, "x", &Value::Null, &Env::default());
+        assert!(timed.is_none(), "nothing is timed after a compile that panicked");
+        assert_eq!(compiled.state, LegState::Unsettled);
+        assert_eq!(compiled.reasons.len(), 1);
+        assert_eq!(compiled.reasons[0].code, "internal-error");
+        assert_eq!(
+            compiled.reasons[0].detail,
+            "adapter `kernel-compile` panicked: boom"
+        );
+        // The engine, scoring the same completion with the same adapters, reports the same leg.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let profile = aorlta_core::profile::LoadedProfile::load(
+            &root.join("examples/kernels/profile.yaml"),
+            &aorlta_core::adapters(),
+            &aorlta_core::reward::RewardRegistry::builtin(),
+        )
+        .unwrap();
+        let parts = aorlta_core::run::EngineParts {
+            adapters: legs_registry(),
+            ..Default::default()
+        };
+        let engine = aorlta_core::run::Engine::new(profile, Arc::new(tasks.clone()), parts);
+        let entry = engine.score(&aorlta_record::Candidate {
+            id: "c1".into(),
+            task: "vector_add".into(),
+            completion: completion.into(),
+        });
+        let scored = entry.legs.iter().find(|l| l.name == "compile").unwrap();
+        assert_eq!(
+            (scored.state, &scored.reasons),
+            (compiled.state, &compiled.reasons)
+        );
+    }
+
+    fn legs_registry() -> aorlta_check::Registry {
+        let mut adapters = aorlta_core::adapters();
+        adapters.add(Arc::new(PanickingCompile));
+        adapters
+    }
 
     fn row(leg: &'static str, verdict: &str, s: Option<f64>) -> Row {
         Row {

@@ -11,18 +11,20 @@
 //! An entry found in the store is served only once it passes [`Engine`]'s check (`vet.rs`);
 //! one that fails is computed again.
 
+mod leg;
 mod vet;
+
+pub use leg::{Leg, LegStore, Legs, run_leg};
 
 use crate::profile::{LegSpec, LoadedProfile};
 use crate::reason::EngineReason;
 use crate::reward::{RewardInput, RewardOutcome, RewardRegistry, apply};
-use aorlta_check::{Adapter, Env, LegInput, LegOutput, Registry};
+use aorlta_check::{Adapter, Env, Registry};
 use aorlta_check::{Task, TaskSet};
 use aorlta_check::{feed, hash_parts, hash_str};
 use aorlta_record::{Candidate, FORMAT_VERSION, LegResult, LegState, Reason, RewardEntry, VersionIdentity};
 use aorlta_store::{Cache, CachedLeg, StoredEntry, served};
 use std::collections::{BTreeMap, HashMap};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -477,67 +479,22 @@ impl Engine {
         found: &mut HashMap<String, CachedLeg>,
     ) -> (LegResult, Option<String>) {
         let spec = &self.profile.profile.legs[i];
-        let adapter = &self.legs[i];
-        let leg_key = self.leg_key(task, completion_hash, i);
-        let cache = self.parts.cache.as_ref().filter(|_| leg_key.is_some());
-        if let Some(k) = &leg_key
-            && let Some(hit) = found.remove(k)
-        {
-            let result = LegResult {
-                name: spec.name.clone(),
-                adapter: spec.adapter.clone(),
-                state: hit.state,
-                reasons: hit.reasons,
-                informational: spec.informational,
-                detail: hit.detail,
-                elapsed_s: 0.0,
-                cached: true,
-            };
-            return (result, hit.extracted);
-        }
-        let start = Instant::now();
-        let input = LegInput {
-            leg: &spec.name,
+        let leg = Leg {
+            name: &spec.name,
+            adapter: self.legs[i].as_ref(),
             params: &spec.params,
-            task,
-            completion: &cand.completion,
-            extracted,
-            env: &self.parts.env,
-        };
-        let out = catch_unwind(AssertUnwindSafe(|| adapter.run(&input))).unwrap_or_else(|panic| {
-            let what = panic
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| panic.downcast_ref::<&str>().copied())
-                .unwrap_or("unknown panic");
-            LegOutput::unsettled(
-                EngineReason::InternalError,
-                format!("adapter `{}` panicked: {what}", adapter.name()),
-            )
-        });
-        let out = ensure_reason(out, adapter.name());
-        if let (Some(cache), Some(k)) = (cache, &leg_key) {
-            cache.put_leg(
-                k,
-                &CachedLeg {
-                    state: out.state,
-                    reasons: out.reasons.clone(),
-                    detail: out.detail.clone(),
-                    extracted: out.extracted.clone(),
-                },
-            );
-        }
-        let result = LegResult {
-            name: spec.name.clone(),
-            adapter: spec.adapter.clone(),
-            state: out.state,
-            reasons: out.reasons,
             informational: spec.informational,
-            detail: out.detail,
-            elapsed_s: start.elapsed().as_secs_f64(),
-            cached: false,
         };
-        (result, out.extracted)
+        let leg_key = self.leg_key(task, completion_hash, i);
+        let store = match (&self.parts.cache, &leg_key) {
+            (Some(cache), Some(key)) => Some(LegStore {
+                cache: cache.as_ref(),
+                key,
+                found: found.remove(key),
+            }),
+            _ => None,
+        };
+        run_leg(&leg, task, &cand.completion, extracted, &self.parts.env, store)
     }
 }
 
@@ -568,17 +525,6 @@ pub enum Scored {
     Entry(RewardEntry),
     /// Found in the store, in its stored form: served under the candidate's id.
     Stored(StoredEntry),
-}
-
-/// Every non-clean state has a reason: an adapter that gives none gets one naming it.
-fn ensure_reason(mut out: LegOutput, adapter: &str) -> LegOutput {
-    if out.state != LegState::Clean && out.reasons.is_empty() {
-        out.reasons.push(Reason::new(
-            EngineReason::NoReason.as_str(),
-            format!("adapter `{adapter}` gave no reason"),
-        ));
-    }
-    out
 }
 
 /// `Some(reason)` when a leg this one needs is not clean.

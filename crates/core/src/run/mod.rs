@@ -12,5 +12,5 @@ pub mod summary;
 pub mod validation;
 
 pub use config::RunConfig;
-pub use engine::{Engine, EngineParts, MAX_COMPLETION_BYTES, Scored};
+pub use engine::{Engine, EngineParts, Leg, LegStore, Legs, MAX_COMPLETION_BYTES, Scored, run_leg};
 pub use summary::Summary;

@@ -116,7 +116,7 @@ pub fn prepare(mut config: RunConfig, adapters: Registry, env: Env) -> Result<Pr
     let dataset_dir = config.out.join("dataset");
     let named_tasks = !config.tasks.is_empty();
     let dataset_skipped = config.materialise_dataset(&dataset_dir)?;
-    let (tasks, mut skipped) = TaskSet::load_all(&config.tasks)?;
+    let (tasks, mut skipped) = TaskSet::load_all(&config.tasks, &crate::lanes())?;
     if tasks.is_empty() {
         // Say so in the terms of the fields the config has: a dataset's rows, or its `tasks:`.
         let message = match (&config.dataset, named_tasks) {

@@ -1,20 +1,16 @@
 //! What the example-compile tests share: a folder's kernel tasks, and each validation case's
 //! candidate once, with the outcomes its `compile` leg may have.
 
-use aorlta_check::{KernelTaskDef, TaskKind, TaskSet};
+use aorlta_check::TaskSet;
+use aorlta_kernel::KernelTaskDef;
 use std::collections::BTreeSet;
 use std::path::Path;
 
 /// The kernel tasks of the task files in `dir`, every file loaded.
 pub(crate) fn kernel_tasks(dir: &Path) -> Vec<KernelTaskDef> {
-    let (set, skipped) = TaskSet::load(dir).unwrap_or_else(|e| panic!("{e}"));
+    let (set, skipped) = TaskSet::load(dir, &aorlta_core::lanes()).unwrap_or_else(|e| panic!("{e}"));
     assert!(skipped.is_empty(), "{skipped:?}");
-    set.iter()
-        .filter_map(|t| match &t.kind {
-            TaskKind::Kernel(k) => Some((**k).clone()),
-            TaskKind::Qa(_) => None,
-        })
-        .collect()
+    set.iter().filter_map(|t| KernelTaskDef::of(t).cloned()).collect()
 }
 
 /// Each case of the suite at `path` once, as (task, case, the `compile` outcomes it expects:

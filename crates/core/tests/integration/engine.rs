@@ -1,8 +1,8 @@
 //! The engine: gating, skipped legs, caching of legs and entries, identities, failures, and
 //! stored entries that are not what the engine would make, computed again.
 
+use aorlta_check::TaskSet;
 use aorlta_check::{Adapter, LegInput, LegOutput, Registry};
-use aorlta_check::{Task, TaskSet};
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::reward::RewardRegistry;
 use aorlta_core::run::{Engine, EngineParts};
@@ -111,7 +111,7 @@ fn engine(profile: &str, counter: Arc<AtomicUsize>, cache: Arc<dyn Cache>) -> En
     let reg = registry(counter);
     let p = LoadedProfile::from_yaml(profile, Path::new("t.yaml"), &reg, &RewardRegistry::builtin()).unwrap();
     let mut tasks = TaskSet::default();
-    tasks.add(Task::qa(QaTask {
+    tasks.add(aorlta_answer::qa_task(QaTask {
         id: "t1".into(),
         prompt: "p".into(),
         answer: "1".into(),
@@ -270,7 +270,7 @@ fn a_leg_whose_sources_changed_is_recomputed_and_the_others_are_served() {
         let p =
             LoadedProfile::from_yaml(profile, Path::new("t.yaml"), &reg, &RewardRegistry::builtin()).unwrap();
         let mut tasks = TaskSet::default();
-        tasks.add(Task::qa(QaTask {
+        tasks.add(aorlta_answer::qa_task(QaTask {
             id: "t1".into(),
             prompt: "p".into(),
             answer: "1".into(),

@@ -5,8 +5,8 @@
 //! task's kernel. The tolerance sanity and the suite itself run through the CLI on the fake
 //! device (crates/cli/tests/task_check.rs), and on a GPU with `aorlta task check --gpu`.
 
-use aorlta_check::KernelTaskDef;
-use aorlta_kernel::{KernelConfig, KernelEnv};
+use aorlta_kernel::KernelTaskDef;
+use aorlta_kernel::TestEnv;
 use aorlta_kernel::{Who, compile, compile_many};
 use std::path::PathBuf;
 
@@ -60,14 +60,11 @@ fn every_library_kernel_compiles_with_nvcc() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let env = KernelEnv::from_config(&KernelConfig {
-        work_dir: Some(dir.path().to_path_buf()),
-        nvcc: Some(nvcc),
-        compiler: aorlta_kernel::CompilerChoice::Nvcc,
-        compile_timeout_s: 60.0,
-        ..KernelConfig::default()
-    })
-    .unwrap();
+    let env = TestEnv::new(dir.path())
+        .nvcc(nvcc)
+        .compiler(aorlta_kernel::CompilerChoice::Nvcc)
+        .compile_timeout_s(60.0)
+        .build();
     let tasks = tasks();
     let mut jobs: Vec<(String, &KernelTaskDef, String, Who)> = Vec::new();
     for t in &tasks {

@@ -3,5 +3,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod engine;
+mod lane;
 mod library;
 mod qa_example;

@@ -37,7 +37,7 @@ fn both_pools_score_as_intended() {
     let registry = aorlta_core::adapters();
     let profile =
         LoadedProfile::load(&example("profile.yaml"), &registry, &RewardRegistry::builtin()).unwrap();
-    let (tasks, skipped) = TaskSet::load(&example("tasks.jsonl")).unwrap();
+    let (tasks, skipped) = TaskSet::load(&example("tasks.jsonl"), &aorlta_core::lanes()).unwrap();
     assert!(skipped.is_empty());
     let engine = Engine::new(profile, Arc::new(tasks), EngineParts::default());
     let expected: HashMap<String, String> = std::fs::read_to_string(example("expected.jsonl"))

@@ -5,7 +5,7 @@
 use super::{CompileEnv, CompileFailure};
 use crate::fake::{FakeCompile, FakeSpec};
 use crate::reason::KernelReason;
-use aorlta_check::KernelTaskDef;
+use crate::task::KernelTaskDef;
 use aorlta_record::kernel::fake::FakeImage;
 
 /// The fake image of the source whose hash is `source_hash`, as bytes, with the symbols to look

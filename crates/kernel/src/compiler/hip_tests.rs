@@ -5,11 +5,10 @@
 
 use super::target::Target;
 use super::{Who, compile};
-use crate::KernelConfig;
-use crate::config::Platform;
 use crate::env::KernelEnv;
+use crate::task::KernelTaskDef;
+use crate::test_env::TestEnv;
 use crate::tests::{SIG, code_of, task, tool};
-use aorlta_check::KernelTaskDef;
 use aorlta_record::LegState;
 use aorlta_record::kernel::KernelLanguage;
 use std::path::Path;
@@ -29,15 +28,10 @@ fn hip_task() -> KernelTaskDef {
 }
 
 fn amd_env(hipcc: &Path, archs: &[&str], dir: &Path) -> KernelEnv {
-    KernelEnv::from_config(&KernelConfig {
-        platform: Platform::Amd,
-        hipcc: Some(hipcc.to_path_buf()),
-        hip_arch: archs.iter().map(|a| a.to_string()).collect(),
-        work_dir: Some(dir.to_path_buf()),
-        compile_timeout_s: 60.0,
-        ..KernelConfig::default()
-    })
-    .unwrap()
+    TestEnv::new(dir)
+        .amd(hipcc, archs)
+        .compile_timeout_s(60.0)
+        .build()
 }
 
 fn outcome(e: &KernelEnv, t: &KernelTaskDef, src: &str) -> (LegState, String) {
@@ -135,14 +129,11 @@ fn hip_sources_compile_for_gfx942_and_gfx90a_in_one_bundle() {
 fn hip_sources_compile_for_nvidia_through_the_portability_header() {
     let Some(nvcc) = tool("AORLTA_NVCC") else { return };
     let dir = tempfile::tempdir().unwrap();
-    let e = KernelEnv::from_config(&KernelConfig {
-        nvcc: Some(nvcc),
-        compiler: crate::CompilerChoice::Nvcc,
-        work_dir: Some(dir.path().to_path_buf()),
-        compile_timeout_s: 60.0,
-        ..KernelConfig::default()
-    })
-    .unwrap();
+    let e = TestEnv::new(dir.path())
+        .nvcc(nvcc)
+        .compiler(crate::CompilerChoice::Nvcc)
+        .compile_timeout_s(60.0)
+        .build();
     assert_eq!(Target::of(&e, &hip_task()), Ok(Target::HipOnNvidia));
     common_outcomes(&e, dir.path(), b"\x7fELF");
     // What only AMD has does not compile here.

@@ -7,7 +7,7 @@ use super::toolchain::{DEPENDENCIES, Invocation, Toolchain, program, version_lin
 use super::{CompileEnv, CompileFailure};
 use crate::amdgpu;
 use crate::reason::KernelReason;
-use aorlta_check::KernelTaskDef;
+use crate::task::KernelTaskDef;
 use std::path::Path;
 
 /// hipcc for a list of AMD architectures, asked of the environment once per compile: the cache

@@ -32,7 +32,7 @@ pub(crate) use toolchain::Toolchain;
 use crate::config::{KernelConfig, Platform};
 use crate::fake::FakeSpec;
 use crate::reason::KernelReason;
-use aorlta_check::KernelTaskDef;
+use crate::task::KernelTaskDef;
 use aorlta_check::hash_parts;
 use aorlta_record::LegState;
 use cache::CompileCache;

@@ -8,7 +8,7 @@ use super::toolchain::{DEPENDENCIES, Invocation, Toolchain, program, version_lin
 use super::{CompileEnv, CompileFailure};
 use crate::hip;
 use crate::reason::KernelReason;
-use aorlta_check::KernelTaskDef;
+use crate::task::KernelTaskDef;
 use std::path::Path;
 
 /// nvcc for one architecture.

@@ -22,7 +22,7 @@ use super::sandbox::{self, Jail, Limits, SandboxError, Sandboxed};
 use super::toolchain::{Invocation, Object, Toolchain};
 use super::{CompileEnv, CompileFailure, diagnostic};
 use crate::reason::KernelReason;
-use aorlta_check::KernelTaskDef;
+use crate::task::KernelTaskDef;
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};

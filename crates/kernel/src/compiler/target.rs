@@ -5,7 +5,7 @@
 use super::{CompileEnv, CompileFailure};
 use crate::config::Platform;
 use crate::reason::KernelReason;
-use aorlta_check::KernelTaskDef;
+use crate::task::KernelTaskDef;
 use aorlta_record::kernel::KernelLanguage;
 
 /// How one task's sources are compiled and run.

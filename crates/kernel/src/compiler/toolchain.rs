@@ -6,7 +6,7 @@
 
 use super::{CompileEnv, CompileFailure};
 use crate::reason::KernelReason;
-use aorlta_check::KernelTaskDef;
+use crate::task::KernelTaskDef;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 

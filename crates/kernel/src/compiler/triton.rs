@@ -16,7 +16,7 @@ use super::sandbox::{self, Jail, Limits, SandboxError};
 use super::toolchain::{Invocation, Object, Toolchain, check_cubin};
 use super::{CompileEnv, CompileFailure};
 use crate::reason::KernelReason;
-use aorlta_check::KernelTaskDef;
+use crate::task::KernelTaskDef;
 use aorlta_record::kernel::Dtype;
 use aorlta_record::kernel::expr::eval_count;
 use aorlta_record::kernel::harness::ImageLaunch;

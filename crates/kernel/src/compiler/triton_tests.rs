@@ -5,10 +5,10 @@
 
 use super::sandbox::tests::processes_with;
 use super::{Who, compile};
-use crate::KernelConfig;
 use crate::env::KernelEnv;
+use crate::task::KernelTaskDef;
+use crate::test_env::TestEnv;
 use crate::tests::{code_of, task, tool};
-use aorlta_check::KernelTaskDef;
 use aorlta_record::LegState;
 use aorlta_record::kernel::{KernelLanguage, TritonSpec};
 use std::path::Path;
@@ -40,13 +40,10 @@ fn triton_task() -> KernelTaskDef {
 }
 
 fn env(python: &Path, dir: &Path, timeout_s: f64) -> KernelEnv {
-    KernelEnv::from_config(&KernelConfig {
-        triton_python: Some(python.to_path_buf()),
-        work_dir: Some(dir.to_path_buf()),
-        compile_timeout_s: timeout_s,
-        ..KernelConfig::default()
-    })
-    .unwrap()
+    TestEnv::new(dir)
+        .triton_python(python)
+        .compile_timeout_s(timeout_s)
+        .build()
 }
 
 /// A source whose module body runs `body` at import, beside the good kernel.

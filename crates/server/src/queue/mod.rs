@@ -13,7 +13,7 @@
 //! keeps its place in the queue's count until it finishes.
 
 use crate::metrics::Metrics;
-use aorlta_check::{Task, TaskKind};
+use aorlta_check::Task;
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::run::Engine;
 use aorlta_record::{Candidate, LegResult, LegState, Reason, RewardEntry, VersionIdentity};
@@ -37,9 +37,10 @@ pub enum LaneKind {
 impl LaneKind {
     /// The lane for a task.
     pub fn of(task: &Task) -> Self {
-        match task.kind {
-            TaskKind::Qa(_) => LaneKind::Qa,
-            TaskKind::Kernel(_) => LaneKind::Kernel,
+        if task.lane() == aorlta_kernel::LANE {
+            LaneKind::Kernel
+        } else {
+            LaneKind::Qa
         }
     }
 

@@ -24,7 +24,7 @@ fn engine_with(profile: &str, parts: EngineParts) -> Arc<Engine> {
 }
 
 fn work(engine: &Arc<Engine>, id: &str, completion: &str) -> Work {
-    let task = Task::qa(QaTask {
+    let task = aorlta_answer::qa_task(QaTask {
         id: "t".into(),
         prompt: "1+1?".into(),
         answer: "2".into(),
@@ -139,7 +139,7 @@ async fn a_full_lane_refuses_whole_batches() {
 #[tokio::test]
 async fn kernel_items_wait_in_their_own_lane() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels/tasks");
-    let (tasks, _) = TaskSet::load(&dir.join("vector_add.yaml")).unwrap();
+    let (tasks, _) = TaskSet::load(&dir.join("vector_add.yaml"), &aorlta_core::lanes()).unwrap();
     let kernel = Arc::clone(tasks.get("vector_add").unwrap());
     assert_eq!(LaneKind::of(&kernel), LaneKind::Kernel);
     let s = Scheduler::start(

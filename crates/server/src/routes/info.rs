@@ -4,7 +4,6 @@ use crate::answer;
 use crate::connections::ConnHandle;
 use crate::state::AppState;
 use crate::wire::{Health, ProfileInfo, ProfilesResponse, TaskInfo, TasksResponse};
-use aorlta_check::TaskKind;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
@@ -35,10 +34,15 @@ pub(super) async fn tasks(
         .tasks()
         .iter()
         .map(|t| {
-            let (kind, prompt) = match &t.kind {
-                TaskKind::Qa(q) => ("qa", q.prompt.clone()),
-                TaskKind::Kernel(k) => ("kernel", k.spec.prompt.clone()),
+            let prompt = match (
+                aorlta_answer::QaTaskDef::of(t),
+                aorlta_kernel::KernelTaskDef::of(t),
+            ) {
+                (Some(q), _) => q.task.prompt.clone(),
+                (_, Some(k)) => k.spec.prompt.clone(),
+                (None, None) => String::new(),
             };
+            let kind = t.lane();
             TaskInfo {
                 id: t.id.clone(),
                 kind: kind.to_string(),

@@ -11,13 +11,14 @@
 use crate::cmd::validate::EXIT_NO_GPU;
 use anyhow::{Context, bail};
 use aorlta_bench::percentile;
-use aorlta_check::Env;
-use aorlta_check::{KernelTaskDef, Task, TaskKind, TaskSet};
+use aorlta_check::{Env, LegRunner};
+use aorlta_check::{Task, TaskSet};
+use aorlta_core::run::Legs;
 use aorlta_core::run::validation::Suite;
+use aorlta_kernel::KernelTaskDef;
 use aorlta_kernel::KernelTools;
-use aorlta_kernel::run_leg;
 use aorlta_kernel::{CompilerChoice, Who, compile};
-use aorlta_kernel::{KernelConfig, KernelEnv, KernelOverrides, KernelRun, KernelTime};
+use aorlta_kernel::{KernelConfig, KernelEnv, KernelOverrides};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -165,10 +166,7 @@ type PoolItem = (std::sync::Arc<Task>, String, String);
 
 /// The kernel task of a task, if it is one.
 fn kdef(t: &Task) -> Option<KernelTaskDef> {
-    match &t.kind {
-        TaskKind::Kernel(k) => Some((**k).clone()),
-        TaskKind::Qa(_) => None,
-    }
+    KernelTaskDef::of(t).cloned()
 }
 
 /// Compiles every candidate of the pool one at a time, then all of them at once, each in a
@@ -300,7 +298,7 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
         gpus: None,
         compiler: args.compiler,
     });
-    let (tasks, _) = TaskSet::load(&base.join(&suite.tasks))?;
+    let (tasks, _) = TaskSet::load(&base.join(&suite.tasks), &aorlta_core::lanes())?;
     let mut report = serde_json::Map::new();
 
     // The pool: every candidate file of every task, compile bombs left out.
@@ -341,6 +339,7 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     // 2-4. Harness start, correctness and timing, per task, with the `self` candidate.
     let env = fresh_env(&config, &scratch.path().join("legs"))?;
+    let legs = Legs::builtin();
     let kernel = tools(&env);
     if let Err(e) = kernel.devices() {
         println!("no GPU: {e}");
@@ -355,8 +354,8 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
         if name != "self" {
             continue;
         }
-        let r = run_leg("ref.native", &KernelRun, t, src, &Value::Null, &env);
-        let tm = run_leg("ref.speedup", &KernelTime, t, src, &Value::Null, &env);
+        let r = legs.run_on_source("ref.native", "kernel-run", t, src, &Value::Null, &env);
+        let tm = legs.run_on_source("ref.speedup", "kernel-time", t, src, &Value::Null, &env);
         let d = tm.detail.clone().unwrap_or(Value::Null);
         let o = d.get("overhead").cloned().unwrap_or(Value::Null);
         let f = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
@@ -418,11 +417,12 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         k.spec.sizes = vec![size];
     }
-    let aa_task = Task {
-        id: k.spec.id.clone(),
-        hash: format!("{}-aa", t.hash),
-        kind: TaskKind::Kernel(Box::new(k.clone())),
-    };
+    let aa_task = Task::new(
+        aorlta_kernel::LANE,
+        k.spec.id.clone(),
+        format!("{}-aa", t.hash),
+        k.clone(),
+    );
     let params = if args.aa_symmetric {
         json!({"ratio": 1.0, "symmetric": true})
     } else {
@@ -437,9 +437,9 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
             break;
         }
         ran += 1;
-        let r = run_leg(
+        let r = legs.run_on_source(
             "ref.speedup",
-            &KernelTime,
+            "kernel-time",
             &aa_task,
             &k.reference_source,
             &params,

@@ -102,7 +102,7 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     let cfg = ServeConfig::load(&args.config)?;
     let samples = if args.pool == "synthetic" {
-        let (tasks, _) = TaskSet::load_all(&cfg.tasks)?;
+        let (tasks, _) = TaskSet::load_all(&cfg.tasks, &aorlta_core::lanes())?;
         task_samples(&tasks)
     } else {
         pool_samples(Path::new(&args.pool)).with_context(|| format!("reading the pool {}", args.pool))?

@@ -20,7 +20,8 @@ use crate::profile::{LoadedProfile, Profile};
 use crate::reward::RewardRegistry;
 use crate::{CoreError, Result};
 use aorlta_check::Env;
-use aorlta_check::{TaskKind, TaskSet};
+use aorlta_check::TaskSet;
+use aorlta_kernel::KernelTaskDef;
 use aorlta_kernel::KernelTools;
 use aorlta_kernel::Who;
 use aorlta_kernel::{Compilers, KernelEnv, KernelOverrides};
@@ -131,7 +132,7 @@ impl Validation {
         let suite: Suite = aorlta_check::yaml::load(&suite_path)?;
         let base = suite_path.parent().unwrap_or(Path::new("."));
         let env = aorlta_kernel::env_with_kernel(&suite.kernel.clone().overridden(&options.kernel))?;
-        let (tasks, _) = TaskSet::load(&base.join(&suite.tasks))?;
+        let (tasks, _) = TaskSet::load(&base.join(&suite.tasks), &crate::lanes())?;
         let profile = LoadedProfile::load(
             &base.join(&suite.profile),
             &crate::adapters(),
@@ -147,10 +148,7 @@ impl Validation {
             let Some(task) = tasks.get(&case.task) else {
                 return Err(invalid(format!("case {id}: no task `{}`", case.task)));
             };
-            let language = match &task.kind {
-                TaskKind::Kernel(k) => k.spec.language,
-                TaskKind::Qa(_) => KernelLanguage::default(),
-            };
+            let language = KernelTaskDef::of(task).map_or_else(KernelLanguage::default, |k| k.spec.language);
             for (key, adapter) in EXPECTED {
                 let expects = match key {
                     "parse" => case.expect.parse.is_some(),
@@ -231,10 +229,7 @@ impl Validation {
 
     /// The compilers the suite's tasks need.
     fn compilers(&self) -> Compilers {
-        let tasks = self.tasks.iter().filter_map(|t| match &t.kind {
-            TaskKind::Kernel(k) => Some(k.as_ref()),
-            TaskKind::Qa(_) => None,
-        });
+        let tasks = self.tasks.iter().filter_map(|t| KernelTaskDef::of(t));
         Compilers::of(self.kernel(), tasks)
     }
 
@@ -243,10 +238,7 @@ impl Validation {
         let mut out: Vec<&'static str> = self
             .tasks
             .iter()
-            .filter_map(|t| match &t.kind {
-                aorlta_check::TaskKind::Kernel(k) => Some(aorlta_kernel::target_label(k, self.kernel())),
-                aorlta_check::TaskKind::Qa(_) => None,
-            })
+            .filter_map(|t| KernelTaskDef::of(t).map(|k| aorlta_kernel::target_label(k, self.kernel())))
             .collect();
         out.sort_unstable();
         out.dedup();
@@ -261,9 +253,9 @@ impl Validation {
     /// Compiles every reference and candidate in parallel, so that the compile legs find them
     /// in the compile cache instead of compiling one at a time.
     pub fn precompile(&self) {
-        let mut jobs: Vec<(&aorlta_check::KernelTaskDef, &str, Who)> = Vec::new();
+        let mut jobs: Vec<(&KernelTaskDef, &str, Who)> = Vec::new();
         for p in &self.cases {
-            if let Some(TaskKind::Kernel(k)) = self.tasks.get(&p.case.task).map(|t| &t.kind) {
+            if let Some(k) = self.tasks.get(&p.case.task).and_then(|t| KernelTaskDef::of(t)) {
                 jobs.push((k, &k.reference_source, Who::Reference));
                 jobs.push((k, &p.source, Who::Candidate));
             }
@@ -514,16 +506,16 @@ mod tests {
                 let (completion, source) = completion_in(src, language);
                 assert!(source.starts_with(src));
                 assert!(completion.contains(&format!("`{}\n", language.as_str())));
-                assert_eq!(aorlta_answer::extract_kernel(&completion, "k"), Ok(source));
+                assert_eq!(aorlta_kernel::extract_kernel(&completion, "k"), Ok(source));
             }
         }
         assert_eq!(completion_for("x"), completion_in("x", KernelLanguage::Cuda));
         let py = "import triton\n\n@triton.jit\ndef k(x, n):\n    pass\n";
         let (completion, source) = completion_in(py, KernelLanguage::Triton);
         assert!(completion.contains("```triton\n"), "{completion}");
-        assert_eq!(aorlta_answer::extract_triton_kernel(&completion, "k"), Ok(source));
+        assert_eq!(aorlta_kernel::extract_triton_kernel(&completion, "k"), Ok(source));
         assert_eq!(
-            aorlta_answer::extract_triton_kernel(&completion, "kk")
+            aorlta_kernel::extract_triton_kernel(&completion, "kk")
                 .unwrap_err()
                 .code,
             "kernel-not-found"

@@ -14,19 +14,19 @@ use aorlta_record::kernel::{BufferSpec, Dtype, Init, KernelLanguage, KernelTask,
 
 /// A rule a task breaks: the field, the buffer it is in (if any) and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Broken {
+pub(crate) struct Broken {
     /// The field (`buffers`, `signature`, `dtype`, `role`, `scalars`, `len`, `row`, `grid`,
     /// `block`, `shared_bytes`, `tolerance`, `special`, `init`, `precision` …).
-    pub field: &'static str,
+    pub(crate) field: &'static str,
     /// The buffer the field belongs to.
-    pub buffer: Option<String>,
+    pub(crate) buffer: Option<String>,
     /// What is wrong.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl Broken {
     /// The message with its field: "buffer `in`: field `special`: ...".
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match &self.buffer {
             Some(b) => format!("buffer `{b}`: field `{}`: {}", self.field, self.message),
             None => format!("field `{}`: {}", self.field, self.message),
@@ -35,7 +35,7 @@ impl Broken {
 
     /// The 1-based line of the field in the task file's text (of the buffer's entry for a
     /// buffer's field); 0 when it is not written there (a default).
-    pub fn line(&self, text: &str) -> usize {
+    pub(crate) fn line(&self, text: &str) -> usize {
         let lines: Vec<&str> = text.lines().collect();
         let key = format!("{}:", self.field);
         let from = match &self.buffer {
@@ -77,7 +77,7 @@ fn broken(field: &'static str, buffer: Option<&str>, message: String) -> Broken 
 
 /// The precision a task asks for: its own, else that of its coarsest float output; `None`
 /// when no output is a float.
-pub fn precision_of(spec: &KernelTask) -> Option<Precision> {
+pub(crate) fn precision_of(spec: &KernelTask) -> Option<Precision> {
     if spec.precision.is_some() {
         return spec.precision;
     }
@@ -89,7 +89,7 @@ pub fn precision_of(spec: &KernelTask) -> Option<Precision> {
 }
 
 /// Checks a task; the first rule it breaks.
-pub fn check(spec: &KernelTask) -> Result<(), Broken> {
+pub(crate) fn check(spec: &KernelTask) -> Result<(), Broken> {
     if !spec.buffers.iter().any(|b| b.role != Role::In) {
         return Err(broken(
             "buffers",
