@@ -57,7 +57,9 @@ pub use fake::FakeSpec;
 pub use reason::KernelReason;
 pub use run::KernelRun;
 pub use sanity::{Sanity, check_tolerances, task_sanity};
-pub use task_check::{AaTiming, CheckParams, STEPS, TaskCheck, check_task};
+pub use task_check::{
+    AaTiming, CheckParams, FAKE, NOT_RUN, STEPS, TaskCheck, check_task, check_task_on_fake,
+};
 pub use time::KernelTime;
 
 use aorlta_check::Registry;
