@@ -370,7 +370,7 @@ class Client(_Settings):
                 return [unreachable_entry(it, e.message) for it in chunk]
             raise
         if status == 200:
-            return json.loads(payload)["results"]
+            return cast(List[Dict[str, Any]], json.loads(payload)["results"])
         err = _error(status, payload)
         if status == 413 and err.code in SPLITTABLE and len(chunk) > 1:
             half = (len(chunk) + 1) // 2
@@ -396,15 +396,15 @@ class Client(_Settings):
 
     def tasks(self) -> List[Dict[str, Any]]:
         """Every task the service offers: id, kind, hash, prompt."""
-        return self._json("GET", "/v1/tasks")["tasks"]
+        return cast(List[Dict[str, Any]], self._json("GET", "/v1/tasks")["tasks"])
 
     def profiles(self) -> Dict[str, Any]:
         """The profiles offered and the default."""
-        return self._json("GET", "/v1/profiles")
+        return cast(Dict[str, Any], self._json("GET", "/v1/profiles"))
 
     def health(self) -> Dict[str, Any]:
         """``GET /healthz``."""
-        return self._json("GET", "/healthz")
+        return cast(Dict[str, Any], self._json("GET", "/healthz"))
 
     def metrics(self) -> str:
         """The Prometheus text of ``GET /metrics``."""
@@ -559,7 +559,7 @@ class AsyncClient(_Settings):
                 return [unreachable_entry(it, e.message) for it in chunk]
             raise
         if status == 200:
-            return json.loads(payload)["results"]
+            return cast(List[Dict[str, Any]], json.loads(payload)["results"])
         err = _error(status, payload)
         if status == 413 and err.code in SPLITTABLE and len(chunk) > 1:
             half = (len(chunk) + 1) // 2
@@ -586,11 +586,11 @@ class AsyncClient(_Settings):
 
     async def tasks(self) -> List[Dict[str, Any]]:
         """As :meth:`Client.tasks`."""
-        return (await self._json("GET", "/v1/tasks"))["tasks"]
+        return cast(List[Dict[str, Any]], (await self._json("GET", "/v1/tasks"))["tasks"])
 
     async def health(self) -> Dict[str, Any]:
         """``GET /healthz``."""
-        return await self._json("GET", "/healthz")
+        return cast(Dict[str, Any], await self._json("GET", "/healthz"))
 
 
 class Coalescer:
@@ -607,17 +607,17 @@ class Coalescer:
         self.client = client
         self.linger = linger
         self.max_items = max_items or client.max_batch
-        self._pending: List[Tuple[Dict[str, Any], "asyncio.Future[Dict[str, Any]]"]] = []
+        self._pending: List[Tuple[Dict[str, Any], "asyncio.Future[RewardEntry]"]] = []
         self._timer: Optional[asyncio.TimerHandle] = None
         self._sending: "set[asyncio.Future[None]]" = set()
         self.requests = 0
 
-    async def score_one(self, task: Any, completion: str, profile: Optional[str] = None) -> Dict[str, Any]:
+    async def score_one(self, task: Any, completion: str, profile: Optional[str] = None) -> RewardEntry:
         """The entry of one completion, scored together with the calls around it."""
         if profile is not None and profile != self.client.profile:
             return await self.client.score_one(task, completion, profile=profile)
         loop = asyncio.get_running_loop()
-        fut: "asyncio.Future[Dict[str, Any]]" = loop.create_future()
+        fut: "asyncio.Future[RewardEntry]" = loop.create_future()
         self._pending.append(({"task": task, "completion": completion}, fut))
         if len(self._pending) >= self.max_items:
             self._flush()
@@ -637,7 +637,7 @@ class Coalescer:
             self._sending.add(task)
             task.add_done_callback(self._sending.discard)
 
-    async def _send(self, batch: List[Tuple[Dict[str, Any], "asyncio.Future[Dict[str, Any]]"]]) -> None:
+    async def _send(self, batch: List[Tuple[Dict[str, Any], "asyncio.Future[RewardEntry]"]]) -> None:
         try:
             entries = await self.client.score([item for item, _ in batch])
         except Exception as e:  # every caller learns of the failure

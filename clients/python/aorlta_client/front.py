@@ -20,7 +20,7 @@ import logging
 import socket
 import threading
 import urllib.parse
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from aorlta_client.client import AorltaError
 from aorlta_client.router import KERNEL, Router
@@ -32,7 +32,9 @@ def health(router: Router) -> Dict[str, Any]:
     """The front's ``/healthz``: every worker's state and its own ``/healthz``, and over the
     live ones the summed queue depths and sizes, the longest item time limit and queue wait
     (what the clients read to size their time-outs)."""
-    rows, depth, size = [], {}, {}
+    rows: List[Dict[str, Any]] = []
+    depth: Dict[str, float] = {}
+    size: Dict[str, float] = {}
     timeouts: Dict[str, float] = {}
     wait, version, tasks, profiles = 0.0, None, 0, []
     for w in router.workers:
@@ -250,7 +252,8 @@ class Front:
         self._server = server
         self._thread = thread
         host, port = server.server_address[:2]
-        self.url = f"http://{host}:{port}"
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        self.url = f"http://{name}:{port}"
 
     def close(self) -> None:
         """Stops listening and waits for the serving thread."""

@@ -23,7 +23,7 @@ when torch is installed.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, cast
 
 from aorlta_client.client import Client, default_url
 
@@ -44,9 +44,9 @@ def reward_func(queries: List[str], prompts: List[str], labels: List[Any], **_: 
     labels = [lab.get("ground_truth", lab) if isinstance(lab, dict) else lab for lab in labels]
     out = _client.get_reward(queries, prompts, labels)
     try:
-        import torch  # type: ignore
+        import torch
     except ImportError:
-        return out
+        return cast(Dict[str, Any], out)
     return {
         "rewards": torch.tensor(out["rewards"], dtype=torch.float32),
         "scores": torch.tensor(out["scores"], dtype=torch.float32),

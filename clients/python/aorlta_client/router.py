@@ -39,7 +39,7 @@ import math
 import threading
 import time
 from collections import deque
-from typing import Any, Callable, Deque, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Deque, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from aorlta_client.client import AorltaError, Item, _items, _unscored_entry, _usable
 from aorlta_client.workers import KERNEL, QA, Worker
@@ -85,7 +85,7 @@ class _Batch:
         self.items = items
         self.profile = profile
         self.progress = progress
-        self.out: List[Optional[Dict[str, Any]]] = [None] * len(items)
+        self.out: List[Optional[Mapping[str, Any]]] = [None] * len(items)
         self.left = len(items)
         self.qa: Deque[List[int]] = deque()
         self.kernel: Dict[int, Deque[List[int]]] = {}
@@ -379,7 +379,7 @@ class Router:
         detail = f"no worker can score {what}; dead workers: {dead}"
         self._answer(batch, idx, [_unscored_entry(batch.items[i], "no-worker", detail) for i in idx])
 
-    def _answer(self, batch: _Batch, idx: List[int], entries: List[Dict[str, Any]]) -> int:
+    def _answer(self, batch: _Batch, idx: List[int], entries: Sequence[Mapping[str, Any]]) -> int:
         """Records the entries of items not answered yet (a late answer of a chunk that was
         given back is dropped); how many were new. Call with ``batch.cond`` held."""
         new = 0
@@ -404,8 +404,9 @@ class Router:
                     self._starve(batch)  # what it still held goes to the others
                     return None
                 q = batch.kernel.get(id(w))
-                kind, chunk = (KERNEL, q.popleft()) if q else (QA, batch.qa.popleft()) if batch.qa else (None, None)
-                if chunk is not None:
+                if q or batch.qa:
+                    kind = KERNEL if q else QA
+                    chunk = q.popleft() if q else batch.qa.popleft()
                     batch.flying.setdefault(id(w), {})[id(chunk)] = (kind, chunk, time.monotonic())
                     return kind, chunk, id(chunk)
                 batch.cond.wait(1.0)  # every answer and every move notifies

@@ -41,7 +41,7 @@ baseline of the others; TRL warns about such rows.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Set, Tuple
+from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from aorlta_client import tasks as _tasks
 from aorlta_client.client import AsyncClient, Client
@@ -138,7 +138,7 @@ class _Columns:
         return rows, items, answers
 
 
-def _answer(n: int, rows: List[int], entries: List[Dict[str, Any]], kwargs: Dict[str, Any], answers: int = 0) -> List[Optional[float]]:
+def _answer(n: int, rows: List[int], entries: Sequence[Mapping[str, Any]], kwargs: Dict[str, Any], answers: int = 0) -> List[Optional[float]]:
     out: List[Optional[float]] = [None] * n
     timed_out = 0
     for i, e in zip(rows, entries):

@@ -33,7 +33,7 @@ harmless.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 #: What an unscored sample's NaN reward becomes once the advantages are computed.
 UNSCORED_FILL = 0.0
@@ -69,7 +69,7 @@ def _rows(value: Any, rows: Any, batch: int) -> Any:
     return value
 
 
-def masked(base: str):
+def masked(base: str) -> Callable[..., Tuple[Any, Any]]:
     """The estimator running verl's ``base`` on the samples whose reward is a number."""
 
     def estimator(
@@ -109,7 +109,7 @@ def masked(base: str):
     return estimator
 
 
-def register() -> list:
+def register() -> List[str]:
     """Registers ``aorlta_<name>`` for each wrapped estimator verl has; returns the names."""
     from verl.trainer.ppo import core_algos
 

@@ -29,21 +29,22 @@ def test_verl_single_and_batch_forms(server, monkeypatch, tasks):
     t = tasks[0]
     good = f"so \\boxed{{{t['answer']}}}"
     single = verl.compute_score_sync(data_source="aorlta-qa", solution_str=good, ground_truth=t["id"], extra_info={"index": 0})
-    assert single == {"score": 1.0, "aorlta_mask": 1.0, "aorlta_answer": 0.0}
+    assert single == {"score": 1.0, "acc": 1.0, "aorlta_mask": 1.0, "aorlta_answer": 0.0}
     wrong = verl.compute_score_sync("aorlta-qa", "\\boxed{-12345}", t["id"])
-    assert wrong == {"score": -0.5, "aorlta_mask": 1.0, "aorlta_answer": 0.0}
+    assert wrong == {"score": -0.5, "acc": 0.0, "aorlta_mask": 1.0, "aorlta_answer": 0.0}
     # Id mode, unknown task: the stand-in score, masked.
     unknown = verl.compute_score_sync("aorlta-qa", good, "no-such-task", unscored_score=-0.1, task_mode="id")
-    assert unknown == {"score": -0.1, "aorlta_mask": 0.0, "aorlta_answer": 0.0}
+    assert unknown == {"score": -0.1, "acc": 0.0, "aorlta_mask": 0.0, "aorlta_answer": 0.0}
     # Auto mode (the default): a ground truth that is no task id is the answer; answer mode
     # takes even a task id as the answer.
     assert verl.compute_score_sync("aorlta-qa", f"\\boxed{{{t['answer']}}}", t["answer"]) == {
         "score": 1.0,
+        "acc": 1.0,
         "aorlta_mask": 1.0,
         "aorlta_answer": 1.0,
     }
     as_answer = verl.compute_score_sync("aorlta-qa", good, t["id"], task_mode="answer")
-    assert as_answer == {"score": -0.5, "aorlta_mask": 1.0, "aorlta_answer": 1.0}
+    assert as_answer == {"score": -0.5, "acc": 0.0, "aorlta_mask": 1.0, "aorlta_answer": 1.0}
     # prime's form: positional, a float.
     assert verl.compute_score_prime("aorlta-qa", good, t["id"], None) == 1.0
     # Batch form, as verl's batch reward manager calls it; an inline task through extra_info.
@@ -55,8 +56,29 @@ def test_verl_single_and_batch_forms(server, monkeypatch, tasks):
         task_mode="id",
     )
     assert out[0] == single
-    assert out[1] == {"score": 0.0, "aorlta_mask": 0.0, "aorlta_answer": 0.0}
-    assert out[2] == {"score": 1.0, "aorlta_mask": 1.0, "aorlta_answer": 0.0}
+    assert out[1] == {"score": 0.0, "acc": 0.0, "aorlta_mask": 0.0, "aorlta_answer": 0.0}
+    assert out[2] == {"score": 1.0, "acc": 1.0, "aorlta_mask": 1.0, "aorlta_answer": 0.0}
+
+
+def test_verl_acc_is_a_right_answer_or_a_correct_kernel_whatever_its_speed():
+    verl = _load_by_path("verl")
+
+    def entry(states, scored=True):
+        legs = [{"name": n, "adapter": a, "state": st, "elapsed_s": 0.0} for n, a, st in states]
+        return {"scored": scored, "reward": 0.4 if scored else None, "legs": legs}
+
+    kernel = [("parse", "parse", "clean"), ("compile", "kernel-compile", "clean"), ("ref.native", "kernel-run", "clean")]
+    # Correct, not faster: accurate; wrong on some size: not; unscored: not.
+    assert verl.to_score(entry(kernel + [("ref.speedup", "kernel-time", "broke")]))["acc"] == 1.0
+    wrong = kernel[:2] + [("ref.native", "kernel-run", "broke"), ("ref.speedup", "kernel-time", "skipped")]
+    assert verl.to_score(entry(wrong))["acc"] == 0.0
+    assert verl.to_score(entry(kernel, scored=False))["acc"] == 0.0
+    # An informational leg that broke does not count against it.
+    qa = [("parse", "parse", "clean"), ("ref.normalised", "normalised-match", "clean")]
+    info = {"name": "ref.exact", "adapter": "reference-match", "state": "broke", "informational": True, "elapsed_s": 0.0}
+    e = entry(qa)
+    e["legs"].append(info)
+    assert verl.to_score(e)["acc"] == 1.0
 
 
 def test_verl_async_compute_score_coalesces_concurrent_calls(server, monkeypatch, tasks):
@@ -87,8 +109,8 @@ def test_verl_one_sample_without_a_task_does_not_fail_the_others_batched_with_it
         )
 
     ok, missing = asyncio.run(go())
-    assert ok == {"score": 1.0, "aorlta_mask": 1.0, "aorlta_answer": 0.0}
-    assert missing == {"score": 0.0, "aorlta_mask": 0.0, "aorlta_answer": 0.0}
+    assert ok == {"score": 1.0, "acc": 1.0, "aorlta_mask": 1.0, "aorlta_answer": 0.0}
+    assert missing == {"score": 0.0, "acc": 0.0, "aorlta_mask": 0.0, "aorlta_answer": 0.0}
 
 
 def test_trl_reward_funcs(server, tasks):

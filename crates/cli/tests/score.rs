@@ -855,3 +855,52 @@ fn a_dataset_with_no_usable_row_says_so_in_the_configs_own_fields() {
     );
     assert!(!err.contains("field `tasks`"), "the config has no `tasks`: {err}");
 }
+
+#[test]
+fn a_run_on_the_fake_device_says_so_in_its_summary_and_its_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let kernels = common::root().join("examples/kernels");
+    // Three vector_add completions of the example pool, scored on the fake device.
+    let pool: String = std::fs::read_to_string(kernels.join("pool.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("{\"task\": \"vector_add\""))
+        .take(3)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(pool.lines().count(), 3);
+    std::fs::write(d.join("pool.jsonl"), pool).unwrap();
+    let config = d.join("run.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "tasks: {k}/tasks\npool: pool.jsonl\nprofile: {k}/profile.yaml\nout: out\n\
+             kernel: {{fake-gpu: true, lease-dir: leases}}\n",
+            k = kernels.display()
+        ),
+    )
+    .unwrap();
+    let (stdout, _) = score(&config);
+    let notice = "fake device: the kernel legs of this run ran on the CPU-simulated fake device";
+    assert!(stdout.starts_with(notice), "{stdout}");
+    let md = std::fs::read_to_string(d.join("out/summary.md")).unwrap();
+    assert!(md.contains(&format!("> **{notice}")), "{md}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("out/summary.json")).unwrap()).unwrap();
+    assert_eq!(json["summary"]["fake_gpu"], true, "{json}");
+    let entries = rewards(d);
+    assert_eq!(entries.len(), 3);
+    for e in &entries {
+        let kernel_legs: Vec<&serde_json::Value> = e["legs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|l| l["adapter"].as_str().unwrap().starts_with("kernel-") && l["state"] != "skipped")
+            .collect();
+        assert!(!kernel_legs.is_empty(), "{e}");
+        for l in kernel_legs {
+            assert_eq!(l["detail"]["fake_gpu"], true, "{l}");
+        }
+    }
+}

@@ -1,6 +1,8 @@
-//! `aorlta task check` on the fake device: the shipped tasks pass, one row each; a task file that
-//! does not load, or whose tolerance lets an all-zero output pass, fails with its file and why
-//! named, the other tasks of the run still checked; exit status 1 when any fails.
+//! `aorlta task check` on the fake device: the shipped tasks pass, one row each, with the steps
+//! the fake device does not run named and no time printed; the reference is compiled by the real
+//! compiler where there is one (a reference that is not CUDA fails); a task file that does not
+//! load, or whose tolerance lets an all-zero output pass, fails with its file and why named, the
+//! other tasks of the run still checked; exit status 1 when any fails.
 
 mod common;
 
@@ -8,9 +10,14 @@ use common::{aorlta, root};
 use std::path::Path;
 
 fn task_check(args: &[&str], dir: &Path) -> (i32, String) {
+    task_check_with(args, dir, &[])
+}
+
+fn task_check_with(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> (i32, String) {
     let out = aorlta()
         .args(["task", "check", "--fake-gpu"])
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(dir)
         .output()
         .expect("aorlta runs");
@@ -20,8 +27,34 @@ fn task_check(args: &[&str], dir: &Path) -> (i32, String) {
     )
 }
 
+/// True when nvcc is here (`AORLTA_NVCC`); without it a test that needs it says so and
+/// passes, unless `CI` is set.
+fn nvcc_here() -> bool {
+    let here = std::env::var_os("AORLTA_NVCC").is_some_and(|p| Path::new(&p).is_file());
+    assert!(
+        here || std::env::var_os("CI").is_none(),
+        "CI is set and AORLTA_NVCC names no nvcc"
+    );
+    here
+}
+
+/// The steps the fake device never runs, as the lines under the table name them.
+const NOT_RUN: [&str; 3] = [
+    "sanity: the tolerance sanity on the reference's real outputs was not run",
+    "run: the reference against itself was not run",
+    "a/a: the A/A timing was not run",
+];
+
+/// The printed row of task `id`.
+fn row_of<'a>(text: &'a str, id: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.starts_with(&format!("{id} ")))
+        .unwrap_or_else(|| panic!("no row for {id}: {text}"))
+}
+
 #[test]
-fn the_example_tasks_pass_with_a_row_each() {
+fn the_example_tasks_pass_with_a_row_each_and_the_steps_not_run_named() {
+    let compiled = if nvcc_here() { "pass" } else { "skip" };
     let (code, text) = task_check(
         &[
             "examples/kernels/tasks",
@@ -31,18 +64,32 @@ fn the_example_tasks_pass_with_a_row_each() {
         &root(),
     );
     assert_eq!(code, 0, "{text}");
-    assert!(text.contains("5 of 5 tasks pass"), "{text}");
+    assert!(text.contains("5 of 5 tasks pass on the fake device"), "{text}");
     for id in ["vector_add", "transpose", "block_sum", "softmax", "matmul"] {
-        let line = text
-            .lines()
-            .find(|l| l.starts_with(&format!("{id} ")))
-            .unwrap_or_else(|| panic!("no row for {id}: {text}"));
-        assert!(line.ends_with("pass"), "{line}");
+        let line = row_of(&text, id);
+        let words: Vec<&str> = line.split_whitespace().collect();
+        // The compile by the real compiler, the two steps on the fake device's stand-in, no
+        // A/A timing, and no figure where a time or a noise would be.
         assert_eq!(
-            line.split_whitespace().filter(|w| *w == "pass").count(),
-            5,
+            words[1..9],
+            [compiled, "fake", "fake", "skip", "-", "-", "-", "-"],
             "{line}"
         );
+        assert!(
+            line.contains("pass on the fake device (3 steps not run)"),
+            "{line}"
+        );
+    }
+    assert!(
+        text.contains("not run on the fake device (aorlta task check --gpu runs them on a GPU):"),
+        "{text}"
+    );
+    for step in NOT_RUN {
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(step))
+            .unwrap_or_else(|| panic!("no line `{step}`: {text}"));
+        assert!(line.ends_with("[5 of 5 tasks]"), "{line}");
     }
 }
 
@@ -56,10 +103,85 @@ fn triton_tasks_are_checked_beside_cuda_ones() {
         &root(),
     );
     assert_eq!(code, 0, "{text}");
-    assert!(text.contains("6 of 6 tasks pass"), "{text}");
-    // The fake device's compiler stands in for every compiler: no Triton probe, no Triton line.
-    assert!(text.contains("compiler: fake-nvcc"), "{text}");
-    assert!(!text.contains("triton: "), "{text}");
+    assert!(text.contains("6 of 6 tasks pass on the fake device"), "{text}");
+    // The references are compiled by the real compilers: nvcc for the CUDA one, Triton for
+    // the others, each named; the fake device's own compiler is never reported as one.
+    assert!(!text.contains("fake-nvcc"), "{text}");
+    let triton = std::env::var_os("AORLTA_TRITON_PYTHON").is_some();
+    assert!(
+        triton || std::env::var_os("CI").is_none(),
+        "CI is set and there is no AORLTA_TRITON_PYTHON"
+    );
+    if triton {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("triton: "))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(!line.contains("none"), "{line}");
+        for l in text.lines().filter(|l| l.contains("pass on the fake device (")) {
+            assert_eq!(l.split_whitespace().nth(1), Some("pass"), "{l}");
+        }
+    }
+}
+
+#[test]
+fn a_reference_that_is_not_cuda_fails_on_the_fake_device_when_nvcc_is_here() {
+    if !nvcc_here() {
+        eprintln!("skipped: no nvcc (set AORLTA_NVCC)");
+        return;
+    }
+    let (dir, text) = vector_add_folder();
+    std::fs::write(dir.path().join("tasks/vector_add.yaml"), &text).unwrap();
+    let broken = text
+        .replace("id: vector_add", "id: not_cuda")
+        .replace("reference/vector_add.cu", "reference/not_cuda.cu");
+    assert!(broken.contains("reference/not_cuda.cu"), "{broken}");
+    std::fs::write(dir.path().join("tasks/not_cuda.yaml"), broken).unwrap();
+    std::fs::write(
+        dir.path().join("reference/not_cuda.cu"),
+        "This reference is prose, not CUDA: vector_add adds a and b into c.\n",
+    )
+    .unwrap();
+    let (code, out) = task_check(&["tasks"], dir.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("1 of 2 tasks pass"), "{out}");
+    let bad = row_of(&out, "not_cuda");
+    assert_eq!(bad.split_whitespace().nth(1), Some("FAIL"), "{bad}");
+    assert!(
+        bad.contains("FAIL: compile: the reference does not compile: reference-compile-failed"),
+        "{bad}"
+    );
+    let good = row_of(&out, "vector_add");
+    assert!(good.contains("pass on the fake device"), "{good}");
+    assert_eq!(good.split_whitespace().nth(1), Some("pass"), "{good}");
+}
+
+#[test]
+fn without_a_compiler_the_reference_is_said_not_compiled() {
+    let (dir, text) = vector_add_folder();
+    std::fs::write(dir.path().join("tasks/vector_add.yaml"), &text).unwrap();
+    let missing = dir.path().join("no-such-nvcc");
+    let (code, out) = task_check_with(
+        &["tasks"],
+        dir.path(),
+        &[("AORLTA_NVCC", missing.to_str().unwrap())],
+    );
+    assert_eq!(code, 0, "{out}");
+    let row = row_of(&out, "vector_add");
+    assert_eq!(row.split_whitespace().nth(1), Some("skip"), "{row}");
+    assert!(row.contains("pass on the fake device (4 steps not run)"), "{row}");
+    assert!(out.contains("compiler: none ("), "{out}");
+    let line = out
+        .lines()
+        .find(|l| {
+            l.trim_start()
+                .starts_with("compile: the reference was not compiled: ")
+        })
+        .unwrap_or_else(|| panic!("no compile line: {out}"));
+    assert!(line.contains("no-such-nvcc"), "{line}");
+    for step in NOT_RUN {
+        assert!(out.contains(step), "{step}: {out}");
+    }
 }
 
 /// A folder with `tasks/` (empty) and the example `vector_add` reference in `reference/`, and
@@ -109,7 +231,7 @@ fn a_bad_field_and_a_loose_tolerance_fail_naming_the_file_and_why() {
         loose.contains("FAIL: sanity:") && loose.contains("all-zero output"),
         "{loose}"
     );
-    assert!(line("vector_add").ends_with("pass"));
+    assert!(line("vector_add").contains("pass on the fake device"));
 }
 
 #[test]
@@ -154,7 +276,7 @@ fn a_task_that_computes_nothing_fails_to_load_naming_the_file_and_line() {
             && empty.contains("field `len`"),
         "{empty}"
     );
-    assert!(row("vector_add").ends_with("pass"));
+    assert!(row("vector_add").contains("pass on the fake device"));
 }
 
 #[test]
@@ -183,16 +305,26 @@ fn the_library_passes_its_checks_and_its_suite_on_the_fake_device() {
     // The JSON that make_library.py --index reads: the device, and each task's A/A figures.
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert!(doc["device"].as_str().unwrap().contains("fake"), "{doc}");
+    assert_eq!(doc["fake_device"], true, "{doc}");
     let tasks = doc["tasks"].as_array().unwrap();
     for t in tasks {
         assert_eq!(t["pass"], true, "{t}");
-        for key in ["median_s", "floor", "s"] {
-            assert!(t["aa"][key].as_f64().is_some(), "{key}: {t}");
+        // No A/A timing on the fake device: no time, no noise; the steps not run, named.
+        assert!(t["aa"].is_null(), "{t}");
+        assert_eq!(t["fake_device"], true, "{t}");
+        let not_run: Vec<&str> = t["not_run"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        for step in NOT_RUN {
+            assert!(not_run.iter().any(|l| l.starts_with(step)), "{step}: {t}");
         }
     }
     let words: Vec<&str> = text
         .lines()
-        .find(|l| l.contains(" tasks pass;"))
+        .find(|l| l.contains(" tasks pass on the fake device"))
         .unwrap_or_else(|| panic!("no summary: {text}"))
         .split_whitespace()
         .collect();

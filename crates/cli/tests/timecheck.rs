@@ -79,7 +79,13 @@ fn a_pool_is_timed_row_by_row_with_a_summary() {
         err.contains("skipped ") && err.contains("pool.jsonl:3: "),
         "{err}"
     );
-    let lines: Vec<&str> = out.lines().collect();
+    let all: Vec<&str> = out.lines().collect();
+    // The fake device's times are said to be a model's before any is printed.
+    assert!(
+        all[0].starts_with("fake device: ") && all[0].ends_with("not measurements"),
+        "{out}"
+    );
+    let lines = &all[1..];
     assert!(lines[0].starts_with("timecheck ") && lines[0].ends_with("pool.jsonl: 5 completions"));
     assert_eq!(
         words(lines[1]),
@@ -176,10 +182,13 @@ fn a_relative_candidate_is_the_callers_and_the_inputs_exclude_each_other() {
         ],
     );
     assert_eq!(code, 0, "{out}\n{err}");
+    let (notice, rest) = out.split_once('\n').unwrap();
+    assert!(notice.starts_with("fake device: "), "{out}");
     assert!(
-        out.starts_with("vector_add ") && out.contains("kernel.cu: "),
+        rest.starts_with("vector_add ") && rest.contains("kernel.cu: "),
         "{out}"
     );
+    assert!(rest.contains("\"fake_gpu\": true"), "{out}");
     let (code, _, err) = timecheck(
         dir.path(),
         &[

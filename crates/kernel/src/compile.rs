@@ -95,12 +95,16 @@ impl Adapter for KernelCompile {
         true
     }
     fn run(&self, input: &LegInput<'_>) -> LegOutput {
-        let i = match inputs(input) {
-            Ok(i) => i,
-            Err(o) => return o,
-        };
-        run_compile(&i)
+        crate::exec::labelled(input, compile_leg(input))
     }
+}
+
+fn compile_leg(input: &LegInput<'_>) -> LegOutput {
+    let i = match inputs(input) {
+        Ok(i) => i,
+        Err(o) => return o,
+    };
+    run_compile(&i)
 }
 
 fn run_compile(i: &Inputs<'_>) -> LegOutput {

@@ -346,6 +346,17 @@ impl KernelEnv {
         })
     }
 
+    /// With the fake device, tools that compile with the real compilers of the same config
+    /// (nvcc or NVRTC, hipcc, Triton, found as a GPU run finds them), in their own work folder,
+    /// for `task check` to compile what the fake device only pretends to. Nothing is started:
+    /// a missing compiler is found when a compile asks for it.
+    pub fn real_compilers(&self) -> Result<KernelEnv> {
+        let mut config = self.config.clone();
+        config.fake_gpu = false;
+        config.work_dir = Some(self.work_dir.join("real-compilers"));
+        KernelEnv::from_config(&config)
+    }
+
     /// The config it was built from.
     pub fn config(&self) -> &KernelConfig {
         &self.config

@@ -49,6 +49,25 @@ pub(crate) fn inputs<'a>(input: &'a LegInput<'a>) -> Result<Inputs<'a>, LegOutpu
     Ok(Inputs { env, task, source })
 }
 
+/// A kernel leg's output, labelled `fake_gpu: true` in its detail when it ran on the fake
+/// device: a record that says it compiled, ran or timed a kernel there says that no GPU did
+/// (docs/REWARDS.md, "Kernel legs").
+pub(crate) fn labelled(input: &LegInput<'_>, mut out: LegOutput) -> LegOutput {
+    if input.env.kernel().is_some_and(KernelEnv::is_fake) {
+        match &mut out.detail {
+            Some(serde_json::Value::Object(o)) => {
+                o.insert("fake_gpu".into(), true.into());
+            }
+            Some(other) => {
+                let was = other.take();
+                *other = serde_json::json!({"fake_gpu": true, "detail": was});
+            }
+            None => out.detail = Some(serde_json::json!({"fake_gpu": true})),
+        }
+    }
+    out
+}
+
 /// A compile failure as a leg output.
 pub(crate) fn failed(f: CompileFailure) -> LegOutput {
     LegOutput {

@@ -66,7 +66,9 @@ pub use reason::KernelReason;
 pub use run::KernelRun;
 pub use sanity::{Sanity, check_tolerances, task_sanity};
 pub use task::{KernelTaskDef, LANE, kernel_task};
-pub use task_check::{AaTiming, CheckParams, STEPS, TaskCheck, check_task};
+pub use task_check::{
+    AaTiming, CheckParams, FAKE, NOT_RUN, STEPS, TaskCheck, check_task, check_task_on_fake,
+};
 pub use test_env::TestEnv;
 pub use time::KernelTime;
 pub use torch::{ImportReport, ImportRow, import_kernelbench, problems_in, torch_python};

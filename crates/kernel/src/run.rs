@@ -109,69 +109,73 @@ impl Adapter for KernelRun {
         true
     }
     fn run(&self, input: &LegInput<'_>) -> LegOutput {
-        let p: RunParams = match params(input.params) {
-            Ok(p) => p,
-            Err(e) => return LegOutput::unsettled(KernelReason::BadParams, e),
-        };
-        let i = match inputs(input) {
-            Ok(i) => i,
-            Err(o) => return o,
-        };
-        let (reference, candidate) = match compile_both(&i) {
-            Ok(c) => c,
-            Err(o) => return o,
-        };
-        let n_sizes = i.task.spec.sizes.len();
-        let sizes = p.sizes.clone().unwrap_or_else(|| (0..n_sizes).collect());
-        if let Some(bad) = sizes.iter().find(|s| **s >= n_sizes) {
-            return LegOutput::unsettled(
-                KernelReason::BadParams,
-                format!("size {bad}: the task has {n_sizes} sizes"),
-            );
-        }
-        let purpose = format!("{}/{}/check", i.task.spec.id, aorlta_check::hash_str(i.source));
-        let seeds: Vec<u64> = (0..seeds_for(i.task, p.seeds))
-            .map(|_| i.env.next_seed(&purpose))
-            .collect();
-        let launch_timeout = if i.env.is_fake() {
-            p.launch_timeout_s.min(0.3)
-        } else {
-            p.launch_timeout_s
-        };
-        let launches = (sizes.len() * seeds.len() * 2) as f64;
-        let deadline = 60.0 + launch_timeout * 2.0 + launches * 0.5;
-        let work = Work::Check(CheckWork {
-            sizes: sizes.clone(),
-            seeds: seeds.clone(),
-        });
-        let rec = match run_job(&i, &reference, &candidate, work, launch_timeout, deadline) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        let cases = rec.check.as_ref().map(|c| c.cases.as_slice()).unwrap_or_default();
-        let detail = json!({
-            "seeds": seeds,
-            "sizes": sizes,
-            "cases": cases.len(),
-            "max_abs_err": cases.iter().map(|c| c.max_abs_err).fold(0.0f64, f64::max),
-            "candidate_geometry": cases.first().map(|c| c.candidate),
-            "first_mismatch": cases.iter().find_map(|c| c.first_mismatch.clone()),
-            "device": rec.device.as_ref().map(|d| json!({"name": d.name, "uuid": d.uuid, "driver": d.driver})),
-            "target": super::compile::target_label(i.task, i.env),
-            "harness_s": rec.elapsed_s,
-        });
-        match findings_outcome(&rec) {
-            Some(o) => o.with_detail(detail),
-            None if cases.len() == sizes.len() * seeds.len() => LegOutput::clean().with_detail(detail),
-            None => LegOutput::unsettled(
-                KernelReason::HarnessIncomplete,
-                format!(
-                    "the harness ran {} of {} cases and reported nothing",
-                    cases.len(),
-                    sizes.len() * seeds.len()
-                ),
-            )
-            .with_detail(detail),
-        }
+        crate::exec::labelled(input, run_leg_here(input))
+    }
+}
+
+fn run_leg_here(input: &LegInput<'_>) -> LegOutput {
+    let p: RunParams = match params(input.params) {
+        Ok(p) => p,
+        Err(e) => return LegOutput::unsettled(KernelReason::BadParams, e),
+    };
+    let i = match inputs(input) {
+        Ok(i) => i,
+        Err(o) => return o,
+    };
+    let (reference, candidate) = match compile_both(&i) {
+        Ok(c) => c,
+        Err(o) => return o,
+    };
+    let n_sizes = i.task.spec.sizes.len();
+    let sizes = p.sizes.clone().unwrap_or_else(|| (0..n_sizes).collect());
+    if let Some(bad) = sizes.iter().find(|s| **s >= n_sizes) {
+        return LegOutput::unsettled(
+            KernelReason::BadParams,
+            format!("size {bad}: the task has {n_sizes} sizes"),
+        );
+    }
+    let purpose = format!("{}/{}/check", i.task.spec.id, aorlta_check::hash_str(i.source));
+    let seeds: Vec<u64> = (0..seeds_for(i.task, p.seeds))
+        .map(|_| i.env.next_seed(&purpose))
+        .collect();
+    let launch_timeout = if i.env.is_fake() {
+        p.launch_timeout_s.min(0.3)
+    } else {
+        p.launch_timeout_s
+    };
+    let launches = (sizes.len() * seeds.len() * 2) as f64;
+    let deadline = 60.0 + launch_timeout * 2.0 + launches * 0.5;
+    let work = Work::Check(CheckWork {
+        sizes: sizes.clone(),
+        seeds: seeds.clone(),
+    });
+    let rec = match run_job(&i, &reference, &candidate, work, launch_timeout, deadline) {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    let cases = rec.check.as_ref().map(|c| c.cases.as_slice()).unwrap_or_default();
+    let detail = json!({
+        "seeds": seeds,
+        "sizes": sizes,
+        "cases": cases.len(),
+        "max_abs_err": cases.iter().map(|c| c.max_abs_err).fold(0.0f64, f64::max),
+        "candidate_geometry": cases.first().map(|c| c.candidate),
+        "first_mismatch": cases.iter().find_map(|c| c.first_mismatch.clone()),
+        "device": rec.device.as_ref().map(|d| json!({"name": d.name, "uuid": d.uuid, "driver": d.driver})),
+        "target": super::compile::target_label(i.task, i.env),
+        "harness_s": rec.elapsed_s,
+    });
+    match findings_outcome(&rec) {
+        Some(o) => o.with_detail(detail),
+        None if cases.len() == sizes.len() * seeds.len() => LegOutput::clean().with_detail(detail),
+        None => LegOutput::unsettled(
+            KernelReason::HarnessIncomplete,
+            format!(
+                "the harness ran {} of {} cases and reported nothing",
+                cases.len(),
+                sizes.len() * seeds.len()
+            ),
+        )
+        .with_detail(detail),
     }
 }

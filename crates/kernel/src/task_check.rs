@@ -12,6 +12,16 @@
 //!    protocol and the judge), an A/A run: it must come out `not-faster` (a task whose reference
 //!    is "faster" than itself cannot be timed fairly); its median time and noise are reported.
 //!
+//! On the fake device the fake compiler compiles nothing and the fake device runs no source, so
+//! ([`check_task_on_fake`]) the reference is compiled by the real compiler the task's language
+//! needs when this machine has it (a compile failure fails the task; no compiler leaves the
+//! step [`NOT_RUN`], saying why); the sanity and the run go through the harness on the fake
+//! device's CPU stand-in of the task ([`FAKE`]: they find a tolerance that lets a zero output
+//! pass against those values and faults of the task's sizes, launch expressions and buffers,
+//! never a fault of the reference's code); the A/A timing is not run (the fake device's times
+//! are a model's, never reported as measured). Each step not run says so in
+//! [`TaskCheck::not_run`].
+//!
 //! A step that fails is data in the result ([`TaskCheck::pass`] false and why), never an `Err`.
 
 use crate::compiler::{Who, compile};
@@ -54,7 +64,8 @@ pub struct TaskCheck {
     pub id: String,
     /// The task file.
     pub file: String,
-    /// `pass`, `FAIL` or `-` (not reached) for each step: compile, sanity, run, time.
+    /// `pass`, `FAIL`, `-` (not reached), [`FAKE`] (ran on the fake device's stand-in only) or
+    /// [`NOT_RUN`] for each step: compile, sanity, run, time.
     pub steps: [String; 4],
     /// The A/A timing, when it ran.
     pub aa: Option<AaTiming>,
@@ -62,7 +73,18 @@ pub struct TaskCheck {
     pub pass: bool,
     /// Why it failed, or what passed.
     pub why: String,
+    /// True when the checks ran on the fake device.
+    pub fake_device: bool,
+    /// The steps not run, or not run on real values (the fake device), each `step: what and
+    /// why`; empty on a GPU.
+    pub not_run: Vec<String>,
 }
+
+/// A step's mark when it ran on the fake device's CPU stand-in of the task, not on the
+/// reference's own code and values.
+pub const FAKE: &str = "fake";
+/// A step's mark when it was not run.
+pub const NOT_RUN: &str = "skip";
 
 /// The names of [`TaskCheck::steps`], in order.
 pub const STEPS: [&str; 4] = ["compile", "sanity", "run", "a/a"];
@@ -105,7 +127,8 @@ fn num(leg: &LegResult, key: &str) -> Option<f64> {
 }
 
 /// Checks one kernel task, its correctness and timing legs run through `legs` (the engine's
-/// door); a task of another kind fails at once.
+/// door); a task of another kind fails at once. On the fake device this is
+/// [`check_task_on_fake`] with no real compiler.
 pub fn check_task(legs: &dyn LegRunner, env: &Env, task: &Task, params: &CheckParams) -> TaskCheck {
     let mut out = TaskCheck {
         id: task.id.clone(),
@@ -119,6 +142,9 @@ pub fn check_task(legs: &dyn LegRunner, env: &Env, task: &Task, params: &CheckPa
     let Some(kenv) = env.kernel() else {
         return out.failed(0, "no kernel tools".into());
     };
+    if kenv.is_fake() {
+        return check_task_on_fake(legs, env, None, task, params);
+    }
     if let Err(f) = compile(kenv, def, &def.reference_source, Who::Reference) {
         return out.failed(
             0,
@@ -167,6 +193,106 @@ pub fn check_task(legs: &dyn LegRunner, env: &Env, task: &Task, params: &CheckPa
     out.pass = true;
     out.why = "compiles, sound tolerance, clean against itself, A/A not-faster".into();
     out
+}
+
+/// What the fake device leaves unchecked in the sanity step.
+const SANITY_NOT_RUN: &str = "sanity: the tolerance sanity on the reference's real outputs was not run (the fake device \
+     computes a CPU stand-in of the task; only a tolerance loose against its values was looked for)";
+/// What the fake device leaves unchecked in the run step.
+const RUN_NOT_RUN: &str = "run: the reference against itself was not run (the fake device runs no source; only the \
+     task's sizes, launch expressions and buffers went through the harness)";
+/// What the fake device leaves unchecked in the timing step.
+const AA_NOT_RUN: &str =
+    "a/a: the A/A timing was not run (the fake device's times are a model's, not measurements)";
+
+/// [`check_task`] on the fake device: the reference compiled by `real`, the tools of the real
+/// compilers ([`crate::KernelEnv::real_compilers`]; a compiler missing there, or no `real`,
+/// leaves the compile step not run, saying why); the sanity and the run on the fake device's
+/// stand-in ([`FAKE`]); no A/A timing. Every step not run, or not run on real values, is named
+/// in [`TaskCheck::not_run`]; a task passes when no step failed.
+pub fn check_task_on_fake(
+    legs: &dyn LegRunner,
+    env: &Env,
+    real: Option<&crate::KernelEnv>,
+    task: &Task,
+    params: &CheckParams,
+) -> TaskCheck {
+    let mut out = TaskCheck {
+        id: task.id.clone(),
+        steps: std::array::from_fn(|_| "-".to_string()),
+        fake_device: true,
+        ..TaskCheck::default()
+    };
+    let Some(def) = KernelTaskDef::of(task) else {
+        return out.failed(0, "not a kernel task".into());
+    };
+    out.file = def.file.display().to_string();
+    let Some(kenv) = env.kernel() else {
+        return out.failed(0, "no kernel tools".into());
+    };
+    match real.map(|r| compile(r, def, &def.reference_source, Who::Reference)) {
+        Some(Ok(_)) => out.steps[0] = "pass".into(),
+        Some(Err(f)) if !is_missing_compiler(&f.code) => {
+            return out.failed(
+                0,
+                format!("the reference does not compile: {}: {}", f.code, f.detail),
+            );
+        }
+        missing => {
+            let why = match missing {
+                Some(Err(f)) => f.detail,
+                _ => "no real compiler was set up".into(),
+            };
+            out.steps[0] = NOT_RUN.into();
+            out.not_run
+                .push(format!("compile: the reference was not compiled: {why}"));
+        }
+    }
+    // The fake compiler stands in for the later steps' compiles.
+    if let Err(f) = compile(kenv, def, &def.reference_source, Who::Reference) {
+        return out.failed(0, format!("{}: {}", f.code, f.detail));
+    }
+    match task_sanity(env, task) {
+        Sanity::Sound(_) => out.steps[1] = FAKE.into(),
+        Sanity::Unsound(why) => {
+            return out.failed(1, format!("{why} (on the fake device's stand-in values)"));
+        }
+        Sanity::NotRun(why) => return out.failed(1, format!("not run: {why}")),
+    }
+    out.not_run.push(SANITY_NOT_RUN.into());
+    let source = def.reference_source.as_str();
+    let run = legs.run_on_source("ref.native", "kernel-run", task, source, &params.run, env);
+    if run.state != LegState::Clean {
+        return out.failed(
+            2,
+            format!("the task on the fake device: {} {}", run.state, reason(&run)),
+        );
+    }
+    out.steps[2] = FAKE.into();
+    out.not_run.push(RUN_NOT_RUN.into());
+    out.steps[3] = NOT_RUN.into();
+    out.not_run.push(AA_NOT_RUN.into());
+    out.pass = true;
+    out.why = format!(
+        "on the fake device: {}; {} step{} not run",
+        if out.steps[0] == "pass" {
+            "the reference compiles"
+        } else {
+            "the reference not compiled"
+        },
+        out.not_run.len(),
+        if out.not_run.len() == 1 { "" } else { "s" }
+    );
+    out
+}
+
+/// True for the compile failures that mean no compiler can run here (no compiler, no AMD
+/// architecture to compile for, no compile jail): not a fault of the reference.
+fn is_missing_compiler(code: &str) -> bool {
+    use crate::KernelReason as R;
+    [R::NoCompiler, R::NoHipArch, R::CompileSandboxUnavailable]
+        .iter()
+        .any(|r| r.as_str() == code)
 }
 
 #[cfg(test)]

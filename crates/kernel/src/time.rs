@@ -139,130 +139,134 @@ impl Adapter for KernelTime {
         true
     }
     fn run(&self, input: &LegInput<'_>) -> LegOutput {
-        let p = match parse_params(input.params) {
-            Ok(p) => p,
-            Err(e) => return LegOutput::unsettled(KernelReason::BadParams, e),
-        };
-        let i = match inputs(input) {
-            Ok(i) => i,
-            Err(o) => return o,
-        };
-        if p.size >= i.task.spec.sizes.len() {
-            return LegOutput::unsettled(
-                KernelReason::BadParams,
-                format!("size {}: the task has {}", p.size, i.task.spec.sizes.len()),
-            );
+        crate::exec::labelled(input, time_leg(input))
+    }
+}
+
+fn time_leg(input: &LegInput<'_>) -> LegOutput {
+    let p = match parse_params(input.params) {
+        Ok(p) => p,
+        Err(e) => return LegOutput::unsettled(KernelReason::BadParams, e),
+    };
+    let i = match inputs(input) {
+        Ok(i) => i,
+        Err(o) => return o,
+    };
+    if p.size >= i.task.spec.sizes.len() {
+        return LegOutput::unsettled(
+            KernelReason::BadParams,
+            format!("size {}: the task has {}", p.size, i.task.spec.sizes.len()),
+        );
+    }
+    let (reference, candidate) = match compile_both(&i) {
+        Ok(c) => c,
+        Err(o) => return o,
+    };
+    let purpose = format!("{}/{}/time", i.task.spec.id, aorlta_check::hash_str(i.source));
+    let looks = looks_for(&p.looks, p.judge.min_samples, p.pairs);
+    let work = TimeWork {
+        size: p.size,
+        pairs: p.pairs,
+        min_pairs: p.judge.min_samples,
+        budget_s: p.budget_s,
+        order_seed: i.env.next_seed(&purpose),
+        input_seed: i.env.next_seed(&purpose),
+        keep_launches: p.judge.keep_samples,
+        looks: looks.clone(),
+        judge: serde_json::to_value(&p.judge).unwrap_or_default(),
+        symmetric: p.symmetric,
+    };
+    let launch_timeout = if i.env.is_fake() {
+        p.launch_timeout_s.min(0.3)
+    } else {
+        p.launch_timeout_s
+    };
+    let deadline = 60.0 + 3.0 * p.budget_s + 2.0 * launch_timeout + p.pairs as f64 * 0.5;
+    let rec = match run_job(
+        &i,
+        &reference,
+        &candidate,
+        Work::Time(work.clone()),
+        launch_timeout,
+        deadline,
+    ) {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    let facts = json!({
+        "order_seed": work.order_seed,
+        "input_seed": work.input_seed,
+        "pairs_asked": work.pairs,
+        "device": rec.device.as_ref().map(|d| json!({"name": d.name, "uuid": d.uuid, "driver": d.driver, "cuda_driver_api": d.cuda_driver_api})),
+        "compiler": i.env.compiler_version().unwrap_or("none"),
+        "target": super::compile::target_label(i.task, i.env),
+        "harness_s": rec.elapsed_s,
+    });
+    if let Some(o) = findings_outcome(&rec) {
+        let mut d = facts;
+        if let Some(t) = &rec.time {
+            d["timed_pairs_before_stop"] = json!(t.pairs.len());
         }
-        let (reference, candidate) = match compile_both(&i) {
-            Ok(c) => c,
-            Err(o) => return o,
-        };
-        let purpose = format!("{}/{}/time", i.task.spec.id, aorlta_check::hash_str(i.source));
-        let looks = looks_for(&p.looks, p.judge.min_samples, p.pairs);
-        let work = TimeWork {
-            size: p.size,
-            pairs: p.pairs,
-            min_pairs: p.judge.min_samples,
-            budget_s: p.budget_s,
-            order_seed: i.env.next_seed(&purpose),
-            input_seed: i.env.next_seed(&purpose),
-            keep_launches: p.judge.keep_samples,
-            looks: looks.clone(),
-            judge: serde_json::to_value(&p.judge).unwrap_or_default(),
-            symmetric: p.symmetric,
-        };
-        let launch_timeout = if i.env.is_fake() {
-            p.launch_timeout_s.min(0.3)
-        } else {
-            p.launch_timeout_s
-        };
-        let deadline = 60.0 + 3.0 * p.budget_s + 2.0 * launch_timeout + p.pairs as f64 * 0.5;
-        let rec = match run_job(
-            &i,
-            &reference,
-            &candidate,
-            Work::Time(work.clone()),
-            launch_timeout,
-            deadline,
-        ) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-        let facts = json!({
-            "order_seed": work.order_seed,
-            "input_seed": work.input_seed,
-            "pairs_asked": work.pairs,
-            "device": rec.device.as_ref().map(|d| json!({"name": d.name, "uuid": d.uuid, "driver": d.driver, "cuda_driver_api": d.cuda_driver_api})),
-            "compiler": i.env.compiler_version().unwrap_or("none"),
-            "target": super::compile::target_label(i.task, i.env),
-            "harness_s": rec.elapsed_s,
-        });
-        if let Some(o) = findings_outcome(&rec) {
-            let mut d = facts;
-            if let Some(t) = &rec.time {
-                d["timed_pairs_before_stop"] = json!(t.pairs.len());
-            }
-            return o.with_detail(d);
-        }
-        let Some(t) = rec.time else {
-            return LegOutput::unsettled(
-                KernelReason::HarnessIncomplete,
-                "the harness returned no timing and no finding",
-            )
-            .with_detail(facts);
-        };
-        let pairs: Vec<Pair> = t
-            .pairs
-            .iter()
-            .map(|q| Pair::new(q.candidate_s, q.reference_s))
-            .collect();
-        let run_facts = RunFacts {
-            throttled: t.throttled,
-            too_slow: t.budget_stop.map(|b| TooSlow {
-                candidate_lower_bound_s: b.candidate_lower_bound_s,
-                reference_median_s: b.reference_median_s,
-                launches_done: b.launches_done,
-                budget_s: t.budget_s,
-            }),
-        };
-        let looked = judge_looks(&pairs, &run_facts, &p.judge, &looks);
-        let m = looked.measurement;
-        let mut detail = match serde_json::to_value(&m) {
-            Ok(Value::Object(o)) => o,
-            _ => Map::new(),
-        };
-        if let Value::Object(f) = facts {
-            detail.extend(f);
-        }
-        let harness = json!({
-            "looks": looked.looks,
-            "settled_at": looked.settled_at,
-            "confidence_per_look": looked.confidence_per_look,
-            "cut": t.cut,
-            "budget_s": t.budget_s,
-            "budget_used_s": t.budget_used_s,
-            "clocks_start": t.clocks_start,
-            "clocks_end": t.clocks_end,
-            "verified_launches": t.verified_launches,
-            "l2_flush_bytes": t.l2_flush_bytes,
-            "candidate_geometry": t.candidate_geometry,
-            "reference_geometry": t.reference_geometry,
-            "overhead": t.overhead,
-            "size": t.size,
-        });
-        if let Value::Object(h) = harness {
-            detail.extend(h);
-        }
-        if p.judge.keep_samples {
-            detail.insert("timed_pairs".into(), json!(t.pairs));
-            detail.insert("launches".into(), json!(t.launches));
-        }
-        LegOutput {
-            state: m.verdict.state(),
-            reasons: vec![Reason::new(m.verdict.code(), m.detail.clone())],
-            detail: Some(Value::Object(detail)),
-            extracted: None,
-        }
+        return o.with_detail(d);
+    }
+    let Some(t) = rec.time else {
+        return LegOutput::unsettled(
+            KernelReason::HarnessIncomplete,
+            "the harness returned no timing and no finding",
+        )
+        .with_detail(facts);
+    };
+    let pairs: Vec<Pair> = t
+        .pairs
+        .iter()
+        .map(|q| Pair::new(q.candidate_s, q.reference_s))
+        .collect();
+    let run_facts = RunFacts {
+        throttled: t.throttled,
+        too_slow: t.budget_stop.map(|b| TooSlow {
+            candidate_lower_bound_s: b.candidate_lower_bound_s,
+            reference_median_s: b.reference_median_s,
+            launches_done: b.launches_done,
+            budget_s: t.budget_s,
+        }),
+    };
+    let looked = judge_looks(&pairs, &run_facts, &p.judge, &looks);
+    let m = looked.measurement;
+    let mut detail = match serde_json::to_value(&m) {
+        Ok(Value::Object(o)) => o,
+        _ => Map::new(),
+    };
+    if let Value::Object(f) = facts {
+        detail.extend(f);
+    }
+    let harness = json!({
+        "looks": looked.looks,
+        "settled_at": looked.settled_at,
+        "confidence_per_look": looked.confidence_per_look,
+        "cut": t.cut,
+        "budget_s": t.budget_s,
+        "budget_used_s": t.budget_used_s,
+        "clocks_start": t.clocks_start,
+        "clocks_end": t.clocks_end,
+        "verified_launches": t.verified_launches,
+        "l2_flush_bytes": t.l2_flush_bytes,
+        "candidate_geometry": t.candidate_geometry,
+        "reference_geometry": t.reference_geometry,
+        "overhead": t.overhead,
+        "size": t.size,
+    });
+    if let Value::Object(h) = harness {
+        detail.extend(h);
+    }
+    if p.judge.keep_samples {
+        detail.insert("timed_pairs".into(), json!(t.pairs));
+        detail.insert("launches".into(), json!(t.launches));
+    }
+    LegOutput {
+        state: m.verdict.state(),
+        reasons: vec![Reason::new(m.verdict.code(), m.detail.clone())],
+        detail: Some(Value::Object(detail)),
+        extracted: None,
     }
 }
 

@@ -97,7 +97,8 @@ fn operation(path: &str, g: &mut SchemaGenerator) -> Op {
 /// OpenAPI 3.0's form of an optional reference: `anyOf: [{$ref}, {enum: [null], nullable}]`
 /// (what the generator writes for an `Option` of a struct) becomes `allOf: [{$ref}]` with
 /// `nullable: true`, which client generators read (a schema of `null` alone has no type, and
-/// they drop the property, or the whole answer, as unreadable).
+/// they drop the property, or the whole answer, as unreadable); a reference carries no
+/// `default`.
 fn nullable_refs(v: &mut Value) {
     match v {
         Value::Object(o) => {
@@ -114,6 +115,12 @@ fn nullable_refs(v: &mut Value) {
                 o.remove("anyOf");
                 o.insert("allOf".into(), json!([r]));
                 o.insert("nullable".into(), json!(true));
+            }
+            // A reference with a default (a struct field that serde fills in when absent, such
+            // as an entry's `format`) is a model with a default value, which openapi-python-client
+            // refuses, dropping the whole entry and every answer that holds one.
+            if o.contains_key("allOf") || o.contains_key("$ref") {
+                o.remove("default");
             }
             o.values_mut().for_each(nullable_refs);
         }

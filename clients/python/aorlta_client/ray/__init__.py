@@ -59,7 +59,7 @@ _PATHS = {
 }
 
 
-def read_config(path: os.PathLike) -> Dict[str, Any]:
+def read_config(path: "os.PathLike[str] | str") -> Dict[str, Any]:
     """A service config (docs/OPERATIONS.md, Configuration) with every path made absolute against its folder, so
     that a node can write it elsewhere. Errors name the file (and the line, for YAML errors);
     the service itself checks the keys when each node starts."""
@@ -77,7 +77,7 @@ def read_config(path: os.PathLike) -> Dict[str, Any]:
     if not isinstance(cfg, dict):
         raise ValueError(f"{path}: a service config is a mapping of keys (tasks, profiles, ...)")
     for section, keys in _PATHS.items():
-        node = cfg
+        node: Any = cfg
         for s in section:
             node = node.get(s) if isinstance(node, dict) else None
         if not isinstance(node, dict):
@@ -91,7 +91,7 @@ def read_config(path: os.PathLike) -> Dict[str, Any]:
     return cfg
 
 
-def _alive_check(actor) -> Any:
+def _alive_check(actor: Any) -> Any:
     def alive() -> bool:
         return bool(ray.get(actor.alive.remote(), timeout=10))
 
@@ -161,7 +161,7 @@ def _keys(nodes: List[Dict[str, Any]]) -> List[str]:
 
 
 def start(
-    config: os.PathLike,
+    config: "os.PathLike[str] | str",
     *,
     cache: CacheSpec = None,
     binary: Optional[str] = None,

@@ -40,13 +40,13 @@ def _rank(xs: List[float], q: float) -> float:
     return s[min(len(s) - 1, max(0, int(-(-q * len(s) // 1)) - 1))]
 
 
-def _service_cpu(svc) -> float:
+def _service_cpu(svc: Any) -> float:
     import ray
 
-    return sum(ray.get([a.cpu_seconds.remote() for a in svc.actors], timeout=60))
+    return float(sum(ray.get([a.cpu_seconds.remote() for a in svc.actors], timeout=60)))
 
 
-def _run(score, cpu, svc, pool, profile, batch: int, items: int, tag: str, same: bool) -> List[Any]:
+def _run(score: Any, cpu: Any, svc: Any, pool: Sequence[Dict[str, Any]], profile: Optional[str], batch: int, items: int, tag: str, same: bool) -> List[Any]:
     """``score`` the items one batch at a time; ``cpu()`` is the CPU seconds the scoring side
     has spent so far (its threads only: not Ray's own threads in this process)."""
     n = max(1, items // batch)
@@ -70,7 +70,7 @@ def _run(score, cpu, svc, pool, profile, batch: int, items: int, tag: str, same:
     ]
 
 
-def run_bench(svc, pool: Sequence[Dict[str, Any]], profile: Optional[str], batches: Sequence[int], items: int, same: bool = False) -> str:
+def run_bench(svc: Any, pool: Sequence[Dict[str, Any]], profile: Optional[str], batches: Sequence[int], items: int, same: bool = False) -> str:
     """Runs the three ways for every batch size; answers the table as text. With ``same``, the
     pool's completions are sent as they are: with a store, every entry after the first batch
     comes from it, which measures what the router itself costs per entry."""

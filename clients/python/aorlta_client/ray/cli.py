@@ -108,7 +108,7 @@ def read_pool(path: pathlib.Path) -> List[Dict[str, Any]]:
 class _Progress:
     """A progress line on stderr at most once a second, and one at the end."""
 
-    def __init__(self, router, label: str):
+    def __init__(self, router: Any, label: str):
         self.router = router
         self.label = label
         self.t0 = time.monotonic()
@@ -135,11 +135,11 @@ def _env(pairs: Sequence[str]) -> Dict[str, str]:
     return env
 
 
-def _token(args) -> Optional[str]:
+def _token(args: argparse.Namespace) -> Optional[str]:
     """The bearer token from ``--token-file``, else ``$AORLTA_TOKEN``, else None."""
     if args.token_file is not None:
         try:
-            token = args.token_file.read_text().strip()
+            token: str = args.token_file.read_text().strip()
         except OSError as e:
             raise ValueError(f"--token-file {args.token_file}: {e.strerror}") from e
         if not token:
@@ -148,7 +148,7 @@ def _token(args) -> Optional[str]:
     return os.environ.get("AORLTA_TOKEN", "").strip() or None
 
 
-def _start(args, front: bool, front_host: Optional[str] = None, front_port: int = 0):
+def _start(args: argparse.Namespace, front: bool, front_host: Optional[str] = None, front_port: int = 0) -> Any:
     import ray
 
     import aorlta_client.ray as ar
@@ -222,7 +222,7 @@ def entries_summary(entries: List[Dict[str, Any]]) -> str:
     return line
 
 
-def cmd_score(args) -> int:
+def cmd_score(args: argparse.Namespace) -> int:
     items = read_pool(args.pool)
     svc = _start(args, front=False)
     try:
@@ -247,7 +247,7 @@ def cmd_score(args) -> int:
     return 0
 
 
-def cmd_serve(args) -> int:
+def cmd_serve(args: argparse.Namespace) -> int:
     import ray
 
     host, port = None, 8787
@@ -273,7 +273,7 @@ def cmd_serve(args) -> int:
     return 0
 
 
-def cmd_bench(args) -> int:
+def cmd_bench(args: argparse.Namespace) -> int:
     from aorlta_client.ray.bench import run_bench
 
     svc = _start(args, front=False)

@@ -17,7 +17,7 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(out)
 
 
-def workers_table(svc, counters: Optional[Dict[str, Dict[str, float]]] = None) -> str:
+def workers_table(svc: Any, counters: Optional[Dict[str, Dict[str, float]]] = None) -> str:
     """One row per worker: where it runs, its GPUs, state, what it answered, and its store's
     hits and misses since it started (``-`` for a worker that no longer answers)."""
     counters = counters or {}

@@ -22,7 +22,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from aorlta_client.client import AorltaError, Client
 
@@ -30,7 +30,7 @@ PR_SET_PDEATHSIG = 1
 
 #: How the shared store is named: ``None`` (the config's own ``cache``), a ``postgres://`` URL
 #: (written ``cache: <url>``), a SQLite file path, or a ``cache`` mapping written as it is.
-CacheSpec = Union[None, str, os.PathLike, Mapping[str, Any]]
+CacheSpec = Union[None, str, "os.PathLike[str]", Mapping[str, Any]]
 
 
 def cache_section(cache: CacheSpec) -> Optional[Any]:
@@ -88,7 +88,7 @@ def _binary(binary: Optional[str]) -> str:
     return b
 
 
-def _die_with_parent(parent: int):
+def _die_with_parent(parent: int) -> Callable[[], None]:
     """``preexec_fn`` of the child: SIGKILL when the thread that started it ends."""
     libc = ctypes.CDLL(None, use_errno=True)
     prctl = libc.prctl
@@ -145,12 +145,12 @@ class AorltaWorker:
         self._own_folder = not folder
         self.folder = pathlib.Path(folder) if folder else pathlib.Path(tempfile.mkdtemp(prefix="aorlta-node-"))
         self.folder.mkdir(parents=True, exist_ok=True)
-        self.proc: Optional[subprocess.Popen] = None
+        self.proc: Optional["subprocess.Popen[bytes]"] = None
         self.url: Optional[str] = None
         self._keeper: Optional[threading.Thread] = None
         self._health: Dict[str, Any] = {}
 
-    def _spawn(self, argv: List[str], log: pathlib.Path, env: Dict[str, str], started: threading.Event, box: list) -> None:
+    def _spawn(self, argv: List[str], log: pathlib.Path, env: Dict[str, str], started: threading.Event, box: List[Any]) -> None:
         """Runs in the keeper thread: starts the child and waits for it, so the parent-death
         signal (tied to the starting thread) fires only when the actor's process ends."""
         try:
@@ -188,7 +188,8 @@ class AorltaWorker:
         env = {**os.environ, **self.env}
         if self._token:
             env["AORLTA_TOKEN"] = self._token
-        started, box = threading.Event(), []
+        started = threading.Event()
+        box: List[Any] = []
         self._keeper = threading.Thread(target=self._spawn, args=(argv, log, env, started, box), name="aorlta-serve-keeper", daemon=True)
         self._keeper.start()
         started.wait()

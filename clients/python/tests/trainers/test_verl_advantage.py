@@ -179,7 +179,7 @@ def test_verls_run_ppo_registers_the_estimators_in_its_task_runner(tmp_path):
     overrides = [
         "algorithm.adv_estimator=aorlta_grpo",
         "+reward.custom_reward_function.reward_kwargs.unscored_score=nan",
-        "+ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=aorlta_client.verl_advantage.register",
+        "+ray_kwargs.ray_init.runtime_env.worker_process_setup_hook=aorlta_client.verl.worker_setup",
         f"+ray_kwargs.ray_init.runtime_env.env_vars.PYTHONPATH={ROOT / 'clients' / 'python'}",
         "ray_kwargs.ray_init.num_cpus=2",
         "+ray_kwargs.ray_init.include_dashboard=false",

@@ -5,13 +5,17 @@
 //! reference against itself through the correctness leg and times it against itself (A/A).
 //! One row per task as it is done, then a summary line. Exit status: 0 when every task passes,
 //! 1 when any fails, 3 when there is no GPU, 4 when there is no compiler.
+//!
+//! With `--fake-gpu` (or `kernel: {fake-gpu: true}`) the references are compiled by the real
+//! compilers when this machine has them ([`aorlta_kernel::check_task_on_fake`]), the A/A timing
+//! is not run and no time is printed, and every step not run is named under the table.
 
 use super::validate::{EXIT_NO_COMPILER, EXIT_NO_GPU};
 use anyhow::Context;
 use aorlta_check::TaskSet;
 use aorlta_core::profile::LoadedProfile;
 use aorlta_kernel::Who;
-use aorlta_kernel::{CheckParams, Compilers, KernelTools, TaskCheck};
+use aorlta_kernel::{CheckParams, Compilers, KernelTools, STEPS, TaskCheck};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -117,10 +121,14 @@ fn print_row(c: [&str; 10]) {
 
 fn row(c: &TaskCheck) {
     let aa = c.aa.clone().unwrap_or_default();
-    let verdict = if c.pass {
-        "pass".to_string()
-    } else {
-        format!("FAIL: {}", c.why)
+    let verdict = match (c.pass, c.fake_device) {
+        (true, false) => "pass".to_string(),
+        (true, true) => format!(
+            "pass on the fake device ({} step{} not run)",
+            c.not_run.len(),
+            if c.not_run.len() == 1 { "" } else { "s" }
+        ),
+        (false, _) => format!("FAIL: {}", c.why),
     };
     print_row([
         &c.id,
@@ -165,7 +173,15 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         println!("no compiler: {e}");
         return Ok(ExitCode::from(EXIT_NO_COMPILER));
     }
-    let triton = needs.triton_line(kernel);
+    // On the fake device the references are compiled by the real compilers, where there are.
+    let real = if kernel.is_fake() {
+        Some(kernel.real_compilers()?)
+    } else {
+        None
+    };
+    let tools = real.as_ref().unwrap_or(kernel);
+    let real_needs = Compilers::of(tools, kernel_tasks(&loaded));
+    let triton = real_needs.triton_line(tools);
     let tasks = loaded
         .iter()
         .map(|(_, s)| s.as_ref().map_or(1, TaskSet::len))
@@ -175,14 +191,27 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         if tasks == 1 { "" } else { "s" },
         kernel.device_label()
     );
-    let compiler = if needs.cuda {
-        kernel.compiler_version().unwrap_or("none")
+    let compiler = if real_needs.cuda {
+        match tools.compiler_version() {
+            Ok(v) => v.to_string(),
+            Err(e) if real.is_some() => format!("none ({e})"),
+            Err(_) => "none".into(),
+        }
     } else {
-        "none needed (Triton tasks only)"
+        "none needed (Triton tasks only)".into()
     };
     println!("compiler: {compiler}");
     if let Some(t) = &triton {
         println!("triton: {t}");
+    }
+    if real.is_some() {
+        println!(
+            "fake device: it compiles no source and runs none: the references are compiled by the \
+             compilers above, the A/A timing is not run, and what is not run is listed below"
+        );
+    }
+    if let Some(r) = &real {
+        precompile(r, &loaded);
     }
     precompile(kernel, &loaded);
     // The correctness and A/A legs run through the engine's door, never served from a store.
@@ -201,29 +230,43 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
                     aa: None,
                     pass: false,
                     why: format!("load: {e}"),
+                    fake_device: real.is_some(),
+                    not_run: Vec::new(),
                 };
                 row(&c);
                 results.push(c);
             }
             Ok(set) => {
                 for task in set.iter() {
-                    let c = aorlta_kernel::check_task(&legs, &env, task, &params);
+                    let c = match &real {
+                        Some(r) => aorlta_kernel::check_task_on_fake(&legs, &env, Some(r), task, &params),
+                        None => aorlta_kernel::check_task(&legs, &env, task, &params),
+                    };
                     row(&c);
                     results.push(c);
                 }
             }
         }
     }
+    if real.is_some() {
+        print_not_run(&results);
+    }
     let failed = results.iter().filter(|c| !c.pass).count();
     println!(
-        "{} of {} tasks pass; {:.1} s",
+        "{} of {} tasks pass{}; {:.1} s",
         results.len() - failed,
         results.len(),
+        if real.is_some() {
+            " on the fake device, with the steps above not run"
+        } else {
+            ""
+        },
         started.elapsed().as_secs_f64()
     );
     if let Some(p) = &args.json {
         let doc = serde_json::json!({
             "device": kernel.device_label(),
+            "fake_device": real.is_some(),
             "compiler": compiler,
             "triton": triton,
             "tasks": results,
@@ -232,11 +275,34 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot write {}", p.display()))?;
     }
     kernel.pool().shutdown();
+    if let Some(r) = &real {
+        r.pool().shutdown();
+    }
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Under the table on the fake device: each step not run, once, with how many of the tasks
+/// that reached it it was not run for.
+fn print_not_run(results: &[TaskCheck]) {
+    let mut lines: Vec<(&str, usize)> = Vec::new();
+    for line in results.iter().flat_map(|c| &c.not_run) {
+        match lines.iter_mut().find(|(l, _)| *l == line) {
+            Some((_, n)) => *n += 1,
+            None => lines.push((line, 1)),
+        }
+    }
+    if lines.is_empty() {
+        return;
+    }
+    lines.sort_by_key(|(l, _)| STEPS.iter().position(|s| l.starts_with(&format!("{s}:"))));
+    println!("not run on the fake device (aorlta task check --gpu runs them on a GPU):");
+    for (line, n) in lines {
+        println!("  {line} [{n} of {} tasks]", results.len());
+    }
 }
 
 /// The kernel tasks of the files that loaded.

@@ -64,10 +64,18 @@ pub(crate) struct Args {
     pub kernel: super::kernel_args::KernelArgs,
 }
 
+/// The first line of a timecheck on the fake device.
+const FAKE_TIMES: &str = "fake device: it compiles no source and runs none; the times, speedups and \
+     verdicts below are the fake device's model, not measurements";
+
 /// Runs `aorlta timecheck`.
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let tasks_path = std::path::absolute(&args.tasks)?;
     let config = args.kernel.kernel_config()?;
+    if config.fake_gpu {
+        // Its times are a model's: said before any figure is.
+        println!("{FAKE_TIMES}");
+    }
     let (tasks, _) = TaskSet::load(&tasks_path, &aorlta_core::lanes())?;
     let params = time_params(&args);
     let code = match (&args.candidate, &args.pool) {

@@ -302,6 +302,7 @@ pub fn execute(run: &PreparedRun, on_done: &(dyn Fn(usize) + Sync)) -> Result<Ru
     let mut summary = builder.finish();
     summary.skipped_lines = skipped.len();
     summary.elapsed_s = start.elapsed().as_secs_f64();
+    summary.fake_gpu = on_fake_gpu(&run.engine);
     let after = run.cache.stats();
     let cache = CacheStats {
         hits: after.hits - before.hits,
@@ -349,6 +350,23 @@ pub fn execute(run: &PreparedRun, on_done: &(dyn Fn(usize) + Sync)) -> Result<Ru
         store_warning,
         notes,
     })
+}
+
+/// True when the engine's kernel legs run on the fake device: its profile has a kernel leg and
+/// its kernel tools are the fake device's.
+fn on_fake_gpu(engine: &Engine) -> bool {
+    use aorlta_kernel::KernelTools;
+    let kernel_legs = engine
+        .profile()
+        .profile
+        .legs
+        .iter()
+        .any(|l| l.adapter.starts_with("kernel-"));
+    kernel_legs
+        && engine
+            .env()
+            .kernel()
+            .is_some_and(aorlta_kernel::KernelEnv::is_fake)
 }
 
 /// Writes `path` through a partial file renamed over it, so that it is whole or absent.

@@ -65,7 +65,16 @@ pub struct Summary {
     pub skipped_lines: usize,
     /// Wall-clock seconds of the run.
     pub elapsed_s: f64,
+    /// True when the run's kernel legs ran on the fake device (`kernel: {fake-gpu: true}`):
+    /// no kernel was compiled for or run on a GPU, so its kernel rewards and times are the
+    /// fake device's model's, not measurements.
+    pub fake_gpu: bool,
 }
+
+/// The line a summary of a run on the fake device starts with.
+pub const FAKE_GPU_NOTICE: &str = "fake device: the kernel legs of this run ran on the CPU-simulated fake device \
+     (kernel.fake-gpu), which compiles no source and runs none: its kernel rewards and times are a model's, not \
+     measurements, and say nothing of the kernels";
 
 /// A summary made one entry at a time, so a run holds its counts and never its entries. A
 /// builder for one part of a run ([`SummaryBuilder::part`]) keeps that part's rewards in
@@ -278,6 +287,9 @@ impl Summary {
     /// The summary as a Markdown document.
     pub fn to_markdown(&self, title: &str) -> String {
         let mut m = format!("# {title}\n\n");
+        if self.fake_gpu {
+            let _ = writeln!(m, "> **{FAKE_GPU_NOTICE}**\n");
+        }
         let _ = writeln!(
             m,
             "| count | scored | mean reward | pass rate | from cache | skipped lines | seconds |"
@@ -306,6 +318,9 @@ impl Summary {
     /// The summary as a plain-text table for the terminal.
     pub fn to_terminal(&self) -> String {
         let mut t = String::new();
+        if self.fake_gpu {
+            let _ = writeln!(t, "{FAKE_GPU_NOTICE}");
+        }
         let line: Vec<String> = self
             .headline()
             .iter()
@@ -426,6 +441,25 @@ mod tests {
         assert_eq!((s.count, s.scored, s.cached), (10, 9, 1));
         assert!((s.pass_rate - 0.6).abs() < 1e-12);
         insta::assert_json_snapshot!("summary_json", s);
+    }
+
+    #[test]
+    fn a_summary_on_the_fake_device_says_so_first() {
+        let s = Summary {
+            fake_gpu: true,
+            ..summary()
+        };
+        assert!(
+            s.to_terminal().starts_with("fake device: "),
+            "{}",
+            s.to_terminal()
+        );
+        let md = s.to_markdown("t");
+        assert!(md.starts_with("# t\n\n> **fake device: "), "{md}");
+        assert!(md.contains("not measurements"), "{md}");
+        let plain = summary();
+        assert!(!plain.to_terminal().contains("fake device"));
+        assert!(!plain.to_markdown("t").contains("fake device"));
     }
 
     #[test]

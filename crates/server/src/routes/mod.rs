@@ -343,6 +343,9 @@ mod tests {
                     if o.get("enum") == Some(&serde_json::json!([null])) {
                         bad.push(format!("a null schema: {v}"));
                     }
+                    if (o.contains_key("allOf") || o.contains_key("$ref")) && o.contains_key("default") {
+                        bad.push(format!("a reference with a default: {v}"));
+                    }
                     o.values().for_each(|x| walk(x, bad));
                 }
                 serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, bad)),
