@@ -48,8 +48,8 @@ impl TaskSet {
             }
             return Ok(());
         }
-        // Read first: a device or a FIFO is refused by name whatever its name ends with.
-        let text = crate::input::read_to_string(path, crate::input::TEXT_LIMIT)?;
+        // What is not a regular file is named as such before its extension is looked at.
+        crate::input::check_regular(path)?;
         let Some(lane) = lanes.for_file(ext(path)) else {
             return Err(CoreError::invalid(
                 path,
@@ -60,6 +60,7 @@ impl TaskSet {
                 ),
             ));
         };
+        let text = crate::input::read_to_string(path, crate::input::TEXT_LIMIT)?;
         for (task, line) in lane.load(path, &text, skipped)? {
             self.insert(task, path, line)?;
         }
