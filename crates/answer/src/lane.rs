@@ -97,6 +97,9 @@ impl Lane for QaLane {
             Err(r) => LegOutput::with_code(LegState::Broke, &r.code, r.detail),
         }
     }
+    fn sources(&self) -> String {
+        crate::identity::SOURCES.to_string()
+    }
     fn register(&self, registry: &mut Registry) {
         crate::qa::register(registry);
     }

@@ -4,6 +4,7 @@
 //! builds on `aorlta-check` alone: no runtime, no store, no process.
 
 mod extract;
+mod identity;
 mod lane;
 mod normalise;
 mod qa;
@@ -11,6 +12,7 @@ mod reason;
 mod reference;
 
 pub use extract::{Answer, AnswerForm, extract_answer};
+pub use identity::SOURCES;
 pub use lane::{LANE, QaLane, qa_task};
 pub use normalise::{Comparison, Strictness, compare};
 pub use reason::AnswerReason;

@@ -62,6 +62,9 @@ impl<C: Comparer> Adapter for CompareAdapter<C> {
     fn check_params(&self, p: &serde_json::Value) -> Result<(), String> {
         params::<C::Params>(p).map(|_| ())
     }
+    fn sources(&self) -> Option<String> {
+        Some(crate::identity::SOURCES.to_string())
+    }
     fn run(&self, input: &LegInput<'_>) -> LegOutput {
         let p: C::Params = match params(input.params) {
             Ok(p) => p,

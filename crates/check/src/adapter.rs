@@ -142,10 +142,10 @@ pub trait Adapter: Send + Sync {
     fn identity(&self, _task: &Task, _params: &serde_json::Value, _env: &Env) -> String {
         String::new()
     }
-    /// The identity of the sources this adapter's results depend on; part of the cache key, so
-    /// a result is never served after those sources changed. `None` (the default) lets the
-    /// engine choose: the built-in adapter's identity of the same name, or every source for any
-    /// other name.
+    /// The identity of the sources this adapter's results depend on beyond what every leg
+    /// depends on (the engine adds that): its lane's ([`crate::Lane::sources`]). Part of the
+    /// cache key, so a result is never served after those sources changed. `None` (the default)
+    /// gets the identity of every source the engine knows.
     fn sources(&self) -> Option<String> {
         None
     }

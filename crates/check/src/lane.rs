@@ -3,7 +3,7 @@
 //! the adapters that judge it. The engine runs lanes it is given by name ([`Lanes`]); this crate
 //! names none, so a new lane is a crate on this one alone.
 
-use crate::adapter::{Adapter, LegInput, LegOutput, Registry};
+use crate::adapter::{Adapter, Env, LegInput, LegOutput, Registry};
 use crate::error::Result;
 use crate::task::{SkippedLine, Task};
 use std::path::Path;
@@ -27,6 +27,10 @@ pub trait Lane: Send + Sync {
     /// The `parse` leg of one of its tasks: what the completion offers the later legs (an
     /// answer, a source) as the output's extracted text, or why it offers nothing.
     fn parse(&self, input: &LegInput<'_>) -> LegOutput;
+    /// The identity of the sources the lane's results depend on (its crate's, hashed at build
+    /// time, with its version): its `parse` legs carry it in their cache keys, and its adapters
+    /// answer it from [`Adapter::sources`], so an edit of the lane is never served an old result.
+    fn sources(&self) -> String;
     /// Adds the lane's adapters (besides `parse`, which every lane shares).
     fn register(&self, adapters: &mut Registry);
 }
@@ -106,6 +110,17 @@ impl Adapter for Parse {
     }
     fn version(&self) -> &'static str {
         "3"
+    }
+    /// The shared adapter's own sources are the engine's; what a task's `parse` reads is its
+    /// lane's ([`Parse::identity`]).
+    fn sources(&self) -> Option<String> {
+        Some("parse".to_string())
+    }
+    /// The sources of the task's lane (its `parse` is the lane's).
+    fn identity(&self, task: &Task, _: &serde_json::Value, _: &Env) -> String {
+        self.lanes
+            .get(task.lane())
+            .map_or_else(String::new, |l| format!("lane={}", l.sources()))
     }
     fn check_params(&self, p: &serde_json::Value) -> std::result::Result<(), String> {
         self.lanes.lanes.iter().try_for_each(|l| l.check_parse_params(p))

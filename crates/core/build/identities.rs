@@ -1,7 +1,9 @@
-//! Which sources each kind of result depends on: the crates it goes through, whole (relative to
-//! the workspace's `crates/` folder; every file of a crate's tree, whatever its kind, see
-//! `record/build/sources.rs`), per built-in adapter, one list for reward entries, and one for
-//! everything. `aorlta-core` holds the engine beside runs and summaries, so of it only the
+//! Which sources the engine's part of each result depends on: the crates it goes through, whole
+//! (relative to the workspace's `crates/` folder; every file of a crate's tree, whatever its
+//! kind, see `record/build/sources.rs`): one list for every leg, one for reward entries, and one
+//! for everything. What a leg depends on beyond the first is its lane's own identity, hashed by
+//! the lane's build script from the lane's list (`answer/build/lane.rs`, `kernel/build/lane.rs`)
+//! and answered by its adapters (`Adapter::sources`). `aorlta-core` holds the engine beside runs and summaries, so of it only the
 //! engine, the reward functions and profiles, and its build inputs (manifest, build script and
 //! these lists) are named. aorlta-core's build script hashes each list into an
 //! `AORLTA_SRC_<NAME>` variable that `crate::sources` puts into cache keys, so an edit of a
@@ -24,24 +26,6 @@ const COMMON: &[&str] = &[
     "core/src/reason",
     "core/src/run/engine",
 ];
-
-/// The answer lane: the whole of `aorlta-answer` (its tasks, extraction, the normaliser, the
-/// adapters).
-const ANSWER: &[&str] = &["answer"];
-
-/// The kernel lane: the whole of `aorlta-kernel` (its tasks and their rules, its source
-/// extraction, the compile seam with the Triton driver script and the HIP portability headers,
-/// the harness seam, the three adapters).
-const KERNEL: &[&str] = &["kernel"];
-
-/// The harness a kernel run goes through, as `record/build/sources.rs` lists it (a test holds
-/// them equal): the record types, the judge and `aorlta-gpu` (its device helpers included).
-/// The kernel-run and kernel-time identities also carry `aorlta_kernel::HARNESS_BUILD`, the
-/// same hash the harness reports.
-pub(super) const HARNESS: &[&str] = &["record", "judge", "gpu"];
-
-/// What timing adds: the whole of `aorlta-judge`.
-const JUDGE: &[&str] = &["judge"];
 
 /// What an entry depends on besides its legs: the reward functions and profiles of
 /// `aorlta-core` (the rest of it, runs and summaries, changes no entry).
@@ -69,13 +53,7 @@ pub(super) const WATCHED: &[&str] = &["record", "judge", "check", "answer", "ker
 pub(super) fn sets() -> Vec<(&'static str, Vec<&'static str>)> {
     let join = |parts: &[&[&'static str]]| -> Vec<&'static str> { parts.concat() };
     vec![
-        // `parse` is every lane's: each reads its own tasks' completions.
-        ("PARSE", join(&[COMMON, ANSWER, KERNEL])),
-        ("REFERENCE_MATCH", join(&[COMMON, ANSWER])),
-        ("NORMALISED_MATCH", join(&[COMMON, ANSWER])),
-        ("KERNEL_COMPILE", join(&[COMMON, KERNEL])),
-        ("KERNEL_RUN", join(&[COMMON, KERNEL, HARNESS])),
-        ("KERNEL_TIME", join(&[COMMON, KERNEL, HARNESS, JUDGE])),
+        ("LEGS", COMMON.to_vec()),
         ("ENTRY", join(&[COMMON, ENTRY])),
         ("ALL", WATCHED.to_vec()),
     ]

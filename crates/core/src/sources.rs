@@ -1,43 +1,38 @@
 //! Build identities: the hash of the crates each kind of result goes through, every file of
 //! their trees whatever its kind (sources, the Triton driver script, the device helpers, headers,
-//! data files, build scripts, manifests), made at build time by `build.rs` from the lists in
-//! `build/identities.rs`. A leg's cache key carries its adapter's identity and an entry's key
-//! carries [`entry`], so a changed rule is never served from an old cache, while an edit that
-//! cannot change a result (a summary table, the service, the cache itself) keeps every key:
-//! - `parse`: the lanes' crates, `aorlta-answer` and `aorlta-kernel` (each lane reads its own
-//!   tasks' completions);
-//! - `reference-match`, `normalised-match`: the crate `aorlta-answer`;
-//! - `kernel-compile`: the crate `aorlta-kernel`;
-//! - `kernel-run`: that and the harness (`aorlta-gpu` and `aorlta-judge`, also through
-//!   [`aorlta_kernel::HARNESS_BUILD`]);
-//! - `kernel-time`: the same;
-//! - every one of them: the crates `aorlta-record` and `aorlta-check`, and the engine and build
-//!   inputs of `aorlta-core`; an entry adds core's reward functions and profiles.
+//! data files, build scripts, manifests), made at build time. A leg's cache key carries its
+//! adapter's identity and an entry's key carries [`entry`], so a changed rule is never served
+//! from an old cache, while an edit that cannot change a result (a summary table, the service,
+//! the cache itself) keeps every key. A leg's identity has two parts:
+//! - what every leg depends on, hashed here (`build.rs`, lists in `build/identities.rs`): the
+//!   crates `aorlta-record` and `aorlta-check`, and the engine and build inputs of `aorlta-core`;
+//! - its lane's own ([`Adapter::sources`]), hashed by the lane's build script: `parse`,
+//!   `reference-match` and `normalised-match` the crate `aorlta-answer` (a kernel task's `parse`
+//!   the kernel lane's, through its identity), `kernel-compile` the crate `aorlta-kernel`,
+//!   `kernel-run` and `kernel-time` that and the harness (`aorlta-gpu` and `aorlta-judge`,
+//!   through [`aorlta_kernel::HARNESS_BUILD`]).
 //!
-//! An adapter outside this list (one a user registers) gets [`all`]. Dependencies' versions are
-//! not hashed: an upgrade that changes a result must bump the adapter's version.
+//! An entry adds core's reward functions and profiles. An adapter that answers no sources (one a
+//! user registers) gets [`all`]. Dependencies' versions are not hashed: an upgrade that changes
+//! a result must bump the adapter's version.
+
+use aorlta_check::Adapter;
 
 /// The package version, first in every identity.
 const PKG: &str = env!("CARGO_PKG_VERSION");
 
-/// The identity of everything: the package version and a hash of the record, core and harness
-/// sources (what [`crate::AORLTA_VERSION`] shows).
+/// The identity of everything: the package version and a hash of the record, core, lane and
+/// harness sources (what [`crate::AORLTA_VERSION`] shows).
 pub fn all() -> String {
     format!("{PKG}+all.{}", env!("AORLTA_SRC_ALL"))
 }
 
-/// The source identity of a built-in adapter's results, by the adapter's name; [`all`] for any
-/// other name.
-pub fn of_adapter(name: &str) -> String {
-    let harness = aorlta_kernel::HARNESS_BUILD;
-    match name {
-        "parse" => format!("{PKG}+parse.{}", env!("AORLTA_SRC_PARSE")),
-        "reference-match" => format!("{PKG}+reference-match.{}", env!("AORLTA_SRC_REFERENCE_MATCH")),
-        "normalised-match" => format!("{PKG}+normalised-match.{}", env!("AORLTA_SRC_NORMALISED_MATCH")),
-        "kernel-compile" => format!("{PKG}+kernel-compile.{}", env!("AORLTA_SRC_KERNEL_COMPILE")),
-        "kernel-run" => format!("{PKG}+kernel-run.{};{harness}", env!("AORLTA_SRC_KERNEL_RUN")),
-        "kernel-time" => format!("{PKG}+kernel-time.{};{harness}", env!("AORLTA_SRC_KERNEL_TIME")),
-        _ => all(),
+/// The source identity of an adapter's results: what every leg depends on and the sources the
+/// adapter answers (its lane's); [`all`] for an adapter that answers none.
+pub fn of_adapter(adapter: &dyn Adapter) -> String {
+    match adapter.sources() {
+        Some(own) => format!("{PKG}+legs.{};{own}", env!("AORLTA_SRC_LEGS")),
+        None => all(),
     }
 }
 
@@ -55,8 +50,16 @@ mod hashing;
 mod identities;
 
 #[cfg(test)]
+#[path = "../../answer/build/lane.rs"]
+mod answer_lane;
+
+#[cfg(test)]
+#[path = "../../kernel/build/lane.rs"]
+mod kernel_lane;
+
+#[cfg(test)]
 mod tests {
-    use super::{hashing, identities};
+    use super::{answer_lane, hashing, identities, kernel_lane};
     use std::collections::BTreeMap;
     use std::path::{Path, PathBuf};
 
@@ -77,14 +80,25 @@ mod tests {
         dir
     }
 
-    /// Every identity of `build/identities.rs`, and the harness's (`HARNESS`).
+    /// The lanes' lists of sources, and the harness's.
+    fn lane_lists() -> [(&'static str, &'static [&'static str]); 3] {
+        [
+            ("ANSWER", answer_lane::SOURCES),
+            ("KERNEL", kernel_lane::SOURCES),
+            ("HARNESS", hashing::HARNESS),
+        ]
+    }
+
+    /// Every identity of `build/identities.rs`, the lanes' (`ANSWER`, `KERNEL`) and the
+    /// harness's (`HARNESS`).
     fn identities_of(crates: &Path) -> BTreeMap<&'static str, u64> {
         let mut ids: BTreeMap<&'static str, u64> = identities::sets()
             .into_iter()
             .map(|(name, prefixes)| (name, hashing::hash(crates, &hashing::files(crates, &prefixes))))
             .collect();
-        let harness = hashing::hash(crates, &hashing::files(crates, hashing::HARNESS));
-        ids.insert("HARNESS", harness);
+        for (name, list) in lane_lists() {
+            ids.insert(name, hashing::hash(crates, &hashing::files(crates, list)));
+        }
         ids
     }
 
@@ -110,20 +124,20 @@ mod tests {
     fn the_build_script_hashed_the_same_lists() {
         let now = identities_of(&crates());
         for (name, built) in [
-            ("PARSE", env!("AORLTA_SRC_PARSE")),
-            ("KERNEL_COMPILE", env!("AORLTA_SRC_KERNEL_COMPILE")),
-            ("KERNEL_TIME", env!("AORLTA_SRC_KERNEL_TIME")),
+            ("LEGS", env!("AORLTA_SRC_LEGS")),
             ("ENTRY", env!("AORLTA_SRC_ENTRY")),
             ("ALL", env!("AORLTA_SRC_ALL")),
         ] {
             assert_eq!(format!("{:016x}", now[name]), built, "{name}");
         }
-        assert!(
-            aorlta_kernel::HARNESS_BUILD.ends_with(&format!("{:016x}", now["HARNESS"])),
-            "{}",
-            aorlta_kernel::HARNESS_BUILD
-        );
-        assert_eq!(identities::HARNESS, hashing::HARNESS);
+        // The lanes' build scripts hashed their own lists, and the harness's its.
+        for (name, built) in [
+            ("ANSWER", aorlta_answer::SOURCES),
+            ("KERNEL", aorlta_kernel::SOURCES),
+            ("HARNESS", aorlta_kernel::HARNESS_BUILD),
+        ] {
+            assert!(built.ends_with(&format!("{:016x}", now[name])), "{name}: {built}");
+        }
     }
 
     #[test]
@@ -168,19 +182,10 @@ mod tests {
 
     #[test]
     fn an_edit_changes_exactly_the_identities_that_depend_on_it() {
-        let answer = &["PARSE", "REFERENCE_MATCH", "NORMALISED_MATCH", "ALL"][..];
-        let kernel = &["PARSE", "KERNEL_COMPILE", "KERNEL_RUN", "KERNEL_TIME", "ALL"][..];
-        let harness = &["KERNEL_RUN", "KERNEL_TIME", "HARNESS", "ALL"][..];
-        let every = &[
-            "PARSE",
-            "REFERENCE_MATCH",
-            "NORMALISED_MATCH",
-            "KERNEL_COMPILE",
-            "KERNEL_RUN",
-            "KERNEL_TIME",
-            "ENTRY",
-            "ALL",
-        ][..];
+        let answer = &["ANSWER", "ALL"][..];
+        let kernel = &["KERNEL", "ALL"][..];
+        let harness = &["HARNESS", "ALL"][..];
+        let every = &["LEGS", "ENTRY", "ALL"][..];
         let every_and_harness = &[every, &["HARNESS"]].concat();
         let cases: Vec<(&str, &[&str])> = vec![
             // Rust sources.
@@ -204,6 +209,8 @@ mod tests {
             ("kernel/src/hip/hip_fp16.h", kernel),
             ("answer/Cargo.toml", answer),
             ("kernel/build.rs", kernel),
+            ("kernel/build/lane.rs", kernel),
+            ("answer/build.rs", answer),
             ("gpu/build.rs", harness),
             ("core/Cargo.toml", every),
             ("core/tests/integration/engine.rs", &["ALL"]),
@@ -229,7 +236,9 @@ mod tests {
         let listed: Vec<String> = identities::sets()
             .into_iter()
             .filter(|(name, _)| *name != "ALL")
-            .flat_map(|(_, prefixes)| hashing::files(&crates(), &prefixes))
+            .map(|(_, prefixes)| prefixes)
+            .chain(lane_lists().into_iter().map(|(_, list)| list.to_vec()))
+            .flat_map(|prefixes| hashing::files(&crates(), &prefixes))
             .collect();
         for f in hashing::files(&crates(), identities::RULE_FOLDERS) {
             assert!(
@@ -240,11 +249,42 @@ mod tests {
     }
 
     #[test]
-    fn built_in_adapters_have_their_own_identity_and_others_get_all() {
-        for name in crate::adapters().names() {
-            assert_ne!(super::of_adapter(name), super::all(), "{name}");
+    fn built_in_adapters_have_their_lanes_identity_and_others_get_all() {
+        let adapters = crate::adapters();
+        let of = |name: &str| super::of_adapter(adapters.get(name).unwrap().as_ref());
+        for name in adapters.names() {
+            assert_ne!(of(name), super::all(), "{name}");
         }
-        assert_eq!(super::of_adapter("my-adapter"), super::all());
-        assert_ne!(super::of_adapter("parse"), super::of_adapter("kernel-time"));
+        assert!(of("normalised-match").ends_with(aorlta_answer::SOURCES));
+        assert!(of("kernel-compile").ends_with(aorlta_kernel::SOURCES));
+        assert!(of("kernel-time").ends_with(aorlta_kernel::HARNESS_BUILD));
+        assert_ne!(of("parse"), of("kernel-time"));
+        /// An adapter registered from outside that answers no sources.
+        struct Mine;
+        impl aorlta_check::Adapter for Mine {
+            fn name(&self) -> &'static str {
+                "my-adapter"
+            }
+            fn version(&self) -> &'static str {
+                "1"
+            }
+            fn check_params(&self, _: &serde_json::Value) -> Result<(), String> {
+                Ok(())
+            }
+            fn run(&self, _: &aorlta_check::LegInput<'_>) -> aorlta_check::LegOutput {
+                aorlta_check::LegOutput::clean()
+            }
+        }
+        assert_eq!(super::of_adapter(&Mine), super::all());
+        // A task's `parse` carries its lane's sources in its identity.
+        let parse = adapters.get("parse").unwrap();
+        let env = aorlta_check::Env::default();
+        let qa = aorlta_answer::qa_task(aorlta_record::QaTask {
+            id: "q".into(),
+            prompt: "p".into(),
+            answer: "1".into(),
+        });
+        let id = parse.identity(&qa, &serde_json::Value::Null, &env);
+        assert_eq!(id, format!("lane={}", aorlta_answer::SOURCES));
     }
 }

@@ -79,6 +79,9 @@ pub fn target_label(task: &KernelTaskDef, env: &super::KernelEnv) -> &'static st
 }
 
 impl Adapter for KernelCompile {
+    fn sources(&self) -> Option<String> {
+        Some(crate::identity::SOURCES.to_string())
+    }
     fn name(&self) -> &'static str {
         "kernel-compile"
     }

@@ -43,6 +43,9 @@ impl Lane for KernelLane {
             Err(r) => LegOutput::with_code(LegState::Broke, &r.code, r.detail),
         }
     }
+    fn sources(&self) -> String {
+        crate::identity::SOURCES.to_string()
+    }
     fn register(&self, registry: &mut Registry) {
         registry.add(Arc::new(KernelCompile));
         registry.add(Arc::new(KernelRun));

@@ -9,17 +9,6 @@
 //! behaviours (`fake`) serve them. A run config's `kernel:` section ([`KernelConfig`]) builds
 //! the [`KernelEnv`] that every leg shares.
 
-/// The build identity of the harness this build runs: the package version and a hash of the
-/// harness's sources (crates/record, crates/judge and crates/gpu; `build.rs`), made as the
-/// harness makes its own `aorlta_gpu::BUILD`. A harness that reports another is refused
-/// (`pool.rs`), and the kernel legs that run the harness carry it in their cache keys.
-pub const HARNESS_BUILD: &str = concat!(
-    "aorlta ",
-    env!("CARGO_PKG_VERSION"),
-    "+src.",
-    env!("AORLTA_HARNESS_HASH")
-);
-
 mod amdgpu;
 mod compile;
 mod compiler;
@@ -31,6 +20,7 @@ mod exec;
 mod extract;
 mod fake;
 mod hip;
+mod identity;
 mod lane;
 mod lease;
 mod pool;
@@ -61,6 +51,7 @@ pub fn nvrtc_worker() -> i32 {
 pub use env::{KernelEnv, KernelOverrides, KernelTools, env_of, env_with_kernel, warm_harnesses};
 pub use extract::{extract_kernel, extract_triton_kernel, kernel_source};
 pub use fake::FakeSpec;
+pub use identity::{HARNESS_BUILD, SOURCES};
 pub use lane::KernelLane;
 pub use reason::KernelReason;
 pub use run::KernelRun;

@@ -93,6 +93,9 @@ pub(crate) fn harness_identity(task: &Task, env: &Env) -> String {
 }
 
 impl Adapter for KernelRun {
+    fn sources(&self) -> Option<String> {
+        Some(crate::identity::with_harness())
+    }
     fn name(&self) -> &'static str {
         "kernel-run"
     }

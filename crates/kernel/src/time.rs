@@ -119,6 +119,9 @@ pub(crate) fn parse_params(value: &Value) -> Result<TimeParams, String> {
 pub struct KernelTime;
 
 impl Adapter for KernelTime {
+    fn sources(&self) -> Option<String> {
+        Some(crate::identity::with_harness())
+    }
     fn name(&self) -> &'static str {
         "kernel-time"
     }

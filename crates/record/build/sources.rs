@@ -1,7 +1,8 @@
 //! Hashing source files into a build identity. Shared, through `#[path]`, by the build scripts
 //! of aorlta-gpu (the harness reports its identity), aorlta-kernel (which refuses a harness of
-//! another identity and puts it into the kernel legs' cache keys) and aorlta-core (each leg's
-//! identity), and by the tests in aorlta-core that show which edit changes which identity. The
+//! another identity and puts it into the kernel legs' cache keys), the lanes (aorlta-answer and
+//! aorlta-kernel: the identity of their own sources) and aorlta-core (the engine's part of each
+//! leg's identity), and by the tests in aorlta-core that show which edit changes which identity. The
 //! harness's identity is made where it is used, not in aorlta-record, so an edit of the harness
 //! rebuilds the harness and the crates that run it, never every crate.
 
@@ -15,17 +16,21 @@ pub(super) const HARNESS: &[&str] = &["record", "judge", "gpu"];
 /// `AORLTA_HARNESS_HASH` to their hash (hex), the same in every crate that asks.
 #[allow(dead_code)] // aorlta-core's build script includes this file for `files` and `hash` only.
 pub(super) fn emit_harness_hash() {
+    emit("AORLTA_HARNESS_HASH", HARNESS);
+}
+
+/// For a build script of a crate under `crates/`: watches the sources `prefixes` name (see
+/// [`files`]) and sets the environment variable `var` to their hash (hex).
+#[allow(dead_code)] // aorlta-core's build script includes this file for `files` and `hash` only.
+pub(super) fn emit(var: &str, prefixes: &[&str]) {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let crates = manifest.parent().expect("a crate under crates/").to_path_buf();
-    for p in HARNESS {
+    for p in prefixes {
         println!("cargo:rerun-if-changed={}", crates.join(p).display());
     }
     println!("cargo:rerun-if-changed=../record/build/sources.rs");
-    let files = files(&crates, HARNESS);
-    println!(
-        "cargo:rustc-env=AORLTA_HARNESS_HASH={:016x}",
-        hash(&crates, &files)
-    );
+    let files = files(&crates, prefixes);
+    println!("cargo:rustc-env={var}={:016x}", hash(&crates, &files));
 }
 
 /// Whether an entry of a folder is left out of every identity: version-control files (`.git`,

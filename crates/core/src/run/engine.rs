@@ -310,9 +310,7 @@ impl Engine {
         let adapter = &self.legs[i];
         let params = serde_json::to_string(&spec.params).unwrap_or_default();
         let world = adapter.identity(task, &spec.params, &self.parts.env);
-        let sources = adapter
-            .sources()
-            .unwrap_or_else(|| crate::sources::of_adapter(adapter.name()));
+        let sources = crate::sources::of_adapter(adapter.as_ref());
         let id = hash_parts([
             sources.as_bytes(),
             adapter.name().as_bytes(),

@@ -67,6 +67,11 @@ mod words {
                 None => LegOutput::broke(WordsReason::NoWord, "the completion is empty"),
             }
         }
+        /// Its crate's identity: a lane of its own crate hashes its sources at build time, as
+        /// the shipped lanes do (`build/lane.rs`); this one, inside a test, names a version.
+        fn sources(&self) -> String {
+            "words-1".into()
+        }
         fn register(&self, adapters: &mut Registry) {
             adapters.add(Arc::new(WordMatch));
         }
@@ -84,6 +89,9 @@ mod words {
         }
         fn check_params(&self, _: &serde_json::Value) -> std::result::Result<(), String> {
             Ok(())
+        }
+        fn sources(&self) -> Option<String> {
+            Some(WordsLane.sources())
         }
         fn run(&self, input: &LegInput<'_>) -> LegOutput {
             let Some(task) = input.task.body::<WordTask>() else {
