@@ -4,6 +4,7 @@
 //! `aorlta-check` alone: no runtime, no store, no process.
 
 mod extract;
+pub mod feedback;
 mod normalise;
 mod qa;
 mod reason;

@@ -28,6 +28,7 @@ mod elf;
 mod env;
 mod exec;
 mod fake;
+pub mod feedback;
 mod hip;
 mod lease;
 mod pool;

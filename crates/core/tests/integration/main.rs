@@ -3,5 +3,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod engine;
+mod feedback;
 mod library;
 mod qa_example;
