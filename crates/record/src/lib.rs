@@ -9,6 +9,7 @@
 
 pub mod contract;
 pub mod entry;
+pub mod episode;
 pub mod kernel;
 pub mod leg;
 pub mod task;
