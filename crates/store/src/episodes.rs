@@ -51,7 +51,7 @@ impl std::fmt::Display for EpisodeError {
 }
 
 /// What an update does to an episode: a turn it added, or one it found.
-pub type Update<'a> = &'a mut dyn FnMut(&mut Episode) -> Result<Turn, EpisodeError>;
+pub type Update<'a> = &'a mut (dyn FnMut(&mut Episode) -> Result<Turn, EpisodeError> + Send);
 
 /// Where episodes are kept.
 pub trait EpisodeStore: Send + Sync {
@@ -257,11 +257,22 @@ pub struct PgEpisodes {
 struct Rt(Option<tokio::runtime::Runtime>);
 
 impl Rt {
-    fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
-        self.0
-            .as_ref()
-            .expect("the runtime lives as long as the store")
-            .block_on(f)
+    /// Runs `f` on the store's runtime, from another thread when this one drives a runtime
+    /// already (one may not block there).
+    fn block_on<F: std::future::Future + Send>(&self, f: F) -> F::Output
+    where
+        F::Output: Send,
+    {
+        let rt = self.0.as_ref().expect("the runtime lives as long as the store");
+        if tokio::runtime::Handle::try_current().is_ok() {
+            std::thread::scope(|s| {
+                s.spawn(|| rt.block_on(f))
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p))
+            })
+        } else {
+            rt.block_on(f)
+        }
     }
 }
 
@@ -284,6 +295,7 @@ impl PgEpisodes {
             .enable_all()
             .build()
             .map_err(|e| fail(e.to_string()))?;
+        let rt = Rt(Some(rt));
         let client = rt.block_on(async {
             let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
                 .await
@@ -300,7 +312,7 @@ impl PgEpisodes {
         Ok(PgEpisodes {
             limits,
             client: Mutex::new(client),
-            rt: Rt(Some(rt)),
+            rt,
             shown,
         })
     }
@@ -319,7 +331,8 @@ impl EpisodeStore for PgEpisodes {
             },
             &self.limits,
         )?;
-        let mut client = self.client.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.client.lock().unwrap_or_else(|e| e.into_inner());
+        let client: &mut tokio_postgres::Client = &mut guard;
         self.rt.block_on(async {
             let tx = client.transaction().await.map_err(|e| self.err(e))?;
             // One creator at a time, so that two never both take the last place.
@@ -361,7 +374,8 @@ impl EpisodeStore for PgEpisodes {
         row.map(|r| of_text(r.get::<_, &str>(0))).transpose()
     }
     fn update(&self, id: &str, now_s: u64, f: Update<'_>) -> Result<Turn, EpisodeError> {
-        let mut client = self.client.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.client.lock().unwrap_or_else(|e| e.into_inner());
+        let client: &mut tokio_postgres::Client = &mut guard;
         self.rt.block_on(async {
             let tx = client.transaction().await.map_err(|e| self.err(e))?;
             let row = tx
