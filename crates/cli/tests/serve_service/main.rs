@@ -5,6 +5,7 @@
 //! clients that misbehave (`misbehaving`) and the bearer token (`token`).
 
 mod client;
+mod episodes;
 #[path = "../common/mod.rs"]
 mod common;
 mod misbehaving;
