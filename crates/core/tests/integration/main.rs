@@ -4,5 +4,6 @@
 mod common;
 mod engine;
 mod feedback;
+mod kernel_episode;
 mod library;
 mod qa_example;
