@@ -5,9 +5,9 @@
 //! clients that misbehave (`misbehaving`) and the bearer token (`token`).
 
 mod client;
-mod episodes;
 #[path = "../common/mod.rs"]
 mod common;
+mod episodes;
 mod misbehaving;
 mod token;
 
