@@ -4,6 +4,7 @@
 //! builds on `aorlta-check` alone: no runtime, no store, no process.
 
 mod extract;
+pub mod feedback;
 mod identity;
 mod lane;
 mod normalise;

@@ -25,6 +25,7 @@ fn the_suite_passes_on_the_fake_device_and_repeats() {
     let (pass, of) = passed(&text);
     assert_eq!(pass, of, "{text}");
     assert!(pass >= 40, "{text}");
+    feedback_without_seeds(&std::fs::read_to_string(&json).unwrap());
     assert!(!text.contains("FAIL"));
     assert!(text.contains("\ntarget: CUDA on NVIDIA\n"), "{text}");
     // Every threat of docs/VALIDATION.md is a case, and each was caught.
@@ -43,6 +44,56 @@ fn the_suite_passes_on_the_fake_device_and_repeats() {
     ] {
         assert_eq!(row(&text, case), row(&again, case), "{case} differs between runs");
     }
+}
+
+/// Every case's entry carries feedback; none holds a seed its legs drew (the correctness
+/// seeds, the timing's order and input seeds), and a wrong output's names its size, the
+/// family of its inputs in words and the place of the first mismatch.
+fn feedback_without_seeds(json: &str) {
+    let cases: Vec<serde_json::Value> = serde_json::from_str(json).unwrap();
+    let mut mismatches = 0;
+    for c in &cases {
+        let id = c["id"].as_str().unwrap_or("?");
+        let text = c["feedback"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{id}: no feedback"));
+        let mut seeds: Vec<u64> = Vec::new();
+        for l in c["legs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .chain(c.get("forced_time"))
+        {
+            let d = &l["detail"];
+            seeds.extend(
+                d["seeds"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|s| s.as_u64()),
+            );
+            seeds.extend(["order_seed", "input_seed"].iter().filter_map(|k| d[k].as_u64()));
+        }
+        let numbers: Vec<&str> = text.split(|ch: char| !ch.is_ascii_digit()).collect();
+        for s in &seeds {
+            assert!(
+                !numbers.contains(&s.to_string().as_str()),
+                "{id}: seed {s} in {text}"
+            );
+        }
+        let mismatch = c["legs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|l| l["reasons"][0]["code"] == "output-mismatch");
+        if mismatch {
+            mismatches += 1;
+            assert!(text.contains("Wrong at size "), "{id}: {text}");
+            assert!(text.contains(" held "), "{id}: {text}");
+            assert!(text.contains("the first mismatch is in `"), "{id}: {text}");
+        }
+    }
+    assert!(mismatches > 0, "no case with a wrong output");
 }
 
 #[test]

@@ -9,6 +9,9 @@ use aorlta_record::contract::{REWARD_MAX, REWARD_MIN};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+pub mod feedback;
+pub use feedback::FeedbackSpec;
+
 /// Rung of a broke correctness leg that names none (`on-broke` unset).
 pub const DEFAULT_ON_BROKE: f64 = -1.0;
 
@@ -89,6 +92,10 @@ pub struct Profile {
     pub length: Option<LengthLimits>,
     /// The legs, in order.
     pub legs: Vec<LegSpec>,
+    /// The feedback for the model: its template and budget ([`feedback`]); the defaults when
+    /// absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<FeedbackSpec>,
 }
 
 fn default_reward_fn() -> String {
@@ -221,6 +228,10 @@ impl LoadedProfile {
                 )));
             }
             seen.push(&leg.name);
+        }
+        if let Some(f) = &profile.feedback {
+            let names: Vec<&str> = profile.legs.iter().map(|l| l.name.as_str()).collect();
+            feedback::check(f, &names).map_err(bad)?;
         }
         if profile.legs.iter().filter(|l| l.timing).count() > 1 {
             return Err(bad("field `legs`: at most one leg may be `timing`".into()));

@@ -60,6 +60,7 @@ fn entry(id: &str, task: &str, state: LegState, code: &str, speedup: Option<f64>
         reward_fn: "rewardfn.base".into(),
         version: Default::default(),
         elapsed_s: 0.001,
+        feedback: None,
     }
 }
 

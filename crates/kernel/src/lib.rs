@@ -19,6 +19,7 @@ mod env;
 mod exec;
 mod extract;
 mod fake;
+pub mod feedback;
 mod hip;
 mod identity;
 mod lane;

@@ -101,6 +101,7 @@ pub(crate) fn check(spec: &KernelTask) -> Result<(), Broken> {
     }
     check_signature(spec)?;
     check_expressions(spec)?;
+    aorlta_record::kernel::traffic::check(spec).map_err(|(field, m)| broken(field, None, m))?;
     for b in &spec.buffers {
         let name = Some(b.name.as_str());
         if b.role != Role::Out {

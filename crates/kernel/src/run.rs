@@ -164,6 +164,7 @@ fn run_leg_here(input: &LegInput<'_>) -> LegOutput {
         "max_abs_err": cases.iter().map(|c| c.max_abs_err).fold(0.0f64, f64::max),
         "candidate_geometry": cases.first().map(|c| c.candidate),
         "first_mismatch": cases.iter().find_map(|c| c.first_mismatch.clone()),
+        "first_failure": crate::feedback::first_failure(cases),
         "device": rec.device.as_ref().map(|d| json!({"name": d.name, "uuid": d.uuid, "driver": d.driver})),
         "target": super::compile::target_label(i.task, i.env),
         "harness_s": rec.elapsed_s,

@@ -105,6 +105,7 @@ mod tests {
             reward_fn: "rewardfn.base".into(),
             version: VersionIdentity::default(),
             elapsed_s: 0.0,
+            feedback: None,
         }
     }
 

@@ -68,6 +68,12 @@ pub struct RewardEntry {
     /// Seconds spent on this entry (legs run now, not cached ones).
     #[serde(default)]
     pub elapsed_s: f64,
+    /// Text for the model: what was read, which size and input broke it and how, the timing
+    /// and what it achieved, from the profile's template within its budget of characters
+    /// (docs/REWARDS.md, "Feedback"). Never a seed, never more of the inputs than the first
+    /// mismatch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<String>,
 }
 
 impl RewardEntry {
@@ -81,12 +87,13 @@ impl RewardEntry {
             reward: None,
             scored: false,
             parts: None,
-            reasons: vec![reason],
+            reasons: vec![reason.clone()],
             legs: Vec::new(),
             profile: profile.to_string(),
             reward_fn: String::new(),
             version: VersionIdentity::default(),
             elapsed_s: 0.0,
+            feedback: Some(format!("Not judged: {}.", reason.detail.trim_end_matches('.'))),
         }
     }
 }
@@ -129,6 +136,7 @@ mod tests {
                 legs: [("parse".to_string(), "l-hash".to_string())].into(),
             },
             elapsed_s: 0.002,
+            feedback: None,
         };
         insta::assert_json_snapshot!("scored_entry", entry);
         let back: RewardEntry = serde_json::from_value(serde_json::to_value(&entry).unwrap()).unwrap();

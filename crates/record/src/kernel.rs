@@ -13,6 +13,7 @@ pub mod fake;
 pub mod harness;
 pub mod inputs;
 pub mod mangle;
+pub mod traffic;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -363,6 +364,14 @@ pub struct KernelTask {
     /// What the timed launches draw: the typical law (default) or every family.
     #[serde(default, skip_serializing_if = "is_default")]
     pub timed_inputs: TimedInputs,
+    /// Bytes one launch moves to and from device memory, an expression of the size variables;
+    /// by default every input read once and every output written once ([`traffic`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<String>,
+    /// Floating-point operations one launch does, an expression of the size variables; none
+    /// by default (a buffer's length says nothing of the work per element).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flops: Option<String>,
 }
 
 fn block_unset(block: &[String; 3]) -> bool {

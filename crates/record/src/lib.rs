@@ -6,9 +6,12 @@
 //! Every document that leaves a process carries a [`FormatVersion`].
 //! - 1.0: first version: leg results, reward entries, Q&A tasks, pools, kernel tasks, harness
 //!   jobs and records.
+//! - 1.1: reward entries carry `feedback`; kernel tasks may declare `bytes` and `flops`;
+//!   episodes (their settings, turns and the lines `aorlta score --episodes` replays).
 
 pub mod contract;
 pub mod entry;
+pub mod episode;
 pub mod kernel;
 pub mod leg;
 pub mod task;
@@ -30,7 +33,7 @@ pub struct FormatVersion {
 }
 
 /// The version this build writes.
-pub const FORMAT_VERSION: FormatVersion = FormatVersion { major: 1, minor: 0 };
+pub const FORMAT_VERSION: FormatVersion = FormatVersion { major: 1, minor: 1 };
 
 impl Default for FormatVersion {
     fn default() -> Self {

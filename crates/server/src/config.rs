@@ -66,6 +66,9 @@ pub struct ServeConfig {
     /// Who may ask: the bearer token the scoring and task routes require.
     #[serde(default)]
     pub auth: AuthConfig,
+    /// How many episodes, of how many turns and bytes, live how long.
+    #[serde(default)]
+    pub episodes: crate::episode_store::EpisodesConfig,
     /// The file this config was read from (relative paths in `kernel:` resolve against it).
     #[serde(skip)]
     pub origin: PathBuf,
@@ -528,6 +531,9 @@ impl ServeConfig {
         }
         if self.profiles.is_empty() {
             return bad("field `profiles`: name at least one profile");
+        }
+        if let Err(m) = self.episodes.check() {
+            return bad(&m);
         }
         let l = &self.limits;
         if l.max_items == 0 || l.max_body_bytes == 0 || l.max_completion_bytes == 0 {

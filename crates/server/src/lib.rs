@@ -13,6 +13,8 @@ pub mod auth;
 pub mod body;
 pub mod config;
 pub mod connections;
+pub mod episode_store;
+pub mod episodes;
 pub mod error;
 pub mod items;
 pub mod json_body;

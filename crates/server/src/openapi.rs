@@ -82,6 +82,33 @@ fn operation(path: &str, g: &mut SchemaGenerator) -> Op {
             media: "text/plain",
             guarded: false,
         },
+        "/v1/episodes" => Op {
+            method: "post",
+            id: "openEpisode",
+            summary: "Open an episode at a task: the profile, the most turns, the turn reward and its discount.",
+            request: Some(schema::<crate::episodes::OpenEpisode>(g)),
+            answer: schema::<aorlta_record::episode::EpisodeHead>(g),
+            media: "application/json",
+            guarded: true,
+        },
+        "/v1/episodes/{id}/turns" => Op {
+            method: "post",
+            id: "takeTurn",
+            summary: "Score a completion as the episode's next turn: its entry, feedback and turn reward (a retried turn id answers the same turn).",
+            request: Some(schema::<crate::episodes::TurnRequest>(g)),
+            answer: schema::<crate::episodes::TurnAnswer>(g),
+            media: "application/json",
+            guarded: true,
+        },
+        "/v1/episodes/{id}" => Op {
+            method: "get",
+            id: "getEpisode",
+            summary: "The episode's transcript: its settings and every turn.",
+            request: None,
+            answer: schema::<aorlta_record::episode::Episode>(g),
+            media: "application/json",
+            guarded: true,
+        },
         _ => Op {
             method: "get",
             id: "openapi",
@@ -159,6 +186,10 @@ pub fn document(version: &str, routes: &[&str]) -> Value {
         }
         // `/v1/score` names its profile in the body; only `/get_reward` (OpenRLHF's fixed
         // shape) takes it in the query.
+        if path.contains("{id}") {
+            o["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"},
+                "description": "the episode's id, as `POST /v1/episodes` answered it"}]);
+        }
         if path == "/get_reward" {
             o["parameters"] = json!([{"name": "profile", "in": "query", "required": false, "schema": {"type": "string"},
                 "description": "the profile to score with (the default when absent)"}]);

@@ -93,6 +93,8 @@ pub struct AppState {
     store_file: Option<StoreFile>,
     /// The latest answered entries, for `/ui`.
     pub recent: Arc<crate::recent::Recent>,
+    episodes: Arc<dyn aorlta_store::episodes::EpisodeStore>,
+    episodes_config: crate::episode_store::EpisodesConfig,
 }
 
 /// The SQLite store's file as the service opened it: a file deleted or replaced under a running
@@ -199,6 +201,19 @@ impl AppState {
             (None, CacheConfig::Sqlite { path }) => Some(Arc::new(SqliteCache::open_with(path, readers)?)),
             (None, CacheConfig::Postgres { url }) => Some(Arc::new(PgCache::connect(url, readers)?)),
         };
+        let results_spec = match (CacheSpec::from_env()?, &cfg.cache) {
+            (Some(spec), _) => Some(spec),
+            (None, CacheConfig::Sqlite { path }) => Some(CacheSpec::Sqlite(path.clone())),
+            (None, CacheConfig::Postgres { url }) => Some(CacheSpec::Postgres(url.clone())),
+            _ => None,
+        };
+        let episodes =
+            crate::episode_store::open_store(results_spec.as_ref(), &cfg.episodes).map_err(|message| {
+                aorlta_check::CoreError::Cache {
+                    store: "episodes".into(),
+                    message,
+                }
+            })?;
         let parts = EngineParts {
             adapters,
             rewards,
@@ -274,6 +289,8 @@ impl AppState {
             gpus: cfg.gpus.clone(),
             env,
             store_file: store_path.as_deref().and_then(StoreFile::of),
+            episodes,
+            episodes_config: cfg.episodes.clone(),
         })
     }
 
@@ -310,6 +327,16 @@ impl AppState {
     /// How `/get_reward` reads its labels.
     pub fn label_mode(&self) -> crate::config::LabelMode {
         self.label_mode
+    }
+
+    /// Where episodes are kept.
+    pub fn episodes(&self) -> &Arc<dyn aorlta_store::episodes::EpisodeStore> {
+        &self.episodes
+    }
+
+    /// The config's `episodes:` section.
+    pub fn episodes_config(&self) -> &crate::episode_store::EpisodesConfig {
+        &self.episodes_config
     }
 
     /// The service's tasks.

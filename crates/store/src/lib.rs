@@ -16,6 +16,7 @@
 //! [`CACHE_URL_VAR`] environment variable.
 
 mod check;
+pub mod episodes;
 mod memory;
 mod postgres;
 mod schema;

@@ -25,6 +25,7 @@ pub(crate) fn entry(scored: bool) -> RewardEntry {
         reward_fn: "rewardfn.base".into(),
         version: VersionIdentity::default(),
         elapsed_s: 0.1,
+        feedback: None,
     }
 }
 

@@ -23,6 +23,21 @@ pub(crate) struct Args {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Replay a file of episodes (JSONL, one turn a line: `{"episode", "task", "completion"}`)
+    /// instead of the pool; writes `episodes.jsonl` under the config's `out` folder.
+    #[arg(long, value_name = "FILE")]
+    pub episodes: Option<PathBuf>,
+    /// With `--episodes`: each turn's reward, `own`, `best-so-far` or `gain`.
+    #[arg(long, default_value = "own", value_parser = turn_reward)]
+    pub turn_reward: aorlta_record::episode::TurnReward,
+    /// With `--episodes`: the discount of the discounted sum, 0 to 1.
+    #[arg(long, default_value_t = 1.0)]
+    pub discount: f64,
+}
+
+fn turn_reward(s: &str) -> Result<aorlta_record::episode::TurnReward, String> {
+    serde_json::from_value(serde_json::Value::String(s.to_string()))
+        .map_err(|_| format!("`{s}` is not one of own, best-so-far, gain"))
 }
 
 /// Runs `aorlta score`.
@@ -36,6 +51,13 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let env = config.env()?;
     let run = prepare(config, aorlta_core::adapters(), env).context("preparing the run")?;
+    if let Some(file) = &args.episodes {
+        let out = run.config.out.join("episodes.jsonl");
+        let r = aorlta_core::run::episodes::replay(&run.engine, file, args.turn_reward, args.discount, &out)?;
+        println!("{} episodes, {} turns", r.episodes, r.turns);
+        println!("wrote {}", out.display());
+        return Ok(ExitCode::SUCCESS);
+    }
     for s in &run.skipped {
         eprintln!("skipped {s}");
     }

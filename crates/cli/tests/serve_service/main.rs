@@ -7,6 +7,7 @@
 mod client;
 #[path = "../common/mod.rs"]
 mod common;
+mod episodes;
 mod misbehaving;
 mod token;
 

@@ -92,6 +92,7 @@ prop_compose! {
             unscored_value: 0.0,
             length: length.map(|(soft, extra)| LengthLimits { soft, hard: soft + extra }),
             legs,
+            feedback: None,
         };
         (profile, results, completion_len)
     }
@@ -142,6 +143,7 @@ fn profile_of(legs: Vec<LegSpec>) -> Profile {
         unscored_value: 0.0,
         length: Some(LengthLimits { soft: 100, hard: 200 }),
         legs,
+        feedback: None,
     }
 }
 

@@ -8,6 +8,7 @@
 //! [`check_entry`] reads the contract off a finished entry (one found in a store).
 
 pub mod base;
+pub mod feedback;
 pub mod speedup;
 
 pub use aorlta_record::contract::{REWARD_MAX, REWARD_MIN, check_entry, parts_in_range};

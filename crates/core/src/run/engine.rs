@@ -447,7 +447,7 @@ impl Engine {
             RewardOutcome::Scored(p) => (Some(p.sum()), Some(p), Vec::new()),
             RewardOutcome::Unscored(r) => (None, None, r),
         };
-        let entry = RewardEntry {
+        let mut entry = RewardEntry {
             format: FORMAT_VERSION,
             id: cand.id.clone(),
             task: task.id.clone(),
@@ -460,7 +460,13 @@ impl Engine {
             reward_fn: reward_fn.name().to_string(),
             version: self.version_identity(task),
             elapsed_s: start.elapsed().as_secs_f64(),
+            feedback: None,
         };
+        entry.feedback = Some(crate::reward::feedback::render(
+            &self.profile.profile,
+            task,
+            &entry,
+        ));
         if let Some(cache) = &self.parts.cache {
             cache.put_entry(&k.key, &entry);
         }

@@ -243,6 +243,7 @@ mod tests {
             reward_fn: "rewardfn.speedup".into(),
             version: VersionIdentity::default(),
             elapsed_s: 0.0,
+            feedback: None,
         }
     }
 

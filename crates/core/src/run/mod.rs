@@ -4,6 +4,7 @@
 pub mod config;
 pub mod dataset;
 pub mod engine;
+pub mod episodes;
 pub mod eval;
 pub mod plot;
 pub mod pool;

@@ -414,6 +414,7 @@ mod tests {
             reward_fn: "rewardfn.base".into(),
             version: VersionIdentity::default(),
             elapsed_s: 0.0,
+            feedback: None,
         }
     }
 

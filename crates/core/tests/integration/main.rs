@@ -3,6 +3,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod engine;
+mod feedback;
+mod kernel_episode;
 mod lane;
 mod library;
 mod qa_example;

@@ -616,6 +616,8 @@ fn task_of(p: &ProbeResult, problem: &Path, id: &str, level: u32, out: &Path) ->
         caps: Default::default(),
         precision: None,
         timed_inputs: Default::default(),
+        bytes: None,
+        flops: None,
     })
 }
 

@@ -114,10 +114,12 @@ pub(super) async fn healthz(State(state): State<Arc<AppState>>) -> (StatusCode, 
 
 /// `GET /openapi.json`: the service's OpenAPI description, made from the code.
 pub(super) async fn openapi() -> impl IntoResponse {
-    axum::Json(crate::openapi::document(
-        env!("CARGO_PKG_VERSION"),
-        &super::ROUTES,
-    ))
+    let routes: Vec<&str> = super::ROUTES
+        .iter()
+        .chain(&crate::episodes::EPISODE_ROUTES)
+        .copied()
+        .collect();
+    axum::Json(crate::openapi::document(env!("CARGO_PKG_VERSION"), &routes))
 }
 
 /// `GET /metrics`: the OpenMetrics text exposition (Prometheus reads it).

@@ -38,6 +38,9 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/get_reward", post(score::get_reward))
         .route("/v1/tasks", get(info::tasks))
         .route("/v1/profiles", get(info::profiles))
+        .route("/v1/episodes", post(crate::episodes::open))
+        .route("/v1/episodes/{id}/turns", post(crate::episodes::turn))
+        .route("/v1/episodes/{id}", get(crate::episodes::transcript))
         .route("/ui", get(ui::ui))
         .route("/ui/{*rest}", get(ui::ui))
         .route_layer(middleware::from_fn_with_state(Arc::clone(&state), guard::require));

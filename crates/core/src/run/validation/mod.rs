@@ -84,6 +84,9 @@ pub struct CaseResult {
     pub pass: bool,
     /// The case's note.
     pub note: String,
+    /// The entry's feedback for the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<String>,
 }
 
 /// A case ready to run: its candidate's source and the completion that carries it.
@@ -379,6 +382,7 @@ impl Validation {
             forced_time,
             pass,
             note: c.note.clone(),
+            feedback: entry.feedback,
         })
     }
 }
