@@ -1,5 +1,5 @@
 //! A Q&A task as the lane holds it: the task, and its reference answer read once per task (per
-//! set of answer forms a leg reads it with), as the kernel lane reads a task's signature once,
+//! set of answer forms a leg reads it with), as a task is read once when it loads,
 //! so that no candidate pays for reading the reference again.
 
 use crate::extract::{self, AnswerForm};
