@@ -20,18 +20,13 @@ pub fn leg(leg: &LegResult) -> Option<String> {
                     .unwrap_or("an accepted form");
                 format!("Your answer was read as `{}` (form: {form}).", quote(answer))
             }
-            None => match detail.and_then(|d| d.get("bytes")).and_then(|b| b.as_u64()) {
-                Some(n) => format!("The kernel source was found in your last code block ({n} bytes)."),
-                None => "The answer was found.".into(),
-            },
+            None => "The answer was found.".into(),
         },
         ("parse", LegState::Broke) => match code {
             "no-answer" => "No answer was found: none of the accepted answer forms (a \\boxed{...}, \
                             an <answer> tag, a final-answer statement, math at the end) appears."
                 .into(),
             "answer-too-long" => "The answer found is too long to be read as one answer.".into(),
-            "no-code-block" => "No fenced code block was found in your answer.".into(),
-            "kernel-not-found" => "No code block defines the kernel the task asks for.".into(),
             _ => format!("The answer could not be taken from your text ({code})."),
         },
         ("reference-match" | "normalised-match", LegState::Clean) => "The answer is correct.".into(),
@@ -81,7 +76,7 @@ mod tests {
         assert_eq!(text, "The answer is not correct.");
         let none = LegResult::with_state("parse", "parse", LegState::Broke, Reason::new("no-answer", "x"));
         assert!(leg(&none).unwrap().starts_with("No answer was found"));
-        assert!(leg(&LegResult::clean("compile", "kernel-compile")).is_none());
+        assert!(leg(&LegResult::clean("compile", "other-lane-compile")).is_none());
         let mut long = LegResult::clean("parse", "parse");
         long.detail = Some(json!({"answer": "x".repeat(500), "form": "bare"}));
         assert!(leg(&long).unwrap().chars().count() < 260);

@@ -87,10 +87,34 @@ pub fn peak_of(device: &str) -> Option<Peak> {
 pub fn leg(leg: &LegResult, task: &Task) -> Option<String> {
     let spec = KernelTaskDef::of(task).map(|k| &k.spec);
     match leg.adapter.as_str() {
+        // The shared `parse` leg, for a task of this lane: what was taken as the kernel.
+        "parse" => spec.map(|_| parse(leg)),
         "kernel-compile" => Some(compile(leg)),
         "kernel-run" => Some(correctness(leg, spec)),
         "kernel-time" => Some(timing(leg, spec)),
         _ => None,
+    }
+}
+
+/// The `parse` leg of a kernel task: the source found, or why none was.
+fn parse(leg: &LegResult) -> String {
+    match leg.state {
+        LegState::Clean => match leg
+            .detail
+            .as_ref()
+            .and_then(|d| d.get("bytes"))
+            .and_then(|b| b.as_u64())
+        {
+            Some(n) => format!("The kernel source was found in your last code block ({n} bytes)."),
+            None => "The kernel source was found.".into(),
+        },
+        LegState::Broke => match leg.first_code().unwrap_or("") {
+            "no-code-block" => "No fenced code block was found in your answer.".into(),
+            "kernel-not-found" => "No code block defines the kernel the task asks for.".into(),
+            code => format!("The kernel could not be taken from your text ({code})."),
+        },
+        LegState::Unsettled => "Your text could not be read this time (not your fault).".into(),
+        LegState::Skipped => "not run: an earlier check failed.".into(),
     }
 }
 

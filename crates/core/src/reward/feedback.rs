@@ -12,10 +12,11 @@ use serde_json::Value;
 
 /// The text of one leg.
 pub fn leg_text(leg: &LegResult, task: &Task) -> String {
-    if let Some(t) = aorlta_answer::feedback::leg(leg) {
+    // The kernel lane speaks first: it answers the shared `parse` leg only for its own tasks.
+    if let Some(t) = aorlta_kernel::feedback::leg(leg, task) {
         return t;
     }
-    if let Some(t) = aorlta_kernel::feedback::leg(leg, task) {
+    if let Some(t) = aorlta_answer::feedback::leg(leg) {
         return t;
     }
     match leg.state {
