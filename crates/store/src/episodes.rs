@@ -76,6 +76,17 @@ fn to_text(e: &Episode, limits: &EpisodeLimits) -> Result<String, EpisodeError> 
     Ok(text)
 }
 
+/// The stored text of an episode just opened (no turn yet).
+fn opened_text(head: &EpisodeHead, limits: &EpisodeLimits) -> Result<String, EpisodeError> {
+    to_text(
+        &Episode {
+            head: head.clone(),
+            turns: Vec::new(),
+        },
+        limits,
+    )
+}
+
 fn of_text(text: &str) -> Result<Episode, EpisodeError> {
     serde_json::from_str(text).map_err(|e| EpisodeError::Store(format!("a stored episode is not one: {e}")))
 }
@@ -104,13 +115,7 @@ impl MemoryEpisodes {
 
 impl EpisodeStore for MemoryEpisodes {
     fn create(&self, head: &EpisodeHead, now_s: u64) -> Result<(), EpisodeError> {
-        let text = to_text(
-            &Episode {
-                head: head.clone(),
-                turns: Vec::new(),
-            },
-            &self.limits,
-        )?;
+        let text = opened_text(head, &self.limits)?;
         let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
         rows.retain(|_, (exp, _)| *exp > now_s);
         if rows.len() >= self.limits.max_episodes {
@@ -171,13 +176,7 @@ impl SqliteEpisodes {
 
 impl EpisodeStore for SqliteEpisodes {
     fn create(&self, head: &EpisodeHead, now_s: u64) -> Result<(), EpisodeError> {
-        let text = to_text(
-            &Episode {
-                head: head.clone(),
-                turns: Vec::new(),
-            },
-            &self.limits,
-        )?;
+        let text = opened_text(head, &self.limits)?;
         let mut conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
@@ -324,13 +323,7 @@ impl PgEpisodes {
 
 impl EpisodeStore for PgEpisodes {
     fn create(&self, head: &EpisodeHead, now_s: u64) -> Result<(), EpisodeError> {
-        let text = to_text(
-            &Episode {
-                head: head.clone(),
-                turns: Vec::new(),
-            },
-            &self.limits,
-        )?;
+        let text = opened_text(head, &self.limits)?;
         let mut guard = self.client.lock().unwrap_or_else(|e| e.into_inner());
         let client: &mut tokio_postgres::Client = &mut guard;
         self.rt.block_on(async {
