@@ -45,14 +45,15 @@ class Episode:
         body: Dict[str, Any] = {"completion": completion}
         if turn_id is not None:
             body["turn_id"] = turn_id
-        answer = self.client._json("POST", f"/v1/episodes/{self.id}/turns", body)
+        answer: Dict[str, Any] = self.client._json("POST", f"/v1/episodes/{self.id}/turns", body)
         if answer["turn"] == len(self.turns):
             self.turns.append(answer)
         return answer
 
     def transcript(self) -> Dict[str, Any]:
         """The episode as the service keeps it."""
-        return self.client._json("GET", f"/v1/episodes/{self.id}")
+        transcript: Dict[str, Any] = self.client._json("GET", f"/v1/episodes/{self.id}")
+        return transcript
 
     @property
     def done(self) -> bool:
@@ -106,6 +107,7 @@ def trl_environment(
             if self.episode is None or not self.episode.turns:
                 return None
             last = self.episode.turns[-1]
-            return last["discounted_sum"] if reward == "discounted-sum" else last["reward"]
+            value = last["discounted_sum"] if reward == "discounted-sum" else last["reward"]
+            return None if value is None else float(value)
 
     return AorltaEnvironment

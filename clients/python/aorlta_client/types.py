@@ -74,6 +74,9 @@ class RewardEntry(_EntryRequired, total=False):
     """The answer for one item: ``reward`` is ``None`` exactly when ``scored`` is false."""
 
     reasons: List[Reason]
+    # Text for the model (absent when the profile's feedback produced none): what was read,
+    # which size and input broke the kernel and how, the timing; never a seed.
+    feedback: str
 
 
 class GetRewardAnswer(TypedDict):
