@@ -302,10 +302,19 @@ impl PgEpisodes {
             tokio::spawn(async move {
                 let _ = conn.await;
             });
-            client
-                .batch_execute(CREATE_TABLE)
-                .await
-                .map_err(|e| fail(e.to_string()))?;
+            // One process at a time: services starting together on one database would race
+            // on `CREATE TABLE IF NOT EXISTS` (PostgreSQL's catalog refuses the second).
+            let mut client = client;
+            let pg = |e: tokio_postgres::Error| fail(crate::postgres::chain(&e));
+            let tx = client.transaction().await.map_err(pg)?;
+            tx.execute(
+                "SELECT pg_advisory_xact_lock($1)",
+                &[&crate::postgres::MIGRATION_LOCK],
+            )
+            .await
+            .map_err(pg)?;
+            tx.batch_execute(CREATE_TABLE).await.map_err(pg)?;
+            tx.commit().await.map_err(pg)?;
             Ok::<_, EpisodeError>(client)
         })?;
         Ok(PgEpisodes {

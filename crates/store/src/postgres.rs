@@ -31,7 +31,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Attempts at committing one batch.
 const ATTEMPTS: usize = 3;
 /// The advisory lock the schema's migrations hold (any fixed number; one migration at a time).
-const MIGRATION_LOCK: i64 = 0x616f_726c_7461;
+pub(crate) const MIGRATION_LOCK: i64 = 0x616f_726c_7461;
 
 /// `url` without its password: what messages show. Both ways of naming a PostgreSQL database
 /// are understood: in a URL (`postgres://user:secret@host/db?password=secret`), `user:secret@`
@@ -159,7 +159,7 @@ fn wait<T: Send + 'static>(rt: &tokio::runtime::Handle, fut: impl Future<Output 
 }
 
 /// One error's text with its causes (`tokio-postgres` keeps the server's message in a cause).
-fn chain(e: &dyn std::error::Error) -> String {
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
     let mut source = e.source();
     while let Some(c) = source {
