@@ -126,21 +126,36 @@ fn num(leg: &LegResult, key: &str) -> Option<f64> {
     leg.detail.as_ref()?.get(key)?.as_f64()
 }
 
+/// The empty result of a check of `task`, its kernel definition and kernel tools; a failed
+/// result when the task is not a kernel task or there are no kernel tools.
+fn start<'a>(
+    env: &'a Env,
+    task: &'a Task,
+    fake_device: bool,
+) -> Result<(TaskCheck, &'a KernelTaskDef, &'a crate::KernelEnv), Box<TaskCheck>> {
+    let mut out = TaskCheck {
+        id: task.id.clone(),
+        steps: std::array::from_fn(|_| "-".to_string()),
+        fake_device,
+        ..TaskCheck::default()
+    };
+    let Some(def) = KernelTaskDef::of(task) else {
+        return Err(Box::new(out.failed(0, "not a kernel task".into())));
+    };
+    out.file = def.file.display().to_string();
+    let Some(kenv) = env.kernel() else {
+        return Err(Box::new(out.failed(0, "no kernel tools".into())));
+    };
+    Ok((out, def, kenv))
+}
+
 /// Checks one kernel task, its correctness and timing legs run through `legs` (the engine's
 /// door); a task of another kind fails at once. On the fake device this is
 /// [`check_task_on_fake`] with no real compiler.
 pub fn check_task(legs: &dyn LegRunner, env: &Env, task: &Task, params: &CheckParams) -> TaskCheck {
-    let mut out = TaskCheck {
-        id: task.id.clone(),
-        steps: std::array::from_fn(|_| "-".to_string()),
-        ..TaskCheck::default()
-    };
-    let Some(def) = KernelTaskDef::of(task) else {
-        return out.failed(0, "not a kernel task".into());
-    };
-    out.file = def.file.display().to_string();
-    let Some(kenv) = env.kernel() else {
-        return out.failed(0, "no kernel tools".into());
+    let (mut out, def, kenv) = match start(env, task, false) {
+        Ok(s) => s,
+        Err(failed) => return *failed,
     };
     if kenv.is_fake() {
         return check_task_on_fake(legs, env, None, task, params);
@@ -217,18 +232,9 @@ pub fn check_task_on_fake(
     task: &Task,
     params: &CheckParams,
 ) -> TaskCheck {
-    let mut out = TaskCheck {
-        id: task.id.clone(),
-        steps: std::array::from_fn(|_| "-".to_string()),
-        fake_device: true,
-        ..TaskCheck::default()
-    };
-    let Some(def) = KernelTaskDef::of(task) else {
-        return out.failed(0, "not a kernel task".into());
-    };
-    out.file = def.file.display().to_string();
-    let Some(kenv) = env.kernel() else {
-        return out.failed(0, "no kernel tools".into());
+    let (mut out, def, kenv) = match start(env, task, true) {
+        Ok(s) => s,
+        Err(failed) => return *failed,
     };
     match real.map(|r| compile(r, def, &def.reference_source, Who::Reference)) {
         Some(Ok(_)) => out.steps[0] = "pass".into(),

@@ -235,8 +235,7 @@ def parameter_law(t):
 
 def state_of(model):
     """Parameters and buffers, by name, as the forward reads them."""
-    named = list(model.named_parameters()) + list(model.named_buffers())
-    return [(n, t) for n, t in named]
+    return list(model.named_parameters()) + list(model.named_buffers())
 
 
 def written_by_forward(model, inputs):
