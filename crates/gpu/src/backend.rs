@@ -316,6 +316,16 @@ pub(crate) fn gpu_uuid(b: &[u8; 16]) -> String {
     )
 }
 
+/// An allocation lent to the trusted reference process: how that process reaches it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lent {
+    /// A CUDA IPC memory handle of the allocation (64 bytes, in hex).
+    Ipc(String),
+    /// A file holding the allocation's bytes (the fake device): read back by
+    /// [`Backend::take_back`] after the process wrote it.
+    File(std::path::PathBuf),
+}
+
 /// The operations the launch plans use, on one device and one stream.
 pub trait Backend {
     /// The device.
@@ -384,6 +394,19 @@ pub trait Backend {
     /// # Safety
     /// Every region the operations name lies inside one live allocation.
     unsafe fn helpers(&mut self, ops: &[HelperOp]) -> Result<(), BackendError>;
+    /// Lends the allocation at `alloc` (`bytes` long, made by [`Backend::alloc`]) to the trusted
+    /// reference process; everything queued before is finished first.
+    fn lend(&mut self, _alloc: DevPtr, _bytes: usize) -> Result<Lent, BackendError> {
+        Err(BackendError {
+            kind: ErrorKind::Driver,
+            call: "lend",
+            detail: "a PyTorch reference runs on a CUDA device (or the fake one) only".into(),
+        })
+    }
+    /// Takes a lent allocation back after the reference process wrote it.
+    fn take_back(&mut self, _alloc: DevPtr, _lent: &Lent) -> Result<(), BackendError> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@
 
 use crate::backend::{Backend, FuncId};
 use crate::layout::{BufferSet, Draw, Layout};
-use crate::plan::{Kernel, Runner, Stop};
+use crate::plan::{Kernel, RefSide, Runner, Stop};
 use crate::verify::{Counters, Damage, Expect};
 use aorlta_record::kernel::harness::{CaseReport, CheckReport, CheckWork, Geometry, Party};
 
@@ -33,7 +33,7 @@ pub(crate) fn run<B: Backend>(r: &mut Runner<'_, B>, w: &CheckWork) -> CheckRepo
 
 fn run_inner<B: Backend>(r: &mut Runner<'_, B>, w: &CheckWork, report: &mut CheckReport) -> Result<(), Stop> {
     let job = r.job;
-    let reference = r.probe(&job.reference, Party::Reference)?;
+    let reference = r.reference()?;
     let candidate = r.probe(&job.candidate, Party::Candidate)?;
     let first = Layout::new(&job.task, *w.sizes.first().unwrap_or(&0)).map_err(|m| bad_task(r, m))?;
     let g_cand = r.geometry(&candidate, &first)?;
@@ -63,7 +63,7 @@ fn cases<B: Backend>(
     r: &mut Runner<'_, B>,
     w: &CheckWork,
     report: &mut CheckReport,
-    reference: &Kernel,
+    reference: &RefSide<'_>,
     (candidate, cand_f): (&Kernel, FuncId),
     counters: &mut Counters,
 ) -> Result<(), Stop> {
@@ -71,7 +71,7 @@ fn cases<B: Backend>(
     let first_seed = w.seeds.first().copied().unwrap_or(0);
     for (size_pos, &size) in w.sizes.iter().enumerate() {
         let layout = Layout::new(&job.task, size).map_err(|m| bad_task(r, m))?;
-        let g_ref = r.geometry(reference, &layout)?;
+        let g_ref = r.ref_geometry(reference, &layout)?;
         let g_cand = r.geometry(candidate, &layout)?;
         let cand_set = r.alloc_set(&layout)?;
         let ref_set = match r.alloc_set(&layout) {
@@ -120,7 +120,7 @@ fn one_case<B: Backend>(
     s: &Sets<'_>,
     draw: Draw,
     (cand_f, g_cand): (FuncId, Geometry),
-    (reference, g_ref): (&Kernel, Geometry),
+    (reference, g_ref): (&RefSide<'_>, Geometry),
     counters: &mut Counters,
 ) -> Result<CaseReport, Stop> {
     let seed = draw.seed();
@@ -142,10 +142,7 @@ fn one_case<B: Backend>(
     counters.reset(r)?;
     let cand_check = r.check_set(counters, s.layout, s.cand, draw, Expect::Written)?;
     let untouched = r.check_set(counters, s.layout, s.refr, draw, Expect::Untouched)?;
-    let ref_inst = r.instantiate(reference, &g_ref)?;
-    let ref_args = r.args(Party::Reference, s.layout, s.refr)?;
-    r.timed_launch(Party::Reference, ref_inst.func, &g_ref, &ref_args)?;
-    r.release(ref_inst)?;
+    r.run_ref(reference, &g_ref, s.layout, s.refr, crate::torch::Op::Forward)?;
     let ref_check = r.check_set(counters, s.layout, s.refr, draw, Expect::Written)?;
     let cmp = r.compare_sets(counters, s.layout, s.refr, s.cand, r.job.task.tolerance)?;
     let words = counters.read(r, Party::Harness)?;

@@ -371,6 +371,23 @@ impl Backend for CudaBackend {
         })
     }
 
+    fn lend(&mut self, alloc: DevPtr, _bytes: usize) -> Result<crate::backend::Lent, BackendError> {
+        self.synchronize()?;
+        let mut handle = std::mem::MaybeUninit::<sys::CUipcMemHandle>::zeroed();
+        // SAFETY: `alloc` is an allocation of `cuMemAlloc`; the handle is written whole.
+        unsafe { sys::cuIpcGetMemHandle(handle.as_mut_ptr(), alloc) }
+            .result()
+            .map_err(|e| classify("cuIpcGetMemHandle", e))?;
+        // SAFETY: initialised by the call above.
+        let handle = unsafe { handle.assume_init() };
+        let hex: String = handle
+            .reserved
+            .iter()
+            .map(|b| format!("{:02x}", *b as u8))
+            .collect();
+        Ok(crate::backend::Lent::Ipc(hex))
+    }
+
     unsafe fn free(&mut self, ptr: DevPtr) -> Result<(), BackendError> {
         crate::profile::timed("free", || {
             // SAFETY: the caller promises `ptr` came from `alloc` and is freed once.

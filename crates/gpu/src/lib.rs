@@ -40,6 +40,7 @@ mod profile;
 mod sanity;
 mod serve;
 mod timing;
+mod torch;
 mod verify;
 
 // The surface: what the `aorlta` and `aorlta-harness` binaries and the behaviour tests use.

@@ -13,7 +13,9 @@ use crate::backend::{
 use crate::geometry::{LAUNCH_SYMBOL, LAUNCH_SYMBOL_BYTES, check_bounds, parse_launch_symbol, task_geometry};
 use crate::layout::BufferSet;
 use crate::layout::Layout;
-use aorlta_record::kernel::harness::{Finding, Geometry, HarnessJob, ImageLaunch, KernelImage, Party};
+use aorlta_record::kernel::harness::{
+    Finding, Geometry, HarnessJob, ImageLaunch, JobReference, KernelImage, Party, TorchJob,
+};
 use aorlta_record::kernel::mangle::{ParamKind, parameters};
 use std::time::Instant;
 
@@ -37,6 +39,15 @@ pub(crate) struct Kernel {
     pub launch: Option<Geometry>,
     /// The launch its compiler decided (a Triton kernel's).
     pub compiled: Option<ImageLaunch>,
+}
+
+/// The reference a plan runs.
+#[derive(Debug, Clone)]
+pub(crate) enum RefSide<'j> {
+    /// A reference kernel.
+    Kernel(Kernel),
+    /// A PyTorch module, run by the trusted reference process ([`crate::torch`]).
+    Torch(&'j TorchJob),
 }
 
 /// A kernel's module instance and function.
@@ -123,7 +134,7 @@ pub(crate) struct Runner<'a, B: Backend> {
     pub pending: Vec<crate::backend::HelperOp>,
 }
 
-impl<B: Backend> Runner<'_, B> {
+impl<'a, B: Backend> Runner<'a, B> {
     /// Runs `f`, counting its time in `phase`. Queued operations of the harness's device code
     /// are issued first, so everything reaches the device in the order the plan wrote it.
     pub(crate) fn in_phase<T>(&mut self, phase: Phase, f: impl FnOnce(&mut Self) -> T) -> Result<T, Stop> {
@@ -191,6 +202,47 @@ impl<B: Backend> Runner<'_, B> {
         };
         self.finding(party, code, e.to_string());
         Stop
+    }
+
+    /// The job's reference, ready to run: a kernel probed, or the module the trusted reference
+    /// process runs.
+    pub(crate) fn reference(&mut self) -> Result<RefSide<'a>, Stop> {
+        let job = self.job;
+        match &job.reference {
+            JobReference::Kernel(img) => Ok(RefSide::Kernel(self.probe(img, Party::Reference)?)),
+            JobReference::Torch(t) => Ok(RefSide::Torch(t)),
+        }
+    }
+
+    /// The reference's geometry at a size (none for a module).
+    pub(crate) fn ref_geometry(&mut self, rs: &RefSide<'_>, layout: &Layout) -> Result<Geometry, Stop> {
+        match rs {
+            RefSide::Kernel(k) => self.geometry(k, layout),
+            RefSide::Torch(_) => Ok(Geometry::default()),
+        }
+    }
+
+    /// The reference once in `set` (filled): a kernel in a fresh module instance, timed alone
+    /// between the harness's events; a module by the reference process, eagerly (`Op::Forward`)
+    /// or as a timed graph replay (`Op::Time`). Returns the seconds measured.
+    pub(crate) fn run_ref(
+        &mut self,
+        rs: &RefSide<'_>,
+        g: &Geometry,
+        layout: &Layout,
+        set: &BufferSet,
+        op: crate::torch::Op,
+    ) -> Result<f64, Stop> {
+        match rs {
+            RefSide::Kernel(k) => {
+                let inst = self.instantiate(k, g)?;
+                let args = self.args(Party::Reference, layout, set)?;
+                let t = self.timed_launch(Party::Reference, inst.func, g, &args)?;
+                self.release(inst)?;
+                Ok(t.kernel_s)
+            }
+            RefSide::Torch(t) => self.torch_run(t, layout, set, op),
+        }
     }
 
     /// Reads a code object, finds its kernel and reads its `aorlta_launch` symbol.
@@ -373,10 +425,12 @@ impl<B: Backend> Runner<'_, B> {
         set: &BufferSet,
     ) -> Result<Vec<KernelArg>, Stop> {
         let image = match party {
-            Party::Candidate => &self.job.candidate,
-            Party::Reference | Party::Harness => &self.job.reference,
+            Party::Candidate => Some(&self.job.candidate),
+            Party::Reference | Party::Harness => self.job.reference.kernel(),
         };
-        let trailing = image.launch.as_ref().map_or(0, |l| l.trailing_pointers);
+        let trailing = image
+            .and_then(|i| i.launch.as_ref())
+            .map_or(0, |l| l.trailing_pointers);
         match build_args(&self.job.task, layout, set) {
             Ok(mut a) => {
                 a.extend((0..trailing).map(|_| KernelArg::U64(0)));

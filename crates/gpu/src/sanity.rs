@@ -26,23 +26,20 @@ fn run_inner<B: Backend>(
     report: &mut SanityReport,
 ) -> Result<(), Stop> {
     let job = r.job;
-    let reference = r.probe(&job.reference, Party::Reference)?;
+    let reference = r.reference()?;
     for &size in &w.sizes {
         let layout = Layout::new(&job.task, size).map_err(|m| {
             r.finding(Party::Harness, "bad-task", m);
             Stop
         })?;
-        let g = r.geometry(&reference, &layout)?;
+        let g = r.ref_geometry(&reference, &layout)?;
         let set = r.alloc_set(&layout)?;
         let result = (|| -> Result<Vec<Vec<u8>>, Stop> {
             if !r.helpers_loaded {
                 r.helpers_on()?;
             }
             r.fill_set(&layout, &set, Draw::Typical(w.seed), false)?;
-            let inst = r.instantiate(&reference, &g)?;
-            let args = r.args(Party::Reference, &layout, &set)?;
-            r.timed_launch(Party::Reference, inst.func, &g, &args)?;
-            r.release(inst)?;
+            r.run_ref(&reference, &g, &layout, &set, crate::torch::Op::Forward)?;
             read_back(r, &layout, &set)
         })();
         r.scrub_and_free(&layout, &set);

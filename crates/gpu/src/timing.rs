@@ -27,7 +27,7 @@ use crate::check::other_sets;
 use crate::draw::mix64;
 use crate::layout::BufferSet;
 use crate::layout::{Draw, Layout};
-use crate::plan::{Kernel, Phase, Runner, Stop, Timed};
+use crate::plan::{Kernel, Phase, RefSide, Runner, Stop, Timed};
 use crate::verify::{Counters, Expect};
 use aorlta_record::kernel::TimedInputs;
 use aorlta_record::kernel::harness::{
@@ -132,7 +132,7 @@ fn run_inner<B: Backend>(
     settled: &dyn Fn(&[TimedPair]) -> bool,
 ) -> Result<(), Stop> {
     let job = r.job;
-    let reference = r.probe(&job.reference, Party::Reference)?;
+    let reference = r.reference()?;
     let candidate = r.probe(&job.candidate, Party::Candidate)?;
     let layout = match Layout::new(&job.task, w.size) {
         Ok(l) => l,
@@ -141,7 +141,7 @@ fn run_inner<B: Backend>(
             return Err(Stop);
         }
     };
-    let g_ref = r.geometry(&reference, &layout)?;
+    let g_ref = r.ref_geometry(&reference, &layout)?;
     let g_cand = r.geometry(&candidate, &layout)?;
     report.reference_geometry = Some(g_ref);
     report.candidate_geometry = Some(g_cand);
@@ -218,7 +218,7 @@ fn run_inner<B: Backend>(
 
 struct Kernels<'k> {
     candidate: (&'k Kernel, Geometry),
-    reference: (&'k Kernel, Geometry),
+    reference: (&'k RefSide<'k>, Geometry),
 }
 
 /// What one pair measured.
@@ -365,17 +365,14 @@ fn run_reference<B: Backend>(
     if symmetric {
         r.helpers_off()?;
     }
-    let inst = r.instantiate(kernel, &g)?;
-    let args = r.args(Party::Reference, &s.layout, sides.refr)?;
     if cold {
         r.flush_l2(s.scratch, s.scratch_words, salt)?;
     }
-    let t = r.timed_launch(Party::Reference, inst.func, &g, &args)?;
-    r.release(inst)?;
+    let t = r.run_ref(kernel, &g, &s.layout, sides.refr, crate::torch::Op::Time)?;
     if symmetric {
         r.helpers_on()?;
     }
-    Ok(t.kernel_s)
+    Ok(t)
 }
 
 fn reference_sane<B: Backend>(r: &mut Runner<'_, B>, d: &crate::verify::Damage) -> Result<(), Stop> {

@@ -12,7 +12,7 @@ use crate::backend::{Backend, DevPtr, HelperOp};
 use crate::draw::{Fill, as_f64, count_unlike, elem_size, load};
 use crate::layout::{BufferSet, Draw, GUARD_BYTES, Layout};
 use crate::plan::{Phase, Runner, Stop};
-use aorlta_record::kernel::harness::{Mismatch, Party};
+use aorlta_record::kernel::harness::{JobReference, Mismatch, Party};
 use aorlta_record::kernel::inputs::{Family, Special};
 use aorlta_record::kernel::{Dtype, Init, Tolerance};
 
@@ -253,6 +253,10 @@ impl<B: Backend> Runner<'_, B> {
     pub(crate) fn scrub_and_free(&mut self, layout: &Layout, set: &BufferSet) {
         if self.context_lost {
             return;
+        }
+        if matches!(self.job.reference, JobReference::Torch(_)) {
+            // The reference process lets go of the set before it is freed.
+            crate::torch::release();
         }
         if self.helpers_loaded || self.helpers_on().is_ok() {
             let _ = self.fill_set(layout, set, Draw::Typical(0), true);

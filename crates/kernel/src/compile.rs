@@ -111,7 +111,11 @@ fn compile_leg(input: &LegInput<'_>) -> LegOutput {
 }
 
 fn run_compile(i: &Inputs<'_>) -> LegOutput {
-    if let Err(f) = compile(i.env, i.task, &i.task.reference_source, Who::Reference) {
+    // A reference kernel compiles first (a task whose reference does not compile blames no
+    // candidate); a PyTorch module is run, not compiled, by the later legs.
+    if i.task.torch.is_none()
+        && let Err(f) = compile(i.env, i.task, &i.task.reference_source, Who::Reference)
+    {
         return failed(f);
     }
     match compile(i.env, i.task, i.source, Who::Candidate) {

@@ -9,9 +9,11 @@ use crate::compiler::{CompileFailure, Compiled, Who, compile};
 use crate::reason::KernelReason;
 use crate::task::KernelTaskDef;
 use aorlta_check::{LegInput, LegOutput};
-use aorlta_record::kernel::KernelTask;
 use aorlta_record::kernel::expr::eval_count;
-use aorlta_record::kernel::harness::{HARNESS_FORMAT, HarnessJob, HarnessRecord, KernelImage, Party, Work};
+use aorlta_record::kernel::harness::{
+    HARNESS_FORMAT, HarnessJob, HarnessRecord, JobReference, KernelImage, Party, TorchJob, Work,
+};
+use aorlta_record::kernel::{KernelTask, Reference, Role};
 use aorlta_record::{LegState, Reason};
 use std::time::Duration;
 
@@ -78,11 +80,67 @@ pub(crate) fn failed(f: CompileFailure) -> LegOutput {
     }
 }
 
-/// Compiles the reference and the candidate (both cached).
-pub(crate) fn compile_both(i: &Inputs<'_>) -> Result<(Compiled, Compiled), LegOutput> {
-    let reference = compile(i.env, i.task, &i.task.reference_source, Who::Reference).map_err(failed)?;
+/// What a job's candidate runs against: the reference kernel compiled, or the task's PyTorch
+/// module with the Python that runs it.
+pub(crate) enum RefBuilt {
+    /// The reference kernel's code object.
+    Kernel(Compiled),
+    /// The module, for the harness's reference process.
+    Torch(TorchJob),
+}
+
+/// The task's reference, ready for a job: compiled (cached), or its module with a Python that
+/// has torch (`unsettled no-torch` without one).
+pub(crate) fn reference(env: &KernelEnv, task: &KernelTaskDef) -> Result<RefBuilt, LegOutput> {
+    let Some(m) = &task.torch else {
+        return compile(env, task, &task.reference_source, Who::Reference)
+            .map(RefBuilt::Kernel)
+            .map_err(failed);
+    };
+    let python = crate::torch::torch_python(None);
+    crate::torch::has_torch(&python).map_err(|why| LegOutput::unsettled(KernelReason::NoTorch, why))?;
+    let spec = &task.spec;
+    let Reference::Torch(t) = &spec.reference else {
+        unreachable!("a task with a module has a torch reference")
+    };
+    let buffer_names = |role_in: bool| {
+        spec.buffers
+            .iter()
+            .filter(|b| (b.role == Role::In) == role_in && !t.state.contains_key(&b.name))
+            .map(|b| b.name.clone())
+            .collect::<Vec<_>>()
+    };
+    Ok(RefBuilt::Torch(TorchJob {
+        python,
+        module: m.file.clone(),
+        sha256: m.sha256.clone(),
+        class: m.class.clone(),
+        init: t.init.clone(),
+        state: t.state.clone(),
+        forward: if t.forward.is_empty() {
+            buffer_names(true)
+        } else {
+            t.forward.clone()
+        },
+        outputs: buffer_names(false),
+        shapes: t.shapes.clone(),
+        compile: false,
+    }))
+}
+
+/// Builds the reference and compiles the candidate (both cached).
+pub(crate) fn compile_both(i: &Inputs<'_>) -> Result<(RefBuilt, Compiled), LegOutput> {
+    let reference = reference(i.env, i.task)?;
     let candidate = compile(i.env, i.task, i.source, Who::Candidate).map_err(failed)?;
     Ok((reference, candidate))
+}
+
+fn image(c: &Compiled) -> KernelImage {
+    KernelImage {
+        path: c.cubin.clone(),
+        symbols: c.symbols.clone(),
+        launch: c.launch.clone(),
+    }
 }
 
 /// The fake device computes on the CPU: every size is scaled down until no buffer holds more
@@ -90,17 +148,31 @@ pub(crate) fn compile_both(i: &Inputs<'_>) -> Result<(Compiled, Compiled), LegOu
 const FAKE_MAX_ELEMENTS: u64 = 1 << 14;
 
 /// The task as the fake device runs it: each size's variables halved until every buffer fits.
+/// A task whose reference is a PyTorch module keeps its own sizes (a dimension it derives, such
+/// as a convolution's output length, would not follow a halving): each one too large becomes
+/// its smallest.
 pub(crate) fn shrink_for_fake(task: &KernelTask) -> KernelTask {
     let mut t = task.clone();
+    let longest = |size: &std::collections::BTreeMap<String, i64>| {
+        task.buffers
+            .iter()
+            .filter_map(|b| eval_count(&b.len, size).ok())
+            .max()
+            .unwrap_or(0)
+    };
+    if matches!(task.reference, Reference::Torch(_)) {
+        if let Some(smallest) = task.sizes.iter().min_by_key(|s| longest(s)).cloned() {
+            for size in &mut t.sizes {
+                if longest(size) > FAKE_MAX_ELEMENTS {
+                    *size = smallest.clone();
+                }
+            }
+        }
+        return t;
+    }
     for size in &mut t.sizes {
         for _ in 0..64 {
-            let longest = task
-                .buffers
-                .iter()
-                .filter_map(|b| eval_count(&b.len, size).ok())
-                .max()
-                .unwrap_or(0);
-            if longest <= FAKE_MAX_ELEMENTS {
+            if longest(size) <= FAKE_MAX_ELEMENTS {
                 break;
             }
             for v in size.values_mut() {
@@ -114,10 +186,11 @@ pub(crate) fn shrink_for_fake(task: &KernelTask) -> KernelTask {
 }
 
 /// Runs a job on a leased GPU.
+/// A job whose work runs no candidate (the tolerance sanity) names none: `candidate` is `None`.
 pub(crate) fn run_job(
     i: &Inputs<'_>,
-    reference: &Compiled,
-    candidate: &Compiled,
+    reference: &RefBuilt,
+    candidate: Option<&Compiled>,
     work: Work,
     launch_timeout_s: f64,
     deadline_s: f64,
@@ -147,16 +220,15 @@ pub(crate) fn run_job(
         format: HARNESS_FORMAT,
         id: format!("{}-{}", i.task.spec.id, env.next_job()),
         task,
-        reference: KernelImage {
-            path: reference.cubin.clone(),
-            symbols: reference.symbols.clone(),
-            launch: reference.launch.clone(),
+        reference: match reference {
+            RefBuilt::Kernel(c) => JobReference::Kernel(image(c)),
+            RefBuilt::Torch(t) => JobReference::Torch(t.clone()),
         },
-        candidate: KernelImage {
-            path: candidate.cubin.clone(),
-            symbols: candidate.symbols.clone(),
-            launch: candidate.launch.clone(),
-        },
+        candidate: candidate.map(image).unwrap_or(KernelImage {
+            path: std::path::PathBuf::new(),
+            symbols: Vec::new(),
+            launch: None,
+        }),
         record: std::path::PathBuf::new(),
         launch_timeout_s,
         work,

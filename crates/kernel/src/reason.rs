@@ -55,6 +55,8 @@ aorlta_check::reason_codes! {
         NoParsedKernel => "no-parsed-kernel",
         /// No GPU to lease.
         NoGpu => "no-gpu",
+        /// The task's reference is a PyTorch module and no Python with torch is here.
+        NoTorch => "no-torch",
         /// No GPU lease came within `lease-wait-s`.
         NoGpuLease => "no-gpu-lease",
         /// The harness could not start.

@@ -5,7 +5,6 @@
 //! a kernel that computes nothing must never be rewarded.
 
 use crate::KernelTools;
-use crate::compiler::{Who, compile};
 use crate::exec::{Inputs, run_job};
 use crate::task::KernelTaskDef;
 use aorlta_check::{CoreError, Env, Task};
@@ -55,9 +54,21 @@ pub fn task_sanity(env: &Env, task: &Task) -> Sanity {
     let Some(kenv) = env.kernel() else {
         return Sanity::NotRun("no `kernel:` section, so no compiler or GPU".into());
     };
-    let reference = match compile(kenv, def, &def.reference_source, Who::Reference) {
-        Ok(c) => c,
-        Err(f) => return Sanity::NotRun(format!("the reference did not compile: {}: {}", f.code, f.detail)),
+    let reference = match crate::exec::reference(kenv, def) {
+        Ok(r) => r,
+        Err(o) => {
+            let why: Vec<String> = o
+                .reasons
+                .iter()
+                .map(|r| format!("{}: {}", r.code, r.detail))
+                .collect();
+            let what = if def.torch.is_some() {
+                "the reference module cannot run"
+            } else {
+                "the reference did not compile"
+            };
+            return Sanity::NotRun(format!("{what}: {}", why.join("; ")));
+        }
     };
     let i = Inputs {
         env: kenv,
@@ -70,7 +81,7 @@ pub fn task_sanity(env: &Env, task: &Task) -> Sanity {
     let timeout = if kenv.is_fake() { 0.3 } else { 10.0 };
     let deadline = 60.0 + sizes.len() as f64 * timeout;
     let work = Work::Sanity(SanityWork { sizes, seed });
-    let rec = match run_job(&i, &reference, &reference, work, timeout, deadline) {
+    let rec = match run_job(&i, &reference, None, work, timeout, deadline) {
         Ok(r) => r,
         Err(o) => {
             let why: Vec<String> = o

@@ -2,8 +2,8 @@
 //! rules it must keep ([`crate::rules`]), checked when it loads, and its content hash.
 
 use aorlta_check::{CoreError, Result, Task, hash_parts};
-use aorlta_record::kernel::KernelTask;
 use aorlta_record::kernel::mangle::Signature;
+use aorlta_record::kernel::{KernelTask, Reference};
 use std::path::{Path, PathBuf};
 
 /// The kernel lane's name, which its tasks carry.
@@ -24,6 +24,20 @@ pub struct KernelTaskDef {
     pub reference_source: String,
     /// blake3 of the reference source.
     pub reference_hash: String,
+    /// The PyTorch module, when the reference is one (`reference_source` is then its file's
+    /// text).
+    pub torch: Option<TorchModule>,
+}
+
+/// A task's PyTorch module, as it loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TorchModule {
+    /// The module's file, absolute.
+    pub file: PathBuf,
+    /// The file's SHA-256 when the task loaded (the reference process refuses another file).
+    pub sha256: String,
+    /// The `torch.nn.Module` class.
+    pub class: String,
 }
 
 impl KernelTaskDef {
@@ -41,16 +55,25 @@ impl KernelTaskDef {
 /// A kernel task of the lane; reads its reference source and its signature, and checks the
 /// rules (errors name `origin` and the field).
 pub fn kernel_task(spec: KernelTask, dir: &Path, origin: &Path) -> Result<Task> {
-    let Some(source) = spec.reference.source() else {
-        return Err(CoreError::invalid(
-            origin,
-            "field `reference`: a PyTorch reference (`torch:`) is read by `aorlta task import` \
-             but not yet run by the harness; give a kernel source",
-        ));
+    let (ref_path, class) = match &spec.reference {
+        Reference::Source(source) => (dir.join(source), None),
+        Reference::Torch(t) => {
+            let (file, class) = t.file_and_class();
+            (dir.join(file), Some(class.to_string()))
+        }
     };
-    let ref_path = dir.join(source);
     let reference_source = aorlta_check::input::read_to_string(&ref_path, aorlta_check::input::TEXT_LIMIT)
         .map_err(|e| CoreError::invalid(origin, format!("field `reference`: {e}")))?;
+    let torch = match class {
+        None => None,
+        Some(class) => Some(TorchModule {
+            file: std::path::absolute(&ref_path).map_err(|e| {
+                CoreError::invalid(origin, format!("field `reference`: {}: {e}", ref_path.display()))
+            })?,
+            sha256: sha256_hex(reference_source.as_bytes()),
+            class,
+        }),
+    };
     let signature = Signature::parse(&spec.signature)
         .map_err(|e| CoreError::invalid(origin, format!("field `signature`: {}", e.message)))?;
     crate::rules::check(&spec).map_err(|b| CoreError::invalid(origin, b.describe()))?;
@@ -69,8 +92,18 @@ pub fn kernel_task(spec: KernelTask, dir: &Path, origin: &Path) -> Result<Task> 
             file: origin.to_path_buf(),
             reference_source,
             reference_hash,
+            torch,
         },
     ))
+}
+
+/// SHA-256 of `bytes`, in hex (the reference process checks a module file by it).
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The task of one kernel task file's text (YAML), its rules checked at their lines.

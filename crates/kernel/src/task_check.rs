@@ -160,6 +160,9 @@ pub fn check_task(legs: &dyn LegRunner, env: &Env, task: &Task, params: &CheckPa
     if kenv.is_fake() {
         return check_task_on_fake(legs, env, None, task, params);
     }
+    if def.torch.is_some() {
+        return check_torch_task(out, env, task, false);
+    }
     if let Err(f) = compile(kenv, def, &def.reference_source, Who::Reference) {
         return out.failed(
             0,
@@ -236,6 +239,9 @@ pub fn check_task_on_fake(
         Ok(s) => s,
         Err(failed) => return *failed,
     };
+    if def.torch.is_some() {
+        return check_torch_task(out, env, task, true);
+    }
     match real.map(|r| compile(r, def, &def.reference_source, Who::Reference)) {
         Some(Ok(_)) => out.steps[0] = "pass".into(),
         Some(Err(f)) if !is_missing_compiler(&f.code) => {
@@ -288,6 +294,45 @@ pub fn check_task_on_fake(
         },
         out.not_run.len(),
         if out.not_run.len() == 1 { "" } else { "s" }
+    );
+    out
+}
+
+/// What a task whose reference is a PyTorch module leaves unchecked in the run step.
+const TORCH_RUN_NOT_RUN: &str = "run: the reference against itself was not run (a PyTorch reference is no kernel: \
+     check a candidate of yours with `aorlta timecheck`)";
+/// What it leaves unchecked in the timing step.
+const TORCH_AA_NOT_RUN: &str = "a/a: the A/A timing against the module was not run (it needs a kernel computing \
+     the module's op as the candidate)";
+
+/// [`check_task`] of a task whose reference is a PyTorch module: the module runs in the
+/// reference process (a Python with torch is here), and its outputs, real ones on the fake
+/// device too (torch computes them on the CPU), are told from a kernel that computes nothing
+/// by the task's tolerance. No kernel runs against it here.
+fn check_torch_task(mut out: TaskCheck, env: &Env, task: &Task, fake: bool) -> TaskCheck {
+    let python = crate::torch::torch_python(None);
+    match crate::torch::has_torch(&python) {
+        Ok(_) => out.steps[0] = "pass".into(),
+        Err(why) => return out.failed(0, format!("{}: {why}", crate::KernelReason::NoTorch)),
+    }
+    match task_sanity(env, task) {
+        Sanity::Sound(_) => out.steps[1] = "pass".into(),
+        Sanity::Unsound(why) => return out.failed(1, why),
+        Sanity::NotRun(why) => return out.failed(1, format!("not run: {why}")),
+    }
+    out.steps[2] = NOT_RUN.into();
+    out.not_run.push(TORCH_RUN_NOT_RUN.into());
+    out.steps[3] = NOT_RUN.into();
+    out.not_run.push(TORCH_AA_NOT_RUN.into());
+    out.pass = true;
+    out.why = format!(
+        "the PyTorch module runs{} and its tolerance is sound; {} steps not run",
+        if fake {
+            " (on the CPU, for the fake device)"
+        } else {
+            ""
+        },
+        out.not_run.len()
     );
     out
 }

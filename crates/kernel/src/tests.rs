@@ -52,6 +52,7 @@ pub(crate) fn task(signature: &str, reference: &str) -> KernelTaskDef {
         file: PathBuf::from("t.yaml"),
         reference_source: reference.to_string(),
         reference_hash: aorlta_check::hash_str(reference),
+        torch: None,
     }
 }
 

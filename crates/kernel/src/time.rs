@@ -188,7 +188,7 @@ fn time_leg(input: &LegInput<'_>) -> LegOutput {
     let rec = match run_job(
         &i,
         &reference,
-        &candidate,
+        Some(&candidate),
         Work::Time(work.clone()),
         launch_timeout,
         deadline,

@@ -293,6 +293,14 @@ pub struct TorchReference {
     /// name: the module's own name for it (`conv1_weight: conv1.weight`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub state: BTreeMap<String, String>,
+    /// The forward's arguments in order: input buffers and integer scalars, by the task's names
+    /// (default: the input buffers that are not `state`, in the task's order).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forward: Vec<String>,
+    /// Each buffer's shape as expressions over the size's variables (`[rows, cols]`); a buffer
+    /// not named is one-dimensional, its `len` long.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub shapes: BTreeMap<String, Vec<String>>,
 }
 
 impl TorchReference {

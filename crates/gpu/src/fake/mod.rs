@@ -105,6 +105,8 @@ pub struct FakeBackend {
     /// 0 by default), so that a benchmark on the fake device is bound by its "GPUs" and shows
     /// how the scheduling scales with their number.
     pub busy_s: f64,
+    /// Where allocations lent to the reference process live as files.
+    lent_dir: Option<tempfile::TempDir>,
 }
 
 impl Default for FakeBackend {
@@ -173,6 +175,7 @@ impl FakeBackend {
                 .and_then(|v| v.parse::<f64>().ok())
                 .filter(|v| v.is_finite() && *v >= 0.0)
                 .unwrap_or(0.0),
+            lent_dir: None,
         }
     }
 
@@ -319,6 +322,35 @@ impl Backend for FakeBackend {
             for p in stale {
                 set.remove(&p);
             }
+        }
+        Ok(())
+    }
+
+    fn lend(&mut self, alloc: DevPtr, bytes: usize) -> Result<crate::backend::Lent, BackendError> {
+        self.fault("lend")?;
+        let data = self
+            .mem
+            .read(alloc, bytes)
+            .ok_or_else(|| Self::driver("lend", "not an allocation"))?
+            .to_vec();
+        let dir = self
+            .lent_dir
+            .get_or_insert_with(|| tempfile::tempdir().expect("a temporary folder"));
+        let path = dir.path().join(format!("alloc-{alloc:x}"));
+        std::fs::write(&path, data).map_err(|e| Self::driver("lend", e.to_string()))?;
+        Ok(crate::backend::Lent::File(path))
+    }
+
+    fn take_back(&mut self, alloc: DevPtr, lent: &crate::backend::Lent) -> Result<(), BackendError> {
+        let crate::backend::Lent::File(path) = lent else {
+            return Err(Self::driver("take_back", "not lent as a file"));
+        };
+        let data = std::fs::read(path).map_err(|e| Self::driver("take_back", e.to_string()))?;
+        if !self.mem.write(alloc, &data) {
+            return Err(Self::driver(
+                "take_back",
+                "the file no longer fits its allocation",
+            ));
         }
         Ok(())
     }

@@ -5,7 +5,7 @@ use aorlta_gpu::run_job;
 use aorlta_record::kernel::KernelTask;
 use aorlta_record::kernel::fake::{FAKE_MAGIC, FakeBehaviour, FakeImage};
 use aorlta_record::kernel::harness::{
-    CheckWork, HARNESS_FORMAT, HarnessJob, HarnessRecord, KernelImage, TimeWork, Work,
+    CheckWork, HARNESS_FORMAT, HarnessJob, HarnessRecord, JobReference, KernelImage, TimeWork, Work,
 };
 use std::path::Path;
 
@@ -59,7 +59,11 @@ pub(crate) fn job(dir: &Path, cand: &FakeImage, work: Work) -> HarnessJob {
         format: HARNESS_FORMAT,
         id: "t".into(),
         task: task(),
-        reference: write_image(dir, "ref.cubin", &image(FakeBehaviour::Correct, 1.0, true)),
+        reference: JobReference::Kernel(write_image(
+            dir,
+            "ref.cubin",
+            &image(FakeBehaviour::Correct, 1.0, true),
+        )),
         candidate: write_image(dir, "cand.cubin", cand),
         record: dir.join("t.record.json"),
         launch_timeout_s: 0.2,

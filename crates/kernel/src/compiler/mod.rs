@@ -156,6 +156,10 @@ pub fn compile_many(env: &(dyn CompileEnv + Sync), jobs: &[(&KernelTaskDef, &str
                 while let Some((task, source, who)) =
                     jobs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
                 {
+                    // A PyTorch module is not compiled: the reference process runs it.
+                    if *who == Who::Reference && task.torch.is_some() {
+                        continue;
+                    }
                     let _ = compile(env, task, source, *who);
                 }
             });

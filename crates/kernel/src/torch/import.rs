@@ -605,6 +605,8 @@ fn task_of(p: &ProbeResult, problem: &Path, id: &str, level: u32, out: &Path) ->
             torch: format!("{}:{}", problem_rel.display(), p.class),
             init: p.init.clone(),
             state,
+            forward: p.inputs.iter().map(|i| i.name.clone()).collect(),
+            shapes: shapes_text.iter().cloned().collect(),
         }),
         buffers,
         scalars,

@@ -8,8 +8,6 @@
 
 mod import;
 mod prompt;
-#[cfg(test)]
-mod tests;
 
 pub use import::{ImportReport, ImportRow, import_kernelbench, problems_in};
 
@@ -23,4 +21,41 @@ pub fn torch_python(named: Option<PathBuf>) -> PathBuf {
     named
         .or_else(|| std::env::var_os("AORLTA_TORCH_PYTHON").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("python3"))
+}
+
+/// Whether `python` imports torch (asked once per interpreter and process): its version, or
+/// why not, in words for an `unsettled no-torch` reason.
+pub(crate) fn has_torch(python: &std::path::Path) -> Result<String, String> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static SEEN: OnceLock<Mutex<HashMap<PathBuf, Result<String, String>>>> = OnceLock::new();
+    let seen = SEEN.get_or_init(Default::default);
+    if let Some(r) = seen.lock().unwrap_or_else(|p| p.into_inner()).get(python) {
+        return r.clone();
+    }
+    let out = std::process::Command::new(python)
+        .args(["-I", "-c", "import torch; print(torch.__version__)"])
+        .stdin(std::process::Stdio::null())
+        .output();
+    let r = match out {
+        Ok(o) if o.status.success() => Ok(String::from_utf8_lossy(&o.stdout).trim().to_string()),
+        Ok(o) => {
+            let err = String::from_utf8_lossy(&o.stderr);
+            let last = err.lines().last().unwrap_or("").trim().to_string();
+            Err(format!(
+                "the task's reference is a PyTorch module and {} does not import torch ({last}); \
+                 set AORLTA_TORCH_PYTHON to a Python that has it",
+                python.display()
+            ))
+        }
+        Err(e) => Err(format!(
+            "the task's reference is a PyTorch module and {} cannot run ({e}); set \
+             AORLTA_TORCH_PYTHON to a Python with torch",
+            python.display()
+        )),
+    };
+    seen.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(python.to_path_buf(), r.clone());
+    r
 }

@@ -23,6 +23,9 @@
 //! - 2.2: compiled launches. `KernelImage` gains `launch` ([`ImageLaunch`]): the geometry and
 //!   trailing arguments a compiler decided (Triton's `num_warps`, shared memory, scratch
 //!   pointers), which the harness uses instead of the task's block.
+//! - 2.3: PyTorch references. `HarnessJob::reference` becomes a [`JobReference`]: a kernel's code
+//!   object (`{"kernel": {...}}`, as before) or a module the harness's trusted reference process
+//!   runs (`{"torch": {...}}`, [`TorchJob`]).
 
 use super::KernelTask;
 use crate::FormatVersion;
@@ -30,10 +33,63 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// The version of the job, record, ready and device-list documents this build reads and writes.
-pub const HARNESS_FORMAT: FormatVersion = FormatVersion { major: 2, minor: 2 };
+pub const HARNESS_FORMAT: FormatVersion = FormatVersion { major: 2, minor: 3 };
 
 fn harness_format() -> FormatVersion {
     HARNESS_FORMAT
+}
+
+/// What a job's candidate is checked and timed against.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub enum JobReference {
+    /// A reference kernel's code object, loaded by the harness like the candidate's.
+    Kernel(KernelImage),
+    /// A PyTorch module, run by the trusted reference process the harness starts: a separate
+    /// Python process that imports the task's module file (checked by its hash) and nothing a
+    /// candidate wrote, and reads and writes the harness's buffers in place.
+    Torch(TorchJob),
+}
+
+impl JobReference {
+    /// The reference's code object, when it is a kernel.
+    pub fn kernel(&self) -> Option<&KernelImage> {
+        match self {
+            JobReference::Kernel(k) => Some(k),
+            JobReference::Torch(_) => None,
+        }
+    }
+}
+
+/// How the harness runs a task's PyTorch module.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TorchJob {
+    /// The Python interpreter (with torch) the reference process runs on.
+    pub python: PathBuf,
+    /// The module's file (absolute).
+    pub module: PathBuf,
+    /// The file's SHA-256 as the task was loaded: the process refuses any other file.
+    pub sha256: String,
+    /// The `torch.nn.Module` class in the file.
+    pub class: String,
+    /// The values the module is constructed with.
+    #[serde(default)]
+    pub init: Vec<serde_json::Value>,
+    /// Task buffer name -> the module's parameter it replaces, in place.
+    #[serde(default)]
+    pub state: std::collections::BTreeMap<String, String>,
+    /// The forward's arguments in order (buffer or scalar names).
+    pub forward: Vec<String>,
+    /// The task's outputs, in the order the forward returns them.
+    pub outputs: Vec<String>,
+    /// Each buffer's shape as expressions over the size's variables (absent: one dimension).
+    #[serde(default)]
+    pub shapes: std::collections::BTreeMap<String, Vec<String>>,
+    /// Time the module compiled by `torch.compile` (its compile time never counted) instead of
+    /// eagerly.
+    #[serde(default)]
+    pub compile: bool,
 }
 
 /// A code object for the harness to load.
@@ -83,8 +139,8 @@ pub struct HarnessJob {
     pub id: String,
     /// The task (buffers, sizes, geometry, tolerance, caps).
     pub task: KernelTask,
-    /// The reference kernel's code object.
-    pub reference: KernelImage,
+    /// The reference: a kernel's code object or a PyTorch module.
+    pub reference: JobReference,
     /// The candidate kernel's code object.
     pub candidate: KernelImage,
     /// Where to write the record.
@@ -212,7 +268,7 @@ pub struct TimeWork {
 }
 
 /// Launch geometry: grid, block and dynamic shared memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Geometry {
     /// Grid dimensions (x, y, z).

@@ -12,14 +12,20 @@ Buffers are handed over as
 
 Protocol: one JSON request per line on standard input, one JSON answer per line on standard
 output ({"ok": ...} or {"error": "why"}):
-  {"op": "bind", "buffers": [...]}   the buffers of one size: the forward's inputs, the module's
-                                     parameters drawn by the harness (by the task's names), the
-                                     outputs; replaces any earlier binding
-  {"op": "forward"}                  one forward pass, its result written into the outputs
+  {"op": "bind", "buffers": [...], "scalars": {...}}
+                      the buffers of one size: the forward's inputs, the module's parameters drawn
+                      by the harness (by the task's names), the outputs, and the integer arguments
+                      of the forward; replaces any earlier binding
+  {"op": "forward"}   one eager forward pass, its result written into the outputs
+  {"op": "time"}      one forward pass replayed from a CUDA graph (captured at the first `time`
+                      of a binding, after a warm-up), timed alone between two events on this
+                      process's stream; answers {"ok": {"seconds": S}} with the outputs written.
+                      The harness has made the L2 cold and drawn the inputs just before.
+  {"op": "release"}   drops the binding and closes every IPC handle (before the harness frees them)
   {"op": "quit"}
 
 Usage: python -I reference.py --module FILE --sha256 HEX --class NAME [--init JSON]
-       [--state JSON] [--device cpu|cuda:N] [--forward-names JSON] [--output-names JSON]
+       [--state JSON] [--device cpu|cuda:N] [--forward-names JSON] [--output-names JSON] [--compile]
 """
 
 import argparse
@@ -68,28 +74,44 @@ def load_module(path, cls):
     return model_cls
 
 
-def open_ipc(torch, handle_hex, offset, nbytes, device):
-    """A CUDA allocation of another process, as a byte tensor (cudaIpcOpenMemHandle)."""
+def open_ipc(torch, handle_hex, offset, nbytes, device, opened):
+    """A CUDA allocation of another process, as a byte tensor (cudaIpcOpenMemHandle); a handle is
+    opened once and kept in `opened` until `release`."""
     import ctypes
 
     cudart = _cudart(ctypes, torch)
-    handle = (ctypes.c_char * 64).from_buffer_copy(bytes.fromhex(handle_hex))
-    ptr = ctypes.c_void_p()
-    torch.cuda.set_device(device)
-    # cudaIpcMemLazyEnablePeerAccess = 1
-    err = cudart.cudaIpcOpenMemHandle(ctypes.byref(ptr), handle, 1)
-    if err != 0:
-        raise Refused(f"cudaIpcOpenMemHandle failed with error {err}")
+    base = opened.get(handle_hex)
+    if base is None:
+        handle = (ctypes.c_char * 64).from_buffer_copy(bytes.fromhex(handle_hex))
+        ptr = ctypes.c_void_p()
+        torch.cuda.set_device(device)
+        # cudaIpcMemLazyEnablePeerAccess = 1
+        err = cudart.cudaIpcOpenMemHandle(ctypes.byref(ptr), handle, 1)
+        if err != 0:
+            raise Refused(f"cudaIpcOpenMemHandle failed with error {err}")
+        base = opened[handle_hex] = ptr.value
 
     class Region:
         __cuda_array_interface__ = {
             "shape": (nbytes,),
             "typestr": "|u1",
-            "data": (ptr.value + offset, False),
+            "data": (base + offset, False),
             "version": 3,
         }
 
     return torch.as_tensor(Region(), device=f"cuda:{device}")
+
+
+def close_ipc(torch, opened):
+    import ctypes
+
+    if not opened:
+        return
+    torch.cuda.synchronize()
+    cudart = _cudart(ctypes, torch)
+    for base in opened.values():
+        cudart.cudaIpcCloseMemHandle(ctypes.c_void_p(base))
+    opened.clear()
 
 
 def _cudart(ctypes, torch):
@@ -112,6 +134,10 @@ class Reference:
         self.output_names = output_names
         self.state = state  # task buffer name -> module attribute path
         self.bound = None
+        self.scalars = {}
+        self.opened = {}  # IPC handle -> base address in this process
+        self.graph = None
+        self.warm = False
 
     def tensor(self, b):
         torch = self.torch
@@ -130,14 +156,16 @@ class Reference:
             raw = torch.from_file(b["file"], shared=True, size=size, dtype=torch.uint8)
             region = raw[offset : offset + nbytes]
         elif "ipc" in b:
-            region = open_ipc(torch, b["ipc"], offset, nbytes, self.device.index or 0)
+            region = open_ipc(torch, b["ipc"], offset, nbytes, self.device.index or 0, self.opened)
         else:
             raise Refused(f"buffer `{b['name']}` has neither `file` nor `ipc`")
         return region.view(dtype).reshape(shape)
 
-    def bind(self, buffers):
+    def bind(self, buffers, scalars):
         tensors = {b["name"]: self.tensor(b) for b in buffers}
-        missing = [n for n in self.forward_names + self.output_names + list(self.state) if n not in tensors]
+        scalars = {k: int(v) for k, v in (scalars or {}).items()}
+        known = set(tensors) | set(scalars)
+        missing = [n for n in self.forward_names + self.output_names + list(self.state) if n not in known]
         if missing:
             raise Refused(f"no buffer for {', '.join(missing)}")
         # The module's parameters become the harness's buffers, in place.
@@ -151,15 +179,25 @@ class Reference:
             if tuple(current.shape) != tuple(t.shape):
                 raise Refused(f"buffer `{name}` has shape {list(t.shape)}, `{attr}` {list(current.shape)}")
             current.data = t
+        key = sorted((n, t.data_ptr(), tuple(t.shape)) for n, t in tensors.items())
+        if self.bound is None or key != self.bound_key or scalars != self.scalars:
+            self.graph = None
         self.bound = tensors
+        self.bound_key = key
+        self.scalars = scalars
         return {"bound": sorted(tensors)}
 
-    def forward(self):
-        if self.bound is None:
-            raise Refused("forward before bind")
+    def release(self):
+        self.bound = None
+        self.graph = None
+        if self.device.type == "cuda":
+            close_ipc(self.torch, self.opened)
+        return {"released": True}
+
+    def run_into_outputs(self):
         torch = self.torch
-        with torch.no_grad():
-            result = self.model(*[self.bound[n] for n in self.forward_names])
+        args = [self.bound[n] if n in self.bound else self.scalars[n] for n in self.forward_names]
+        result = self.model(*args)
         results = [result] if isinstance(result, torch.Tensor) else list(result)
         if len(results) != len(self.output_names):
             raise Refused(f"the forward returned {len(results)} tensors, the task has {len(self.output_names)} outputs")
@@ -168,9 +206,50 @@ class Reference:
             if r.numel() != dest.numel():
                 raise Refused(f"output `{name}`: the forward gave {r.numel()} elements, the buffer holds {dest.numel()}")
             dest.copy_(r.reshape(dest.shape))
+
+    def forward(self):
+        if self.bound is None:
+            raise Refused("forward before bind")
+        torch = self.torch
+        with torch.no_grad():
+            self.run_into_outputs()
+        self.warm = True
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
         return {"outputs": self.output_names}
+
+    def time(self):
+        if self.bound is None:
+            raise Refused("time before bind")
+        torch = self.torch
+        if self.device.type != "cuda":
+            import time
+
+            t0 = time.perf_counter()
+            with torch.no_grad():
+                self.run_into_outputs()
+            return {"seconds": time.perf_counter() - t0}
+        if self.graph is None:
+            # Warm-up (a compiled module compiles here, outside any timing), then the capture.
+            side = torch.cuda.Stream(self.device)
+            side.wait_stream(torch.cuda.current_stream(self.device))
+            with torch.cuda.stream(side), torch.no_grad():
+                for _ in range(2):
+                    self.run_into_outputs()
+            torch.cuda.current_stream(self.device).wait_stream(side)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph), torch.no_grad():
+                self.run_into_outputs()
+            self.graph = graph
+            torch.cuda.synchronize(self.device)
+        stream = torch.cuda.current_stream(self.device)
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
+        start.record(stream)
+        self.graph.replay()
+        stop.record(stream)
+        stop.synchronize()
+        return {"seconds": start.elapsed_time(stop) / 1000.0}
 
 
 def serve(ref, stdin, stdout):
@@ -184,9 +263,13 @@ def serve(ref, stdin, stdout):
             if op == "quit":
                 break
             if op == "bind":
-                answer = {"ok": ref.bind(req["buffers"])}
+                answer = {"ok": ref.bind(req["buffers"], req.get("scalars"))}
             elif op == "forward":
                 answer = {"ok": ref.forward()}
+            elif op == "time":
+                answer = {"ok": ref.time()}
+            elif op == "release":
+                answer = {"ok": ref.release()}
             else:
                 answer = {"error": f"unknown op {op!r}"}
         except Refused as e:
@@ -207,6 +290,7 @@ def main(argv):
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--forward-names", required=True)
     ap.add_argument("--output-names", default='["out"]')
+    ap.add_argument("--compile", action="store_true")
     args = ap.parse_args(argv)
     try:
         check_module_file(args.module, args.sha256)
@@ -218,6 +302,9 @@ def main(argv):
         model_cls = load_module(args.module, args.cls)
         torch.manual_seed(0)
         model = model_cls(*json.loads(args.init)).to(device)
+        model.eval()
+        if args.compile:
+            model = torch.compile(model)
         ref = Reference(
             torch, model, device, json.loads(args.forward_names), json.loads(args.output_names), json.loads(args.state)
         )

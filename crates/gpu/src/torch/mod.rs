@@ -1,0 +1,331 @@
+//! The trusted reference process of a task whose reference is a PyTorch module
+//! (`reference.py`, run by the job's Python with `-I`): started by the harness, kept while jobs
+//! ask for the same module, and given the reference's buffer set of each case or pair: each
+//! allocation lent by the device ([`Backend::lend`]: a CUDA IPC handle, or a file on the fake
+//! device), bound as tensors in place, the forward written into the outputs.
+//!
+//! Why it cannot help a candidate pass wrong: it is a process of its own (its CUDA context and
+//! its memory are out of a candidate kernel's reach; a kernel reaches only its own context's
+//! allocations), it imports the task's module file after checking its hash and nothing else a
+//! candidate wrote, and it is given the reference's set only after the candidate's launch (the
+//! expected outputs exist only from then on, as with a reference kernel). Timed, the module runs
+//! as a CUDA graph replayed between two events on its own stream, after the harness has drawn
+//! fresh inputs and made the L2 cold.
+
+use crate::backend::{Backend, Lent};
+use crate::layout::{BufferSet, GUARD_BYTES, Layout};
+use crate::plan::{Runner, Stop};
+use aorlta_record::kernel::Dtype;
+use aorlta_record::kernel::harness::{Party, TorchJob};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::Duration;
+
+#[cfg(test)]
+mod tests;
+
+/// The reference process's program.
+pub(crate) const SCRIPT: &str = include_str!("reference.py");
+
+/// Seconds the process may take to start (Python, torch, the module's construction).
+const START_S: f64 = 120.0;
+
+/// The process of the last module asked for (one per harness process).
+static PROCESS: Mutex<Option<Process>> = Mutex::new(None);
+
+struct Process {
+    key: String,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    stderr: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Process {
+    fn start(t: &TorchJob, device: &str) -> Result<Process, String> {
+        let dir = tempfile::tempdir().map_err(|e| format!("a temporary folder: {e}"))?;
+        let script = dir.path().join("reference.py");
+        std::fs::write(&script, SCRIPT).map_err(|e| format!("{}: {e}", script.display()))?;
+        let stderr = dir.path().join("stderr.txt");
+        let err_file = std::fs::File::create(&stderr).map_err(|e| format!("{}: {e}", stderr.display()))?;
+        let mut cmd = Command::new(&t.python);
+        cmd.arg("-I")
+            .arg(&script)
+            .arg("--module")
+            .arg(&t.module)
+            .arg("--sha256")
+            .arg(&t.sha256)
+            .arg("--class")
+            .arg(&t.class)
+            .arg("--init")
+            .arg(json(&t.init))
+            .arg("--state")
+            .arg(json(&t.state))
+            .arg("--device")
+            .arg(device)
+            .arg("--forward-names")
+            .arg(json(&t.forward))
+            .arg("--output-names")
+            .arg(json(&t.outputs));
+        if t.compile {
+            cmd.arg("--compile");
+        }
+        cmd.current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(err_file));
+        let mut child = cmd.spawn().map_err(|e| format!("{}: {e}", t.python.display()))?;
+        let stdin = child.stdin.take().expect("piped");
+        let stdout = child.stdout.take().expect("piped");
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut p = Process {
+            key: key(t, device),
+            child,
+            stdin,
+            lines,
+            stderr,
+            _dir: dir,
+        };
+        p.answer(START_S)?;
+        Ok(p)
+    }
+
+    /// The next answer, within `timeout_s`.
+    fn answer(&mut self, timeout_s: f64) -> Result<serde_json::Value, String> {
+        let line = match self.lines.recv_timeout(Duration::from_secs_f64(timeout_s)) {
+            Ok(l) => l,
+            Err(RecvTimeoutError::Timeout) => {
+                return Err(format!(
+                    "the reference process gave no answer within {timeout_s:.0} s"
+                ));
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                let _ = self.child.wait();
+                return Err(format!("the reference process ended{}", self.stderr_tail()));
+            }
+        };
+        let v: serde_json::Value = serde_json::from_str(&line)
+            .map_err(|e| format!("the reference process answered {line:?}: {e}"))?;
+        match (v.get("ok"), v.get("error")) {
+            (Some(ok), _) => Ok(ok.clone()),
+            (None, Some(e)) => Err(e.as_str().unwrap_or("an error").to_string()),
+            _ => Err(format!("the reference process answered {line:?}")),
+        }
+    }
+
+    fn ask(&mut self, req: &serde_json::Value, timeout_s: f64) -> Result<serde_json::Value, String> {
+        writeln!(self.stdin, "{req}")
+            .and_then(|_| self.stdin.flush())
+            .map_err(|e| format!("the reference process: {e}{}", self.stderr_tail()))?;
+        self.answer(timeout_s)
+    }
+
+    fn stderr_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.stderr).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().rev().take(6).collect();
+        if lines.is_empty() {
+            String::new()
+        } else {
+            let tail: Vec<&str> = lines.into_iter().rev().collect();
+            format!(": {}", tail.join(" | "))
+        }
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "{{\"op\": \"quit\"}}");
+        let _ = self.stdin.flush();
+        for _ in 0..50 {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("serialises")
+}
+
+fn key(t: &TorchJob, device: &str) -> String {
+    format!(
+        "{device}\u{1}{}",
+        serde_json::to_string(t).expect("a TorchJob serialises")
+    )
+}
+
+fn dtype_name(d: Dtype) -> &'static str {
+    match d {
+        Dtype::F32 => "f32",
+        Dtype::F16 => "f16",
+        Dtype::Bf16 => "bf16",
+        Dtype::I32 => "i32",
+        Dtype::U32 => "u32",
+        Dtype::I64 => "i64",
+    }
+}
+
+/// What the reference process is asked to do with a bound set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op {
+    /// One eager forward (correctness).
+    Forward,
+    /// One graph replay timed by the process's events.
+    Time,
+}
+
+/// Drops the binding of the process (its IPC handles closed) before the harness frees the set.
+pub(crate) fn release() {
+    let mut guard = PROCESS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(p) = guard.as_mut()
+        && p.ask(&serde_json::json!({"op": "release"}), 30.0).is_err()
+    {
+        *guard = None;
+    }
+}
+
+impl<B: Backend> Runner<'_, B> {
+    /// Runs the module once on the reference's set (filled, everything queued finished), its
+    /// outputs written in place; returns the seconds the process measured (`Op::Time`: between
+    /// its events) or the host's seconds (`Op::Forward`).
+    pub(crate) fn torch_run(
+        &mut self,
+        t: &TorchJob,
+        layout: &Layout,
+        set: &BufferSet,
+        op: Op,
+    ) -> Result<f64, Stop> {
+        self.issue()?;
+        if let Err(e) = self.b.synchronize() {
+            return Err(self.backend_err(Party::Harness, e));
+        }
+        let mut lent = Vec::with_capacity(layout.bufs.len());
+        for (k, b) in layout.bufs.iter().enumerate() {
+            match self.b.lend(set.ptrs[k], b.total_bytes()) {
+                Ok(l) => lent.push(l),
+                Err(e) => return Err(self.backend_err(Party::Harness, e)),
+            }
+        }
+        let req = match bind_request(&self.job.task, t, layout, &lent) {
+            Ok(r) => r,
+            Err(m) => {
+                self.finding(Party::Harness, "bad-task", m);
+                return Err(Stop);
+            }
+        };
+        let device = if self.b.device().backend == "fake" {
+            "cpu".to_string()
+        } else {
+            format!("cuda:{}", self.b.device().index)
+        };
+        let timeout = self.job.launch_timeout_s.max(1.0);
+        let t0 = std::time::Instant::now();
+        let answer = {
+            let mut guard = PROCESS.lock().unwrap_or_else(|p| p.into_inner());
+            run_in(&mut guard, t, &device, &req, op, timeout)
+        };
+        let host_s = t0.elapsed().as_secs_f64();
+        let seconds = match answer {
+            Ok(v) => v.get("seconds").and_then(|s| s.as_f64()).unwrap_or(host_s),
+            Err(m) => {
+                self.finding(Party::Reference, "reference-failed", m);
+                return Err(Stop);
+            }
+        };
+        for (k, l) in lent.iter().enumerate() {
+            if let Err(e) = self.b.take_back(set.ptrs[k], l) {
+                return Err(self.backend_err(Party::Harness, e));
+            }
+        }
+        Ok(seconds)
+    }
+}
+
+/// Starts the process when none runs for this module, then binds and runs.
+fn run_in(
+    slot: &mut Option<Process>,
+    t: &TorchJob,
+    device: &str,
+    bind: &serde_json::Value,
+    op: Op,
+    timeout_s: f64,
+) -> Result<serde_json::Value, String> {
+    if slot.as_ref().is_none_or(|p| p.key != key(t, device)) {
+        *slot = None;
+        *slot = Some(Process::start(t, device)?);
+    }
+    let p = slot.as_mut().expect("started");
+    let result = p.ask(bind, timeout_s).and_then(|_| {
+        let op = match op {
+            Op::Forward => "forward",
+            Op::Time => "time",
+        };
+        p.ask(&serde_json::json!({ "op": op }), timeout_s)
+    });
+    if result.is_err() {
+        // A process in an unknown state is not kept.
+        *slot = None;
+    }
+    result
+}
+
+/// The `bind` request of a set: every buffer with its shape at this size and how it is lent,
+/// and the forward's integer arguments.
+fn bind_request(
+    task: &aorlta_record::kernel::KernelTask,
+    t: &TorchJob,
+    layout: &Layout,
+    lent: &[Lent],
+) -> Result<serde_json::Value, String> {
+    let mut buffers = Vec::with_capacity(layout.bufs.len());
+    for (b, l) in layout.bufs.iter().zip(lent) {
+        let shape: Vec<i64> = match t.shapes.get(&b.name) {
+            Some(dims) => dims
+                .iter()
+                .map(|d| layout.eval(d))
+                .collect::<Result<_, _>>()
+                .map_err(|e| format!("the shape of `{}`: {e}", b.name))?,
+            None => vec![b.len as i64],
+        };
+        if shape.iter().product::<i64>() != b.len as i64 {
+            return Err(format!(
+                "the shape of `{}` {shape:?} does not hold its {} elements",
+                b.name, b.len
+            ));
+        }
+        let mut v = serde_json::json!({
+            "name": b.name, "dtype": dtype_name(b.dtype), "shape": shape, "offset": GUARD_BYTES,
+        });
+        match l {
+            Lent::Ipc(h) => v["ipc"] = h.clone().into(),
+            Lent::File(p) => v["file"] = p.display().to_string().into(),
+        }
+        buffers.push(v);
+    }
+    let mut scalars = serde_json::Map::new();
+    for name in &t.forward {
+        if layout.bufs.iter().any(|b| &b.name == name) {
+            continue;
+        }
+        let expr = task.scalars.get(name).ok_or_else(|| {
+            format!("the forward's argument `{name}` is neither a buffer nor a scalar of the task")
+        })?;
+        scalars.insert(name.clone(), layout.eval(expr)?.into());
+    }
+    Ok(serde_json::json!({"op": "bind", "buffers": buffers, "scalars": scalars}))
+}
