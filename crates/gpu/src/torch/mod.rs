@@ -32,8 +32,12 @@ pub(crate) const SCRIPT: &str = include_str!("reference.py");
 /// Seconds the process may take to start (Python, torch, the module's construction).
 const START_S: f64 = 120.0;
 
-/// The process of the last module asked for (one per harness process).
-static PROCESS: Mutex<Option<Process>> = Mutex::new(None);
+/// Processes kept for the modules asked for last (started in seconds, so a run that alternates
+/// between tasks does not start one per job), the most recent last.
+static PROCESSES: Mutex<Vec<Process>> = Mutex::new(Vec::new());
+
+/// Modules kept running at most.
+const KEPT: usize = 4;
 
 struct Process {
     key: String,
@@ -191,11 +195,11 @@ pub(crate) enum Op {
 
 /// Drops the binding of the process (its IPC handles closed) before the harness frees the set.
 pub(crate) fn release() {
-    let mut guard = PROCESS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(p) = guard.as_mut()
-        && p.ask(&serde_json::json!({"op": "release"}), 30.0).is_err()
+    let mut kept = PROCESSES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(last) = kept.last_mut()
+        && last.ask(&serde_json::json!({"op": "release"}), 30.0).is_err()
     {
-        *guard = None;
+        kept.pop();
     }
 }
 
@@ -236,8 +240,8 @@ impl<B: Backend> Runner<'_, B> {
         let timeout = self.job.launch_timeout_s.max(1.0);
         let t0 = std::time::Instant::now();
         let answer = {
-            let mut guard = PROCESS.lock().unwrap_or_else(|p| p.into_inner());
-            run_in(&mut guard, t, &device, &req, op, timeout)
+            let mut kept = PROCESSES.lock().unwrap_or_else(|p| p.into_inner());
+            run_in(&mut kept, t, &device, &req, op, timeout)
         };
         let host_s = t0.elapsed().as_secs_f64();
         let seconds = match answer {
@@ -256,20 +260,30 @@ impl<B: Backend> Runner<'_, B> {
     }
 }
 
-/// Starts the process when none runs for this module, then binds and runs.
+/// Starts the process when none runs for this module, then binds and runs; the module's
+/// process becomes the last of `kept`.
 fn run_in(
-    slot: &mut Option<Process>,
+    kept: &mut Vec<Process>,
     t: &TorchJob,
     device: &str,
     bind: &serde_json::Value,
     op: Op,
     timeout_s: f64,
 ) -> Result<serde_json::Value, String> {
-    if slot.as_ref().is_none_or(|p| p.key != key(t, device)) {
-        *slot = None;
-        *slot = Some(Process::start(t, device)?);
+    let k = key(t, device);
+    match kept.iter().position(|p| p.key == k) {
+        Some(i) => {
+            let p = kept.remove(i);
+            kept.push(p);
+        }
+        None => {
+            if kept.len() >= KEPT {
+                kept.remove(0);
+            }
+            kept.push(Process::start(t, device)?);
+        }
     }
-    let p = slot.as_mut().expect("started");
+    let p = kept.last_mut().expect("started");
     let result = p.ask(bind, timeout_s).and_then(|_| {
         let op = match op {
             Op::Forward => "forward",
@@ -279,7 +293,7 @@ fn run_in(
     });
     if result.is_err() {
         // A process in an unknown state is not kept.
-        *slot = None;
+        kept.pop();
     }
     result
 }
