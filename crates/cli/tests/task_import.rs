@@ -127,7 +127,7 @@ fn without_torch_nothing_imports_and_every_problem_says_so() {
 }
 
 #[test]
-fn a_task_whose_reference_is_a_module_is_refused_at_load_naming_the_field() {
+fn a_task_whose_module_file_is_missing_is_refused_at_load_naming_the_field() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("t.yaml");
     std::fs::write(
@@ -145,5 +145,133 @@ fn a_task_whose_reference_is_a_module_is_refused_at_load_naming_the_field() {
         .unwrap();
     let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{text}");
-    assert!(text.contains("field `reference`: a PyTorch reference"), "{text}");
+    assert!(
+        text.contains("t.yaml") && text.contains("field `reference`") && text.contains("p.py"),
+        "{text}"
+    );
+}
+
+fn torch_python() -> Option<std::ffi::OsString> {
+    let p = std::env::var_os("AORLTA_TORCH_PYTHON");
+    if p.is_none() {
+        assert!(
+            std::env::var_os("AORLTA_TORCH_REQUIRED").is_none(),
+            "AORLTA_TORCH_REQUIRED is set and AORLTA_TORCH_PYTHON is not"
+        );
+        eprintln!("torch reference test: skipped (no AORLTA_TORCH_PYTHON)");
+    }
+    p
+}
+
+#[test]
+fn the_example_torch_tasks_pass_task_check_on_the_fake_device_with_their_modules_run() {
+    let Some(python) = torch_python() else { return };
+    let o = aorlta()
+        .args([
+            "task",
+            "check",
+            "--fake-gpu",
+            "--profile",
+            "examples/kernels/profile-speed.yaml",
+            "examples/torch-problems/tasks",
+        ])
+        .env("AORLTA_TORCH_PYTHON", &python)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert!(text.contains("5 of 5 tasks pass"), "{text}");
+    // The module ran: its real outputs went through the tolerance sanity (a `pass`, not the fake
+    // device's stand-in), and the run and A/A steps say why they did not run.
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("kernelbench_l1_1_row_softmax "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(&cols[1..5], ["pass", "pass", "skip", "skip"], "{row}");
+    assert!(text.contains("a PyTorch reference is no kernel"), "{text}");
+}
+
+/// The example pool scored on the fake device against the modules, with `python` as the torch
+/// Python; the rewards file's entries by id.
+fn score_torch_pool(python: &std::ffi::OsStr) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let r = root();
+    let config = dir.path().join("c.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "tasks: {0}/examples/torch-problems/tasks\npool: {0}/examples/torch-problems/pool.jsonl\n\
+             profile: {0}/examples/kernels/profile.yaml\nout: {1}\nconcurrency: 4\nkernel:\n  fake-gpu: true\n",
+            r.display(),
+            dir.path().join("out").display()
+        ),
+    )
+    .unwrap();
+    let o = aorlta()
+        .args(["score", "--quiet"])
+        .arg(&config)
+        .env("AORLTA_TORCH_PYTHON", python)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    std::fs::read_to_string(dir.path().join("out/rewards.jsonl"))
+        .unwrap_or_else(|e| panic!("{e}: {text}"))
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (v["id"].as_str().unwrap().to_string(), v)
+        })
+        .collect()
+}
+
+fn leg<'a>(entry: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    entry["legs"]
+        .as_array()
+        .and_then(|legs| legs.iter().find(|l| l["name"] == name))
+        .unwrap_or_else(|| panic!("no leg {name} in {entry}"))
+}
+
+#[test]
+fn candidates_are_checked_against_the_modules_own_outputs() {
+    let Some(python) = torch_python() else { return };
+    let entries = score_torch_pool(&python);
+    assert_eq!(entries.len(), 6, "{entries:?}");
+    // The fake device's stand-in computes a row softmax for `row_softmax`: the module's real
+    // softmax (torch on the CPU) accepts it. For `scaled_tanh` its stand-in is a generic function,
+    // not tanh(2.5 x): the module's outputs tell it wrong. A reference computed by the fake
+    // device itself would have accepted both.
+    for (id, v) in &entries {
+        let run = leg(v, "ref.native");
+        if id.starts_with("row_softmax") {
+            assert_eq!(run["state"], "clean", "{id}: {run}");
+            assert_eq!(v["reward"], 1.0, "{id}: {v}");
+        } else {
+            assert_eq!(run["state"], "broke", "{id}: {run}");
+            assert_eq!(run["reasons"][0]["code"], "output-mismatch", "{id}: {run}");
+        }
+    }
+}
+
+#[test]
+fn without_torch_a_module_reference_leaves_the_entry_unscored_no_torch() {
+    // A Python that runs and has no torch: an interpreter started on an empty library path.
+    let dir = tempfile::tempdir().unwrap();
+    let fake_python = dir.path().join("python");
+    std::fs::write(
+        &fake_python,
+        "#!/bin/sh\necho 'No module named torch' >&2\nexit 1\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake_python, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let entries = score_torch_pool(fake_python.as_os_str());
+    for (id, v) in &entries {
+        let run = leg(v, "ref.native");
+        assert_eq!(run["state"], "unsettled", "{id}: {run}");
+        assert_eq!(run["reasons"][0]["code"], "no-torch", "{id}: {run}");
+        assert!(v["reward"].is_null(), "{id}: {v}");
+    }
 }

@@ -286,7 +286,7 @@ pub(crate) fn findings_outcome(rec: &HarnessRecord) -> Option<LegOutput> {
             .map(|f| match f.party {
                 Party::Reference => Reason::new(
                     KernelReason::ReferenceBroken.as_str(),
-                    format!("the reference kernel: {}: {}", f.code, f.detail),
+                    format!("the reference: {}: {}", f.code, f.detail),
                 ),
                 _ => Reason::new(f.code.clone(), f.detail.clone()),
             })

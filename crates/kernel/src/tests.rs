@@ -348,11 +348,11 @@ fn dummy_job() -> aorlta_record::kernel::harness::HarnessJob {
         format: HARNESS_FORMAT,
         id: "j".into(),
         task: task(SIG, GOOD).spec,
-        reference: KernelImage {
+        reference: aorlta_record::kernel::harness::JobReference::Kernel(KernelImage {
             path: "r".into(),
             symbols: vec![],
             launch: None,
-        },
+        }),
         candidate: KernelImage {
             path: "c".into(),
             symbols: vec![],
