@@ -318,9 +318,8 @@ class Router:
     def _abandon(self, batch: _Batch, w: Worker) -> None:
         """Gives back every chunk in flight to retired worker ``w`` (a late answer is ignored)."""
         with batch.cond:
-            flying = batch.flying.pop(id(w), {})
-        for kind, chunk, _ in flying.values():
-            self._give_back(batch, w, kind, chunk)
+            for kind, chunk, _ in batch.flying.pop(id(w), {}).values():
+                self._give_back(batch, w, kind, chunk)
 
     def _caps(self, n: int) -> Dict[int, int]:
         """Per live GPU worker, how many of this batch's ``n`` kernel items it may take: its
@@ -411,16 +410,23 @@ class Router:
                     return kind, chunk, id(chunk)
                 batch.cond.wait(1.0)  # every answer and every move notifies
 
-    def _give_back(self, batch: _Batch, w: Worker, kind: str, chunk: List[int]) -> None:
+    def _give_back(self, batch: _Batch, w: Worker, kind: str, chunk: List[int], token: Optional[int] = None) -> bool:
         """Puts an unanswered chunk back at the front of its queue (a dead worker's kernel items
-        go to the next worker of their order)."""
+        go to the next worker of their order). With ``token``, the chunk is taken off ``w``'s
+        in-flight list in the same step, and only if it is still there: False when it was given
+        back (or answered ``no-worker``) meanwhile. A chunk is always either queued, in flight
+        or answered, never only in a sender's hands, so a batch that ends because every worker
+        died finds every item."""
         with batch.cond:
+            if token is not None and not self._land(batch, w, token):
+                return False
             chunk = [i for i in chunk if batch.out[i] is None]
             if chunk and kind == QA:
                 batch.qa.appendleft(chunk)
             elif chunk:
                 batch.kernel.setdefault(id(w), deque()).appendleft(chunk)
             self._starve(batch)
+        return True
 
     def _drive(self, batch: _Batch, w: Worker) -> None:
         """One connection's loop: take a chunk, send it, record its entries."""
@@ -440,28 +446,29 @@ class Router:
             if job is None:
                 return
             kind, chunk, token = job
+            # The chunk stays in flight until it is answered or given back, each in one step
+            # under the batch's lock (`_give_back` with its token): never only in this thread.
             try:
                 entries = w.client.score([batch.items[i] for i in chunk], batch.profile)
             except AorltaError as e:
-                if not self._land(batch, w, token):
-                    continue  # given back already: its worker was retired
                 if e.status == 503:  # alive and full: ask again later
-                    self._give_back(batch, w, kind, chunk)
-                    time.sleep(self.busy_wait)
+                    if self._give_back(batch, w, kind, chunk, token):
+                        time.sleep(self.busy_wait)
                 elif e.status == 0:
-                    self._failed(batch, w, kind, chunk, e.message)
+                    self._failed(batch, w, kind, chunk, token, e.message)
                 else:  # a refusal no other worker would answer differently
                     with batch.cond:
+                        if not self._land(batch, w, token):
+                            continue  # given back already: its worker was retired
                         batch.error = e
                         batch.cond.notify_all()
                     return
                 continue
             except Exception as e:  # a connection that broke in a way the client did not map
-                if self._land(batch, w, token):
-                    self._failed(batch, w, kind, chunk, repr(e))
+                self._failed(batch, w, kind, chunk, token, repr(e))
                 continue
-            self._land(batch, w, token)
             with batch.cond:
+                self._land(batch, w, token)
                 if len(entries) != len(chunk):
                     msg = f"{w.key} answered {len(entries)} entries for {len(chunk)} items"
                     batch.error = AorltaError(500, "internal-error", msg)
@@ -480,9 +487,10 @@ class Router:
         with batch.cond:
             return batch.flying.get(id(w), {}).pop(token, None) is not None
 
-    def _failed(self, batch: _Batch, w: Worker, kind: str, chunk: List[int], why: str) -> None:
+    def _failed(self, batch: _Batch, w: Worker, kind: str, chunk: List[int], token: int, why: str) -> None:
         """A request to ``w`` failed on the connection: ``w`` is retired when its liveness check
-        fails too, or after three such failures in a row; the chunk goes back."""
+        fails too, or after three such failures in a row; the chunk goes back (it stays in
+        flight meanwhile: a batch that ends once ``w`` is retired answers it ``no-worker``)."""
         w.failures += 1
         w.streak += 1
         alive = w.is_alive()
@@ -490,7 +498,7 @@ class Router:
             self.retire(w, f"connection failed ({why}) and its liveness check failed")
         elif w.streak >= 3:
             self.retire(w, f"three requests in a row failed on the connection ({why})")
-        self._give_back(batch, w, kind, chunk)
+        self._give_back(batch, w, kind, chunk, token)
         if not w.dead:
             time.sleep(0.2)
 

@@ -170,3 +170,42 @@ def test_a_chunk_held_by_a_dead_workers_sender_is_answered_when_no_worker_is_lef
     entries = router.score([{"id": "a", "task": "t", "completion": "x"}])
     assert [e["reward"] for e in entries] == [None]
     assert "no-worker" in json.dumps(entries[0])
+
+
+def test_a_chunk_whose_request_failed_is_answered_when_its_worker_dies_before_giving_it_back():
+    """The sender of a chunk whose request failed retires its worker and then gives the chunk
+    back; a batch that ends in between (no worker left) must still answer the chunk. The hook
+    holds the sender between the two steps until the batch is over, so the interleaving that
+    lost items under load ("the router lost items [7, 9]") happens every time."""
+    import threading
+
+    from aorlta_client.client import AorltaError
+    from aorlta_client.router import Router, Worker
+
+    w = Worker("http://127.0.0.1:9", key="w0", gpus=0)
+    router = Router([w], qa_chunk=2, connections=1)
+    router._kinds = {"t": "qa"}
+
+    def fail(items, profile=None):
+        raise AorltaError(0, "unreachable", "connection reset")
+
+    w.client.score = fail
+    w.is_alive = lambda: False
+    over = threading.Event()
+    retire = router.retire
+    held = []
+
+    def retire_then_hold(worker, reason):
+        retire(worker, reason)
+        held.append(worker.key)
+        over.wait(10)  # the sender, its worker dead, has not given its chunk back yet
+
+    router.retire = retire_then_hold
+    items = [{"id": f"i{n}", "task": "t", "completion": "x"} for n in range(3)]
+    try:
+        entries = router.score(items)
+    finally:
+        over.set()
+    assert held == ["w0"], "the sender was held between retiring its worker and giving back"
+    assert [e["id"] for e in entries] == ["i0", "i1", "i2"]
+    assert all(e["reward"] is None and e["reasons"][0]["code"] == "no-worker" for e in entries), entries

@@ -30,13 +30,14 @@ pub struct KernelCompile;
 /// The part of every kernel leg's identity that the compile step decides. It carries the compile
 /// limits (`compile-timeout-s`, `compile-memory-mb`): a `compile-timeout` or `compile-memory`
 /// verdict holds only under the limit it was reached at, so a result found under other limits is
-/// a miss and the source is compiled again.
+/// a miss and the source is compiled again. On the fake device a config's `fakes` (how sources
+/// behave there) are part of it too, so a changed one is never answered from the store.
 pub(crate) fn compile_identity(task: &Task, env: &Env) -> String {
     let reference = KernelTaskDef::of(task).map_or("", |k| k.reference_hash.as_str());
     match env.kernel() {
         Some(k) => format!(
             "compiler={};arch={};target={};reference={reference};max-source={};compile-timeout-s={};\
-             compile-memory-mb={};policy={};fake={}",
+             compile-memory-mb={};policy={};fake={}{}",
             k.compiler_version().unwrap_or("none"),
             k.config().arch,
             target_identity(task, k),
@@ -45,6 +46,12 @@ pub(crate) fn compile_identity(task: &Task, env: &Env) -> String {
             k.config().compile_memory_mb,
             crate::compiler::policy::ALLOWED_HEADERS.join(","),
             k.is_fake(),
+            if k.config().fakes.is_empty() {
+                String::new()
+            } else {
+                let fakes = serde_json::to_string(&k.config().fakes).unwrap_or_default();
+                format!(";fakes={}", aorlta_check::hash_str(&fakes))
+            },
         ),
         None => format!("no-kernel-env;reference={reference}"),
     }

@@ -15,8 +15,11 @@
 //!   compile-timeout-s: 60
 //!   compile-memory-mb: 8192
 //!   max-source-bytes: 65536
+//!   # the fake device only: how named sources behave there (as a validation suite's `fake:`)
+//!   fakes: [{source: candidates/vector_add/faster.cu, fake: {speed: 0.6}}]
 //! ```
 
+use crate::fake::FakeSpec;
 use aorlta_check::Result;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -227,6 +230,22 @@ pub struct KernelConfig {
     /// Run on the CPU-simulated fake device instead of a GPU (CI, `validate --fake-gpu`).
     #[serde(alias = "fake_gpu")]
     pub fake_gpu: bool,
+    /// With `fake-gpu` only: how these sources behave on the fake device (a compile failure, a
+    /// threat, a speed), so that a service on the fake device can play a wrong, a correct and
+    /// a faster kernel (an episode's turns, a trainer's test). Every other source compiles to a
+    /// correct kernel at the reference's speed.
+    pub fakes: Vec<FakeSource>,
+}
+
+/// A source file and how it behaves on the fake device: a completion whose code block holds
+/// exactly this file's text (with a final newline) plays `fake`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FakeSource {
+    /// The source file (relative to the config's folder).
+    pub source: PathBuf,
+    /// How it behaves (`examples/kernels/validation.yaml` describes the keys).
+    pub fake: FakeSpec,
 }
 
 impl Default for KernelConfig {
@@ -254,6 +273,7 @@ impl Default for KernelConfig {
             job_timeout_s: None,
             secret: None,
             fake_gpu: false,
+            fakes: Vec::new(),
         }
     }
 }
@@ -294,6 +314,11 @@ impl KernelConfig {
         at(&mut c.harness);
         at(&mut c.lease_dir);
         at(&mut c.work_dir);
+        for f in &mut c.fakes {
+            if f.source.is_relative() {
+                f.source = base.join(&f.source);
+            }
+        }
         Ok(c)
     }
 }
@@ -350,5 +375,51 @@ gpus: [1]
             .unwrap_err()
             .to_string();
         assert!(e.contains("run.yaml") && e.contains("gpu"), "{e}");
+    }
+
+    #[test]
+    fn fake_sources_resolve_against_the_config_and_need_the_fake_device() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = "__global__ void vector_add(const float* a, const float* b, float* c, int n) {}";
+        std::fs::write(dir.path().join("k.cu"), src).unwrap();
+        let v: serde_norway::Value = serde_norway::from_str(&format!(
+            "fake-gpu: true\nwork-dir: {w}\nlease-dir: {w}/leases\nfakes: [{{source: k.cu, fake: {{speed: 0.5}}}}]\n",
+            w = dir.path().join("work").display()
+        ))
+        .unwrap();
+        let c = KernelConfig::from_section(&v, &dir.path().join("serve.yaml")).unwrap();
+        assert_eq!(c.fakes[0].source, dir.path().join("k.cu"));
+        let env = crate::KernelEnv::from_config(&c).unwrap();
+        // Registered under the text a code block holds: the file with a final newline.
+        let spec = env
+            .fake_spec(&aorlta_check::hash_str(&format!("{src}\n")))
+            .unwrap();
+        assert_eq!(spec.speed, 0.5);
+        assert!(env.fake_spec(&aorlta_check::hash_str(src)).is_none());
+        // The real compilers of a fake config do not carry the fakes.
+        assert!(env.real_compilers().unwrap().config().fakes.is_empty());
+        let e = crate::KernelEnv::from_config(&KernelConfig {
+            fake_gpu: false,
+            ..c.clone()
+        })
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(e.contains("`fakes`") && e.contains("fake-gpu"), "{e}");
+        let e = crate::KernelEnv::from_config(&KernelConfig {
+            fakes: vec![FakeSource {
+                source: dir.path().join("missing.cu"),
+                fake: FakeSpec::default(),
+            }],
+            ..c
+        })
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(e.contains("missing.cu"), "{e}");
+        let e = serde_norway::from_str::<KernelConfig>("fakes: [{source: k.cu, fake: {sped: 1}}]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("sped"), "{e}");
     }
 }

@@ -271,6 +271,12 @@ impl KernelEnv {
                 "fields `compile-timeout-s` and `lease-wait-s` must be positive",
             ));
         }
+        if !config.fakes.is_empty() && !config.fake_gpu {
+            return Err(CoreError::invalid(
+                origin,
+                "field `fakes`: only with `fake-gpu: true` (it says how sources behave on the fake device)",
+            ));
+        }
         let tmp = std::env::temp_dir();
         let uid = rustix::process::getuid().as_raw();
         let work_dir = config
@@ -325,6 +331,14 @@ impl KernelEnv {
                 NvrtcPool::new(install, program, args)
             });
         let compiles = CompileCache::new(config.compile_cache_entries, config.compile_jobs());
+        let mut fakes = HashMap::new();
+        for f in &config.fakes {
+            let mut source = std::fs::read_to_string(&f.source).map_err(|e| CoreError::io(&f.source, e))?;
+            if !source.ends_with('\n') {
+                source.push('\n');
+            }
+            fakes.insert(aorlta_check::hash_str(&source), f.fake.clone());
+        }
         Ok(KernelEnv {
             harness: HarnessCommand::resolve(config.harness.as_deref()),
             work_dir,
@@ -337,7 +351,7 @@ impl KernelEnv {
             devices: OnceLock::new(),
             leases: OnceLock::new(),
             compiles,
-            fakes: RwLock::new(HashMap::new()),
+            fakes: RwLock::new(fakes),
             pool: HarnessPool::default(),
             secret,
             draws: Mutex::new(Generations::preallocated(DRAWS_PER_GENERATION)),
@@ -353,6 +367,7 @@ impl KernelEnv {
     pub fn real_compilers(&self) -> Result<KernelEnv> {
         let mut config = self.config.clone();
         config.fake_gpu = false;
+        config.fakes.clear();
         config.work_dir = Some(self.work_dir.join("real-compilers"));
         KernelEnv::from_config(&config)
     }

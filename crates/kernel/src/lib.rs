@@ -42,7 +42,7 @@ pub use compiler::sandbox::describe as compile_jail;
 pub use compiler::triton::TritonTool;
 pub use compiler::{CompileFailure, Compiled, Who, compile, compile_many};
 pub use compilers::Compilers;
-pub use config::{CompilerChoice, GpuSet, KernelConfig, Platform};
+pub use config::{CompilerChoice, FakeSource, GpuSet, KernelConfig, Platform};
 
 /// The NVRTC compile worker's loop, for the `aorlta nvrtc-worker` process (answers requests
 /// on standard input; returns the exit code).

@@ -539,6 +539,29 @@ fn a_result_found_under_other_limits_is_a_miss() {
     assert_eq!(base[0], deadline[0], "the compile has no job deadline");
     assert_ne!(base[1], deadline[1], "run: job-timeout-s");
     assert_ne!(base[2], deadline[2], "time: job-timeout-s");
+    // How sources behave on the fake device decides its results too: a changed `fakes` is a miss.
+    let source = dir.path().join("k.cu");
+    std::fs::write(&source, GOOD).unwrap();
+    let faked = |speed: f64| {
+        identities(&|c| {
+            c.fakes = vec![crate::FakeSource {
+                source: source.clone(),
+                fake: crate::FakeSpec {
+                    speed,
+                    ..crate::FakeSpec::default()
+                },
+            }]
+        })
+    };
+    let (half, third) = (faked(0.5), faked(0.3));
+    for (leg, ((a, b), c)) in ["compile", "run", "time"]
+        .iter()
+        .zip(base.iter().zip(&half).zip(&third))
+    {
+        assert_ne!(a, b, "{leg}: fakes");
+        assert_ne!(b, c, "{leg}: a fake's speed");
+    }
+    assert_eq!(half, faked(0.5));
 }
 
 #[test]
