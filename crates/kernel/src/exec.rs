@@ -233,6 +233,12 @@ pub(crate) fn run_job(
         launch_timeout_s,
         work,
     };
+    // A module's first job starts its process and may compile it (`torch.compile`): time no
+    // candidate is charged for.
+    let deadline_s = match reference {
+        RefBuilt::Torch(_) => deadline_s + 180.0,
+        RefBuilt::Kernel(_) => deadline_s,
+    };
     let deadline = env.config().job_timeout_s.unwrap_or(deadline_s);
     let out = env
         .pool()

@@ -84,8 +84,18 @@ pub(crate) fn harness_identity(task: &Task, env: &Env) -> String {
         .kernel()
         .and_then(|k| k.config().job_timeout_s)
         .map_or_else(|| "derived".to_string(), |s| s.to_string());
+    // A module's outputs are those of the torch that runs it: its Python and version are part
+    // of what the result depends on.
+    let torch = match crate::KernelTaskDef::of(task).and_then(|k| k.torch.as_ref()) {
+        Some(_) => {
+            let python = crate::torch::torch_python(None);
+            let version = crate::torch::has_torch(&python).unwrap_or_else(|_| "none".into());
+            format!(";torch={}:{version}", python.display())
+        }
+        None => String::new(),
+    };
     format!(
-        "{};harness-format={}.{};job-timeout-s={deadline}",
+        "{};harness-format={}.{};job-timeout-s={deadline}{torch}",
         super::compile::compile_identity(task, env),
         HARNESS_FORMAT.major,
         HARNESS_FORMAT.minor

@@ -18,7 +18,7 @@
 //! budget is `too-slow-to-measure`; a task whose reference takes milliseconds needs a larger
 //! budget.
 
-use super::exec::{compile_both, findings_outcome, inputs, run_job};
+use super::exec::{RefBuilt, compile_both, findings_outcome, inputs, run_job};
 use crate::KernelTools;
 use crate::reason::KernelReason;
 use aorlta_check::Task;
@@ -50,6 +50,19 @@ pub(crate) struct TimeParams {
     pub judge: JudgeParams,
     /// Both sides of each pair under the same conditions ([`TimeWork::symmetric`]).
     pub symmetric: bool,
+    /// What the candidate is timed against.
+    pub baseline: Baseline,
+}
+
+/// What a candidate is timed against (`baseline`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Baseline {
+    /// The task's reference as written: its kernel, or its PyTorch module run eagerly
+    /// (`reference`, or `torch-eager`).
+    Reference,
+    /// The task's PyTorch module compiled by `torch.compile` in the reference process (its
+    /// compile time never counted); only for a task whose reference is a module.
+    TorchCompile,
 }
 
 impl Default for TimeParams {
@@ -62,6 +75,7 @@ impl Default for TimeParams {
             looks: DEFAULT_LOOKS.to_vec(),
             judge: JudgeParams::default(),
             symmetric: false,
+            baseline: Baseline::Reference,
         }
     }
 }
@@ -94,6 +108,13 @@ pub(crate) fn parse_params(value: &Value) -> Result<TimeParams, String> {
     }
     if let Some(v) = map.remove("symmetric") {
         p.symmetric = v.as_bool().ok_or("`symmetric` must be true or false")?;
+    }
+    if let Some(v) = map.remove("baseline") {
+        p.baseline = match v.as_str() {
+            Some("reference" | "torch-eager") => Baseline::Reference,
+            Some("torch-compile") => Baseline::TorchCompile,
+            _ => return Err("`baseline` must be `reference`, `torch-eager` or `torch-compile`".into()),
+        };
     }
     if let Some(v) = map.remove("looks") {
         p.looks = serde_json::from_value(v).map_err(|_| "`looks` must be a list of whole numbers")?;
@@ -161,10 +182,21 @@ fn time_leg(input: &LegInput<'_>) -> LegOutput {
             format!("size {}: the task has {}", p.size, i.task.spec.sizes.len()),
         );
     }
-    let (reference, candidate) = match compile_both(&i) {
+    let (mut reference, candidate) = match compile_both(&i) {
         Ok(c) => c,
         Err(o) => return o,
     };
+    if p.baseline == Baseline::TorchCompile {
+        match &mut reference {
+            RefBuilt::Torch(t) => t.compile = true,
+            RefBuilt::Kernel(_) => {
+                return LegOutput::unsettled(
+                    KernelReason::BadParams,
+                    "`baseline: torch-compile` needs a task whose reference is a PyTorch module",
+                );
+            }
+        }
+    }
     let purpose = format!("{}/{}/time", i.task.spec.id, aorlta_check::hash_str(i.source));
     let looks = looks_for(&p.looks, p.judge.min_samples, p.pairs);
     let work = TimeWork {
@@ -204,6 +236,11 @@ fn time_leg(input: &LegInput<'_>) -> LegOutput {
         "compiler": i.env.compiler_version().unwrap_or("none"),
         "target": super::compile::target_label(i.task, i.env),
         "harness_s": rec.elapsed_s,
+        "baseline": match (&reference, p.baseline) {
+            (RefBuilt::Kernel(_), _) => "reference-kernel",
+            (RefBuilt::Torch(_), Baseline::Reference) => "torch-eager",
+            (RefBuilt::Torch(_), Baseline::TorchCompile) => "torch-compile",
+        },
     });
     if let Some(o) = findings_outcome(&rec) {
         let mut d = facts;
