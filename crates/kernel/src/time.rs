@@ -322,4 +322,19 @@ mod params_tests {
         let e = parse_params(&json!({"symmetric": "yes"})).unwrap_err();
         assert!(e.contains("`symmetric`"), "{e}");
     }
+
+    #[test]
+    fn the_baseline_is_the_reference_as_written_unless_torch_compile_is_named() {
+        use super::Baseline;
+        assert_eq!(parse_params(&json!({})).unwrap().baseline, Baseline::Reference);
+        for (v, want) in [
+            ("reference", Baseline::Reference),
+            ("torch-eager", Baseline::Reference),
+            ("torch-compile", Baseline::TorchCompile),
+        ] {
+            assert_eq!(parse_params(&json!({"baseline": v})).unwrap().baseline, want, "{v}");
+        }
+        let e = parse_params(&json!({"baseline": "cudnn"})).unwrap_err();
+        assert!(e.contains("`baseline`"), "{e}");
+    }
 }
