@@ -142,7 +142,7 @@ fn one_case<B: Backend>(
     counters.reset(r)?;
     let cand_check = r.check_set(counters, s.layout, s.cand, draw, Expect::Written)?;
     let untouched = r.check_set(counters, s.layout, s.refr, draw, Expect::Untouched)?;
-    r.run_ref(reference, &g_ref, s.layout, s.refr, crate::torch::Op::Forward)?;
+    r.run_ref(reference, &g_ref, s.layout, s.refr, crate::plan::Op::Forward)?;
     let ref_check = r.check_set(counters, s.layout, s.refr, draw, Expect::Written)?;
     let cmp = r.compare_sets(counters, s.layout, s.refr, s.cand, r.job.task.tolerance)?;
     let words = counters.read(r, Party::Harness)?;

@@ -41,6 +41,15 @@ pub(crate) struct Kernel {
     pub compiled: Option<ImageLaunch>,
 }
 
+/// How the reference runs when it is a PyTorch module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op {
+    /// One eager forward (correctness).
+    Forward,
+    /// One graph replay timed by the reference process's events.
+    Time,
+}
+
 /// The reference a plan runs.
 #[derive(Debug, Clone)]
 pub(crate) enum RefSide<'j> {
@@ -231,7 +240,7 @@ impl<'a, B: Backend> Runner<'a, B> {
         g: &Geometry,
         layout: &Layout,
         set: &BufferSet,
-        op: crate::torch::Op,
+        op: Op,
     ) -> Result<f64, Stop> {
         match rs {
             RefSide::Kernel(k) => {

@@ -39,7 +39,7 @@ fn run_inner<B: Backend>(
                 r.helpers_on()?;
             }
             r.fill_set(&layout, &set, Draw::Typical(w.seed), false)?;
-            r.run_ref(&reference, &g, &layout, &set, crate::torch::Op::Forward)?;
+            r.run_ref(&reference, &g, &layout, &set, crate::plan::Op::Forward)?;
             read_back(r, &layout, &set)
         })();
         r.scrub_and_free(&layout, &set);

@@ -368,7 +368,7 @@ fn run_reference<B: Backend>(
     if cold {
         r.flush_l2(s.scratch, s.scratch_words, salt)?;
     }
-    let t = r.run_ref(kernel, &g, &s.layout, sides.refr, crate::torch::Op::Time)?;
+    let t = r.run_ref(kernel, &g, &s.layout, sides.refr, crate::plan::Op::Time)?;
     if symmetric {
         r.helpers_on()?;
     }

@@ -332,7 +332,11 @@ mod params_tests {
             ("torch-eager", Baseline::Reference),
             ("torch-compile", Baseline::TorchCompile),
         ] {
-            assert_eq!(parse_params(&json!({"baseline": v})).unwrap().baseline, want, "{v}");
+            assert_eq!(
+                parse_params(&json!({"baseline": v})).unwrap().baseline,
+                want,
+                "{v}"
+            );
         }
         let e = parse_params(&json!({"baseline": "cudnn"})).unwrap_err();
         assert!(e.contains("`baseline`"), "{e}");

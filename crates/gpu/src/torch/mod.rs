@@ -14,7 +14,7 @@
 
 use crate::backend::{Backend, Lent};
 use crate::layout::{BufferSet, GUARD_BYTES, Layout};
-use crate::plan::{Runner, Stop};
+use crate::plan::{Op, Runner, Stop};
 use aorlta_record::kernel::Dtype;
 use aorlta_record::kernel::harness::{Party, TorchJob};
 use std::io::{BufRead, BufReader, Write};
@@ -182,15 +182,6 @@ fn dtype_name(d: Dtype) -> &'static str {
         Dtype::U32 => "u32",
         Dtype::I64 => "i64",
     }
-}
-
-/// What the reference process is asked to do with a bound set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Op {
-    /// One eager forward (correctness).
-    Forward,
-    /// One graph replay timed by the process's events.
-    Time,
 }
 
 /// Drops the binding of the process (its IPC handles closed) before the harness frees the set.
