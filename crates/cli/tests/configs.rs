@@ -1,10 +1,10 @@
 //! Every shipped config loads: its paths exist, its profile checks against the adapters and
 //! reward functions, its tasks load without a skipped line, its pool (or its dataset) parses.
 
+use aorlta_app::RunConfig;
 use aorlta_check::TaskSet;
 use aorlta_core::profile::LoadedProfile;
 use aorlta_core::reward::RewardRegistry;
-use aorlta_core::run::RunConfig;
 use aorlta_core::run::pool::read_pool;
 use aorlta_server::config::ServeConfig;
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 
 mod common;
 
-use aorlta_core::run::validation::Suite;
+use aorlta_app::Suite;
 use common::{passed, root, verdicts};
 use std::collections::BTreeSet;
 

@@ -1,8 +1,9 @@
-//! AORLTA's engine: the reward functions and their contract, profiles, the legs' identities (the
-//! keys of the result store, which is `aorlta-store`), and the run
-//! scheduler, over the lanes' adapters (`aorlta-answer`, `aorlta-kernel`) and their interface
-//! (`aorlta-check`). Nothing here knows about HTTP or runs a GPU in-process; kernel legs call
-//! the `aorlta-harness` binary and read its record file.
+//! AORLTA's engine, what `serve` and `score` share: the engine and its one door for legs, the
+//! reward functions and their contract, profiles, and the legs' identities (the keys of the
+//! result store, which is `aorlta-store`), over the lanes' adapters (`aorlta-answer`,
+//! `aorlta-kernel`) and their interface (`aorlta-check`). Nothing here knows about HTTP, writes
+//! a run's outputs or runs a GPU in-process (the commands over it are `aorlta-app`'s); kernel
+//! legs call the `aorlta-harness` binary and read its record file.
 
 pub mod profile;
 mod reason;

@@ -199,7 +199,7 @@ mod tests {
             ("judge/src/decide.rs", harness),
             ("gpu/src/lib.rs", harness),
             ("core/src/reward/speedup.rs", &["ENTRY", "ALL"]),
-            ("core/src/run/summary.rs", &["ALL"]),
+            ("core/src/run/pool.rs", &["ALL"]),
             ("core/src/run/engine.rs", every),
             // Files of other kinds: the Triton driver (`.py`), the device helpers (`.cu`), the
             // HIP portability headers, a manifest, a build script, a test.
@@ -221,6 +221,7 @@ mod tests {
             ("core/src/run/engine/table.bin", every),
             // What no result goes through.
             ("server/src/lib.rs", &[]),
+            ("app/src/summary.rs", &[]),
             ("kernel/target/release/build-output", &[]),
             ("kernel/.gitignore", &[]),
         ];

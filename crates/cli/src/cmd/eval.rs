@@ -9,11 +9,11 @@
 //! side with no candidate scored is an error, as is one whose every line or row was skipped.
 
 use anyhow::Context;
-use aorlta_core::run::RunConfig;
-use aorlta_core::run::dataset::DatasetSpec;
-use aorlta_core::run::eval::{figures, table};
-use aorlta_core::run::plot::{Series, histogram_svg};
-use aorlta_core::run::score::{execute, prepare};
+use aorlta_app::DatasetSpec;
+use aorlta_app::RunConfig;
+use aorlta_app::{Series, histogram_svg};
+use aorlta_app::{execute, prepare};
+use aorlta_app::{figures, table};
 use aorlta_record::RewardEntry;
 use indicatif::ProgressBar;
 use std::path::{Path, PathBuf};
@@ -164,7 +164,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.config.display(),
         args.before.display(),
         args.after.display(),
-        aorlta_core::run::eval::RESAMPLES
+        aorlta_app::RESAMPLES
     );
     std::fs::write(out.join("report.md"), md)?;
     std::fs::write(

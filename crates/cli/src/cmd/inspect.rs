@@ -4,8 +4,8 @@
 //! extracted source.
 
 use anyhow::Context;
+use aorlta_app::RunConfig;
 use aorlta_check::TaskSet;
-use aorlta_core::run::RunConfig;
 use aorlta_inspect::{Inspector, Run, RunSources, task_sources};
 use std::io::Write;
 use std::path::PathBuf;

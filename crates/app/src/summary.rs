@@ -33,7 +33,7 @@ impl StateCounts {
 
 /// True when an entry is scored and every rewarded (non-informational) leg is clean: what the
 /// pass rate counts.
-pub fn passed_entry(e: &RewardEntry) -> bool {
+pub(crate) fn passed_entry(e: &RewardEntry) -> bool {
     e.scored
         && !e.legs.is_empty()
         && e.legs
@@ -80,7 +80,7 @@ pub const FAKE_GPU_NOTICE: &str = "fake device: the kernel legs of this run ran 
 /// builder for one part of a run ([`SummaryBuilder::part`]) keeps that part's rewards in
 /// order, so that parts merged in input order sum the rewards exactly as one builder would.
 #[derive(Debug, Clone, Default)]
-pub struct SummaryBuilder {
+pub(crate) struct SummaryBuilder {
     s: Summary,
     total: f64,
     rewards: Option<Vec<f64>>,
@@ -90,7 +90,7 @@ pub struct SummaryBuilder {
 
 impl SummaryBuilder {
     /// A builder for one part of a run, to be [merged](SummaryBuilder::merge) into the whole.
-    pub fn part() -> Self {
+    pub(crate) fn part() -> Self {
         SummaryBuilder {
             rewards: Some(Vec::new()),
             ..SummaryBuilder::default()
@@ -98,7 +98,7 @@ impl SummaryBuilder {
     }
 
     /// Counts one entry.
-    pub fn add(&mut self, e: &RewardEntry) {
+    pub(crate) fn add(&mut self, e: &RewardEntry) {
         self.add_reward(e.reward);
         let legs = e.legs.iter().map(|l| LegView {
             name: &l.name,
@@ -110,15 +110,9 @@ impl SummaryBuilder {
         self.tally(1, e.scored, e.reasons.iter().map(|r| r.code.as_str()), legs);
     }
 
-    /// Counts one entry from its reward and facts (as a store keeps them).
-    pub fn add_facts(&mut self, reward: Option<f64>, f: &Facts) {
-        self.add_reward(reward);
-        self.add_facts_times(f, 1);
-    }
-
     /// Counts one entry by its reward alone: its facts are counted with
     /// [`SummaryBuilder::add_facts_times`] (entries whose facts are the same, at once).
-    pub fn add_reward(&mut self, reward: Option<f64>) {
+    pub(crate) fn add_reward(&mut self, reward: Option<f64>) {
         self.s.count += 1;
         if let Some(r) = reward {
             self.s.scored += 1;
@@ -131,7 +125,7 @@ impl SummaryBuilder {
 
     /// Counts the facts of `n` entries whose rewards were counted with
     /// [`SummaryBuilder::add_reward`].
-    pub fn add_facts_times(&mut self, f: &Facts, n: usize) {
+    pub(crate) fn add_facts_times(&mut self, f: &Facts, n: usize) {
         let legs = f.legs.iter().map(|l| LegView {
             name: &l.name,
             state: l.state,
@@ -185,7 +179,7 @@ impl SummaryBuilder {
     }
 
     /// Adds the counts of a part of the run that comes after everything added so far.
-    pub fn merge(&mut self, part: SummaryBuilder) {
+    pub(crate) fn merge(&mut self, part: SummaryBuilder) {
         let p = part.s;
         self.s.count += p.count;
         self.s.scored += p.scored;
@@ -219,7 +213,7 @@ impl SummaryBuilder {
     }
 
     /// The summary of the entries added.
-    pub fn finish(self) -> Summary {
+    pub(crate) fn finish(self) -> Summary {
         let mut s = self.s;
         let total = self.total + self.rewards.unwrap_or_default().iter().sum::<f64>();
         s.mean_reward = if s.scored > 0 {

@@ -10,15 +10,15 @@
 //! summary. At most [`WINDOW_PER_WORKER`] chunks per worker are out at once, so memory stays
 //! flat in the pool's size however uneven the work.
 
-use super::config::RunConfig;
-use super::engine::{Engine, EngineParts, Scored};
-use super::pool::{candidate, count_lines, is_object, parse_line};
-use super::summary::{Summary, SummaryBuilder};
-use crate::profile::LoadedProfile;
-use crate::reward::RewardRegistry;
-use crate::{CoreError, Result};
+use crate::config::RunConfig;
+use crate::summary::{Summary, SummaryBuilder};
+use aorlta_check::{CoreError, Result};
 use aorlta_check::{Env, Registry};
 use aorlta_check::{SkippedLine, TaskSet};
+use aorlta_core::profile::LoadedProfile;
+use aorlta_core::reward::RewardRegistry;
+use aorlta_core::run::pool::{candidate, count_lines, is_object, parse_line};
+use aorlta_core::run::{Engine, EngineParts, Scored};
 use aorlta_record::{Candidate, PoolLine};
 use aorlta_store::{Cache, CacheStats, Facts, StoredEntry};
 use std::collections::BTreeMap;
@@ -29,11 +29,11 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::Instant;
 
 /// Most pool lines in one chunk (fewer when the pool is small, so every worker gets work).
-pub const MAX_CHUNK: usize = 256;
+pub(crate) const MAX_CHUNK: usize = 256;
 /// Chunks handed out and not yet written, per worker.
-pub const WINDOW_PER_WORKER: usize = 4;
+pub(crate) const WINDOW_PER_WORKER: usize = 4;
 
-pub use super::config::{PARTIAL_REWARDS_FILE, REWARDS_FILE};
+use crate::config::{PARTIAL_REWARDS_FILE, REWARDS_FILE};
 
 /// A run ready to execute.
 pub struct PreparedRun {
@@ -116,7 +116,7 @@ pub fn prepare(mut config: RunConfig, adapters: Registry, env: Env) -> Result<Pr
     let dataset_dir = config.out.join("dataset");
     let named_tasks = !config.tasks.is_empty();
     let dataset_skipped = config.materialise_dataset(&dataset_dir)?;
-    let (tasks, mut skipped) = TaskSet::load_all(&config.tasks, &crate::lanes())?;
+    let (tasks, mut skipped) = TaskSet::load_all(&config.tasks, &aorlta_core::lanes())?;
     if tasks.is_empty() {
         // Say so in the terms of the fields the config has: a dataset's rows, or its `tasks:`.
         let message = match (&config.dataset, named_tasks) {
@@ -146,7 +146,7 @@ pub fn prepare(mut config: RunConfig, adapters: Registry, env: Env) -> Result<Pr
         rewards,
         cache: Some(Arc::clone(&cache)),
         env: Arc::new(env),
-        max_completion_bytes: crate::run::engine::MAX_COMPLETION_BYTES,
+        max_completion_bytes: aorlta_core::MAX_COMPLETION_BYTES,
     };
     let engine = Arc::new(Engine::new(profile, Arc::new(tasks), parts));
     Ok(PreparedRun {
@@ -747,21 +747,21 @@ mod tests {
         );
         assert_eq!(cands[0].completion, "x\ny");
         assert_eq!(skipped.len(), 5, "{skipped:?}");
-        assert_eq!(skipped[4].message, super::super::pool::NOT_AN_OBJECT);
+        assert_eq!(skipped[4].message, aorlta_core::run::pool::NOT_AN_OBJECT);
         // An array read first, where the lines are read as one stream.
         let (cands, skipped) =
             chunk_of(b"[\"g\",\"s\"]\n{\"task\":\"f\",\"completion\":\"t\"}").parse(&pools);
         assert_eq!(cands.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["f#2"]);
         assert_eq!(skipped.len(), 1);
         assert!(skipped[0].place.ends_with("p.jsonl:1"), "{skipped:?}");
-        assert_eq!(skipped[0].message, super::super::pool::NOT_AN_OBJECT);
+        assert_eq!(skipped[0].message, aorlta_core::run::pool::NOT_AN_OBJECT);
     }
 
     #[test]
     fn a_second_run_on_the_same_output_folder_is_refused_while_the_first_holds_it() {
         let dir = tempfile::tempdir().unwrap();
-        let first = prepare(config(dir.path()), crate::adapters(), env(dir.path())).unwrap();
-        let err = prepare(config(dir.path()), crate::adapters(), env(dir.path()))
+        let first = prepare(config(dir.path()), aorlta_core::adapters(), env(dir.path())).unwrap();
+        let err = prepare(config(dir.path()), aorlta_core::adapters(), env(dir.path()))
             .err()
             .expect("the second run is refused")
             .to_string();
@@ -769,7 +769,7 @@ mod tests {
         assert!(err.contains(LOCK_FILE), "{err}");
         execute(&first, &|_| {}).unwrap();
         drop(first);
-        let again = prepare(config(dir.path()), crate::adapters(), env(dir.path())).unwrap();
+        let again = prepare(config(dir.path()), aorlta_core::adapters(), env(dir.path())).unwrap();
         assert_eq!(execute(&again, &|_| {}).unwrap().summary.count, 1);
     }
 
@@ -780,7 +780,7 @@ mod tests {
         for fails in [0, 2] {
             let path = path.clone();
             let err = within_a_minute("a run whose thread would not start", move || {
-                let run = prepare(config_of(&path, 40), crate::adapters(), env(&path)).unwrap();
+                let run = prepare(config_of(&path, 40), aorlta_core::adapters(), env(&path)).unwrap();
                 fail_thread_start(fails);
                 execute(&run, &|_| {}).err().map(|e| e.to_string())
             })
@@ -795,7 +795,12 @@ mod tests {
             assert!(err.contains("running it again resumes"), "{err}");
             assert!(!dir.path().join("out").join(REWARDS_FILE).exists(), "{err}");
         }
-        let run = prepare(config_of(dir.path(), 40), crate::adapters(), env(dir.path())).unwrap();
+        let run = prepare(
+            config_of(dir.path(), 40),
+            aorlta_core::adapters(),
+            env(dir.path()),
+        )
+        .unwrap();
         let report = execute(&run, &|_| {}).unwrap();
         assert_eq!(report.summary.count, 40);
         assert!(!dir.path().join("out").join(PARTIAL_REWARDS_FILE).exists());
@@ -806,7 +811,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().to_path_buf();
         let err = within_a_minute("a run whose worker panicked", move || {
-            let run = prepare(config_of(&path, 2000), crate::adapters(), env(&path)).unwrap();
+            let run = prepare(config_of(&path, 2000), aorlta_core::adapters(), env(&path)).unwrap();
             let progress = |n: usize| assert!(n < 100, "the progress bar broke at {n}");
             execute(&run, &progress).err().map(|e| e.to_string())
         })

@@ -17,8 +17,8 @@
 //! rows only by their ids. Parquet text stored as plain `BYTE_ARRAY` (no UTF-8 annotation) is
 //! read as text.
 
-use crate::{CoreError, Result};
 use aorlta_check::SkippedLine;
+use aorlta_check::{CoreError, Result};
 use aorlta_record::{PoolLine, QaTask};
 use serde::Deserialize;
 use serde_json::Value;
@@ -79,12 +79,13 @@ pub struct DatasetSpec {
 
 /// The pool and task files a dataset became, and the rows skipped.
 #[derive(Debug)]
-pub struct Materialised {
+pub(crate) struct Materialised {
     /// The pool (JSONL), one candidate per response.
     pub pool: PathBuf,
     /// The Q&A tasks of answer mode (JSONL); `None` in id mode.
     pub tasks: Option<PathBuf>,
-    /// Candidates written.
+    /// Candidates written (the run counts its pool's lines itself; the tests read this).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub candidates: usize,
     /// Rows skipped, with their `file:row` and why.
     pub skipped: Vec<SkippedLine>,
@@ -92,13 +93,14 @@ pub struct Materialised {
 
 /// A row of a dataset: where it is in its file (`12`, a JSONL line; `row 12`, a Parquet row) and
 /// the row, a JSON object, or why it could not be read.
-pub type Row = (String, std::result::Result<Value, String>);
+pub(crate) type Row = (String, std::result::Result<Value, String>);
 
 /// The longest JSONL row read; a longer line is skipped, saying so, without being held whole.
-pub const MAX_ROW_BYTES: usize = 64 << 20;
+pub(crate) const MAX_ROW_BYTES: usize = 64 << 20;
 
 /// The rows of a dataset file, all at once (for a small file; [`for_each_row`] streams).
-pub fn read_rows(path: &Path) -> Result<Vec<Row>> {
+#[cfg(test)]
+fn read_rows(path: &Path) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
     for_each_row(path, &mut |row| {
         rows.push(row);
@@ -110,7 +112,7 @@ pub fn read_rows(path: &Path) -> Result<Vec<Row>> {
 /// Calls `f` on each row of a dataset file in turn, holding one row at a time: a JSONL file
 /// line by line, a Parquet file row group by row group. A row is a JSON object, or why it is
 /// not one.
-pub fn for_each_row(path: &Path, f: &mut dyn FnMut(Row) -> Result<()>) -> Result<()> {
+pub(crate) fn for_each_row(path: &Path, f: &mut dyn FnMut(Row) -> Result<()>) -> Result<()> {
     rows_bounded(path, MAX_ROW_BYTES, f)
 }
 
@@ -241,7 +243,7 @@ fn not_text(v: &Value) -> Option<String> {
 
 /// The value at a dotted path (`reward_model.ground_truth`); a column whose own name has a
 /// dot is found first.
-pub fn at<'a>(row: &'a Value, path: &str) -> Option<&'a Value> {
+pub(crate) fn at<'a>(row: &'a Value, path: &str) -> Option<&'a Value> {
     if let Some(v) = row.get(path) {
         return Some(v);
     }
@@ -349,7 +351,7 @@ fn row_items(
 }
 
 /// Writes the dataset's pool (and answer mode's tasks) under `dir`.
-pub fn materialise(spec: &DatasetSpec, dir: &Path) -> Result<Materialised> {
+pub(crate) fn materialise(spec: &DatasetSpec, dir: &Path) -> Result<Materialised> {
     let stem = spec
         .file
         .file_stem()

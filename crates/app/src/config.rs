@@ -7,8 +7,8 @@
 //! [`aorlta_store::CACHE_URL_VAR`] when that is set, else `cache:` (a SQLite file, or a `postgres://` URL),
 //! else `<out>/cache.sqlite`.
 
-use crate::{CoreError, Result};
 use aorlta_check::Env;
+use aorlta_check::{CoreError, Result};
 use aorlta_kernel::{KernelEnv, KernelOverrides};
 use aorlta_store::{CacheSpec, redact_url};
 use serde::Deserialize;
@@ -41,7 +41,7 @@ struct RawConfig {
     #[serde(default)]
     pool: Option<OneOrMany>,
     #[serde(default)]
-    dataset: Option<crate::run::dataset::DatasetSpec>,
+    dataset: Option<crate::dataset::DatasetSpec>,
     profile: PathBuf,
     out: PathBuf,
     #[serde(default = "one")]
@@ -152,8 +152,8 @@ pub struct RunConfig {
     /// Pool files, scored in order.
     pub pools: Vec<PathBuf>,
     /// A trainer's dataset scored after the pools (its file resolved against the config):
-    /// `aorlta_core::run::dataset`.
-    pub dataset: Option<crate::run::dataset::DatasetSpec>,
+    /// [`DatasetSpec`](crate::DatasetSpec).
+    pub dataset: Option<crate::dataset::DatasetSpec>,
     /// The profile file.
     pub profile: PathBuf,
     /// The output folder.
@@ -257,7 +257,7 @@ impl RunConfig {
             && config
                 .dataset
                 .as_ref()
-                .is_none_or(|d| d.mode != crate::run::dataset::DatasetMode::Answer)
+                .is_none_or(|d| d.mode != crate::dataset::DatasetMode::Answer)
         {
             return Err(CoreError::invalid(
                 path,
@@ -283,7 +283,7 @@ impl RunConfig {
         let Some(spec) = &self.dataset else {
             return Ok(Vec::new());
         };
-        let m = crate::run::dataset::materialise(spec, dir)?;
+        let m = crate::dataset::materialise(spec, dir)?;
         self.pools.push(m.pool);
         self.tasks.extend(m.tasks);
         Ok(m.skipped)

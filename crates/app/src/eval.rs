@@ -2,7 +2,7 @@
 //! pass rate, mean reward, fast_p at several thresholds and the geometric-mean speedup, each
 //! with a 95% bootstrap interval (resampling entries of each pool independently, seeded).
 
-use super::summary::{Summary, passed_entry};
+use crate::summary::{Summary, passed_entry};
 use aorlta_judge::seeded;
 use aorlta_record::{LegState, RewardEntry};
 use rand::Rng;

@@ -86,7 +86,7 @@ fn wrong_then_correct_then_faster_on_the_fake_device() {
     let file = dir.path().join("episodes.jsonl");
     std::fs::write(&file, lines).unwrap();
     let out = dir.path().join("out.jsonl");
-    let r = aorlta_core::run::episodes::replay(&engine, &file, TurnReward::BestSoFar, 1.0, &out).unwrap();
+    let r = aorlta_app::replay(&engine, &file, TurnReward::BestSoFar, 1.0, &out).unwrap();
     assert_eq!((r.episodes, r.turns), (1, 3));
     let rows: Vec<serde_json::Value> = std::fs::read_to_string(&out)
         .unwrap()

@@ -15,12 +15,12 @@ mod suite;
 
 pub use suite::{Case, Expect, OneOf, RewardExpect, Suite};
 
-use super::{Engine, EngineParts};
-use crate::profile::{LoadedProfile, Profile};
-use crate::reward::RewardRegistry;
-use crate::{CoreError, Result};
 use aorlta_check::Env;
 use aorlta_check::TaskSet;
+use aorlta_check::{CoreError, Result};
+use aorlta_core::profile::{LoadedProfile, Profile};
+use aorlta_core::reward::RewardRegistry;
+use aorlta_core::run::{Engine, EngineParts};
 use aorlta_kernel::KernelTaskDef;
 use aorlta_kernel::KernelTools;
 use aorlta_kernel::Who;
@@ -110,13 +110,14 @@ pub struct Validation {
 /// A completion whose only code block is `source`, fenced with more backticks than any run in
 /// it, so that the `parse` leg extracts `source` exactly (with a final newline added when it has
 /// none; the returned source is the one extracted).
-pub fn completion_for(source: &str) -> (String, String) {
+#[cfg(test)]
+fn completion_for(source: &str) -> (String, String) {
     completion_in(source, KernelLanguage::Cuda)
 }
 
 /// [`completion_for`] with the code block tagged with `language` (`cuda`, `hip`), as a model
 /// answering that task's prompt would tag it.
-pub fn completion_in(source: &str, language: KernelLanguage) -> (String, String) {
+pub(crate) fn completion_in(source: &str, language: KernelLanguage) -> (String, String) {
     let mut source = source.to_string();
     if !source.ends_with('\n') {
         source.push('\n');
@@ -135,10 +136,10 @@ impl Validation {
         let suite: Suite = aorlta_check::yaml::load(&suite_path)?;
         let base = suite_path.parent().unwrap_or(Path::new("."));
         let env = aorlta_kernel::env_with_kernel(&suite.kernel.clone().overridden(&options.kernel))?;
-        let (tasks, _) = TaskSet::load(&base.join(&suite.tasks), &crate::lanes())?;
+        let (tasks, _) = TaskSet::load(&base.join(&suite.tasks), &aorlta_core::lanes())?;
         let profile = LoadedProfile::load(
             &base.join(&suite.profile),
-            &crate::adapters(),
+            &aorlta_core::adapters(),
             &RewardRegistry::builtin(),
         )?;
         let invalid = |m: String| CoreError::invalid(&suite_path, m);
@@ -289,7 +290,7 @@ impl Validation {
         LoadedProfile::check(
             case_profile(&self.profile.profile, case, forced),
             &self.suite_path,
-            &crate::adapters(),
+            &aorlta_core::adapters(),
             &RewardRegistry::builtin(),
         )
         .map_err(|e| CoreError::invalid(&self.suite_path, format!("case {id}: {e}")))
@@ -391,7 +392,7 @@ impl Validation {
 /// profile's `kernel-run` and `kernel-time` legs and, when `forced`, every timing leg's needs on a
 /// correctness (`kernel-run`) leg replaced by what that leg needs itself, so the timing leg runs
 /// whenever the correctness leg ran, whatever its verdict.
-pub fn case_profile(base: &Profile, case: &Case, forced: bool) -> Profile {
+pub(crate) fn case_profile(base: &Profile, case: &Case, forced: bool) -> Profile {
     let mut profile = base.clone();
     let correctness: Vec<(String, Vec<String>)> = profile
         .legs
@@ -440,7 +441,7 @@ fn describe(r: &LegResult) -> String {
 }
 
 /// Merges `over` into `base` (both JSON objects; `null` is empty): keys of `over` win.
-pub fn merge_params(base: &Value, over: &Value) -> Value {
+pub(crate) fn merge_params(base: &Value, over: &Value) -> Value {
     let mut out = match base {
         Value::Object(m) => m.clone(),
         _ => serde_json::Map::new(),
@@ -491,7 +492,7 @@ mod tests {
             LoadedProfile::check(
                 p,
                 Path::new("v.yaml"),
-                &crate::adapters(),
+                &aorlta_core::adapters(),
                 &RewardRegistry::builtin(),
             )
             .expect("a variant is a valid profile");

@@ -3,8 +3,8 @@
 //! run's engine and made into turn rewards as the service makes them
 //! ([`aorlta_record::episode::Episode::next_turn`]), written one line per turn.
 
-use super::Engine;
 use aorlta_check::{CoreError, Result};
+use aorlta_core::run::Engine;
 use aorlta_record::Candidate;
 use aorlta_record::episode::{Episode, EpisodeHead, EpisodeLine, TurnReward};
 use serde::Serialize;
