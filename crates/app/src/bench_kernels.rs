@@ -3,7 +3,7 @@
 //! harness process, a correctness job and a timing job per task, the harness's own time per
 //! timed launch outside the kernel, and an A/A run (one reference timed against itself many
 //! times at ratio 1.0; the goal is that none comes out `faster`). Every leg runs through the
-//! engine's one door ([`aorlta_core::run::Legs`]).
+//! engine's one door ([`aorlta_core::Legs`]).
 //!
 //! [`bench_pool`] measures a whole scoring run instead: a pool scored by a run config's profile
 //! and kernel tools with a fresh cache, end-to-end candidates per second, the time split and the
@@ -19,7 +19,7 @@ use anyhow::{Context, bail};
 use aorlta_bench::{PoolReport, percentile};
 use aorlta_check::{Env, LegRunner};
 use aorlta_check::{Task, TaskSet};
-use aorlta_core::run::Legs;
+use aorlta_core::Legs;
 use aorlta_kernel::KernelTaskDef;
 use aorlta_kernel::KernelTools;
 use aorlta_kernel::{CompilerChoice, GpuSet, Who, compile};
@@ -127,7 +127,7 @@ pub fn bench_pool(args: &PoolBench) -> anyhow::Result<Measured<PoolRun>> {
     };
     let concurrency = config.concurrency;
     let run = prepare(config, aorlta_core::adapters(), env).context("preparing the run")?;
-    let (candidates, _) = aorlta_core::run::pool::read_pool(&args.pool)?;
+    let (candidates, _) = aorlta_core::read_pool(&args.pool)?;
     Ok(Measured::Done(PoolRun {
         run,
         candidates,

@@ -4,7 +4,7 @@
 //! ([`aorlta_record::episode::Episode::next_turn`]), written one line per turn.
 
 use aorlta_check::{CoreError, Result};
-use aorlta_core::run::Engine;
+use aorlta_core::Engine;
 use aorlta_record::Candidate;
 use aorlta_record::episode::{Episode, EpisodeHead, EpisodeLine, TurnReward};
 use serde::Serialize;

@@ -15,10 +15,10 @@ use crate::summary::{Summary, SummaryBuilder};
 use aorlta_check::{CoreError, Result};
 use aorlta_check::{Env, Registry};
 use aorlta_check::{SkippedLine, TaskSet};
-use aorlta_core::profile::LoadedProfile;
-use aorlta_core::reward::RewardRegistry;
-use aorlta_core::run::pool::{candidate, count_lines, is_object, parse_line};
-use aorlta_core::run::{Engine, EngineParts, Scored};
+use aorlta_core::LoadedProfile;
+use aorlta_core::RewardRegistry;
+use aorlta_core::{Engine, EngineParts, Scored};
+use aorlta_core::{count_pool_lines, is_json_object, parse_pool_line, pool_candidate};
 use aorlta_record::{Candidate, PoolLine};
 use aorlta_store::{Cache, CacheStats, Facts, StoredEntry};
 use std::collections::BTreeMap;
@@ -136,7 +136,7 @@ pub fn prepare(mut config: RunConfig, adapters: Registry, env: Env) -> Result<Pr
     skipped.extend(dataset_skipped);
     let mut lines = 0;
     for pool in &config.pools {
-        lines += count_lines(pool)?;
+        lines += count_pool_lines(pool)?;
     }
     std::fs::create_dir_all(&config.out).map_err(|e| CoreError::io(&config.out, e))?;
     let lock = lock_out(&config.out)?;
@@ -212,12 +212,12 @@ impl Chunk {
             match stream.next() {
                 Some(Ok(line))
                     if stream.byte_offset() <= end
-                        && is_object(&self.bytes[start..end])
+                        && is_json_object(&self.bytes[start..end])
                         && self.bytes[stream.byte_offset()..end]
                             .iter()
                             .all(u8::is_ascii_whitespace) =>
                 {
-                    cands.push(candidate(line, number));
+                    cands.push(pool_candidate(line, number));
                 }
                 _ => {
                     alone = i;
@@ -226,7 +226,7 @@ impl Chunk {
             }
         }
         for &(p, number, start, end) in &self.lines[alone..] {
-            match parse_line(&pools[p], number, &self.bytes[start..end]) {
+            match parse_pool_line(&pools[p], number, &self.bytes[start..end]) {
                 Some(Ok(c)) => cands.push(c),
                 Some(Err(s)) => skipped.push(s),
                 None => {}
@@ -730,7 +730,7 @@ mod tests {
         let (cands, skipped) = chunk_of(text).parse(&pools);
         let mut alone = (Vec::new(), Vec::new());
         for (i, line) in text.split(|&b| b == b'\n').enumerate() {
-            match parse_line(&pools[0], i + 1, line) {
+            match parse_pool_line(&pools[0], i + 1, line) {
                 Some(Ok(c)) => alone.0.push(c),
                 Some(Err(s)) => alone.1.push(s),
                 None => {}
@@ -747,14 +747,14 @@ mod tests {
         );
         assert_eq!(cands[0].completion, "x\ny");
         assert_eq!(skipped.len(), 5, "{skipped:?}");
-        assert_eq!(skipped[4].message, aorlta_core::run::pool::NOT_AN_OBJECT);
+        assert_eq!(skipped[4].message, aorlta_core::NOT_AN_OBJECT);
         // An array read first, where the lines are read as one stream.
         let (cands, skipped) =
             chunk_of(b"[\"g\",\"s\"]\n{\"task\":\"f\",\"completion\":\"t\"}").parse(&pools);
         assert_eq!(cands.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["f#2"]);
         assert_eq!(skipped.len(), 1);
         assert!(skipped[0].place.ends_with("p.jsonl:1"), "{skipped:?}");
-        assert_eq!(skipped[0].message, aorlta_core::run::pool::NOT_AN_OBJECT);
+        assert_eq!(skipped[0].message, aorlta_core::NOT_AN_OBJECT);
     }
 
     #[test]

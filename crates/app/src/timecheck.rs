@@ -1,6 +1,6 @@
 //! Timings of candidate kernels against their tasks' references (`aorlta timecheck`): compile,
 //! then the `kernel-time` leg (the per-launch protocol and the judge), both through the engine's
-//! one door for legs ([`aorlta_core::run::Legs`]), which never uses the store here: a timing is a
+//! one door for legs ([`aorlta_core::Legs`]), which never uses the store here: a timing is a
 //! measurement.
 //!
 //! One kernel source gives its two legs ([`time_source`]); a pool of completions gives one
@@ -9,7 +9,7 @@
 //! ([`timecheck_summary`]). The command line reads the files and prints.
 
 use aorlta_check::{CoreError, Env, LegRunner, SkippedLine, Task, TaskSet};
-use aorlta_core::run::pool::read_pool;
+use aorlta_core::read_pool;
 use aorlta_kernel::KernelTools;
 use aorlta_kernel::{KernelTaskDef, kernel_source};
 use aorlta_record::{LegResult, LegState};
@@ -236,7 +236,7 @@ pub fn timecheck_summary(rows: &[TimecheckRow], skipped: usize) -> String {
 mod tests {
     use super::*;
     use aorlta_check::{Adapter, LegInput, LegOutput};
-    use aorlta_core::run::Legs;
+    use aorlta_core::Legs;
     use std::sync::Arc;
 
     /// A `kernel-compile` that panics.
@@ -287,17 +287,17 @@ mod tests {
         );
         // The engine, scoring the same completion with the same adapters, reports the same leg.
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let profile = aorlta_core::profile::LoadedProfile::load(
+        let profile = aorlta_core::LoadedProfile::load(
             &root.join("examples/kernels/profile.yaml"),
             &aorlta_core::adapters(),
-            &aorlta_core::reward::RewardRegistry::builtin(),
+            &aorlta_core::RewardRegistry::builtin(),
         )
         .unwrap();
-        let parts = aorlta_core::run::EngineParts {
+        let parts = aorlta_core::EngineParts {
             adapters: legs_registry(),
             ..Default::default()
         };
-        let engine = aorlta_core::run::Engine::new(profile, Arc::new(tasks.clone()), parts);
+        let engine = aorlta_core::Engine::new(profile, Arc::new(tasks.clone()), parts);
         let entry = engine.score(&aorlta_record::Candidate {
             id: "c1".into(),
             task: "vector_add".into(),

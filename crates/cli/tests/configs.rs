@@ -3,10 +3,10 @@
 
 use aorlta_app::RunConfig;
 use aorlta_check::TaskSet;
-use aorlta_core::profile::LoadedProfile;
-use aorlta_core::reward::RewardRegistry;
-use aorlta_core::run::pool::read_pool;
-use aorlta_server::config::ServeConfig;
+use aorlta_core::LoadedProfile;
+use aorlta_core::RewardRegistry;
+use aorlta_core::read_pool;
+use aorlta_server::ServeConfig;
 use std::path::{Path, PathBuf};
 
 fn configs() -> Vec<PathBuf> {

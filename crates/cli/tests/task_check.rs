@@ -385,7 +385,7 @@ fn a_leg_that_panics_under_task_check_is_caught_and_reported_as_the_engine_repor
     .unwrap();
     let mut adapters = aorlta_core::adapters();
     adapters.add(std::sync::Arc::new(PanickingRun));
-    let legs = aorlta_core::run::Legs::new(adapters);
+    let legs = aorlta_core::Legs::new(adapters);
     let task = tasks.get("vector_add").unwrap();
     let check = aorlta_kernel::check_task(&legs, &env, task, &aorlta_kernel::CheckParams::default());
     env.kernel().unwrap().pool().shutdown();

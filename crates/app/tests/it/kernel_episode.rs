@@ -4,9 +4,9 @@
 //! verdict, the speedup and the bandwidth), and the turn rewards follow the mode.
 
 use aorlta_check::TaskSet;
-use aorlta_core::profile::LoadedProfile;
-use aorlta_core::reward::RewardRegistry;
-use aorlta_core::run::{Engine, EngineParts};
+use aorlta_core::LoadedProfile;
+use aorlta_core::RewardRegistry;
+use aorlta_core::{Engine, EngineParts};
 use aorlta_kernel::{FakeSpec, GpuSet, KernelConfig, KernelEnv, KernelTools};
 use aorlta_record::episode::TurnReward;
 use aorlta_record::kernel::fake::FakeBehaviour;

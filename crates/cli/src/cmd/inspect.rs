@@ -76,7 +76,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn sources_of(cfg: &RunConfig) -> anyhow::Result<RunSources> {
     let mut completions = std::collections::HashMap::new();
     for pool in &cfg.pools {
-        let (cands, _) = aorlta_core::run::pool::read_pool(pool)?;
+        let (cands, _) = aorlta_core::read_pool(pool)?;
         completions.extend(cands.into_iter().map(|c| (c.id, c.completion)));
     }
     let (set, _) = TaskSet::load_all(&cfg.tasks, &aorlta_core::lanes())?;

@@ -21,7 +21,7 @@ use aorlta_app::{
     timecheck_summary,
 };
 use aorlta_check::{Env, Task, TaskSet};
-use aorlta_core::run::Legs;
+use aorlta_core::Legs;
 use aorlta_record::LegState;
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -25,7 +25,7 @@
 //!   pointers), which the harness uses instead of the task's block.
 
 use super::KernelTask;
-use crate::FormatVersion;
+use crate::version::FormatVersion;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
