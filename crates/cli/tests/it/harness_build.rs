@@ -3,7 +3,7 @@
 //! which it accepts). This binary links both, so the two must agree, and both must change when
 //! a harness source changes while no other crate's build hashes it.
 
-#[path = "../../record/build/sources.rs"]
+#[path = "../../../record/build/sources.rs"]
 mod sources;
 
 #[test]

@@ -2,7 +2,7 @@
 //! verdict is the recorded one, and a case's row is the same when run again on its own (the run is
 //! deterministic).
 
-mod common;
+use crate::common;
 
 use common::{aorlta, passed, row, verdicts};
 

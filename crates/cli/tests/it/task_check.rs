@@ -4,7 +4,7 @@
 //! load, or whose tolerance lets an all-zero output pass, fails with its file and why named, the
 //! other tasks of the run still checked; exit status 1 when any fails.
 
-mod common;
+use crate::common;
 
 use common::{aorlta, root};
 use std::path::Path;

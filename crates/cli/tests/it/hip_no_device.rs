@@ -4,7 +4,7 @@
 //! with `no-gpu` from the HIP backend; none gets a positive reward. Skipped with a message where
 //! `AORLTA_HIPCC` is unset, failing in CI.
 
-mod common;
+use crate::common;
 
 use common::{aorlta, root};
 

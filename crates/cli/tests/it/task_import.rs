@@ -4,7 +4,7 @@
 //! points it at the trainers' venv, CPU torch, and sets `AORLTA_TORCH_REQUIRED=1`); without one the
 //! torch test says it is skipped, and fails when torch is required.
 
-mod common;
+use crate::common;
 
 use common::{aorlta, root};
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! cache on a second run, and the runs that must stop with an error rather than hang or write
 //! what they should not.
 
-mod common;
+use crate::common;
 
 use common::ENTRY_ROW_EDITS;
 use std::path::{Path, PathBuf};

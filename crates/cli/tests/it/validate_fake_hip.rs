@@ -3,7 +3,7 @@
 //! cases, every threat of the CUDA suite on the tasks the HIP example has is a case, every HIP
 //! candidate file is used, and the HIP pool is up to date with its generator.
 
-mod common;
+use crate::common;
 
 use aorlta_app::Suite;
 use common::{passed, root, verdicts};

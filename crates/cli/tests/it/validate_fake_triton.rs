@@ -3,7 +3,7 @@
 //! NVIDIA`, every candidate file is some case's, and the Triton pool is up to date with its
 //! generator. (Each source's real compile by Triton is crates/core/tests/triton_examples.rs.)
 
-mod common;
+use crate::common;
 
 use aorlta_app::Suite;
 use common::{passed, root, verdicts};

@@ -1,7 +1,7 @@
 //! An episode at a kernel task through the service on the fake device: no kernel, then the
 //! reference; each turn's feedback says what happened, the turn rewards follow the mode.
 
-use crate::client::{Server, examples};
+use super::client::{Server, examples};
 use serde_json::json;
 
 #[test]

@@ -2,7 +2,7 @@
 //! `auth.token-file` or `AORLTA_TOKEN`), never on `/healthz` and `/metrics`, never logged; and
 //! no service listens beyond loopback without one.
 
-use crate::client::{Server, examples, item, request_with};
+use super::client::{Server, examples, item, request_with};
 use serde_json::json;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! slow-body flood), answers their clients never read (memory, the write time limit), and a
 //! shutdown that such clients must not hold up.
 
-use crate::client::{self, Server, head, item, read_response};
+use super::client::{self, Server, head, item, read_response};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::TcpStream;

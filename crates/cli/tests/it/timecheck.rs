@@ -2,7 +2,7 @@
 //! row each and a summary table, reports a malformed line with its number and skips it; relative
 //! paths are the caller's; `--candidate` and `--pool` exclude each other and one is required.
 
-mod common;
+use crate::common;
 
 use common::{aorlta, root};
 use std::path::Path;

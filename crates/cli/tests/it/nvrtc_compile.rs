@@ -5,7 +5,7 @@
 //! nvcc and NVRTC (`scripts/install-cuda-compiler.sh` installs both from the Python index);
 //! without them the test says so and passes, unless `CI` is set.
 
-mod common;
+use crate::common;
 
 use aorlta_check::TaskSet;
 use aorlta_kernel::KernelTaskDef;

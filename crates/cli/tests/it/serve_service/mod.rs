@@ -5,11 +5,11 @@
 //! clients that misbehave (`misbehaving`) and the bearer token (`token`).
 
 mod client;
-#[path = "../common/mod.rs"]
-mod common;
 mod episodes;
 mod misbehaving;
 mod token;
+
+use crate::common;
 
 use client::{Server, examples, head, item, read_response, request, strip_timings};
 use common::ENTRY_ROW_EDITS;
