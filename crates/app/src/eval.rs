@@ -1,13 +1,20 @@
 //! Before/after comparison of two pools scored with the same tasks and profile (`aorlta eval`):
 //! pass rate, mean reward, fast_p at several thresholds and the geometric-mean speedup, each
-//! with a 95% bootstrap interval (resampling entries of each pool independently, seeded).
+//! with a 95% bootstrap interval (resampling entries of each pool independently, seeded). Each
+//! side is scored alone ([`side_config`]); the figures, plots and report are written by
+//! [`write_comparison`].
 
+use crate::config::RunConfig;
+use crate::dataset::DatasetSpec;
+use crate::plot::{Series, histogram_svg};
+use crate::score::RunReport;
 use crate::summary::{Summary, passed_entry};
 use aorlta_judge::seeded;
 use aorlta_record::{LegState, RewardEntry};
 use rand::Rng;
 use serde::Serialize;
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 /// Thresholds for fast_p: the share of all entries that are correct and at least p× faster.
 pub const FAST_P: [f64; 4] = [1.0, 1.1, 1.5, 2.0];
@@ -209,6 +216,141 @@ pub fn table(pools: &[PoolFigures]) -> String {
         });
     }
     t
+}
+
+/// The run config of one side of a comparison: the config's tasks, profile and cache with the
+/// side alone as its input (never the config's own pool or dataset file), writing under `out`.
+/// The side is read as a dataset when it is Parquet or when the config has a `dataset:` section
+/// (whose mode and column mapping it is read with), else as a pool.
+pub fn side_config(config: &RunConfig, side: &Path, out: PathBuf) -> RunConfig {
+    let mut c = config.clone();
+    let parquet = side
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("parquet") || e.eq_ignore_ascii_case("pq"));
+    match (&config.dataset, parquet) {
+        (Some(spec), _) => {
+            c.pools = Vec::new();
+            c.dataset = Some(DatasetSpec {
+                file: side.to_path_buf(),
+                ..spec.clone()
+            });
+        }
+        (None, true) => {
+            c.pools = Vec::new();
+            c.dataset = Some(DatasetSpec {
+                file: side.to_path_buf(),
+                mode: Default::default(),
+                columns: Default::default(),
+            });
+        }
+        (None, false) => {
+            c.pools = vec![side.to_path_buf()];
+            c.dataset = None;
+        }
+    }
+    c.out = out;
+    c
+}
+
+/// The entries a side's run wrote; an error naming the side (`label`, its file `side`) when it
+/// gave no candidate to score.
+pub fn side_entries(report: &RunReport, label: &str, side: &Path) -> anyhow::Result<Vec<RewardEntry>> {
+    let text = std::fs::read_to_string(&report.rewards)?;
+    let entries: Vec<RewardEntry> = text.lines().map(serde_json::from_str).collect::<Result<_, _>>()?;
+    if entries.is_empty() {
+        anyhow::bail!(
+            "the {label} side {} gave no candidate to score ({} lines or rows skipped)",
+            side.display(),
+            report.skipped.len()
+        );
+    }
+    Ok(entries)
+}
+
+/// What a comparison wrote: its report and its reward plot.
+#[derive(Debug, Clone)]
+pub struct Compared {
+    /// `report.md`.
+    pub report: PathBuf,
+    /// `rewards.svg`.
+    pub rewards_svg: PathBuf,
+}
+
+/// Writes a comparison's files under `out`: `rewards.svg`, `speedups.svg` (when a side has
+/// timed kernels), `report.md` (naming the config and the two sides as given, with the `table`
+/// of [`table`]) and `report.json` (the figures).
+pub fn write_comparison(
+    out: &Path,
+    config: &Path,
+    before: &Path,
+    after: &Path,
+    pools: &[PoolFigures; 2],
+    table: &str,
+) -> std::io::Result<Compared> {
+    let rewards_svg = out.join("rewards.svg");
+    std::fs::write(
+        &rewards_svg,
+        histogram_svg(
+            "Reward distribution, before and after",
+            "reward",
+            &[
+                Series {
+                    label: "before",
+                    values: &pools[0].rewards,
+                },
+                Series {
+                    label: "after",
+                    values: &pools[1].rewards,
+                },
+            ],
+            -1.55,
+            1.0,
+            17,
+        ),
+    )?;
+    let mut plots = String::from("![rewards](rewards.svg)\n");
+    if pools.iter().any(|p| !p.speedups.is_empty()) {
+        let logs: Vec<Vec<f64>> = pools
+            .iter()
+            .map(|p| p.speedups.iter().map(|s| s.log2()).collect())
+            .collect();
+        std::fs::write(
+            out.join("speedups.svg"),
+            histogram_svg(
+                "Measured speedup of correct kernels (log2)",
+                "log2(speedup)",
+                &[
+                    Series {
+                        label: "before",
+                        values: &logs[0],
+                    },
+                    Series {
+                        label: "after",
+                        values: &logs[1],
+                    },
+                ],
+                -3.0,
+                3.0,
+                24,
+            ),
+        )?;
+        plots.push_str("\n![speedups](speedups.svg)\n");
+    }
+    let md = format!(
+        "# Before / after\n\nconfig `{}`, before `{}`, after `{}`; intervals are 95% bootstrap intervals \
+         ({} resamples of each pool's entries).\n\n{table}\n{plots}",
+        config.display(),
+        before.display(),
+        after.display(),
+        RESAMPLES
+    );
+    let report = out.join("report.md");
+    std::fs::write(&report, md)?;
+    std::fs::write(
+        out.join("report.json"),
+        serde_json::to_string_pretty(pools).map_err(std::io::Error::other)? + "\n",
+    )?;
+    Ok(Compared { report, rewards_svg })
 }
 
 #[cfg(test)]

@@ -23,7 +23,10 @@ pub use config::{
 };
 pub use dataset::{Columns, DatasetMode, DatasetSpec};
 pub use episodes::{ReplayReport, ReplayedTurn, replay};
-pub use eval::{Estimate, FAST_P, PoolFigures, RESAMPLES, figures, table};
+pub use eval::{
+    Compared, Estimate, FAST_P, PoolFigures, RESAMPLES, figures, side_config, side_entries, table,
+    write_comparison,
+};
 pub use plot::{Series, histogram_svg};
 pub use score::{LOCK_FILE, PreparedRun, RunReport, execute, prepare};
 pub use summary::{FAKE_GPU_NOTICE, StateCounts, Summary};
