@@ -1,9 +1,10 @@
 //! AORLTA's application layer: one module per command over the engine (`aorlta-core`). A scoring
 //! run (`score`: a pool through the engine, in parallel, resumable, summarised), its offline
 //! episode replay, the comparison of two pools (`eval`, with its plots), the harness validation
-//! suite (`validate`), the datasets a run config can name (JSONL and Parquet), `timecheck` and
-//! the kernel benchmark (`bench kernels`). The command line parses arguments and prints what
-//! these return; the service links none of it (no Parquet, no plots).
+//! suite (`validate`), the datasets a run config can name (JSONL and Parquet), `timecheck`, the
+//! kernel benchmark (`bench kernels`) and the summary of a kernel-lane timeline (`timeline`). The
+//! command line parses arguments and prints what these return; the service links none of it (no
+//! Parquet, no plots).
 
 mod bench_kernels;
 mod config;
@@ -14,6 +15,7 @@ mod plot;
 mod score;
 mod summary;
 mod timecheck;
+mod timeline;
 mod validation;
 
 pub use bench_kernels::{KernelBench, Measured, PoolBench, PoolRun, Say, bench_kernels, bench_pool};
@@ -34,6 +36,7 @@ pub use timecheck::{
     FAKE_TIMES, TimecheckRow, Timed, detail_num, fmt_num, shutdown, time_params, time_pool, time_source,
     timecheck_summary,
 };
+pub use timeline::timeline_summary;
 pub use validation::{
     Case, CaseResult, Expect, OneOf, Options, RewardExpect, Suite, Unavailable, Validation,
 };

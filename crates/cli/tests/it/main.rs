@@ -13,6 +13,7 @@ mod serve_service;
 mod task_check;
 mod task_import;
 mod timecheck;
+mod timeline;
 mod validate_fake;
 mod validate_fake_hip;
 mod validate_fake_triton;
