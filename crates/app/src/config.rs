@@ -152,7 +152,7 @@ pub struct RunConfig {
     /// Pool files, scored in order.
     pub pools: Vec<PathBuf>,
     /// A trainer's dataset scored after the pools (its file resolved against the config):
-    /// [`DatasetSpec`](crate::DatasetSpec).
+    /// [`DatasetSpec`](crate::dataset::DatasetSpec).
     pub dataset: Option<crate::dataset::DatasetSpec>,
     /// The profile file.
     pub profile: PathBuf,
