@@ -11,6 +11,7 @@ mod config;
 mod dataset;
 mod episodes;
 mod eval;
+mod inspect;
 mod plot;
 mod score;
 mod summary;
@@ -29,6 +30,7 @@ pub use eval::{
     Compared, Estimate, FAST_P, PoolFigures, RESAMPLES, figures, side_config, side_entries, table,
     write_comparison,
 };
+pub use inspect::run_sources;
 pub use plot::{Series, histogram_svg};
 pub use score::{LOCK_FILE, PreparedRun, RunReport, execute, prepare};
 pub use summary::{FAKE_GPU_NOTICE, StateCounts, Summary};
