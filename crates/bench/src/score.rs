@@ -7,8 +7,8 @@
 //! first run, the rerun at most [`GOAL_RERUN_RATIO`] of the first run's time, and peak memory
 //! under [`GOAL_PEAK_BYTES`].
 
-use aorlta_core::run::pool::read_pool;
-use aorlta_core::{CoreError, Result};
+use aorlta_check::{CoreError, Result};
+use aorlta_core::read_pool;
 use std::collections::HashSet;
 use std::fmt;
 use std::io::{BufRead, Write};

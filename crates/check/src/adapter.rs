@@ -182,7 +182,7 @@ impl Registry {
 
 /// The one door every leg runs through, for the commands that run a lane's adapter straight on a
 /// source rather than score a completion (a lane's task check, timings of candidate files). The
-/// engine implements it (`aorlta_core::run::Legs`) with the function it runs a
+/// engine implements it (`aorlta_core::Legs`) with the function it runs a
 /// profile's legs with, so a panic is caught and a missing reason named as in a scoring run, and
 /// the store is used as the caller configured it. A lane states its need as this trait because it
 /// cannot name the engine, which is above it.

@@ -2,15 +2,15 @@
 //! reward is made from them. Loaded from YAML with unknown keys rejected; errors name the file,
 //! the line and the key.
 
-use crate::{CoreError, Result};
 use aorlta_check::Registry;
 use aorlta_check::hash_str;
+use aorlta_check::{CoreError, Result};
 use aorlta_record::contract::{REWARD_MAX, REWARD_MIN};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-pub mod feedback;
-pub use feedback::FeedbackSpec;
+pub(crate) mod feedback;
+use feedback::FeedbackSpec;
 
 /// Rung of a broke correctness leg that names none (`on-broke` unset).
 pub const DEFAULT_ON_BROKE: f64 = -1.0;
@@ -92,7 +92,7 @@ pub struct Profile {
     pub length: Option<LengthLimits>,
     /// The legs, in order.
     pub legs: Vec<LegSpec>,
-    /// The feedback for the model: its template and budget ([`feedback`]); the defaults when
+    /// The feedback for the model: its template and budget ([`FeedbackSpec`]); the defaults when
     /// absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback: Option<FeedbackSpec>,
@@ -308,10 +308,6 @@ fn with_line(e: CoreError, text: &str) -> CoreError {
     }
 }
 
-/// The YAML error mapping, kept under its old name for callers outside this crate; new code
-/// uses [`aorlta_check::yaml::error`].
-pub use aorlta_check::yaml::error as yaml_error;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -321,7 +317,7 @@ mod tests {
         LoadedProfile::from_yaml(
             text,
             Path::new("p.yaml"),
-            &crate::adapters(),
+            &crate::lanes::adapters(),
             &RewardRegistry::builtin(),
         )
     }

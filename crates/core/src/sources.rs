@@ -21,15 +21,25 @@ use aorlta_check::Adapter;
 /// The package version, first in every identity.
 const PKG: &str = env!("CARGO_PKG_VERSION");
 
+/// The AORLTA version string reward entries and the service report: the package version and a
+/// hash of the record, core and harness sources. Cache keys carry narrower identities (of an
+/// adapter's legs, of entries), so an edit changes only the keys of the results it can change.
+pub const AORLTA_VERSION: &str = concat!(
+    "aorlta ",
+    env!("CARGO_PKG_VERSION"),
+    "+src.",
+    env!("AORLTA_SRC_ALL")
+);
+
 /// The identity of everything: the package version and a hash of the record, core, lane and
-/// harness sources (what [`crate::AORLTA_VERSION`] shows).
-pub fn all() -> String {
+/// harness sources (what [`AORLTA_VERSION`] shows).
+pub(crate) fn all() -> String {
     format!("{PKG}+all.{}", env!("AORLTA_SRC_ALL"))
 }
 
 /// The source identity of an adapter's results: what every leg depends on and the sources the
 /// adapter answers (its lane's); [`all`] for an adapter that answers none.
-pub fn of_adapter(adapter: &dyn Adapter) -> String {
+pub(crate) fn of_adapter(adapter: &dyn Adapter) -> String {
     match adapter.sources() {
         Some(own) => format!("{PKG}+legs.{};{own}", env!("AORLTA_SRC_LEGS")),
         None => all(),
@@ -37,7 +47,7 @@ pub fn of_adapter(adapter: &dyn Adapter) -> String {
 }
 
 /// The source identity of reward entries (besides their legs' identities).
-pub fn entry() -> String {
+pub(crate) fn entry() -> String {
     format!("{PKG}+entry.{}", env!("AORLTA_SRC_ENTRY"))
 }
 
@@ -199,7 +209,7 @@ mod tests {
             ("judge/src/decide.rs", harness),
             ("gpu/src/lib.rs", harness),
             ("core/src/reward/speedup.rs", &["ENTRY", "ALL"]),
-            ("core/src/run/summary.rs", &["ALL"]),
+            ("core/src/run/pool.rs", &["ALL"]),
             ("core/src/run/engine.rs", every),
             // Files of other kinds: the Triton driver (`.py`), the device helpers (`.cu`), the
             // HIP portability headers, a manifest, a build script, a test.
@@ -221,6 +231,7 @@ mod tests {
             ("core/src/run/engine/table.bin", every),
             // What no result goes through.
             ("server/src/lib.rs", &[]),
+            ("app/src/summary.rs", &[]),
             ("kernel/target/release/build-output", &[]),
             ("kernel/.gitignore", &[]),
         ];
@@ -250,7 +261,7 @@ mod tests {
 
     #[test]
     fn built_in_adapters_have_their_lanes_identity_and_others_get_all() {
-        let adapters = crate::adapters();
+        let adapters = crate::lanes::adapters();
         let of = |name: &str| super::of_adapter(adapters.get(name).unwrap().as_ref());
         for name in adapters.names() {
             assert_ne!(of(name), super::all(), "{name}");

@@ -4,7 +4,9 @@
 //! keeps it (a property test there, `reward/contract_tests.rs`); the store checks every entry
 //! it reads against it.
 
-use crate::{FORMAT_VERSION, LegState, Parts, RewardEntry};
+use crate::entry::{Parts, RewardEntry};
+use crate::leg::LegState;
+use crate::version::FORMAT_VERSION;
 
 /// Smallest scored reward.
 pub const REWARD_MIN: f64 = -1.55;
@@ -84,7 +86,8 @@ pub fn check_entry(e: &RewardEntry) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{LegResult, Reason, VersionIdentity};
+    use crate::entry::VersionIdentity;
+    use crate::leg::{LegResult, Reason};
 
     fn scored(base: f64, length: f64) -> RewardEntry {
         let parts = Parts {

@@ -1,6 +1,7 @@
 //! The reward entry: the answer for one candidate.
 
-use crate::{FORMAT_VERSION, FormatVersion, LegResult, Reason};
+use crate::leg::{LegResult, Reason};
+use crate::version::{FORMAT_VERSION, FormatVersion};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -101,7 +102,7 @@ impl RewardEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::LegState;
+    use crate::leg::LegState;
 
     /// A scored entry with a clean and a broke leg, and an unscored error entry: the reward
     /// entry format as a trainer reads it.
@@ -116,7 +117,7 @@ mod tests {
         broke.detail = Some(serde_json::json!({"answer": "42"}));
         broke.elapsed_s = 0.001;
         let entry = RewardEntry {
-            format: crate::FORMAT_VERSION,
+            format: crate::version::FORMAT_VERSION,
             id: "c7".into(),
             task: "t3".into(),
             reward: Some(-0.5),

@@ -2,7 +2,7 @@
 //! the next turn's prompt. What the service stores and answers (docs/API.md, "Episodes") and
 //! what `aorlta score --episodes` replays, with the turn rewards a trainer may choose.
 
-use crate::RewardEntry;
+use crate::entry::RewardEntry;
 use serde::{Deserialize, Serialize};
 
 /// Which reward a turn gets.
@@ -131,7 +131,7 @@ pub struct EpisodeLine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Reason;
+    use crate::leg::Reason;
 
     fn episode(mode: TurnReward, discount: f64) -> Episode {
         Episode {

@@ -10,33 +10,14 @@
 //!   episodes (their settings, turns and the lines `aorlta score --episodes` replays).
 
 pub mod contract;
-pub mod entry;
+mod entry;
 pub mod episode;
 pub mod kernel;
-pub mod leg;
-pub mod task;
+mod leg;
+mod task;
+mod version;
 
 pub use entry::{Parts, RewardEntry, VersionIdentity};
 pub use leg::{LegResult, LegState, Reason};
 pub use task::{Candidate, PoolLine, QaTask};
-
-use serde::{Deserialize, Serialize};
-
-/// A `{major, minor}` version of the record formats. A reader accepts any minor of its major.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct FormatVersion {
-    /// Bumped on an incompatible change.
-    pub major: u32,
-    /// Bumped when fields are added.
-    pub minor: u32,
-}
-
-/// The version this build writes.
-pub const FORMAT_VERSION: FormatVersion = FormatVersion { major: 1, minor: 1 };
-
-impl Default for FormatVersion {
-    fn default() -> Self {
-        FORMAT_VERSION
-    }
-}
+pub use version::{FORMAT_VERSION, FormatVersion};

@@ -11,8 +11,8 @@
 //! is held. `limits.write-timeout` ([`crate::write_timeout`]) closes a stalled connection in any
 //! case.
 
-use crate::ApiError;
 use crate::connections::ConnHandle;
+use crate::error::ApiError;
 use crate::metrics::Metrics;
 use axum::body::Body;
 use axum::http::{HeaderValue, header};
@@ -197,7 +197,7 @@ impl hyper::body::Body for AnswerBody {
 }
 
 /// A 200 answer of `value` as JSON, held in `unsent` until it is handed to `conn`.
-pub fn json<T: Serialize>(unsent: &Arc<Unsent>, conn: Option<ConnHandle>, value: &T) -> Response {
+pub(crate) fn json<T: Serialize>(unsent: &Arc<Unsent>, conn: Option<ConnHandle>, value: &T) -> Response {
     let data = match serde_json::to_vec(value) {
         Ok(d) => d,
         Err(e) => return ApiError::internal(format!("writing an answer: {e}")).into_response(),

@@ -10,8 +10,8 @@
 //! shows a task's reference or scores anything). A service that listens on an address other
 //! than loopback refuses to start without a token ([`check_bind`]).
 
-use crate::ServerError;
 use crate::config::AuthConfig;
+use crate::error::ServerError;
 use std::net::SocketAddr;
 use std::path::Path;
 
@@ -19,10 +19,10 @@ use std::path::Path;
 pub const TOKEN_VAR: &str = "AORLTA_TOKEN";
 
 /// The shortest token accepted, in bytes.
-pub const MIN_TOKEN_LEN: usize = 16;
+pub(crate) const MIN_TOKEN_LEN: usize = 16;
 
 /// The most a token file may hold: a token is a line, not a file's worth.
-pub const TOKEN_FILE_LIMIT: u64 = 64 << 10;
+pub(crate) const TOKEN_FILE_LIMIT: u64 = 64 << 10;
 
 /// The token a request must carry, kept as its hash.
 #[derive(Clone, PartialEq)]

@@ -9,7 +9,7 @@
 //! so a head that announces 16 MiB and sends one byte holds one byte of the budget; a body that
 //! would pass it is refused with 503 ([`crate::reading`] keeps that budget).
 
-use crate::ApiError;
+use crate::error::ApiError;
 use crate::state::AppState;
 use axum::body::Body;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -23,7 +23,7 @@ const GRACE: Duration = Duration::from_secs(1);
 /// Refuses a request whose body has not been read: drains the body (up to `max-body-bytes`,
 /// for at most two seconds) so that the connection stays usable and the client sees the answer
 /// rather than a reset; when it cannot be drained, the answer says `Connection: close`.
-pub async fn refuse_unread(state: &AppState, body: Body, err: ApiError) -> ApiError {
+pub(crate) async fn refuse_unread(state: &AppState, body: Body, err: ApiError) -> ApiError {
     let limit = state.limits.max_body_bytes;
     let drain = async {
         let mut body = body;
@@ -48,7 +48,11 @@ pub async fn refuse_unread(state: &AppState, body: Body, err: ApiError) -> ApiEr
 /// before reading anything), 408 when it falls behind `min-body-rate` or passes
 /// `read-timeout`, 400 when the connection fails, 503 when the reading budget is spent. An
 /// answer given before the body was read to its end says `Connection: close`.
-pub async fn read_body(state: &AppState, headers: &HeaderMap, body: Body) -> Result<Vec<u8>, ApiError> {
+pub(crate) async fn read_body(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Vec<u8>, ApiError> {
     let limits = &state.limits;
     let limit = limits.max_body_bytes;
     let declared = headers

@@ -2,8 +2,8 @@
 //! profiles it offers, the cache, the GPUs, the scoring lanes and the request limits. Unknown
 //! keys are an error naming the file, the line and the key; paths are relative to the file.
 
-use aorlta_core::CoreError;
-use aorlta_core::profile::yaml_error;
+use aorlta_check::CoreError;
+use aorlta_check::yaml::error as yaml_error;
 use aorlta_kernel::GpuSet;
 use serde::{Deserialize, Deserializer};
 use std::net::SocketAddr;
@@ -12,10 +12,10 @@ use std::time::Duration;
 
 /// OpenRLHF's total time limit for one remote reward request, in seconds (its
 /// `aiohttp.ClientTimeout(total=180)`).
-pub const OPENRLHF_REQUEST_LIMIT_S: u64 = 180;
+pub(crate) const OPENRLHF_REQUEST_LIMIT_S: u64 = 180;
 
 /// The address the service binds when neither the config nor `--bind` names one.
-pub const DEFAULT_BIND: &str = "127.0.0.1:8787";
+pub(crate) const DEFAULT_BIND: &str = "127.0.0.1:8787";
 
 /// A service configuration.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -621,13 +621,13 @@ fn name_the_key(err: CoreError, text: &str, e: &serde_norway::Error) -> CoreErro
 }
 
 /// A duration as humantime writes it (`250ms`, `10s`, `5m`, `1h 30m`).
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     humantime::parse_duration(s.trim())
         .map_err(|e| format!("`{s}` is not a duration like `250ms`, `10s`, `5m`: {e}"))
 }
 
 /// A size as bytesize writes it (`16 MiB`, `512 KiB`, `100 B`, `2MB`, or a number of bytes).
-pub fn parse_bytes(s: &str) -> Result<usize, String> {
+pub(crate) fn parse_bytes(s: &str) -> Result<usize, String> {
     let size: bytesize::ByteSize = s
         .trim()
         .parse()

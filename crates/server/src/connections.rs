@@ -103,7 +103,7 @@ fn ms_since(start: Instant) -> u64 {
 /// The open connections of one service: the cap, and the `aorlta_connections` gauge and
 /// `aorlta_connections_closed_at_cap_total` counter.
 #[derive(Debug)]
-pub struct Connections {
+pub(crate) struct Connections {
     cap: usize,
     metrics: Arc<Metrics>,
     start: Instant,
@@ -113,7 +113,7 @@ pub struct Connections {
 
 /// A connection's place under the cap; dropping it frees the place.
 #[derive(Debug)]
-pub struct Slot {
+pub(crate) struct Slot {
     id: u64,
     conn: Arc<Conn>,
     owner: Arc<Connections>,
@@ -121,13 +121,13 @@ pub struct Slot {
 
 impl Slot {
     /// The handle its requests carry.
-    pub fn handle(&self) -> ConnHandle {
+    pub(crate) fn handle(&self) -> ConnHandle {
         ConnHandle(Arc::clone(&self.conn))
     }
 
     /// Completes when the connection is told to close (to make room, or because its client
     /// does not take its answers).
-    pub async fn closed(&self) {
+    pub(crate) async fn closed(&self) {
         self.conn.evict.notified().await;
     }
 }
@@ -142,7 +142,7 @@ impl Drop for Slot {
 
 impl Connections {
     /// A tracker admitting at most `cap` open connections, counting those closed at the cap.
-    pub fn new(cap: usize, metrics: Arc<Metrics>) -> Self {
+    pub(crate) fn new(cap: usize, metrics: Arc<Metrics>) -> Self {
         metrics.set_connections(0);
         Connections {
             cap: cap.max(1),
@@ -159,19 +159,14 @@ impl Connections {
     }
 
     /// Connections open now.
-    pub fn open(&self) -> usize {
+    pub(crate) fn open(&self) -> usize {
         self.lock().len()
-    }
-
-    /// The cap.
-    pub fn cap(&self) -> usize {
-        self.cap
     }
 
     /// A place for a new connection. At the cap, the connection idle longest is told to close
     /// and the new one takes its place; `None` (counted as closed at the cap) when every open
     /// connection is busy.
-    pub fn admit(self: &Arc<Self>) -> Option<Slot> {
+    pub(crate) fn admit(self: &Arc<Self>) -> Option<Slot> {
         let mut open = self.lock();
         if open.len() >= self.cap && !self.evict_idlest(&mut open) {
             self.metrics.add_connection_refused();
@@ -190,7 +185,7 @@ impl Connections {
 
     /// Tells the connection idle longest to close (after `accept` failed for want of file
     /// descriptors).
-    pub fn evict_one(&self) {
+    pub(crate) fn evict_one(&self) {
         let mut open = self.lock();
         self.evict_idlest(&mut open);
     }
@@ -214,7 +209,7 @@ impl Connections {
 
 /// The default connection cap: three quarters of the process's soft file-descriptor limit
 /// (the rest is for the cache, compile folders, harness processes and logs), at most 65,536.
-pub fn default_max_connections() -> usize {
+pub(crate) fn default_max_connections() -> usize {
     // `None` is no limit.
     let soft = match rustix::process::getrlimit(rustix::process::Resource::Nofile).current {
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),

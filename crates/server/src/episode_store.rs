@@ -64,7 +64,7 @@ impl EpisodesConfig {
 
 /// The episodes' store beside the results': the same SQLite file or PostgreSQL database, else
 /// memory.
-pub fn open_store(
+pub(crate) fn open_store(
     results: Option<&aorlta_store::CacheSpec>,
     cfg: &EpisodesConfig,
 ) -> Result<Arc<dyn EpisodeStore>, String> {

@@ -5,7 +5,7 @@
 //! results, else memory), so they outlive a restart; bounded by the config's `episodes:`
 //! section, checked when it loads.
 
-use crate::ApiError;
+use crate::error::ApiError;
 use crate::items::{Item, TaskSource, score_all};
 use crate::json_body::JsonBody;
 use crate::state::AppState;
@@ -21,12 +21,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The episode routes, as the OpenAPI description names them.
-pub const EPISODE_ROUTES: [&str; 3] = ["/v1/episodes", "/v1/episodes/{id}/turns", "/v1/episodes/{id}"];
+pub(crate) const EPISODE_ROUTES: [&str; 3] = ["/v1/episodes", "/v1/episodes/{id}/turns", "/v1/episodes/{id}"];
 
 /// `POST /v1/episodes` body.
 #[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct OpenEpisode {
+pub(crate) struct OpenEpisode {
     /// A task id the service loaded.
     pub task: String,
     /// The profile each turn is scored with; the default when absent.
@@ -46,7 +46,7 @@ pub struct OpenEpisode {
 /// `POST /v1/episodes/{id}/turns` body.
 #[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct TurnRequest {
+pub(crate) struct TurnRequest {
     /// The model's text for this turn.
     pub completion: String,
     /// The client's id for the turn: a request retried with it answers the turn it made.
@@ -56,7 +56,7 @@ pub struct TurnRequest {
 
 /// The answer to a turn.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct TurnAnswer {
+pub(crate) struct TurnAnswer {
     /// The episode's id.
     pub episode: String,
     /// 0-based.

@@ -25,14 +25,14 @@ pub struct ApiError {
 
 /// The JSON body of an error response: `{"error": {"code", "message", "status"}}`.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct ErrorBody<'a> {
+pub(crate) struct ErrorBody<'a> {
     /// The error.
     pub error: ErrorDetail<'a>,
 }
 
 /// The fields of [`ErrorBody`].
 #[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct ErrorDetail<'a> {
+pub(crate) struct ErrorDetail<'a> {
     /// Stable kebab-case code.
     pub code: &'a str,
     /// A sentence for a person; not stable, never parse it.
@@ -174,7 +174,7 @@ fn reason_phrase(status: StatusCode, code: &str, message: &str) -> Option<hyper:
 pub enum ServerError {
     /// A config, task or profile file is missing or wrong.
     #[error(transparent)]
-    Load(#[from] aorlta_core::CoreError),
+    Load(#[from] aorlta_check::CoreError),
     /// Two profiles share a name.
     #[error("{path}: profile `{name}` is offered twice (names must be unique)")]
     DuplicateProfile {

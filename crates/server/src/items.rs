@@ -2,11 +2,11 @@
 //! be judged (an unknown task, a bad inline task, an over-long completion), so that one bad item
 //! never fails the rest of its batch. Both scoring endpoints go through here, then [`score_all`].
 
-use crate::ApiError;
+use crate::error::ApiError;
 use crate::queue::{SubmitError, Work};
 use crate::state::AppState;
 use aorlta_check::Task;
-use aorlta_core::run::Engine;
+use aorlta_core::Engine;
 use aorlta_record::kernel::KernelTask;
 use aorlta_record::{Candidate, QaTask, Reason, RewardEntry};
 use axum::http::StatusCode;
@@ -14,7 +14,7 @@ use std::path::{Component, Path};
 use std::sync::Arc;
 
 /// Where an item's task comes from.
-pub enum TaskSource {
+pub(crate) enum TaskSource {
     /// A task id (looked up in the service's tasks).
     Id(String),
     /// An inline task object.
@@ -22,7 +22,7 @@ pub enum TaskSource {
 }
 
 /// An item ready to be resolved.
-pub struct Item {
+pub(crate) struct Item {
     /// The item's id.
     pub id: String,
     /// Its task.
@@ -40,7 +40,7 @@ enum Slot {
 /// (or refuses the request: 503 when the queue is full, 413 when it could never fit), and
 /// awaits every answer. Entries come back in item order. With `admit_by`, a batch that finds
 /// its lane full waits for room until then before it is refused.
-pub async fn score_all(
+pub(crate) async fn score_all(
     state: &AppState,
     engine: &Arc<Engine>,
     items: Vec<Item>,

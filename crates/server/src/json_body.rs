@@ -4,8 +4,8 @@
 //! whenever the text is not JSON (whatever else is wrong with it), 422 `invalid-request` when it
 //! is JSON but not a request object of the right shape, naming the field.
 
-use crate::ApiError;
 use crate::body::read_body;
+use crate::error::ApiError;
 use crate::state::AppState;
 use axum::extract::{FromRequest, Request};
 use serde::de::DeserializeOwned;
@@ -14,7 +14,7 @@ use std::sync::Arc;
 /// A request body read and parsed as a `T`, an object with named fields (a positional array
 /// in place of the object is refused).
 #[derive(Debug)]
-pub struct JsonBody<T>(pub T);
+pub(crate) struct JsonBody<T>(pub T);
 
 impl<T: DeserializeOwned> FromRequest<Arc<AppState>> for JsonBody<T> {
     type Rejection = ApiError;

@@ -13,11 +13,11 @@
 use std::time::Duration;
 
 /// How often freed memory is handed back.
-pub const TRIM_EVERY: Duration = Duration::from_secs(30);
+pub(crate) const TRIM_EVERY: Duration = Duration::from_secs(30);
 
 /// Hands free heap pages back to the OS; returns whether any were released. A no-op where the
 /// allocator is not glibc's.
-pub fn trim() -> bool {
+pub(crate) fn trim() -> bool {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         // libc: malloc_trim is glibc's allocator, not a system call rustix could offer.
@@ -39,9 +39,9 @@ pub fn trim() -> bool {
 /// bench serve` at batch 256 on 2 cores: about 70,000–73,000 items/s against 84,000–87,000 with
 /// 16), far above the service's goal. An operator who wants the other trade sets
 /// `MALLOC_ARENA_MAX`.
-pub const ARENAS: i32 = 2;
+pub(crate) const ARENAS: i32 = 2;
 
-/// Caps glibc's heap arenas at [`ARENAS`], unless `MALLOC_ARENA_MAX` is set (the operator's
+/// Caps glibc's heap arenas at two, unless `MALLOC_ARENA_MAX` is set (the operator's
 /// choice stands). Call before the service starts its threads. Returns whether the cap is now
 /// set; `false` where the allocator is not glibc's or the variable is set.
 pub fn limit_arenas() -> bool {
@@ -61,7 +61,7 @@ pub fn limit_arenas() -> bool {
 }
 
 /// Trims every [`TRIM_EVERY`] until dropped (the task is aborted with its handle).
-pub fn spawn_trimmer() -> tokio::task::JoinHandle<()> {
+pub(crate) fn spawn_trimmer() -> tokio::task::JoinHandle<()> {
     tokio::spawn(async {
         let mut every = tokio::time::interval(TRIM_EVERY);
         every.tick().await;

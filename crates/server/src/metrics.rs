@@ -21,16 +21,16 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// Upper bounds (seconds) of the leg duration buckets.
-pub const LEG_BUCKETS: [f64; 12] = [
+pub(crate) const LEG_BUCKETS: [f64; 12] = [
     1e-5, 1e-4, 1e-3, 0.01, 0.1, 0.5, 1.0, 5.0, 10.0, 30.0, 60.0, 300.0,
 ];
 /// Upper bounds (seconds) of the request duration buckets.
-pub const REQUEST_BUCKETS: [f64; 12] = [
+pub(crate) const REQUEST_BUCKETS: [f64; 12] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0, 30.0,
 ];
 
 /// The content type of the exposition.
-pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+pub(crate) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// Values read at render time from other parts of the service.
 #[derive(Debug, Clone, Default)]

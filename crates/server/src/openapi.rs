@@ -157,7 +157,7 @@ fn nullable_refs(v: &mut Value) {
 }
 
 /// The description of the service at version `version`, serving `routes`.
-pub fn document(version: &str, routes: &[&str]) -> Value {
+pub(crate) fn document(version: &str, routes: &[&str]) -> Value {
     let mut g = SchemaSettings::openapi3().into_generator();
     let error = schema::<crate::error::ErrorBody<'static>>(&mut g);
     let mut paths = Map::new();

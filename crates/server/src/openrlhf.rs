@@ -8,7 +8,7 @@ use aorlta_record::{LegState, Reason, RewardEntry};
 
 /// End-of-sequence, padding and beginning-of-sequence tokens of common chat templates, removed
 /// from both ends of a completion and from the front of a query and its prompt.
-pub const DEFAULT_SPECIAL_TOKENS: &[&str] = &[
+pub(crate) const DEFAULT_SPECIAL_TOKENS: &[&str] = &[
     "<|im_end|>",
     "<|endoftext|>",
     "<|end_of_text|>",
@@ -54,7 +54,7 @@ fn strip_trailing<'a>(mut s: &'a str, tokens: &[String]) -> &'a str {
 /// Leading special tokens of both are ignored. When the prompt is not a prefix of the query, a
 /// query that starts with the prompt's last part (the prompt was left-truncated) is accepted if
 /// that part is at least 16 bytes long; anything else is `prompt-not-prefix`.
-pub fn completion_of(query: &str, prompt: Option<&str>, tokens: &[String]) -> Result<String, Reason> {
+pub(crate) fn completion_of(query: &str, prompt: Option<&str>, tokens: &[String]) -> Result<String, Reason> {
     let q = strip_leading(query, tokens);
     let Some(prompt) = prompt else {
         return Ok(strip_trailing(q, tokens).to_string());
@@ -95,7 +95,7 @@ fn after_truncated_prompt<'a>(q: &'a str, p: &str) -> Option<&'a str> {
 
 /// OpenRLHF's `scores` entry: 1.0 when the entry is scored and every rewarded (not
 /// informational) leg is clean, else 0.0.
-pub fn correctness(e: &RewardEntry) -> f64 {
+pub(crate) fn correctness(e: &RewardEntry) -> f64 {
     let correct = e.scored
         && !e.legs.is_empty()
         && e.legs

@@ -10,12 +10,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The most answered entries `/ui` keeps (the oldest go first).
-pub const KEEP: usize = 2000;
+pub(crate) const KEEP: usize = 2000;
 /// The most bytes of one completion `/ui` keeps.
 const MAX_COMPLETION: usize = 64 * 1024;
 
 /// What `/ui` keeps of a completion: its first 64 KiB, copied once (never the whole text).
-pub fn kept(completion: &str) -> String {
+pub(crate) fn kept(completion: &str) -> String {
     if completion.len() <= MAX_COMPLETION {
         return completion.to_string();
     }

@@ -33,8 +33,8 @@ pub enum Drained {
 /// when `force` completes (a second signal). Cut short, it still commits the store (waiting
 /// at most five seconds) and says so in its result; the caller then exits without waiting for
 /// the connections and workers left.
-/// Connections are capped and request heads time-limited ([`crate::connections`]); freed heap
-/// is handed back to the OS every half minute ([`memory`]).
+/// Connections are capped and request heads time-limited (`connections.rs`); freed heap is
+/// handed back to the OS every half minute (`memory.rs`).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: Arc<AppState>,

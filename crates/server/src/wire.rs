@@ -1,7 +1,7 @@
 //! The JSON shapes of the HTTP API: requests and responses of `/v1/score`, `/get_reward`
 //! (OpenRLHF's remote reward shape), `/v1/tasks`, `/v1/profiles` and `/healthz`.
 
-use aorlta_core::profile::Profile;
+use aorlta_core::Profile;
 use aorlta_record::RewardEntry;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 /// `POST /v1/score` body.
 #[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ScoreRequest {
+pub(crate) struct ScoreRequest {
     /// The profile to score with; the service's default when absent.
     #[serde(default)]
     pub profile: Option<String>,
@@ -19,7 +19,7 @@ pub struct ScoreRequest {
 
 /// One item of a score request: a JSON object (a positional array is refused).
 #[derive(Debug, Clone, schemars::JsonSchema)]
-pub struct ScoreItem {
+pub(crate) struct ScoreItem {
     /// The item's id, echoed in its entry; `<task>#<index>` (0-based index in `items`) when
     /// absent.
     pub id: Option<String>,
@@ -68,7 +68,7 @@ impl<'de> Deserialize<'de> for ScoreItem {
 /// A task named by id or given inline.
 #[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
-pub enum TaskRef {
+pub(crate) enum TaskRef {
     /// A task id from the service's task files.
     Id(String),
     /// An inline task (checked per item: a bad one is that item's error, not the request's).
@@ -77,14 +77,14 @@ pub enum TaskRef {
 
 /// `POST /v1/score` answer.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ScoreResponse {
+pub(crate) struct ScoreResponse {
     /// One reward entry per item, in item order.
     pub results: Vec<RewardEntry>,
 }
 
 /// `POST /get_reward` body: OpenRLHF's remote reward request.
 #[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
-pub struct GetRewardRequest {
+pub(crate) struct GetRewardRequest {
     /// Prompt and response together, as the trainer decoded them.
     pub query: Vec<String>,
     /// The prompts; each is removed from the front of its query to leave the completion. When
@@ -101,7 +101,7 @@ pub struct GetRewardRequest {
 /// answers are numbers sends them as numbers), or verl's `reward_model` object, whose
 /// `ground_truth` is the label.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Label(pub String);
+pub(crate) struct Label(pub String);
 
 impl<'de> Deserialize<'de> for Label {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -172,7 +172,7 @@ impl schemars::JsonSchema for Label {
 
 /// `POST /get_reward` answer: OpenRLHF's remote reward response.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct GetRewardResponse {
+pub(crate) struct GetRewardResponse {
     /// One reward per query; an unscored entry's is the profile's `unscored-value`.
     pub rewards: Vec<f64>,
     /// The same numbers (OpenRLHF reads `scores` for dynamic filtering).
@@ -184,7 +184,7 @@ pub struct GetRewardResponse {
 
 /// One task in `GET /v1/tasks` (never the reference answer or kernel).
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct TaskInfo {
+pub(crate) struct TaskInfo {
     /// The task id.
     pub id: String,
     /// `qa` or `kernel`.
@@ -199,14 +199,14 @@ pub struct TaskInfo {
 
 /// `GET /v1/tasks` answer.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct TasksResponse {
+pub(crate) struct TasksResponse {
     /// Every task, in load order.
     pub tasks: Vec<TaskInfo>,
 }
 
 /// One profile in `GET /v1/profiles`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct ProfileInfo {
+pub(crate) struct ProfileInfo {
     /// The profile's name.
     pub name: String,
     /// True for the profile used when a request names none.
@@ -220,7 +220,7 @@ pub struct ProfileInfo {
 
 /// `GET /v1/profiles` answer.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct ProfilesResponse {
+pub(crate) struct ProfilesResponse {
     /// The default profile's name.
     pub default: String,
     /// Every profile offered.
@@ -229,7 +229,7 @@ pub struct ProfilesResponse {
 
 /// `GET /healthz` answer.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Health {
+pub(crate) struct Health {
     /// `ok`, or `store-lost` (answered with 503) when the result store's file was deleted or
     /// replaced under the service, which then admits no work.
     pub status: String,

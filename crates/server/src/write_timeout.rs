@@ -16,7 +16,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 /// `io` whose writes fail once the socket has refused bytes for `limit`.
-pub struct WriteTimeout<T> {
+pub(crate) struct WriteTimeout<T> {
     io: T,
     limit: Duration,
     timer: TokioTimer,
@@ -25,7 +25,7 @@ pub struct WriteTimeout<T> {
 
 impl<T> WriteTimeout<T> {
     /// Wraps `io`.
-    pub fn new(io: T, limit: Duration) -> Self {
+    pub(crate) fn new(io: T, limit: Duration) -> Self {
         WriteTimeout {
             io,
             limit,

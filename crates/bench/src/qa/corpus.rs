@@ -3,11 +3,11 @@
 //! against another verifier (`scripts/math-verify-diff.sh`), and the candidates per second the
 //! whole pipeline reaches.
 
+use aorlta_check::CoreError;
 use aorlta_check::{Task, TaskSet};
-use aorlta_core::CoreError;
-use aorlta_core::profile::LoadedProfile;
-use aorlta_core::reward::RewardRegistry;
-use aorlta_core::run::{Engine, EngineParts};
+use aorlta_core::LoadedProfile;
+use aorlta_core::RewardRegistry;
+use aorlta_core::{Engine, EngineParts};
 use aorlta_record::{Candidate, LegState, QaTask, RewardEntry};
 use serde::{Deserialize, Serialize};
 use std::path::Path;

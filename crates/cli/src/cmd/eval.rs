@@ -9,11 +9,7 @@
 //! side with no candidate scored is an error, as is one whose every line or row was skipped.
 
 use anyhow::Context;
-use aorlta_core::run::RunConfig;
-use aorlta_core::run::dataset::DatasetSpec;
-use aorlta_core::run::eval::{figures, table};
-use aorlta_core::run::plot::{Series, histogram_svg};
-use aorlta_core::run::score::{execute, prepare};
+use aorlta_app::{RunConfig, execute, figures, prepare, side_config, side_entries, table, write_comparison};
 use aorlta_record::RewardEntry;
 use indicatif::ProgressBar;
 use std::path::{Path, PathBuf};
@@ -37,39 +33,14 @@ pub(crate) struct Args {
     pub out: Option<PathBuf>,
 }
 
+/// Scores one side alone with a progress bar; its entries.
 fn score_pool(
     config: &RunConfig,
     pool: &Path,
     out: PathBuf,
     label: &str,
 ) -> anyhow::Result<Vec<RewardEntry>> {
-    let mut c = config.clone();
-    let parquet = pool
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("parquet") || e.eq_ignore_ascii_case("pq"));
-    // The side alone: never the config's own pool or dataset file.
-    match (&config.dataset, parquet) {
-        (Some(spec), _) => {
-            c.pools = Vec::new();
-            c.dataset = Some(DatasetSpec {
-                file: pool.to_path_buf(),
-                ..spec.clone()
-            });
-        }
-        (None, true) => {
-            c.pools = Vec::new();
-            c.dataset = Some(DatasetSpec {
-                file: pool.to_path_buf(),
-                mode: Default::default(),
-                columns: Default::default(),
-            });
-        }
-        (None, false) => {
-            c.pools = vec![pool.to_path_buf()];
-            c.dataset = None;
-        }
-    }
-    c.out = out;
+    let c = side_config(config, pool, out);
     let env = c.env()?;
     let run =
         prepare(c, aorlta_core::adapters(), env).with_context(|| format!("preparing the {label} pool"))?;
@@ -82,16 +53,7 @@ fn score_pool(
     for s in &report.skipped[run.skipped.len()..] {
         eprintln!("skipped {s}");
     }
-    let text = std::fs::read_to_string(&report.rewards)?;
-    let entries: Vec<RewardEntry> = text.lines().map(serde_json::from_str).collect::<Result<_, _>>()?;
-    if entries.is_empty() {
-        anyhow::bail!(
-            "the {label} side {} gave no candidate to score ({} lines or rows skipped)",
-            pool.display(),
-            report.skipped.len()
-        );
-    }
-    Ok(entries)
+    side_entries(&report, label, pool)
 }
 
 /// Runs `aorlta eval`.
@@ -109,69 +71,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let pools = [figures("before", &before, 11), figures("after", &after, 13)];
     let t = table(&pools);
     println!("{t}");
-    let rewards_svg = out.join("rewards.svg");
-    std::fs::write(
-        &rewards_svg,
-        histogram_svg(
-            "Reward distribution, before and after",
-            "reward",
-            &[
-                Series {
-                    label: "before",
-                    values: &pools[0].rewards,
-                },
-                Series {
-                    label: "after",
-                    values: &pools[1].rewards,
-                },
-            ],
-            -1.55,
-            1.0,
-            17,
-        ),
-    )?;
-    let mut plots = String::from("![rewards](rewards.svg)\n");
-    if pools.iter().any(|p| !p.speedups.is_empty()) {
-        let logs: Vec<Vec<f64>> = pools
-            .iter()
-            .map(|p| p.speedups.iter().map(|s| s.log2()).collect())
-            .collect();
-        std::fs::write(
-            out.join("speedups.svg"),
-            histogram_svg(
-                "Measured speedup of correct kernels (log2)",
-                "log2(speedup)",
-                &[
-                    Series {
-                        label: "before",
-                        values: &logs[0],
-                    },
-                    Series {
-                        label: "after",
-                        values: &logs[1],
-                    },
-                ],
-                -3.0,
-                3.0,
-                24,
-            ),
-        )?;
-        plots.push_str("\n![speedups](speedups.svg)\n");
-    }
-    let md = format!(
-        "# Before / after\n\nconfig `{}`, before `{}`, after `{}`; intervals are 95% bootstrap intervals \
-         ({} resamples of each pool's entries).\n\n{t}\n{plots}",
-        args.config.display(),
-        args.before.display(),
-        args.after.display(),
-        aorlta_core::run::eval::RESAMPLES
-    );
-    std::fs::write(out.join("report.md"), md)?;
-    std::fs::write(
-        out.join("report.json"),
-        serde_json::to_string_pretty(&pools)? + "\n",
-    )?;
-    println!("wrote {}", out.join("report.md").display());
-    println!("wrote {}", rewards_svg.display());
+    let written = write_comparison(&out, &args.config, &args.before, &args.after, &pools, &t)?;
+    println!("wrote {}", written.report.display());
+    println!("wrote {}", written.rewards_svg.display());
     Ok(ExitCode::SUCCESS)
 }

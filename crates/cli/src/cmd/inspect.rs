@@ -4,9 +4,8 @@
 //! extracted source.
 
 use anyhow::Context;
-use aorlta_check::TaskSet;
-use aorlta_core::run::RunConfig;
-use aorlta_inspect::{Inspector, Run, RunSources, task_sources};
+use aorlta_app::{RunConfig, run_sources};
+use aorlta_inspect::{Inspector, Run, RunSources};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,7 +31,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         let (dir, sources) = if is_config {
             let cfg =
                 RunConfig::load(p).with_context(|| format!("reading the run config {}", p.display()))?;
-            let sources = sources_of(&cfg)
+            let sources = run_sources(&cfg)
                 .with_context(|| format!("reading the pools and tasks of {}", p.display()))?;
             (cfg.out.clone(), sources)
         } else {
@@ -70,20 +69,4 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         .context("serving the inspector")
     })?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The completions of a run's pools, its tasks, and the kernel lane's source extraction.
-fn sources_of(cfg: &RunConfig) -> anyhow::Result<RunSources> {
-    let mut completions = std::collections::HashMap::new();
-    for pool in &cfg.pools {
-        let (cands, _) = aorlta_core::run::pool::read_pool(pool)?;
-        completions.extend(cands.into_iter().map(|c| (c.id, c.completion)));
-    }
-    let (set, _) = TaskSet::load_all(&cfg.tasks, &aorlta_core::lanes())?;
-    let (tasks, extract) = task_sources(Arc::new(set));
-    Ok(RunSources {
-        completions,
-        tasks,
-        extract: Some(extract),
-    })
 }

@@ -9,6 +9,7 @@ pub(crate) mod serve;
 pub(crate) mod task;
 pub(crate) mod task_import;
 pub(crate) mod timecheck;
+pub(crate) mod timeline;
 pub(crate) mod validate;
 
 use clap::{Parser, Subcommand};
@@ -39,6 +40,8 @@ enum Command {
     Serve(serve::Args),
     /// Serve a web page over scored runs on 127.0.0.1 and print its address.
     Inspect(inspect::Args),
+    /// Summarise kernel-lane timelines (the files `AORLTA_TIMELINE` names).
+    Timeline(timeline::Args),
     /// Benchmarks that print figures.
     #[command(subcommand)]
     Bench(bench::Bench),
@@ -64,6 +67,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Task(t) => task::run(t),
         Command::Serve(a) => serve::run(a),
         Command::Inspect(a) => inspect::run(a),
+        Command::Timeline(a) => timeline::run(a),
         Command::Bench(b) => bench::run(b),
         Command::NvrtcWorker => Ok(ExitCode::from(aorlta_kernel::nvrtc_worker().clamp(0, 255) as u8)),
         Command::Harness { args } => Ok(ExitCode::from(aorlta_gpu::cli(&args).clamp(0, 255) as u8)),

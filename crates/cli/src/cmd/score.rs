@@ -5,8 +5,8 @@
 //! start) exits non-zero with the error.
 
 use anyhow::Context;
-use aorlta_core::run::RunConfig;
-use aorlta_core::run::score::{execute, prepare};
+use aorlta_app::RunConfig;
+use aorlta_app::{execute, prepare};
 use aorlta_kernel::KernelTools;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -44,7 +44,7 @@ fn turn_reward(s: &str) -> Result<aorlta_record::episode::TurnReward, String> {
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut config = RunConfig::load(&args.config)?;
     if let Some(c) = args.concurrency {
-        if let Some(why) = aorlta_core::run::config::concurrency_problem(c) {
+        if let Some(why) = aorlta_app::concurrency_problem(c) {
             anyhow::bail!("--concurrency: {why}");
         }
         config.concurrency = c;
@@ -53,7 +53,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let run = prepare(config, aorlta_core::adapters(), env).context("preparing the run")?;
     if let Some(file) = &args.episodes {
         let out = run.config.out.join("episodes.jsonl");
-        let r = aorlta_core::run::episodes::replay(&run.engine, file, args.turn_reward, args.discount, &out)?;
+        let r = aorlta_app::replay(&run.engine, file, args.turn_reward, args.discount, &out)?;
         println!("{} episodes, {} turns", r.episodes, r.turns);
         println!("wrote {}", out.display());
         return Ok(ExitCode::SUCCESS);

@@ -4,7 +4,7 @@
 //! store and exits 1 without waiting for the rest.
 
 use anyhow::Context;
-use aorlta_server::state::ServeEnv;
+use aorlta_server::ServeEnv;
 use aorlta_server::{AppState, Drained, ServeConfig};
 use std::io::IsTerminal;
 use std::net::SocketAddr;
@@ -37,12 +37,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_ansi(std::io::stderr().is_terminal())
         .try_init();
     // Before any thread of the service starts.
-    aorlta_server::memory::limit_arenas();
+    aorlta_server::limit_arenas();
     let cfg = ServeConfig::load(&args.config)?;
     let bind = args.bind.unwrap_or(cfg.bind);
     // Before anything is loaded: a service reachable from other hosts needs a token.
-    let token = aorlta_server::auth::Token::load(&cfg.auth)?;
-    aorlta_server::auth::check_bind(bind, token.as_ref())?;
+    let token = aorlta_server::Token::load(&cfg.auth)?;
+    aorlta_server::check_bind(bind, token.as_ref())?;
     let env = ServeEnv::build(&cfg)?;
     let state = Arc::new(AppState::from_config(&cfg, &args.config, env.env())?);
     let runtime = tokio::runtime::Builder::new_multi_thread()

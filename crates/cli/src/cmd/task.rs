@@ -13,7 +13,7 @@
 use super::validate::{EXIT_NO_COMPILER, EXIT_NO_GPU};
 use anyhow::Context;
 use aorlta_check::TaskSet;
-use aorlta_core::profile::LoadedProfile;
+use aorlta_core::LoadedProfile;
 use aorlta_kernel::Who;
 use aorlta_kernel::{CheckParams, Compilers, KernelTools, STEPS, TaskCheck};
 use serde_json::Value;
@@ -88,7 +88,7 @@ fn params_of(profile: &Path) -> anyhow::Result<CheckParams> {
     let p = LoadedProfile::load(
         profile,
         &aorlta_core::adapters(),
-        &aorlta_core::reward::RewardRegistry::builtin(),
+        &aorlta_core::RewardRegistry::builtin(),
     )?;
     let of = |adapter: &str| {
         p.profile
@@ -215,7 +215,7 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     }
     precompile(kernel, &loaded);
     // The correctness and A/A legs run through the engine's door, never served from a store.
-    let legs = aorlta_core::run::Legs::builtin();
+    let legs = aorlta_core::Legs::builtin();
     print_row(HEAD);
     let mut results = Vec::new();
     for (file, set) in &loaded {

@@ -1,10 +1,10 @@
 //! `aorlta validate [--gpu | --fake-gpu]`: the harness validation suite (docs/VALIDATION.md),
-//! run by [`aorlta_core::run::validation`] through the engine on the suite's profile. This
+//! run by [`aorlta_app::Validation`] through the engine on the suite's profile. This
 //! command prints one row per case (case, expected, got, reward, pass/FAIL) and exits 0 when
 //! every case passes, 1 on any miss, 3 when there is no GPU, 4 when there is no compiler.
 
 use anyhow::Context;
-use aorlta_core::run::validation::{Options, Unavailable, Validation};
+use aorlta_app::{Options, Unavailable, Validation};
 use aorlta_kernel::{GpuSet, KernelOverrides};
 use std::path::PathBuf;
 use std::process::ExitCode;

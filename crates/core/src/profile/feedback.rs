@@ -4,13 +4,13 @@
 use serde::{Deserialize, Serialize};
 
 /// The template when a profile writes none: every rewarded leg's text, one per line.
-pub const DEFAULT_TEMPLATE: &str = "{legs}";
+pub(crate) const DEFAULT_TEMPLATE: &str = "{legs}";
 
 /// The budget when a profile writes none, in characters.
-pub const DEFAULT_BUDGET: usize = 2000;
+pub(crate) const DEFAULT_BUDGET: usize = 2000;
 
 /// The smallest and largest budgets a profile may set, in characters.
-pub const BUDGET_RANGE: std::ops::RangeInclusive<usize> = 80..=20_000;
+pub(crate) const BUDGET_RANGE: std::ops::RangeInclusive<usize> = 80..=20_000;
 
 /// The feedback a profile asks for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,7 +46,7 @@ fn default_template() -> String {
 
 /// One piece of a template.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Piece {
+pub(crate) enum Piece {
     /// Text as written.
     Text(String),
     /// `{legs}`.
@@ -62,7 +62,7 @@ pub enum Piece {
 }
 
 /// Splits a template into pieces; `Err` says what is wrong with it.
-pub fn parse(template: &str) -> Result<Vec<Piece>, String> {
+pub(crate) fn parse(template: &str) -> Result<Vec<Piece>, String> {
     let mut out = Vec::new();
     let mut text = String::new();
     let mut rest = template;
@@ -112,7 +112,7 @@ pub fn parse(template: &str) -> Result<Vec<Piece>, String> {
 }
 
 /// Checks a spec against the profile's leg names: `Err` is `field `feedback.…`: why`.
-pub fn check(spec: &FeedbackSpec, legs: &[&str]) -> Result<(), String> {
+pub(crate) fn check(spec: &FeedbackSpec, legs: &[&str]) -> Result<(), String> {
     if !BUDGET_RANGE.contains(&spec.budget) {
         return Err(format!(
             "field `feedback.budget`: {} characters is out of range: it must be {} to {}",

@@ -7,7 +7,7 @@
 use super::{RewardFn, RewardInput, RewardOutcome, broke_healthy, length_penalty, rewarded_legs};
 use aorlta_record::{LegState, Parts, Reason};
 
-pub use crate::profile::DEFAULT_ON_BROKE;
+use crate::profile::DEFAULT_ON_BROKE;
 
 /// `rewardfn.base`.
 pub struct BaseReward;

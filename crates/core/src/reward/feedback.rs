@@ -11,7 +11,7 @@ use aorlta_record::{LegResult, LegState, RewardEntry};
 use serde_json::Value;
 
 /// The text of one leg.
-pub fn leg_text(leg: &LegResult, task: &Task) -> String {
+pub(crate) fn leg_text(leg: &LegResult, task: &Task) -> String {
     // The kernel lane speaks first: it answers the shared `parse` leg only for its own tasks.
     if let Some(t) = aorlta_kernel::feedback::leg(leg, task) {
         return t;
@@ -120,7 +120,7 @@ fn scrub_seeds(text: &str, entry: &RewardEntry) -> String {
 }
 
 /// The first `budget` characters of `s`: cut with `…` as its last character when longer.
-pub fn cut(s: &str, budget: usize) -> String {
+pub(crate) fn cut(s: &str, budget: usize) -> String {
     if s.chars().count() <= budget {
         return s.to_string();
     }

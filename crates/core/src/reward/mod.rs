@@ -5,18 +5,18 @@
 //!
 //! [`apply`] enforces both around any registered function: an out-of-range result or a scored
 //! result over an unsettled rewarded leg becomes unscored with reason `reward-contract-violated`;
-//! [`check_entry`] reads the contract off a finished entry (one found in a store).
+//! [`aorlta_record::contract::check_entry`] reads the contract off a finished entry (one found in a store).
 
-pub mod base;
-pub mod feedback;
-pub mod speedup;
+pub(crate) mod base;
+pub(crate) mod feedback;
+pub(crate) mod speedup;
 
-pub use aorlta_record::contract::{REWARD_MAX, REWARD_MIN, check_entry, parts_in_range};
-pub use base::BaseReward;
-pub use speedup::SpeedupReward;
+use base::BaseReward;
+use speedup::SpeedupReward;
 
 use crate::profile::Profile;
 use crate::reason::EngineReason;
+use aorlta_record::contract::parts_in_range;
 use aorlta_record::{LegResult, LegState, Parts, Reason};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -138,7 +138,7 @@ pub fn apply(f: &dyn RewardFn, input: &RewardInput<'_>) -> RewardOutcome {
 }
 
 /// Names of rewarded (non-informational) legs that are unsettled.
-pub fn unsettled_rewarded(input: &RewardInput<'_>) -> Vec<String> {
+pub(crate) fn unsettled_rewarded(input: &RewardInput<'_>) -> Vec<String> {
     rewarded_legs(input)
         .filter(|(_, r)| r.state == LegState::Unsettled)
         .map(|(s, _)| s.name.clone())
@@ -146,7 +146,7 @@ pub fn unsettled_rewarded(input: &RewardInput<'_>) -> Vec<String> {
 }
 
 /// The profile's non-informational legs with their results.
-pub fn rewarded_legs<'a>(
+pub(crate) fn rewarded_legs<'a>(
     input: &'a RewardInput<'_>,
 ) -> impl Iterator<Item = (&'a crate::profile::LegSpec, &'a LegResult)> {
     input

@@ -17,18 +17,18 @@ use crate::profile::Profile;
 use crate::reason::EngineReason;
 use aorlta_record::{LegResult, LegState, Parts, Reason};
 
-pub use crate::profile::DEFAULT_TIMING_ON_BROKE;
+use crate::profile::DEFAULT_TIMING_ON_BROKE;
 
 /// `rewardfn.speedup`.
 pub struct SpeedupReward;
 
 /// `0.75 + 0.25 * min(1, log2(s / ratio))`, for a `faster` verdict.
-pub fn faster_grade(s: f64, ratio: f64) -> f64 {
+pub(crate) fn faster_grade(s: f64, ratio: f64) -> f64 {
     0.75 + 0.25 * (s / ratio).log2().clamp(0.0, 1.0)
 }
 
 /// `0.49 * min(1, s / ratio)`, for a `not-faster` verdict.
-pub fn not_faster_grade(s: f64, ratio: f64) -> f64 {
+pub(crate) fn not_faster_grade(s: f64, ratio: f64) -> f64 {
     0.49 * (s / ratio).clamp(0.0, 1.0)
 }
 

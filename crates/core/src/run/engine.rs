@@ -11,10 +11,10 @@
 //! An entry found in the store is served only once it passes [`Engine`]'s check (`vet.rs`);
 //! one that fails is computed again.
 
-mod leg;
+pub(crate) mod leg;
 mod vet;
 
-pub use leg::{Leg, LegStore, Legs, run_leg};
+use leg::{Leg, LegStore, run_leg};
 
 use crate::profile::{LegSpec, LoadedProfile};
 use crate::reason::EngineReason;
@@ -55,7 +55,7 @@ pub struct EngineParts {
 impl Default for EngineParts {
     fn default() -> Self {
         EngineParts {
-            adapters: crate::adapters(),
+            adapters: crate::lanes::adapters(),
             rewards: RewardRegistry::builtin(),
             cache: None,
             env: Arc::new(Env::default()),
@@ -376,7 +376,7 @@ impl Engine {
             .map(|(i, l)| (l.name.clone(), self.identity(task, i)))
             .collect();
         VersionIdentity {
-            aorlta: crate::AORLTA_VERSION.to_string(),
+            aorlta: crate::sources::AORLTA_VERSION.to_string(),
             profile: self.profile.hash.clone(),
             legs,
         }

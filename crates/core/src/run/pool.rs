@@ -2,8 +2,8 @@
 //! not UTF-8, a JSON array rather than an object, a missing or unknown field) is reported with
 //! its `file:line` and skipped; the rest are scored.
 
-use crate::{CoreError, Result};
 use aorlta_check::SkippedLine;
+use aorlta_check::{CoreError, Result};
 use aorlta_record::{Candidate, PoolLine};
 use std::path::Path;
 

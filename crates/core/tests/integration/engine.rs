@@ -3,9 +3,9 @@
 
 use aorlta_check::TaskSet;
 use aorlta_check::{Adapter, LegInput, LegOutput, Registry};
-use aorlta_core::profile::LoadedProfile;
-use aorlta_core::reward::RewardRegistry;
-use aorlta_core::run::{Engine, EngineParts};
+use aorlta_core::LoadedProfile;
+use aorlta_core::RewardRegistry;
+use aorlta_core::{Engine, EngineParts};
 use aorlta_record::{Candidate, LegState, QaTask, RewardEntry};
 use aorlta_store::{Cache, CacheStats, CachedLeg, EntryCheck, MemoryCache, StoredEntry};
 use std::path::Path;
@@ -341,7 +341,7 @@ impl Cache for Editing {
         }
         self.inner.put_entry(key, &entry)
     }
-    fn flush(&self) -> aorlta_core::Result<()> {
+    fn flush(&self) -> aorlta_check::Result<()> {
         self.inner.flush()
     }
     fn stats(&self) -> CacheStats {
@@ -447,7 +447,7 @@ impl Cache for Forging {
     fn put_entry(&self, key: &str, entry: &RewardEntry) {
         self.inner.put_entry(key, entry)
     }
-    fn flush(&self) -> aorlta_core::Result<()> {
+    fn flush(&self) -> aorlta_check::Result<()> {
         self.inner.flush()
     }
     fn stats(&self) -> CacheStats {

@@ -2,10 +2,10 @@
 //! budget (checked when it loads, naming the file, line and field), and never a seed.
 
 use aorlta_check::{Task, TaskSet};
-use aorlta_core::profile::LoadedProfile;
-use aorlta_core::reward::RewardRegistry;
-use aorlta_core::reward::feedback::{render, seeds_of};
-use aorlta_core::run::{Engine, EngineParts};
+use aorlta_core::LoadedProfile;
+use aorlta_core::RewardRegistry;
+use aorlta_core::{Engine, EngineParts};
+use aorlta_core::{render_feedback, seeds_of};
 use aorlta_record::{Candidate, LegResult, LegState, QaTask, Reason, RewardEntry};
 use serde_json::json;
 use std::path::Path;
@@ -151,7 +151,7 @@ fn a_kernel_entry_names_the_size_the_family_and_the_place_of_the_first_mismatch(
     }));
     let entry = kernel_entry(vec![LegResult::clean("compile", "kernel-compile"), run]);
     let profile = load(QA).unwrap().profile;
-    let text = render(&profile, &task, &entry);
+    let text = render_feedback(&profile, &task, &entry);
     assert!(text.contains("compile: It compiled."), "{text}");
     assert!(
         text.contains("Wrong at size 1 (cols = 1000, rows = 1000)"),
@@ -177,7 +177,7 @@ fn a_kernel_entry_names_the_size_the_family_and_the_place_of_the_first_mismatch(
     guard.detail = Some(
         json!({"first_failure": {"size": 0, "families": {"a": "top"}, "guards_broken": ["c"], "inputs_changed": []}}),
     );
-    let text = render(&profile, &task, &kernel_entry(vec![guard]));
+    let text = render_feedback(&profile, &task, &kernel_entry(vec![guard]));
     assert!(text.contains("size 0 (cols = 100, rows = 64), where `a` held values near the top of the domain: it wrote outside its buffers (the guard bands of c)"), "{text}");
 }
 
@@ -200,7 +200,7 @@ fn a_timing_entry_gives_the_verdict_times_and_bandwidth_against_the_gpus_peak() 
         t
     };
     let profile = load(QA).unwrap().profile;
-    let text = render(&profile, &task, &kernel_entry(vec![timing("NVIDIA H200")]));
+    let text = render_feedback(&profile, &task, &kernel_entry(vec![timing("NVIDIA H200")]));
     assert!(
         text.contains(
             "Timing: faster than the reference. Speedup s = 1.600 (interval 1.500 to 1.700), needed 1.10."
@@ -222,11 +222,11 @@ fn a_timing_entry_gives_the_verdict_times_and_bandwidth_against_the_gpus_peak() 
         "{text}"
     );
     // An unknown GPU: the figures, no comparison.
-    let text = render(&profile, &task, &kernel_entry(vec![timing("fake device")]));
+    let text = render_feedback(&profile, &task, &kernel_entry(vec![timing("fake device")]));
     assert!(text.contains("10.24 GB/s") && !text.contains('%'), "{text}");
     // Without a declaration the bytes come from the buffers: 2 × 6400 floats.
     let plain = kernel_task("");
-    let text = render(&profile, &plain, &kernel_entry(vec![timing("NVIDIA H200")]));
+    let text = render_feedback(&profile, &plain, &kernel_entry(vec![timing("NVIDIA H200")]));
     assert!(text.contains("51.20 kB moved"), "{text}");
     assert!(!text.contains("FLOP/s"), "{text}");
 }
@@ -241,7 +241,7 @@ fn a_seed_written_into_a_reason_never_reaches_the_text() {
         Reason::new("mystery", "failed with seed 1234567890123 somehow"),
     );
     run.detail = Some(json!({"seeds": [1_234_567_890_123u64]}));
-    let text = render(&load(QA).unwrap().profile, &task, &kernel_entry(vec![run]));
+    let text = render_feedback(&load(QA).unwrap().profile, &task, &kernel_entry(vec![run]));
     assert!(!text.contains("1234567890123"), "{text}");
     assert!(text.contains("[seed]"), "{text}");
 }

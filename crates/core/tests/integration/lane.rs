@@ -116,9 +116,9 @@ mod words {
 }
 
 use aorlta_check::{Env, TaskSet};
-use aorlta_core::profile::LoadedProfile;
-use aorlta_core::reward::RewardRegistry;
-use aorlta_core::run::{Engine, EngineParts};
+use aorlta_core::LoadedProfile;
+use aorlta_core::RewardRegistry;
+use aorlta_core::{Engine, EngineParts};
 use aorlta_record::{Candidate, LegState};
 use std::path::Path;
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! wrong kernel compiles alone for sm_90 with the real nvcc (`AORLTA_NVCC`; skipped with a
 //! message where it is unset, failing in CI, whose test command installs it) and defines the
 //! task's kernel. The tolerance sanity and the suite itself run through the CLI on the fake
-//! device (crates/cli/tests/task_check.rs), and on a GPU with `aorlta task check --gpu`.
+//! device (crates/cli/tests/it/task_check.rs), and on a GPU with `aorlta task check --gpu`.
 
 use aorlta_kernel::KernelTaskDef;
 use aorlta_kernel::TestEnv;

@@ -4,7 +4,6 @@
 mod common;
 mod engine;
 mod feedback;
-mod kernel_episode;
 mod lane;
 mod library;
 mod qa_example;

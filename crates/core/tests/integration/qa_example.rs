@@ -2,10 +2,10 @@
 //! generator intended (`examples/qa/expected.jsonl`).
 
 use aorlta_check::TaskSet;
-use aorlta_core::profile::LoadedProfile;
-use aorlta_core::reward::RewardRegistry;
-use aorlta_core::run::pool::read_pool;
-use aorlta_core::run::{Engine, EngineParts};
+use aorlta_core::LoadedProfile;
+use aorlta_core::RewardRegistry;
+use aorlta_core::read_pool;
+use aorlta_core::{Engine, EngineParts};
 use aorlta_record::{LegState, RewardEntry};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

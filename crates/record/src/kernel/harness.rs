@@ -28,7 +28,7 @@
 //!   runs (`{"torch": {...}}`, [`TorchJob`]).
 
 use super::KernelTask;
-use crate::FormatVersion;
+use crate::version::FormatVersion;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 

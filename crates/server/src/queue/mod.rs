@@ -14,8 +14,8 @@
 
 use crate::metrics::Metrics;
 use aorlta_check::Task;
-use aorlta_core::profile::LoadedProfile;
-use aorlta_core::run::Engine;
+use aorlta_core::Engine;
+use aorlta_core::LoadedProfile;
 use aorlta_record::{Candidate, LegResult, LegState, Reason, RewardEntry, VersionIdentity};
 use std::collections::{HashMap, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -27,7 +27,7 @@ use tokio::sync::oneshot;
 
 /// The lane an item runs in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LaneKind {
+pub(crate) enum LaneKind {
     /// Q&A items.
     Qa = 0,
     /// Kernel items.
@@ -36,7 +36,7 @@ pub enum LaneKind {
 
 impl LaneKind {
     /// The lane for a task.
-    pub fn of(task: &Task) -> Self {
+    pub(crate) fn of(task: &Task) -> Self {
         if task.lane() == aorlta_kernel::LANE {
             LaneKind::Kernel
         } else {
@@ -45,7 +45,7 @@ impl LaneKind {
     }
 
     /// The lane's name in metrics and errors.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             LaneKind::Qa => "qa",
             LaneKind::Kernel => "kernel",
@@ -520,7 +520,7 @@ fn dedupe_key(w: &Work) -> String {
 }
 
 /// An entry whose every leg is unsettled with one reason (a time-out, an internal failure).
-pub fn unsettled_entry(profile: &LoadedProfile, id: &str, task: &str, reason: Reason) -> RewardEntry {
+pub(crate) fn unsettled_entry(profile: &LoadedProfile, id: &str, task: &str, reason: Reason) -> RewardEntry {
     let legs = profile
         .profile
         .legs
@@ -543,7 +543,7 @@ pub fn unsettled_entry(profile: &LoadedProfile, id: &str, task: &str, reason: Re
 }
 
 /// The entry of an item that passed its time limit.
-pub fn timed_out(profile: &LoadedProfile, id: &str, task: &str, limit: Duration) -> RewardEntry {
+pub(crate) fn timed_out(profile: &LoadedProfile, id: &str, task: &str, limit: Duration) -> RewardEntry {
     let mut e = unsettled_entry(
         profile,
         id,

@@ -2,7 +2,7 @@
 
 use super::*;
 use aorlta_check::TaskSet;
-use aorlta_core::run::EngineParts;
+use aorlta_core::EngineParts;
 use aorlta_record::QaTask;
 
 const PROFILE: &str = "name: qa\nlegs:\n  - {name: parse, adapter: parse, on-broke: -1.0}\n  \

@@ -1,8 +1,8 @@
 //! The guard of the routes that need the service's token (every route but `/healthz` and
 //! `/metrics`): the token itself and how a header presents it are in [`crate::auth`].
 
-use crate::ApiError;
 use crate::auth::presented;
+use crate::error::ApiError;
 use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};

@@ -7,7 +7,7 @@ mod info;
 mod score;
 mod ui;
 
-use crate::ApiError;
+use crate::error::ApiError;
 use crate::state::AppState;
 use axum::Router;
 use axum::extract::{Request, State};
@@ -21,7 +21,7 @@ use std::time::Instant;
 use tracing::Instrument;
 
 /// The routes, as they appear in metrics labels; anything else is counted as `other`.
-pub const ROUTES: [&str; 7] = [
+pub(crate) const ROUTES: [&str; 7] = [
     "/v1/score",
     "/get_reward",
     "/v1/tasks",

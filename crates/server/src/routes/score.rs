@@ -3,10 +3,10 @@
 //! arriving holds no scoring slot), then take a request slot, check the batch, hand the items to
 //! [`crate::items::score_all`], and answer through [`crate::answer`].
 
-use crate::ApiError;
 use crate::answer;
 use crate::body::refuse_unread;
 use crate::connections::ConnHandle;
+use crate::error::ApiError;
 use crate::items::{Item, TaskSource, score_all};
 use crate::json_body::JsonBody;
 use crate::openrlhf::{completion_of, correctness};

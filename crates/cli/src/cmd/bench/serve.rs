@@ -59,7 +59,7 @@ fn start(config: &Path) -> anyhow::Result<(Service, SocketAddr)> {
         .arg(&ready)
         .env("RUST_LOG", "warn")
         // Its own service, on loopback: the load sends no token.
-        .env_remove(aorlta_server::auth::TOKEN_VAR)
+        .env_remove(aorlta_server::TOKEN_VAR)
         .stdout(Stdio::null())
         .stdin(Stdio::null())
         .spawn()
@@ -115,7 +115,7 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
     // A running service may need the token; the bench's own service asks for none.
     let token = args
         .addr
-        .and_then(|_| std::env::var(aorlta_server::auth::TOKEN_VAR).ok())
+        .and_then(|_| std::env::var(aorlta_server::TOKEN_VAR).ok())
         .filter(|t| !t.trim().is_empty());
     let (service, addr) = match args.addr {
         Some(a) => (None, a),

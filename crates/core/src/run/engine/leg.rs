@@ -133,9 +133,9 @@ impl Legs {
         Legs { adapters }
     }
 
-    /// Legs of every adapter AORLTA ships ([`crate::adapters`]).
+    /// Legs of every adapter AORLTA ships ([`crate::lanes::adapters`]).
     pub fn builtin() -> Self {
-        Legs::new(crate::adapters())
+        Legs::new(crate::lanes::adapters())
     }
 }
 

@@ -1,0 +1,44 @@
+//! AORLTA's application layer: one module per command over the engine (`aorlta-core`). A scoring
+//! run (`score`: a pool through the engine, in parallel, resumable, summarised), its offline
+//! episode replay, the comparison of two pools (`eval`, with its plots), the harness validation
+//! suite (`validate`), the datasets a run config can name (JSONL and Parquet), `timecheck`, the
+//! kernel benchmark (`bench kernels`) and the summary of a kernel-lane timeline (`timeline`). The
+//! command line parses arguments and prints what these return; the service links none of it (no
+//! Parquet, no plots).
+
+mod bench_kernels;
+mod config;
+mod dataset;
+mod episodes;
+mod eval;
+mod inspect;
+mod plot;
+mod score;
+mod summary;
+mod timecheck;
+mod timeline;
+mod validation;
+
+pub use bench_kernels::{KernelBench, Measured, PoolBench, PoolRun, Say, bench_kernels, bench_pool};
+pub use config::{
+    MAX_CONCURRENCY, OneOrMany, PARTIAL_REWARDS_FILE, REWARDS_FILE, RunConfig, concurrency_problem,
+    run_outputs,
+};
+pub use dataset::{Columns, DatasetMode, DatasetSpec};
+pub use episodes::{ReplayReport, ReplayedTurn, replay};
+pub use eval::{
+    Compared, Estimate, FAST_P, PoolFigures, RESAMPLES, figures, side_config, side_entries, table,
+    write_comparison,
+};
+pub use inspect::run_sources;
+pub use plot::{Series, histogram_svg};
+pub use score::{LOCK_FILE, PreparedRun, RunReport, execute, prepare};
+pub use summary::{FAKE_GPU_NOTICE, StateCounts, Summary};
+pub use timecheck::{
+    FAKE_TIMES, TimecheckRow, Timed, detail_num, fmt_num, shutdown, time_params, time_pool, time_source,
+    timecheck_summary,
+};
+pub use timeline::timeline_summary;
+pub use validation::{
+    Case, CaseResult, Expect, OneOf, Options, RewardExpect, Suite, Unavailable, Validation,
+};

@@ -1,0 +1,405 @@
+//! `aorlta task check` on the fake device: the shipped tasks pass, one row each, with the steps
+//! the fake device does not run named and no time printed; the reference is compiled by the real
+//! compiler where there is one (a reference that is not CUDA fails); a task file that does not
+//! load, or whose tolerance lets an all-zero output pass, fails with its file and why named, the
+//! other tasks of the run still checked; exit status 1 when any fails.
+
+use crate::common;
+
+use common::{aorlta, root};
+use std::path::Path;
+
+fn task_check(args: &[&str], dir: &Path) -> (i32, String) {
+    task_check_with(args, dir, &[])
+}
+
+fn task_check_with(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> (i32, String) {
+    let out = aorlta()
+        .args(["task", "check", "--fake-gpu"])
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(dir)
+        .output()
+        .expect("aorlta runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+/// True when nvcc is here (`AORLTA_NVCC`); without it a test that needs it says so and
+/// passes, unless `CI` is set.
+fn nvcc_here() -> bool {
+    let here = std::env::var_os("AORLTA_NVCC").is_some_and(|p| Path::new(&p).is_file());
+    assert!(
+        here || std::env::var_os("CI").is_none(),
+        "CI is set and AORLTA_NVCC names no nvcc"
+    );
+    here
+}
+
+/// The steps the fake device never runs, as the lines under the table name them.
+const NOT_RUN: [&str; 3] = [
+    "sanity: the tolerance sanity on the reference's real outputs was not run",
+    "run: the reference against itself was not run",
+    "a/a: the A/A timing was not run",
+];
+
+/// The printed row of task `id`.
+fn row_of<'a>(text: &'a str, id: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.starts_with(&format!("{id} ")))
+        .unwrap_or_else(|| panic!("no row for {id}: {text}"))
+}
+
+#[test]
+fn the_example_tasks_pass_with_a_row_each_and_the_steps_not_run_named() {
+    let compiled = if nvcc_here() { "pass" } else { "skip" };
+    let (code, text) = task_check(
+        &[
+            "examples/kernels/tasks",
+            "--profile",
+            "examples/kernels/profile-speed.yaml",
+        ],
+        &root(),
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("5 of 5 tasks pass on the fake device"), "{text}");
+    for id in ["vector_add", "transpose", "block_sum", "softmax", "matmul"] {
+        let line = row_of(&text, id);
+        let words: Vec<&str> = line.split_whitespace().collect();
+        // The compile by the real compiler, the two steps on the fake device's stand-in, no
+        // A/A timing, and no figure where a time or a noise would be.
+        assert_eq!(
+            words[1..9],
+            [compiled, "fake", "fake", "skip", "-", "-", "-", "-"],
+            "{line}"
+        );
+        assert!(
+            line.contains("pass on the fake device (3 steps not run)"),
+            "{line}"
+        );
+    }
+    assert!(
+        text.contains("not run on the fake device (aorlta task check --gpu runs them on a GPU):"),
+        "{text}"
+    );
+    for step in NOT_RUN {
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(step))
+            .unwrap_or_else(|| panic!("no line `{step}`: {text}"));
+        assert!(line.ends_with("[5 of 5 tasks]"), "{line}");
+    }
+}
+
+#[test]
+fn triton_tasks_are_checked_beside_cuda_ones() {
+    let (code, text) = task_check(
+        &[
+            "examples/triton-kernels/tasks",
+            "examples/kernels/tasks/vector_add.yaml",
+        ],
+        &root(),
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("6 of 6 tasks pass on the fake device"), "{text}");
+    // The references are compiled by the real compilers: nvcc for the CUDA one, Triton for
+    // the others, each named; the fake device's own compiler is never reported as one.
+    assert!(!text.contains("fake-nvcc"), "{text}");
+    let triton = std::env::var_os("AORLTA_TRITON_PYTHON").is_some();
+    assert!(
+        triton || std::env::var_os("CI").is_none(),
+        "CI is set and there is no AORLTA_TRITON_PYTHON"
+    );
+    if triton {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("triton: "))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(!line.contains("none"), "{line}");
+        for l in text.lines().filter(|l| l.contains("pass on the fake device (")) {
+            assert_eq!(l.split_whitespace().nth(1), Some("pass"), "{l}");
+        }
+    }
+}
+
+#[test]
+fn a_reference_that_is_not_cuda_fails_on_the_fake_device_when_nvcc_is_here() {
+    if !nvcc_here() {
+        eprintln!("skipped: no nvcc (set AORLTA_NVCC)");
+        return;
+    }
+    let (dir, text) = vector_add_folder();
+    std::fs::write(dir.path().join("tasks/vector_add.yaml"), &text).unwrap();
+    let broken = text
+        .replace("id: vector_add", "id: not_cuda")
+        .replace("reference/vector_add.cu", "reference/not_cuda.cu");
+    assert!(broken.contains("reference/not_cuda.cu"), "{broken}");
+    std::fs::write(dir.path().join("tasks/not_cuda.yaml"), broken).unwrap();
+    std::fs::write(
+        dir.path().join("reference/not_cuda.cu"),
+        "This reference is prose, not CUDA: vector_add adds a and b into c.\n",
+    )
+    .unwrap();
+    let (code, out) = task_check(&["tasks"], dir.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("1 of 2 tasks pass"), "{out}");
+    let bad = row_of(&out, "not_cuda");
+    assert_eq!(bad.split_whitespace().nth(1), Some("FAIL"), "{bad}");
+    assert!(
+        bad.contains("FAIL: compile: the reference does not compile: reference-compile-failed"),
+        "{bad}"
+    );
+    let good = row_of(&out, "vector_add");
+    assert!(good.contains("pass on the fake device"), "{good}");
+    assert_eq!(good.split_whitespace().nth(1), Some("pass"), "{good}");
+}
+
+#[test]
+fn without_a_compiler_the_reference_is_said_not_compiled() {
+    let (dir, text) = vector_add_folder();
+    std::fs::write(dir.path().join("tasks/vector_add.yaml"), &text).unwrap();
+    let missing = dir.path().join("no-such-nvcc");
+    let (code, out) = task_check_with(
+        &["tasks"],
+        dir.path(),
+        &[("AORLTA_NVCC", missing.to_str().unwrap())],
+    );
+    assert_eq!(code, 0, "{out}");
+    let row = row_of(&out, "vector_add");
+    assert_eq!(row.split_whitespace().nth(1), Some("skip"), "{row}");
+    assert!(row.contains("pass on the fake device (4 steps not run)"), "{row}");
+    assert!(out.contains("compiler: none ("), "{out}");
+    let line = out
+        .lines()
+        .find(|l| {
+            l.trim_start()
+                .starts_with("compile: the reference was not compiled: ")
+        })
+        .unwrap_or_else(|| panic!("no compile line: {out}"));
+    assert!(line.contains("no-such-nvcc"), "{line}");
+    for step in NOT_RUN {
+        assert!(out.contains(step), "{step}: {out}");
+    }
+}
+
+/// A folder with `tasks/` (empty) and the example `vector_add` reference in `reference/`, and
+/// the example `vector_add` task's text, to be written into `tasks/` as each test needs.
+fn vector_add_folder() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let kernels = root().join("examples/kernels");
+    std::fs::create_dir_all(dir.path().join("tasks")).unwrap();
+    std::fs::create_dir_all(dir.path().join("reference")).unwrap();
+    std::fs::copy(
+        kernels.join("reference/vector_add.cu"),
+        dir.path().join("reference/vector_add.cu"),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(kernels.join("tasks/vector_add.yaml")).unwrap();
+    (dir, text)
+}
+
+#[test]
+fn a_bad_field_and_a_loose_tolerance_fail_naming_the_file_and_why() {
+    let (dir, text) = vector_add_folder();
+    let tol = "tolerance: {atol: 1.0e-6, rtol: 1.0e-6}";
+    assert!(text.contains(tol));
+    std::fs::write(dir.path().join("tasks/good.yaml"), &text).unwrap();
+    let loose = text
+        .replace(tol, "tolerance: {atol: 10.0, rtol: 1.0e-6}")
+        .replace("id: vector_add", "id: loose");
+    std::fs::write(dir.path().join("tasks/loose.yaml"), loose).unwrap();
+    let bad = text
+        .replace(tol, "tolerance: {atol: 1.0e-6, rtol: 1.0e-2}")
+        .replace("id: vector_add", "id: bad");
+    std::fs::write(dir.path().join("tasks/bad.yaml"), bad).unwrap();
+    let (code, out) = task_check(&["tasks"], dir.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("1 of 3 tasks pass"), "{out}");
+    let line = |id: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("{id} ")))
+            .unwrap_or_else(|| panic!("no row for {id}: {out}"))
+            .to_string()
+    };
+    let bad = line("bad");
+    assert!(bad.contains("FAIL: load:") && bad.contains("bad.yaml"), "{bad}");
+    assert!(bad.contains("field `tolerance`"), "{bad}");
+    let loose = line("loose");
+    assert!(
+        loose.contains("FAIL: sanity:") && loose.contains("all-zero output"),
+        "{loose}"
+    );
+    assert!(line("vector_add").contains("pass on the fake device"));
+}
+
+#[test]
+fn a_task_that_computes_nothing_fails_to_load_naming_the_file_and_line() {
+    let (dir, text) = vector_add_folder();
+    let output = "{name: c, dtype: f32, len: n, role: out}";
+    assert!(text.contains(output));
+    std::fs::write(dir.path().join("tasks/good.yaml"), &text).unwrap();
+    let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    for (id, written) in [
+        ("no_output", "{name: c, dtype: f32, len: n, role: in}"),
+        (
+            "empty_output",
+            "{name: c, dtype: f32, len: \"n - 1000\", role: out}",
+        ),
+    ] {
+        let edited = text
+            .replace(output, written)
+            .replace("id: vector_add", &format!("id: {id}"));
+        std::fs::write(dir.path().join(format!("tasks/{id}.yaml")), edited).unwrap();
+    }
+    let (code, out) = task_check(&["tasks"], dir.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("1 of 3 tasks pass"), "{out}");
+    let row = |id: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("{id} ")))
+            .unwrap_or_else(|| panic!("no row for {id}: {out}"))
+            .to_string()
+    };
+    let none = row("no_output");
+    assert!(
+        none.contains("FAIL: load:")
+            && none.contains(&format!("no_output.yaml:{}", line_of("buffers:")))
+            && none.contains("no output buffer"),
+        "{none}"
+    );
+    let empty = row("empty_output");
+    assert!(
+        empty.contains("FAIL: load:")
+            && empty.contains(&format!("empty_output.yaml:{}", line_of(output)))
+            && empty.contains("field `len`"),
+        "{empty}"
+    );
+    assert!(row("vector_add").contains("pass on the fake device"));
+}
+
+#[test]
+fn no_task_file_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out) = task_check(&["."], dir.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("no task files"), "{out}");
+}
+
+#[test]
+fn the_library_passes_its_checks_and_its_suite_on_the_fake_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("check.json");
+    let (code, text) = task_check(
+        &[
+            "examples/library/tasks",
+            "--profile",
+            "examples/library/profile.yaml",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert_eq!(code, 0, "{text}");
+    // The JSON that make_library.py --index reads: the device, and each task's A/A figures.
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert!(doc["device"].as_str().unwrap().contains("fake"), "{doc}");
+    assert_eq!(doc["fake_device"], true, "{doc}");
+    let tasks = doc["tasks"].as_array().unwrap();
+    for t in tasks {
+        assert_eq!(t["pass"], true, "{t}");
+        // No A/A timing on the fake device: no time, no noise; the steps not run, named.
+        assert!(t["aa"].is_null(), "{t}");
+        assert_eq!(t["fake_device"], true, "{t}");
+        let not_run: Vec<&str> = t["not_run"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        for step in NOT_RUN {
+            assert!(not_run.iter().any(|l| l.starts_with(step)), "{step}: {t}");
+        }
+    }
+    let words: Vec<&str> = text
+        .lines()
+        .find(|l| l.contains(" tasks pass on the fake device"))
+        .unwrap_or_else(|| panic!("no summary: {text}"))
+        .split_whitespace()
+        .collect();
+    let (pass, of): (usize, usize) = (words[0].parse().unwrap(), words[2].parse().unwrap());
+    assert_eq!(pass, of, "{text}");
+    assert!(of >= 30, "{text}");
+    let (code, text) = common::validate("examples/library/validation.yaml", &[]);
+    assert_eq!(code, 0, "{text}");
+    let (pass, of) = common::passed(&text);
+    assert_eq!(pass, of, "{text}");
+    assert_eq!(of, 64, "{text}");
+}
+
+/// A `kernel-run` that panics.
+struct PanickingRun;
+
+impl aorlta_check::Adapter for PanickingRun {
+    fn name(&self) -> &'static str {
+        "kernel-run"
+    }
+    fn version(&self) -> &'static str {
+        "1"
+    }
+    fn check_params(&self, _: &serde_json::Value) -> Result<(), String> {
+        Ok(())
+    }
+    fn run(&self, _: &aorlta_check::LegInput<'_>) -> aorlta_check::LegOutput {
+        panic!("boom")
+    }
+}
+
+#[test]
+fn a_leg_that_panics_under_task_check_is_caught_and_reported_as_the_engine_reports_it() {
+    use aorlta_kernel::KernelTools;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    // The harness is this build's `aorlta`, serving as it.
+    let harness = dir.path().join("harness");
+    std::fs::write(
+        &harness,
+        format!(
+            "#!/bin/sh\nexec '{}' harness \"$@\"\n",
+            env!("CARGO_BIN_EXE_aorlta")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&harness, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let kernel = aorlta_kernel::TestEnv::new(dir.path().join("work"))
+        .fake_gpu()
+        .harness(harness)
+        .with(|c| c.lease_dir = Some(dir.path().join("leases")))
+        .build();
+    let env = aorlta_kernel::env_of(dir.path().to_path_buf(), Some(kernel));
+    let (tasks, _) = aorlta_check::TaskSet::load(
+        &root().join("examples/kernels/tasks/vector_add.yaml"),
+        &aorlta_core::lanes(),
+    )
+    .unwrap();
+    let mut adapters = aorlta_core::adapters();
+    adapters.add(std::sync::Arc::new(PanickingRun));
+    let legs = aorlta_core::Legs::new(adapters);
+    let task = tasks.get("vector_add").unwrap();
+    let check = aorlta_kernel::check_task(&legs, &env, task, &aorlta_kernel::CheckParams::default());
+    env.kernel().unwrap().pool().shutdown();
+    // On the fake device the compile step is not run here (no real compiler set up) and the
+    // sanity runs on the stand-in; the run is the panicking leg.
+    assert_eq!(
+        check.steps,
+        [aorlta_kernel::NOT_RUN, aorlta_kernel::FAKE, "FAIL", "-"],
+        "{check:?}"
+    );
+    assert!(!check.pass);
+    // The engine's words for a leg whose adapter panicked: unsettled, `internal-error`.
+    assert_eq!(
+        check.why,
+        "run: the task on the fake device: unsettled internal-error: adapter `kernel-run` panicked: boom"
+    );
+}

@@ -1,0 +1,277 @@
+//! `aorlta task import kernelbench` over this project's own problems in KernelBench's format
+//! (examples/torch-problems): which import, what the tasks say, why the rest do not, and what
+//! happens without torch. The probe needs a Python with torch: `$AORLTA_TORCH_PYTHON` (scripts/test
+//! points it at the trainers' venv, CPU torch, and sets `AORLTA_TORCH_REQUIRED=1`); without one the
+//! torch test says it is skipped, and fails when torch is required.
+
+use crate::common;
+
+use common::{aorlta, root};
+use std::path::Path;
+
+fn import(python: &str, out: &Path) -> (i32, String, String) {
+    let o = aorlta()
+        .args([
+            "task",
+            "import",
+            "kernelbench",
+            "examples/torch-problems",
+            "--jobs",
+            "2",
+            "--out",
+        ])
+        .arg(out)
+        .args(["--python", python])
+        .current_dir(root())
+        .output()
+        .expect("aorlta runs");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn task(out: &Path, id: &str) -> String {
+    std::fs::read_to_string(out.join(format!("{id}.yaml"))).unwrap_or_else(|e| panic!("{id}: {e}"))
+}
+
+#[test]
+fn problems_import_as_tasks_with_their_signatures_sizes_and_laws_and_the_rest_say_why() {
+    let Some(python) = std::env::var_os("AORLTA_TORCH_PYTHON") else {
+        assert!(
+            std::env::var_os("AORLTA_TORCH_REQUIRED").is_none(),
+            "AORLTA_TORCH_REQUIRED is set and AORLTA_TORCH_PYTHON is not"
+        );
+        eprintln!("torch import test: skipped (no AORLTA_TORCH_PYTHON)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tasks");
+    let (code, stdout, stderr) = import(python.to_str().unwrap(), &out);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("imported 5 of 6 problems"), "{stdout}\n{stderr}");
+    assert_eq!(
+        stderr.matches("[").count(),
+        6,
+        "one progress line per problem:\n{stderr}"
+    );
+
+    let softmax = task(&out, "kernelbench_l1_1_row_softmax");
+    assert!(
+        softmax.contains("signature: void row_softmax(const float* x, float* out, int rows, int cols)"),
+        "{softmax}"
+    );
+    assert!(
+        softmax.contains("torch: ../../"),
+        "the reference names the problem file, relative to the task:\n{softmax}"
+    );
+    assert!(
+        softmax.contains("kind: normal"),
+        "torch.randn is normal(0, 1):\n{softmax}"
+    );
+    // The problem's own size is the first (timed) one.
+    let sizes = &softmax[softmax.find("\nsizes:").unwrap()..];
+    assert!(
+        sizes.starts_with("\nsizes:\n- rows: 2048\n  cols: 4096")
+            || sizes.starts_with("\nsizes:\n- cols: 4096\n  rows: 2048"),
+        "{sizes}"
+    );
+
+    let linear = task(&out, "kernelbench_l1_3_linear_relu");
+    assert!(
+        linear.contains(
+            "signature: void linear_relu(const float* x, const float* fc_weight, const float* fc_bias, float* out, int batch)"
+        ),
+        "{linear}"
+    );
+    assert!(linear.contains("fc_weight: fc.weight"), "{linear}");
+    assert!(
+        linear.contains("len: 256 * 512"),
+        "the weight's shape is fixed by the module:\n{linear}"
+    );
+
+    // A dimension that follows no size variable is one of its own, with its value at each size:
+    // (65536 - 5) / 3 + 1 = 21844 at the timed size.
+    let conv = task(&out, "kernelbench_l1_6_conv1d_strided");
+    assert!(conv.contains("int out_d2)"), "{conv}");
+    assert!(conv.contains("out_d2: 21844"), "{conv}");
+
+    let report = std::fs::read_to_string(out.join("IMPORT.md")).unwrap();
+    assert!(report.contains("5 of 6 problems imported"), "{report}");
+    let tril = report
+        .lines()
+        .find(|l| l.contains("5_Lower_triangular_matmul"))
+        .unwrap();
+    assert!(
+        tril.contains("not imported: input `a` is computed from a draw"),
+        "{tril}"
+    );
+    assert!(!out.join("kernelbench_l1_5_lower_triangular_matmul.yaml").exists());
+}
+
+#[test]
+fn without_torch_nothing_imports_and_every_problem_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tasks");
+    // A Python that exists and has no torch: a plain interpreter with an empty path.
+    let fake = dir.path().join("python-without-torch");
+    std::fs::write(&fake, "#!/bin/sh\nexec python3 -I -S \"$@\"\n").unwrap();
+    let mut perms = std::fs::metadata(&fake).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&fake, perms).unwrap();
+    let (code, stdout, stderr) = import(fake.to_str().unwrap(), &out);
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(stdout.contains("imported 0 of 6 problems"), "{stdout}");
+    assert_eq!(stderr.matches("no torch in").count(), 6, "{stderr}");
+}
+
+#[test]
+fn a_task_whose_module_file_is_missing_is_refused_at_load_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.yaml");
+    std::fs::write(
+        &file,
+        "id: t\nprompt: p\nsignature: \"void t(const float* x, float* out, int n)\"\n\
+         reference: {torch: \"p.py:Model\"}\n\
+         buffers:\n  - {name: x, dtype: f32, len: n, role: in}\n  - {name: out, dtype: f32, len: n, role: out}\n\
+         scalars: {n: n}\nsizes: [{n: 10}]\ngrid: [\"1\", \"1\", \"1\"]\nblock: [\"32\", \"1\", \"1\"]\n",
+    )
+    .unwrap();
+    let o = aorlta()
+        .args(["task", "check", "--fake-gpu"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("t.yaml") && text.contains("field `reference`") && text.contains("p.py"),
+        "{text}"
+    );
+}
+
+fn torch_python() -> Option<std::ffi::OsString> {
+    let p = std::env::var_os("AORLTA_TORCH_PYTHON");
+    if p.is_none() {
+        assert!(
+            std::env::var_os("AORLTA_TORCH_REQUIRED").is_none(),
+            "AORLTA_TORCH_REQUIRED is set and AORLTA_TORCH_PYTHON is not"
+        );
+        eprintln!("torch reference test: skipped (no AORLTA_TORCH_PYTHON)");
+    }
+    p
+}
+
+#[test]
+fn the_example_torch_tasks_pass_task_check_on_the_fake_device_with_their_modules_run() {
+    let Some(python) = torch_python() else { return };
+    let o = aorlta()
+        .args([
+            "task",
+            "check",
+            "--fake-gpu",
+            "--profile",
+            "examples/kernels/profile-speed.yaml",
+            "examples/torch-problems/tasks",
+        ])
+        .env("AORLTA_TORCH_PYTHON", &python)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert!(text.contains("5 of 5 tasks pass"), "{text}");
+    // The module ran: its real outputs went through the tolerance sanity (a `pass`, not the fake
+    // device's stand-in), and the run and A/A steps say why they did not run.
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("kernelbench_l1_1_row_softmax "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(&cols[1..5], ["pass", "pass", "skip", "skip"], "{row}");
+    assert!(text.contains("a PyTorch reference is no kernel"), "{text}");
+}
+
+/// The example pool scored on the fake device against the modules, with `python` as the torch
+/// Python; the rewards file's entries by id.
+fn score_torch_pool(python: &std::ffi::OsStr) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let r = root();
+    let config = dir.path().join("c.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "tasks: {0}/examples/torch-problems/tasks\npool: {0}/examples/torch-problems/pool.jsonl\n\
+             profile: {0}/examples/kernels/profile.yaml\nout: {1}\nconcurrency: 4\nkernel:\n  fake-gpu: true\n",
+            r.display(),
+            dir.path().join("out").display()
+        ),
+    )
+    .unwrap();
+    let o = aorlta()
+        .args(["score", "--quiet"])
+        .arg(&config)
+        .env("AORLTA_TORCH_PYTHON", python)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    std::fs::read_to_string(dir.path().join("out/rewards.jsonl"))
+        .unwrap_or_else(|e| panic!("{e}: {text}"))
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (v["id"].as_str().unwrap().to_string(), v)
+        })
+        .collect()
+}
+
+fn leg<'a>(entry: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    entry["legs"]
+        .as_array()
+        .and_then(|legs| legs.iter().find(|l| l["name"] == name))
+        .unwrap_or_else(|| panic!("no leg {name} in {entry}"))
+}
+
+#[test]
+fn candidates_are_checked_against_the_modules_own_outputs() {
+    let Some(python) = torch_python() else { return };
+    let entries = score_torch_pool(&python);
+    assert_eq!(entries.len(), 6, "{entries:?}");
+    // The fake device's stand-in computes a row softmax for `row_softmax`: the module's real
+    // softmax (torch on the CPU) accepts it. For `scaled_tanh` its stand-in is a generic function,
+    // not tanh(2.5 x): the module's outputs tell it wrong. A reference computed by the fake
+    // device itself would have accepted both.
+    for (id, v) in &entries {
+        let run = leg(v, "ref.native");
+        if id.starts_with("row_softmax") {
+            assert_eq!(run["state"], "clean", "{id}: {run}");
+            assert_eq!(v["reward"], 1.0, "{id}: {v}");
+        } else {
+            assert_eq!(run["state"], "broke", "{id}: {run}");
+            assert_eq!(run["reasons"][0]["code"], "output-mismatch", "{id}: {run}");
+        }
+    }
+}
+
+#[test]
+fn without_torch_a_module_reference_leaves_the_entry_unscored_no_torch() {
+    // A Python that runs and has no torch: an interpreter started on an empty library path.
+    let dir = tempfile::tempdir().unwrap();
+    let fake_python = dir.path().join("python");
+    std::fs::write(
+        &fake_python,
+        "#!/bin/sh\necho 'No module named torch' >&2\nexit 1\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake_python, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let entries = score_torch_pool(fake_python.as_os_str());
+    for (id, v) in &entries {
+        let run = leg(v, "ref.native");
+        assert_eq!(run["state"], "unsettled", "{id}: {run}");
+        assert_eq!(run["reasons"][0]["code"], "no-torch", "{id}: {run}");
+        assert!(v["reward"].is_null(), "{id}: {v}");
+    }
+}
