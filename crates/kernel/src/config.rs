@@ -296,7 +296,7 @@ impl KernelConfig {
             .max(1)
     }
 
-    /// Reads a run config's `kernel:` section (as `aorlta_core::run::RunConfig` keeps it) and resolves
+    /// Reads a run config's `kernel:` section (as `aorlta_app::RunConfig` keeps it) and resolves
     /// its relative paths (`nvcc`, `hipcc`, `harness`, `lease-dir`, `work-dir`) against the folder of
     /// `config_file`. Errors name the file and the key.
     pub fn from_section(value: &serde_norway::Value, config_file: &Path) -> Result<Self> {

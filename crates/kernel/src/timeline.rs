@@ -2,7 +2,7 @@
 //! `AORLTA_TIMELINE=<file>` set, every compile, GPU lease wait, harness start, harness job and
 //! tolerance sanity appends one JSON line `{"k": kind, "l": label, "t0": ms, "t1": ms, "th":
 //! thread}` (milliseconds since the process's first span). Unset, a span costs one load of a
-//! `OnceLock`. `scripts/timeline.py` summarises a file.
+//! `OnceLock`. `aorlta timeline FILE` summarises a file.
 
 use std::io::Write;
 use std::sync::{Mutex, OnceLock};
