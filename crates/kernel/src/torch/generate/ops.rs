@@ -171,7 +171,10 @@ impl Builder {
         }
         let k = self.n();
         if self.image {
-            let groups: Vec<u64> = [1u64, 2, 4, 8].into_iter().filter(|g| c % g == 0).collect();
+            let groups: Vec<u64> = [1u64, 2, 4, 8]
+                .into_iter()
+                .filter(|g| c.is_multiple_of(*g))
+                .collect();
             if rng.random_bool(0.5) {
                 let g = *one(rng, &groups);
                 self.init
