@@ -58,7 +58,7 @@ pub(crate) fn run(a: GenerateArgs) -> anyhow::Result<ExitCode> {
         for task in set.iter() {
             let c = aorlta_kernel::check_task_on_fake(&legs, &env, None, task, &Default::default());
             if !c.pass {
-                return Err(c.why);
+                return Err(c.why.strip_prefix("sanity: ").unwrap_or(&c.why).to_string());
             }
         }
         Ok(())
