@@ -1,6 +1,6 @@
 //! `aorlta task generate`: kernel tasks made by composing PyTorch operators, each kept only if
 //! it is checked. Every module is written as a problem file in KernelBench's format
-//! (`DIR/problems/`, [`ops`]) and imported by the importer (`DIR/tasks/`), so a generated task
+//! (`DIR/problems/`, `ops.rs`) and imported by the importer (`DIR/tasks/`), so a generated task
 //! is exactly what an import produces. Then, in order, a task is dropped when:
 //!
 //! 1. `import`: the importer refuses the problem (its reason, as in IMPORT.md);
@@ -15,7 +15,7 @@
 //! The kept tasks stay in `DIR/tasks/`, each labelled with a difficulty from its operators and a
 //! split (held out when any of its families is one the configuration holds out);
 //! `DIR/tasks.jsonl` lists them, `DIR/train.parquet` and `DIR/held-out.parquet` are the
-//! training set in verl's layout ([`dataset`]), `DIR/GENERATE.md` the counts and every drop.
+//! training set in verl's layout (`dataset.rs`), `DIR/GENERATE.md` the counts and every drop.
 
 pub mod config;
 mod dataset;
