@@ -63,7 +63,7 @@ pub use task_check::{
 };
 pub use test_env::TestEnv;
 pub use time::KernelTime;
-pub use torch::{ImportReport, ImportRow, import_kernelbench, problems_in, torch_python};
+pub use torch::{ImportReport, ImportRow, generate, import_kernelbench, problems_in, torch_python};
 
 #[cfg(test)]
 mod tests;

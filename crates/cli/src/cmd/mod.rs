@@ -7,6 +7,7 @@ pub(crate) mod kernel_args;
 pub(crate) mod score;
 pub(crate) mod serve;
 pub(crate) mod task;
+pub(crate) mod task_generate;
 pub(crate) mod task_import;
 pub(crate) mod timecheck;
 pub(crate) mod timeline;

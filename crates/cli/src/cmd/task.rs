@@ -30,6 +30,8 @@ pub(crate) enum TaskCmd {
     /// Import tasks written elsewhere: `aorlta task import kernelbench DIR --out DIR`.
     #[command(subcommand)]
     Import(super::task_import::ImportCmd),
+    /// Generate kernel tasks with PyTorch references, each checked, and a training set.
+    Generate(super::task_generate::GenerateArgs),
 }
 
 /// Arguments of `aorlta task check`.
@@ -58,6 +60,7 @@ pub(crate) fn run(cmd: TaskCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         TaskCmd::Check(a) => check(a),
         TaskCmd::Import(c) => super::task_import::run(c),
+        TaskCmd::Generate(a) => super::task_generate::run(a),
     }
 }
 

@@ -11,6 +11,7 @@ mod score;
 mod score_episodes;
 mod serve_service;
 mod task_check;
+mod task_generate;
 mod task_import;
 mod timecheck;
 mod timeline;

@@ -105,6 +105,27 @@ pub fn import_kernelbench(
     level: u32,
     out: &Path,
     jobs: usize,
+    progress: impl FnMut(&ImportRow, usize, usize),
+) -> std::io::Result<ImportReport> {
+    import_problems(
+        python,
+        problems,
+        level,
+        out,
+        jobs,
+        &|p| task_id(p, level),
+        progress,
+    )
+}
+
+/// [`import_kernelbench`] with the task ids given by `id_of` (a problem file's id).
+pub(crate) fn import_problems(
+    python: &Path,
+    problems: &[PathBuf],
+    level: u32,
+    out: &Path,
+    jobs: usize,
+    id_of: &dyn Fn(&Path) -> String,
     mut progress: impl FnMut(&ImportRow, usize, usize),
 ) -> std::io::Result<ImportReport> {
     std::fs::create_dir_all(out)?;
@@ -142,7 +163,7 @@ pub fn import_kernelbench(
     let mut done = 0;
     for (i, probed) in rx {
         let problem = &problems[i];
-        let id = task_id(problem, level);
+        let id = id_of(problem);
         let outcome = probed.and_then(|p| write_task(&p, problem, &id, level, &out));
         let row = ImportRow {
             problem: problem.clone(),
@@ -163,7 +184,7 @@ pub fn import_kernelbench(
             .map(|(r, p)| {
                 r.unwrap_or_else(|| ImportRow {
                     problem: p.clone(),
-                    id: task_id(p, level),
+                    id: id_of(p),
                     outcome: Err("the probe gave no answer for this file".into()),
                 })
             })

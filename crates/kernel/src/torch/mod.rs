@@ -6,6 +6,7 @@
 //! user points at (their own checkout), never a candidate's completion. Its path comes from
 //! `--python`, else `$AORLTA_TORCH_PYTHON`, else `python3` on the PATH.
 
+pub mod generate;
 mod import;
 mod prompt;
 

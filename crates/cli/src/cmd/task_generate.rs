@@ -1,0 +1,107 @@
+//! `aorlta task generate --count N --seed S --out DIR`: kernel tasks composed of PyTorch
+//! operators, imported, measured, deduplicated and checked
+//! ([`aorlta_kernel::generate::generate`]); the sanity check is `aorlta task check
+//! --fake-gpu`'s for a torch task (the module's real outputs on the CPU). Progress on standard
+//! error, then the counts; `DIR/GENERATE.md` holds every drop. Exit status 0 when a task was
+//! kept, 1 when none was.
+
+use anyhow::Context;
+use aorlta_check::TaskSet;
+use aorlta_kernel::KernelTools;
+use aorlta_kernel::generate::{GenerateOptions, GeneratorConfig, generate};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `aorlta task generate`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct GenerateArgs {
+    /// Modules to generate; the set keeps those that pass every check.
+    #[arg(long)]
+    pub count: u64,
+    /// The seed: the same seed and configuration give the same tasks.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Where problems/, tasks/, the Parquet files and GENERATE.md are written.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The generator's configuration.
+    #[arg(long, default_value = "examples/generated/generator.yaml")]
+    pub config: PathBuf,
+    /// A Python with torch (default `$AORLTA_TORCH_PYTHON`, else `python3`); it runs the
+    /// generated modules.
+    #[arg(long)]
+    pub python: Option<PathBuf>,
+    /// Processes and checks run at once (default: the CPUs, at most 8).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+}
+
+/// Runs `aorlta task generate`.
+pub(crate) fn run(a: GenerateArgs) -> anyhow::Result<ExitCode> {
+    let config = GeneratorConfig::load(&a.config)?;
+    let python = aorlta_kernel::torch_python(a.python);
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8));
+    // The check runs the module through the reference process, which reads the Python here.
+    // SAFETY: set before any thread of this process starts.
+    unsafe { std::env::set_var("AORLTA_TORCH_PYTHON", &python) };
+    let kernel = aorlta_kernel::KernelConfig::default().overridden(&aorlta_kernel::KernelOverrides {
+        fake_gpu: true,
+        gpus: None,
+        compiler: None,
+    });
+    let env = aorlta_kernel::env_with_kernel(&kernel)?;
+    let legs = aorlta_core::Legs::builtin();
+    let sanity = |file: &Path| -> Result<(), String> {
+        let (set, _) = TaskSet::load(file, &aorlta_core::lanes()).map_err(|e| format!("load: {e}"))?;
+        for task in set.iter() {
+            let c = aorlta_kernel::check_task_on_fake(&legs, &env, None, task, &Default::default());
+            if !c.pass {
+                return Err(c.why.strip_prefix("sanity: ").unwrap_or(&c.why).to_string());
+            }
+        }
+        Ok(())
+    };
+    eprintln!(
+        "generating {} modules (seed {}, {}) with {} ({} at a time)",
+        a.count,
+        a.seed,
+        a.config.display(),
+        python.display(),
+        jobs
+    );
+    let opts = GenerateOptions {
+        count: a.count,
+        seed: a.seed,
+        out: a.out.clone(),
+        python,
+        jobs,
+    };
+    let report = generate(
+        &config,
+        &a.config.display().to_string(),
+        &opts,
+        &sanity,
+        &mut |line| eprintln!("{line}"),
+    )
+    .with_context(|| format!("cannot generate into {}", a.out.display()))?;
+    if let Some(k) = env.kernel() {
+        k.pool().shutdown();
+    }
+    let kept: Vec<_> = report.kept().collect();
+    let train = kept.iter().filter(|r| r.split == "train").count();
+    println!("{} in {:.0} s", report.summary(), report.seconds);
+    println!(
+        "train {train}, held-out {} (Parquet: {}, {}; report: {})",
+        kept.len() - train,
+        a.out.join("train.parquet").display(),
+        a.out.join("held-out.parquet").display(),
+        a.out.join("GENERATE.md").display()
+    );
+    Ok(if kept.is_empty() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,173 @@
+//! `aorlta task generate`: a small set generated with a seed (small shapes, so the CPU computes
+//! it in CI), every kept task passing `aorlta task check --fake-gpu`, the report's counts, the
+//! training set's Parquet files in verl's layout; a malformed configuration refused naming its
+//! file and line. The generator runs modules with a Python that has torch:
+//! `$AORLTA_TORCH_PYTHON` (scripts/test sets it and `AORLTA_TORCH_REQUIRED=1`); without one the
+//! torch test says it is skipped, and fails when torch is required.
+
+use crate::common;
+
+use common::{aorlta, root};
+use std::path::Path;
+
+/// The repository's configuration with small shapes and bounds to match.
+fn small_config(dir: &Path) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(root().join("examples/generated/generator.yaml")).unwrap();
+    let start = text.find("\nshapes:").unwrap();
+    let end = text.find("\n# A module's score").unwrap();
+    let small = "\nshapes:\n\
+        \x20 - {name: square, weight: 2, rows: [256, 512], cols: [256, 512]}\n\
+        \x20 - {name: tall, weight: 1, rows: [4096], cols: [64, 128]}\n\
+        \x20 - {name: odd, weight: 2, rows: [301, 517], cols: [129, 333]}\n\
+        images:\n\
+        \x20 - {name: image, weight: 1, batch: [2, 4], channels: [3, 8], side: [17, 32]}\n\
+        bounds: {min-bytes: 65536, max-bytes: 67108864, max-flops: 10000000000}\n";
+    let path = dir.join("small.yaml");
+    std::fs::write(&path, format!("{}{small}{}", &text[..start], &text[end..])).unwrap();
+    path
+}
+
+fn torch_python() -> Option<std::ffi::OsString> {
+    let p = std::env::var_os("AORLTA_TORCH_PYTHON");
+    if p.is_none() {
+        assert!(
+            std::env::var_os("AORLTA_TORCH_REQUIRED").is_none(),
+            "AORLTA_TORCH_REQUIRED is set and AORLTA_TORCH_PYTHON is not"
+        );
+        eprintln!("task generate test: skipped (no AORLTA_TORCH_PYTHON)");
+    }
+    p
+}
+
+/// The Parquet file's rows as JSON.
+fn parquet_rows(path: &Path) -> Vec<serde_json::Value> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let r = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
+    r.get_row_iter(None)
+        .unwrap()
+        .map(|row| row.unwrap().to_json_value())
+        .collect()
+}
+
+#[test]
+fn a_generated_set_is_kept_only_checked_and_every_kept_task_passes_task_check() {
+    let Some(python) = torch_python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let config = small_config(dir.path());
+    let out = dir.path().join("set");
+    let o = aorlta()
+        .args([
+            "task", "generate", "--count", "24", "--seed", "1", "--jobs", "2", "--config",
+        ])
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .arg("--python")
+        .arg(&python)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    // kept K of 24 generated tasks; dropped: import a, measure b, ...
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("kept "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let kept: usize = words[1].parse().unwrap();
+    assert_eq!(words[3], "24", "{line}");
+    let dropped: usize = line
+        .split("dropped: ")
+        .nth(1)
+        .unwrap()
+        .split(", ")
+        .map(|d| {
+            d.split_whitespace()
+                .nth(1)
+                .unwrap()
+                .trim_end_matches(|c: char| !c.is_ascii_digit())
+                .parse::<usize>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(kept + dropped, 24, "{line}");
+    assert!(kept >= 20, "a sample of at least 20 tasks: {line}\n{stderr}");
+    assert!(
+        stderr.contains("[check ") && stderr.contains("imported "),
+        "progress lines:\n{stderr}"
+    );
+
+    // Only the kept tasks are in tasks/, and each passes `task check` on the fake device.
+    let tasks: Vec<_> = std::fs::read_dir(out.join("tasks"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    assert_eq!(tasks.len(), kept);
+    let check = aorlta()
+        .args(["task", "check", "--fake-gpu"])
+        .arg(out.join("tasks"))
+        .env("AORLTA_TORCH_PYTHON", &python)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&check.stdout).into_owned();
+    assert_eq!(check.status.code(), Some(0), "{text}");
+    assert!(text.contains(&format!("{kept} of {kept} tasks pass")), "{text}");
+
+    // The report names every module and why each drop was dropped.
+    let report = std::fs::read_to_string(out.join("GENERATE.md")).unwrap();
+    let summary = line.split(" in ").next().unwrap();
+    assert!(report.contains(summary), "{summary}\n{report}");
+    assert_eq!(report.matches("| `gen1_").count(), 24, "{report}");
+
+    // The training set: every kept task once, in verl's layout, split by family.
+    let mut ids = Vec::new();
+    for split in ["train", "held-out"] {
+        for row in parquet_rows(&out.join(format!("{split}.parquet"))) {
+            let id = row["reward_model"]["ground_truth"].as_str().unwrap().to_string();
+            assert_eq!(row["extra_info"]["aorlta_task"], id.as_str(), "{row}");
+            assert_eq!(row["extra_info"]["split"], split, "{row}");
+            assert_eq!(row["data_source"], "aorlta-generated", "{row}");
+            assert_eq!(row["prompt"][0]["role"], "user", "{row}");
+            let prompt = row["prompt"][0]["content"].as_str().unwrap();
+            let task = std::fs::read_to_string(out.join("tasks").join(format!("{id}.yaml"))).unwrap();
+            assert!(task.contains("torch: ../problems/"), "{task}");
+            assert!(prompt.contains("class Model(nn.Module)"), "{prompt}");
+            let families = row["extra_info"]["families"].as_str().unwrap();
+            let held = families.split(',').any(|f| f == "scan" || f == "loss");
+            assert_eq!(held, split == "held-out", "{row}");
+            ids.push(id);
+        }
+    }
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), kept);
+}
+
+#[test]
+fn a_malformed_configuration_line_is_an_error_naming_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("examples/generated/generator.yaml")).unwrap();
+    let bad = text.replace("min-bytes: 16777216", "min-bytes: -3");
+    let line = bad.lines().position(|l| l.contains("min-bytes: -3")).unwrap() + 1;
+    let path = dir.path().join("bad.yaml");
+    std::fs::write(&path, bad).unwrap();
+    let o = aorlta()
+        .args(["task", "generate", "--count", "3", "--out"])
+        .arg(dir.path().join("out"))
+        .arg("--config")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("bad.yaml:{line}:")) && err.contains("at least 1"),
+        "{err}"
+    );
+    assert!(!dir.path().join("out").exists(), "nothing written");
+}
