@@ -177,6 +177,10 @@ pub struct KernelConfig {
     /// installed distributions are part of every Triton compile's identity.
     #[serde(alias = "triton_python")]
     pub triton_python: Option<PathBuf>,
+    /// The Python with torch that runs a task's PyTorch reference (and its probe); default
+    /// `$AORLTA_TORCH_PYTHON`, else `python3` on the PATH.
+    #[serde(alias = "torch_python")]
+    pub torch_python: Option<PathBuf>,
     /// The HIP compiler (platform `amd`); default `$AORLTA_HIPCC`, else `hipcc` on the PATH,
     /// else `$ROCM_PATH/bin/hipcc`, else `/opt/rocm/bin/hipcc`. It is called as hipcc is:
     /// `--genco --offload-arch=ARCH … -O3 -o k.co k.hip`.
@@ -257,6 +261,7 @@ impl Default for KernelConfig {
             compiler: CompilerChoice::Auto,
             nvrtc_worker: None,
             triton_python: None,
+            torch_python: None,
             hipcc: None,
             hip_arch: Vec::new(),
             harness: None,

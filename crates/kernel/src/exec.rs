@@ -97,7 +97,7 @@ pub(crate) fn reference(env: &KernelEnv, task: &KernelTaskDef) -> Result<RefBuil
             .map(RefBuilt::Kernel)
             .map_err(failed);
     };
-    let python = crate::torch::torch_python(None);
+    let python = crate::torch::torch_python(env.config().torch_python.clone());
     crate::torch::has_torch(&python).map_err(|why| LegOutput::unsettled(KernelReason::NoTorch, why))?;
     let spec = &task.spec;
     let Reference::Torch(t) = &spec.reference else {

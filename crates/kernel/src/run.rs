@@ -88,7 +88,8 @@ pub(crate) fn harness_identity(task: &Task, env: &Env) -> String {
     // of what the result depends on.
     let torch = match crate::KernelTaskDef::of(task).and_then(|k| k.torch.as_ref()) {
         Some(_) => {
-            let python = crate::torch::torch_python(None);
+            let python =
+                crate::torch::torch_python(env.kernel().and_then(|k| k.config().torch_python.clone()));
             let version = crate::torch::has_torch(&python).unwrap_or_else(|_| "none".into());
             format!(";torch={}:{version}", python.display())
         }

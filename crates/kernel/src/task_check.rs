@@ -310,7 +310,7 @@ const TORCH_AA_NOT_RUN: &str = "a/a: the A/A timing against the module was not r
 /// device too (torch computes them on the CPU), are told from a kernel that computes nothing
 /// by the task's tolerance. No kernel runs against it here.
 fn check_torch_task(mut out: TaskCheck, env: &Env, task: &Task, fake: bool) -> TaskCheck {
-    let python = crate::torch::torch_python(None);
+    let python = crate::torch::torch_python(env.kernel().and_then(|k| k.config().torch_python.clone()));
     match crate::torch::has_torch(&python) {
         Ok(_) => out.steps[0] = "pass".into(),
         Err(why) => return out.failed(0, format!("{}: {why}", crate::KernelReason::NoTorch)),

@@ -43,14 +43,13 @@ pub(crate) fn run(a: GenerateArgs) -> anyhow::Result<ExitCode> {
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8));
-    // The check runs the module through the reference process, which reads the Python here.
-    // SAFETY: set before any thread of this process starts.
-    unsafe { std::env::set_var("AORLTA_TORCH_PYTHON", &python) };
-    let kernel = aorlta_kernel::KernelConfig::default().overridden(&aorlta_kernel::KernelOverrides {
+    let mut kernel = aorlta_kernel::KernelConfig::default().overridden(&aorlta_kernel::KernelOverrides {
         fake_gpu: true,
         gpus: None,
         compiler: None,
     });
+    // The check runs each module through the reference process, on this Python.
+    kernel.torch_python = Some(python.clone());
     let env = aorlta_kernel::env_with_kernel(&kernel)?;
     let legs = aorlta_core::Legs::builtin();
     let sanity = |file: &Path| -> Result<(), String> {

@@ -195,7 +195,10 @@ fn the_example_torch_tasks_pass_task_check_on_the_fake_device_with_their_modules
 
 /// The example pool scored on the fake device against the modules, with `python` as the torch
 /// Python; the rewards file's entries by id.
-fn score_torch_pool(python: &std::ffi::OsStr) -> std::collections::BTreeMap<String, serde_json::Value> {
+fn score_torch_pool(
+    python: &std::ffi::OsStr,
+    kernel_extra: &str,
+) -> std::collections::BTreeMap<String, serde_json::Value> {
     let dir = tempfile::tempdir().unwrap();
     let r = root();
     let config = dir.path().join("c.yaml");
@@ -203,9 +206,10 @@ fn score_torch_pool(python: &std::ffi::OsStr) -> std::collections::BTreeMap<Stri
         &config,
         format!(
             "tasks: {0}/examples/torch-problems/tasks\npool: {0}/examples/torch-problems/pool.jsonl\n\
-             profile: {0}/examples/kernels/profile.yaml\nout: {1}\nconcurrency: 4\nkernel:\n  fake-gpu: true\n",
+             profile: {0}/examples/kernels/profile.yaml\nout: {1}\nconcurrency: 4\nkernel:\n  fake-gpu: true\n{2}",
             r.display(),
-            dir.path().join("out").display()
+            dir.path().join("out").display(),
+            kernel_extra
         ),
     )
     .unwrap();
@@ -237,7 +241,7 @@ fn leg<'a>(entry: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
 #[test]
 fn candidates_are_checked_against_the_modules_own_outputs() {
     let Some(python) = torch_python() else { return };
-    let entries = score_torch_pool(&python);
+    let entries = score_torch_pool(&python, "");
     assert_eq!(entries.len(), 6, "{entries:?}");
     // The fake device's stand-in computes a row softmax for `row_softmax`: the module's real
     // softmax (torch on the CPU) accepts it. For `scaled_tanh` its stand-in is a generic function,
@@ -267,11 +271,19 @@ fn without_torch_a_module_reference_leaves_the_entry_unscored_no_torch() {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&fake_python, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let entries = score_torch_pool(fake_python.as_os_str());
-    for (id, v) in &entries {
-        let run = leg(v, "ref.native");
-        assert_eq!(run["state"], "unsettled", "{id}: {run}");
-        assert_eq!(run["reasons"][0]["code"], "no-torch", "{id}: {run}");
-        assert!(v["reward"].is_null(), "{id}: {v}");
+    let unscored = |entries: &std::collections::BTreeMap<String, serde_json::Value>| {
+        assert_eq!(entries.len(), 6, "{entries:?}");
+        for (id, v) in entries {
+            let run = leg(v, "ref.native");
+            assert_eq!(run["state"], "unsettled", "{id}: {run}");
+            assert_eq!(run["reasons"][0]["code"], "no-torch", "{id}: {run}");
+            assert!(v["reward"].is_null(), "{id}: {v}");
+        }
+    };
+    unscored(&score_torch_pool(fake_python.as_os_str(), ""));
+    // The run config's `kernel.torch-python` is the one used, whatever the environment names.
+    if let Some(real) = torch_python() {
+        let line = format!("  torch-python: {}\n", fake_python.display());
+        unscored(&score_torch_pool(&real, &line));
     }
 }
