@@ -31,6 +31,10 @@
 #     compilers   = validate:kernels:nvrtc validate:kernels:nvcc validate:library:nvrtc validate:library:nvcc
 #     jail        = validate:kernels validate:hip-kernels validate:triton-kernels validate:library
 #     sides       = A/A with and without --aa-symmetric, vector_add at 2^16, 2^20, 2^24, and softmax
+#     torch       = check:examples/torch-problems/tasks:examples/kernels/profile-speed.yaml
+#                   score:configs/torch-speed-score.yaml score:configs/torch-compile-score.yaml
+#                   (PyTorch references: the Python with torch is $AORLTA_TORCH_PYTHON, else the
+#                   device machine's /opt/torch/.venv/bin/python)
 #
 # Then: python3 scripts/render-run.py $OUT > docs/runs/DATE-NAME.md (and a row in
 # docs/VALIDATION.md's "Runs"). Everything printed also goes to $OUT/log.txt.
@@ -53,6 +57,8 @@ while [ $# -gt 0 ]; do
     jail) steps+=(validate:kernels validate:hip-kernels validate:triton-kernels validate:library); shift ;;
     sides) for size in n=65536 n=1048576 n=16777216; do steps+=("aa:300:$size" "aasym:300:$size"); done
            steps+=(aa:300:rows=4096:softmax aasym:300:rows=4096:softmax); shift ;;
+    torch) steps+=(check:examples/torch-problems/tasks:examples/kernels/profile-speed.yaml
+                   score:configs/torch-speed-score.yaml score:configs/torch-compile-score.yaml); shift ;;
     -*) echo "unknown option $1 (see the head of $0)" >&2; exit 2 ;;
     *) steps+=("$1"); shift ;;
   esac
@@ -64,6 +70,9 @@ export PATH=/usr/local/cuda/bin:$PATH
 # The compile jail: a bwrap on the machine, else the copy scripts/install-bwrap.sh unpacked into
 # .tools/bin (carry `.tools` to a machine without a package manager).
 if ! command -v bwrap >/dev/null && [ -x .tools/bin/bwrap ]; then export AORLTA_BWRAP="$PWD/.tools/bin/bwrap"; fi
+if [ -z "${AORLTA_TORCH_PYTHON:-}" ] && [ -x /opt/torch/.venv/bin/python ]; then
+  export AORLTA_TORCH_PYTHON=/opt/torch/.venv/bin/python
+fi
 exec > >(tee "$OUT/log.txt") 2>&1
 end=$(( SECONDS + deadline ))
 cap() { local left=$(( end - SECONDS )); [ "$1" -lt "$left" ] && echo "$1" || echo $(( left > 1 ? left : 1 )); }
