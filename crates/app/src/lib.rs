@@ -11,6 +11,7 @@ mod config;
 mod dataset;
 mod episodes;
 mod eval;
+mod generated_set;
 mod inspect;
 mod plot;
 mod score;
@@ -30,6 +31,7 @@ pub use eval::{
     Compared, Estimate, FAST_P, PoolFigures, RESAMPLES, figures, side_config, side_entries, table,
     write_comparison,
 };
+pub use generated_set::write_generated_set;
 pub use inspect::run_sources;
 pub use plot::{Series, histogram_svg};
 pub use score::{LOCK_FILE, PreparedRun, RunReport, execute, prepare};

@@ -85,6 +85,8 @@ pub(crate) fn run(a: GenerateArgs) -> anyhow::Result<ExitCode> {
         &mut |line| eprintln!("{line}"),
     )
     .with_context(|| format!("cannot generate into {}", a.out.display()))?;
+    aorlta_app::write_generated_set(&report, &a.out)
+        .with_context(|| format!("cannot write the training set into {}", a.out.display()))?;
     if let Some(k) = env.kernel() {
         k.pool().shutdown();
     }

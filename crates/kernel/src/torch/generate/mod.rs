@@ -15,10 +15,9 @@
 //! The kept tasks stay in `DIR/tasks/`, each labelled with a difficulty from its operators and a
 //! split (held out when any of its families is one the configuration holds out);
 //! `DIR/tasks.jsonl` lists them, `DIR/train.parquet` and `DIR/held-out.parquet` are the
-//! training set in verl's layout (`dataset.rs`), `DIR/GENERATE.md` the counts and every drop.
+//! training set in verl's layout (written by `aorlta_app::write_generated_set`), `DIR/GENERATE.md` the counts and every drop.
 
 pub mod config;
-mod dataset;
 mod ops;
 
 pub use config::{Dt, Family, GeneratorConfig};
@@ -406,10 +405,6 @@ pub fn generate(
         rows,
         seconds: started.elapsed().as_secs_f64(),
     };
-    dataset::write_manifest(&report, &out.join("tasks.jsonl"))?;
-    for split in ["train", "held-out"] {
-        dataset::write_parquet(&report, split, &out.join(format!("{split}.parquet")))?;
-    }
     std::fs::write(out.join("GENERATE.md"), report.markdown(config_name))?;
     Ok(report)
 }

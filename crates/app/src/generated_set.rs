@@ -5,7 +5,7 @@
 //! which verl's drop-in reads as an id) and `extra_info {split, index, aorlta_task, difficulty,
 //! families}` (`aorlta_task` wins over `ground_truth` in the drop-in).
 
-use super::{GenerateReport, GeneratedRow};
+use aorlta_kernel::generate::{GenerateReport, GeneratedRow};
 use aorlta_record::kernel::KernelTask;
 use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
 use parquet::file::properties::WriterProperties;
@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The data source every row names.
-pub(crate) const DATA_SOURCE: &str = "aorlta-generated";
+const DATA_SOURCE: &str = "aorlta-generated";
 
 /// The verl layout's schema.
 const SCHEMA: &str = "message verl {
@@ -49,7 +49,7 @@ fn families(r: &GeneratedRow) -> Vec<&'static str> {
 }
 
 /// Writes `tasks.jsonl`: one line per kept task.
-pub(crate) fn write_manifest(report: &GenerateReport, path: &Path) -> std::io::Result<()> {
+fn write_manifest(report: &GenerateReport, path: &Path) -> std::io::Result<()> {
     let mut s = String::new();
     for r in report.kept() {
         let line = serde_json::json!({
@@ -70,7 +70,7 @@ pub(crate) fn write_manifest(report: &GenerateReport, path: &Path) -> std::io::R
 }
 
 /// Writes the kept tasks of `split` as a Parquet file in verl's layout, one row group.
-pub(crate) fn write_parquet(report: &GenerateReport, split: &str, path: &Path) -> std::io::Result<()> {
+fn write_parquet(report: &GenerateReport, split: &str, path: &Path) -> std::io::Result<()> {
     let bad = |e: parquet::errors::ParquetError| std::io::Error::other(format!("{}: {e}", path.display()));
     let mut rows: Vec<(&GeneratedRow, String)> = Vec::new();
     for r in report.kept().filter(|r| r.split == split) {
@@ -140,5 +140,15 @@ pub(crate) fn write_parquet(report: &GenerateReport, split: &str, path: &Path) -
     }
     rg.close().map_err(bad)?;
     w.close().map_err(bad)?;
+    Ok(())
+}
+
+/// Writes a generated run's training set beside its tasks: `tasks.jsonl` and one Parquet file per
+/// split (`train.parquet`, `held-out.parquet`) in verl's layout.
+pub fn write_generated_set(report: &GenerateReport, out: &Path) -> std::io::Result<()> {
+    write_manifest(report, &out.join("tasks.jsonl"))?;
+    for split in ["train", "held-out"] {
+        write_parquet(report, split, &out.join(format!("{split}.parquet")))?;
+    }
     Ok(())
 }
