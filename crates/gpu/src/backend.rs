@@ -395,7 +395,8 @@ pub trait Backend {
     /// Every region the operations name lies inside one live allocation.
     unsafe fn helpers(&mut self, ops: &[HelperOp]) -> Result<(), BackendError>;
     /// Lends the allocation at `alloc` (`bytes` long, made by [`Backend::alloc`]) to the trusted
-    /// reference process; everything queued before is finished first.
+    /// reference process; the caller has finished everything queued before (one
+    /// [`Backend::synchronize`] for the whole set).
     fn lend(&mut self, _alloc: DevPtr, _bytes: usize) -> Result<Lent, BackendError> {
         Err(BackendError {
             kind: ErrorKind::Driver,

@@ -372,7 +372,6 @@ impl Backend for CudaBackend {
     }
 
     fn lend(&mut self, alloc: DevPtr, _bytes: usize) -> Result<crate::backend::Lent, BackendError> {
-        self.synchronize()?;
         let mut handle = std::mem::MaybeUninit::<sys::CUipcMemHandle>::zeroed();
         // SAFETY: `alloc` is an allocation of `cuMemAlloc`; the handle is written whole.
         unsafe { sys::cuIpcGetMemHandle(handle.as_mut_ptr(), alloc) }

@@ -170,11 +170,10 @@ pub fn check_task(legs: &dyn LegRunner, env: &Env, task: &Task, params: &CheckPa
         );
     }
     out.steps[0] = "pass".into();
-    match task_sanity(env, task) {
-        Sanity::Sound(_) => out.steps[1] = "pass".into(),
-        Sanity::Unsound(why) => return out.failed(1, why),
-        Sanity::NotRun(why) => return out.failed(1, format!("not run: {why}")),
+    if let Err(why) = sound(env, task) {
+        return out.failed(1, why);
     }
+    out.steps[1] = "pass".into();
     let source = def.reference_source.as_str();
     let run = legs.run_on_source("ref.native", "kernel-run", task, source, &params.run, env);
     if run.state != LegState::Clean {
@@ -211,6 +210,15 @@ pub fn check_task(legs: &dyn LegRunner, env: &Env, task: &Task, params: &CheckPa
     out.pass = true;
     out.why = "compiles, sound tolerance, clean against itself, A/A not-faster".into();
     out
+}
+
+/// The tolerance sanity on real outputs as a step: why it failed or did not run, if it did.
+fn sound(env: &Env, task: &Task) -> Result<(), String> {
+    match task_sanity(env, task) {
+        Sanity::Sound(_) => Ok(()),
+        Sanity::Unsound(why) => Err(why),
+        Sanity::NotRun(why) => Err(format!("not run: {why}")),
+    }
 }
 
 /// What the fake device leaves unchecked in the sanity step.
@@ -315,11 +323,10 @@ fn check_torch_task(mut out: TaskCheck, env: &Env, task: &Task, fake: bool) -> T
         Ok(_) => out.steps[0] = "pass".into(),
         Err(why) => return out.failed(0, format!("{}: {why}", crate::KernelReason::NoTorch)),
     }
-    match task_sanity(env, task) {
-        Sanity::Sound(_) => out.steps[1] = "pass".into(),
-        Sanity::Unsound(why) => return out.failed(1, why),
-        Sanity::NotRun(why) => return out.failed(1, format!("not run: {why}")),
+    if let Err(why) = sound(env, task) {
+        return out.failed(1, why);
     }
+    out.steps[1] = "pass".into();
     out.steps[2] = NOT_RUN.into();
     out.not_run.push(TORCH_RUN_NOT_RUN.into());
     out.steps[3] = NOT_RUN.into();

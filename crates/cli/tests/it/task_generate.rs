@@ -27,18 +27,6 @@ fn small_config(dir: &Path) -> std::path::PathBuf {
     path
 }
 
-fn torch_python() -> Option<std::ffi::OsString> {
-    let p = std::env::var_os("AORLTA_TORCH_PYTHON");
-    if p.is_none() {
-        assert!(
-            std::env::var_os("AORLTA_TORCH_REQUIRED").is_none(),
-            "AORLTA_TORCH_REQUIRED is set and AORLTA_TORCH_PYTHON is not"
-        );
-        eprintln!("task generate test: skipped (no AORLTA_TORCH_PYTHON)");
-    }
-    p
-}
-
 /// The Parquet file's rows as JSON.
 fn parquet_rows(path: &Path) -> Vec<serde_json::Value> {
     use parquet::file::reader::{FileReader, SerializedFileReader};
@@ -51,7 +39,9 @@ fn parquet_rows(path: &Path) -> Vec<serde_json::Value> {
 
 #[test]
 fn a_generated_set_is_kept_only_checked_and_every_kept_task_passes_task_check() {
-    let Some(python) = torch_python() else { return };
+    let Some(python) = common::torch_python("task generate test") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let config = small_config(dir.path());
     let out = dir.path().join("set");

@@ -38,12 +38,7 @@ fn task(out: &Path, id: &str) -> String {
 
 #[test]
 fn problems_import_as_tasks_with_their_signatures_sizes_and_laws_and_the_rest_say_why() {
-    let Some(python) = std::env::var_os("AORLTA_TORCH_PYTHON") else {
-        assert!(
-            std::env::var_os("AORLTA_TORCH_REQUIRED").is_none(),
-            "AORLTA_TORCH_REQUIRED is set and AORLTA_TORCH_PYTHON is not"
-        );
-        eprintln!("torch import test: skipped (no AORLTA_TORCH_PYTHON)");
+    let Some(python) = common::torch_python("torch import test") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -151,21 +146,11 @@ fn a_task_whose_module_file_is_missing_is_refused_at_load_naming_the_field() {
     );
 }
 
-fn torch_python() -> Option<std::ffi::OsString> {
-    let p = std::env::var_os("AORLTA_TORCH_PYTHON");
-    if p.is_none() {
-        assert!(
-            std::env::var_os("AORLTA_TORCH_REQUIRED").is_none(),
-            "AORLTA_TORCH_REQUIRED is set and AORLTA_TORCH_PYTHON is not"
-        );
-        eprintln!("torch reference test: skipped (no AORLTA_TORCH_PYTHON)");
-    }
-    p
-}
-
 #[test]
 fn the_example_torch_tasks_pass_task_check_on_the_fake_device_with_their_modules_run() {
-    let Some(python) = torch_python() else { return };
+    let Some(python) = common::torch_python("torch reference test") else {
+        return;
+    };
     let o = aorlta()
         .args([
             "task",
@@ -240,7 +225,9 @@ fn leg<'a>(entry: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
 
 #[test]
 fn candidates_are_checked_against_the_modules_own_outputs() {
-    let Some(python) = torch_python() else { return };
+    let Some(python) = common::torch_python("torch reference test") else {
+        return;
+    };
     let entries = score_torch_pool(&python, "");
     assert_eq!(entries.len(), 6, "{entries:?}");
     // The fake device's stand-in computes a row softmax for `row_softmax`: the module's real
@@ -282,7 +269,7 @@ fn without_torch_a_module_reference_leaves_the_entry_unscored_no_torch() {
     };
     unscored(&score_torch_pool(fake_python.as_os_str(), ""));
     // The run config's `kernel.torch-python` is the one used, whatever the environment names.
-    if let Some(real) = torch_python() {
+    if let Some(real) = common::torch_python("torch reference test") {
         let line = format!("  torch-python: {}\n", fake_python.display());
         unscored(&score_torch_pool(&real, &line));
     }

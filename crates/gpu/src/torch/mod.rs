@@ -49,7 +49,7 @@ struct Process {
 }
 
 impl Process {
-    fn start(t: &TorchJob, device: &str) -> Result<Process, String> {
+    fn start(t: &TorchJob, device: &str, key: String) -> Result<Process, String> {
         let dir = tempfile::tempdir().map_err(|e| format!("a temporary folder: {e}"))?;
         let script = dir.path().join("reference.py");
         std::fs::write(&script, SCRIPT).map_err(|e| format!("{}: {e}", script.display()))?;
@@ -94,7 +94,7 @@ impl Process {
             }
         });
         let mut p = Process {
-            key: key(t, device),
+            key,
             child,
             stdin,
             lines,
@@ -273,7 +273,7 @@ fn run_in(
             if kept.len() >= KEPT {
                 kept.remove(0);
             }
-            kept.push(Process::start(t, device)?);
+            kept.push(Process::start(t, device, k)?);
         }
     }
     let p = kept.last_mut().expect("started");

@@ -133,3 +133,17 @@ pub(crate) const ENTRY_ROW_EDITS: [(&str, &str); 3] = [
         "a flipped bit",
     ),
 ];
+
+/// The Python with torch the torch tests run (`$AORLTA_TORCH_PYTHON`); without one the test
+/// says it is skipped (`what`), and fails when `AORLTA_TORCH_REQUIRED` is set (CI sets both).
+pub(crate) fn torch_python(what: &str) -> Option<std::ffi::OsString> {
+    let p = std::env::var_os("AORLTA_TORCH_PYTHON");
+    if p.is_none() {
+        assert!(
+            std::env::var_os("AORLTA_TORCH_REQUIRED").is_none(),
+            "AORLTA_TORCH_REQUIRED is set and AORLTA_TORCH_PYTHON is not"
+        );
+        eprintln!("{what}: skipped (no AORLTA_TORCH_PYTHON)");
+    }
+    p
+}
