@@ -7,7 +7,7 @@
 #   scripts/math-verify-diff.sh --update   # rewrite the baseline of ours-right cases
 # Cached and fast: the venv (.venv-mathverify) is made once per Math-Verify version, its
 # verdicts are cached per (version, reference, completion) under ~/.cache/aorlta/math-verify,
-# and our side is the debug `aorlta` that `cargo test` builds anyway. A cold run on 2 cores
+# and our side is the debug `aorlta` (`$AORLTA_BIN` when set). A cold run on 2 cores
 # takes a few minutes (mostly Math-Verify); a warm one seconds.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,8 +24,14 @@ if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.vers
 fi
 
 python3 examples/qa/corpus/make_corpus.py --check
-cargo build --quiet --bin aorlta
-target/debug/aorlta bench qa --corpus "$corpus" --profile examples/qa/profile.yaml \
+# AORLTA_BIN: a binary already built (scripts/test passes the one `cargo test` built, whose
+# dev-dependency features differ from a plain `cargo build`'s, which would rebuild the workspace).
+aorlta="${AORLTA_BIN:-}"
+if [ -z "$aorlta" ]; then
+  cargo build --quiet --bin aorlta
+  aorlta=target/debug/aorlta
+fi
+"$aorlta" bench qa --corpus "$corpus" --profile examples/qa/profile.yaml \
   --verdicts "$out/ours.jsonl"
 "$venv/bin/python" scripts/math_verify_diff.py --corpus "$corpus" --ours "$out/ours.jsonl" \
   --report examples/qa/corpus/report.md --baseline examples/qa/corpus/baseline.json "$@"

@@ -37,9 +37,10 @@ pub fn tail_rank(resamples: usize, confidence: f64) -> usize {
     k.min(resamples.div_ceil(2).max(1))
 }
 
-/// The paired percentile bootstrap interval of `median(reference) / median(candidate)` with
-/// `resamples` resamples (at least 1) drawn from a generator seeded with `seed`.
-pub fn speedup_interval(sample: &PairedSample, confidence: f64, resamples: usize, seed: u64) -> Interval {
+/// The speedups of `resamples` paired resamples (at least 1) drawn from a generator seeded
+/// with `seed`, in the order drawn: each resample takes `n` whole pairs with replacement and
+/// gives `median(reference) / median(candidate)`.
+pub fn resampled_speedups(sample: &PairedSample, resamples: usize, seed: u64) -> Vec<f64> {
     let resamples = resamples.max(1);
     let cand = sample.candidate().times();
     let refr = sample.reference().times();
@@ -60,11 +61,17 @@ pub fn speedup_interval(sample: &PairedSample, confidence: f64, resamples: usize
         };
         speedups.push(mr / mc);
     }
-    speedups.sort_unstable_by(f64::total_cmp);
-    let k = tail_rank(speedups.len(), confidence);
+    speedups
+}
+
+/// The interval of `confidence` read from resampled values: the order statistics
+/// [`tail_rank`] from each end (NaN ends when there are none).
+pub fn percentile_interval(mut values: Vec<f64>, confidence: f64) -> Interval {
+    values.sort_unstable_by(f64::total_cmp);
+    let k = tail_rank(values.len(), confidence);
     match (
-        speedups.get(k - 1),
-        speedups.len().checked_sub(k).and_then(|i| speedups.get(i)),
+        values.get(k - 1),
+        values.len().checked_sub(k).and_then(|i| values.get(i)),
     ) {
         (Some(&low), Some(&high)) => Interval { low, high },
         _ => Interval {
@@ -72,6 +79,12 @@ pub fn speedup_interval(sample: &PairedSample, confidence: f64, resamples: usize
             high: f64::NAN,
         },
     }
+}
+
+/// The paired percentile bootstrap interval of `median(reference) / median(candidate)` with
+/// `resamples` resamples (at least 1) drawn from a generator seeded with `seed`.
+pub fn speedup_interval(sample: &PairedSample, confidence: f64, resamples: usize, seed: u64) -> Interval {
+    percentile_interval(resampled_speedups(sample, resamples, seed), confidence)
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ mod sample;
 mod sequential;
 mod signs;
 mod sim;
+mod sizes;
 mod stats;
 mod verdict;
 
@@ -32,7 +33,7 @@ mod simulation_tests;
 #[cfg(test)]
 mod verdict_tests;
 
-pub use bootstrap::{Interval, speedup_interval, tail_rank};
+pub use bootstrap::{Interval, percentile_interval, resampled_speedups, speedup_interval, tail_rank};
 pub use decide::judge;
 pub use input::{Pair, RunFacts, TooSlow, is_valid_time};
 pub use measurement::Measurement;
@@ -42,6 +43,7 @@ pub use sample::{PairedSample, Sample, SampleError};
 pub use sequential::{DEFAULT_LOOKS, Looked, judge_looks, looks_for, per_look, settled};
 pub use signs::{Beats, beats_ratio};
 pub use sim::{Noise, Scenario, aa_scenarios};
+pub use sizes::{SizeRun, judge_sizes};
 pub use stats::{Summary, mad, median, median_in_place, summarize};
 pub use verdict::Verdict;
 

@@ -352,6 +352,25 @@ fn timing(leg: &LegResult, spec: Option<&KernelTask>) -> String {
         }
         text.push('.');
     }
+    if let Some(sizes) = d.and_then(|d| d.get("sizes")).and_then(Value::as_array) {
+        // Several timed sizes: the speedup above is their geometric mean; each size's own.
+        text.push_str(&format!(" The geometric mean over {} sizes:", sizes.len()));
+        for x in sizes {
+            let n = |k: &str| x.get(k).and_then(Value::as_f64);
+            let size = x.get("size").and_then(Value::as_u64).unwrap_or(0) as usize;
+            text.push_str(&format!(" at {}", size_values(spec, size)));
+            if let Some(s) = n("s") {
+                text.push_str(&format!(" s = {s:.3}"));
+            }
+            if let (Some(c), Some(r)) = (n("median_candidate"), n("median_reference")) {
+                text.push_str(&format!(" (reference {}, yours {})", time(r), time(c)));
+            }
+            text.push(';');
+        }
+        text.pop();
+        text.push('.');
+        return text;
+    }
     let (cand, refr) = (num("median_candidate"), num("median_reference"));
     if let (Some(c), Some(r)) = (cand, refr) {
         text.push_str(&format!(" Reference {}, yours {} (medians).", time(r), time(c)));

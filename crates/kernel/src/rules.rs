@@ -179,8 +179,34 @@ pub(crate) fn check(spec: &KernelTask) -> Result<(), Broken> {
             }
         }
     }
+    check_timed_sizes(spec)?;
     check_language(spec)?;
     check_tolerance(spec)
+}
+
+/// `timed_sizes`: indices of `sizes`, each named once.
+fn check_timed_sizes(spec: &KernelTask) -> Result<(), Broken> {
+    let mut seen = std::collections::BTreeSet::new();
+    for &i in &spec.timed_sizes {
+        if i >= spec.sizes.len() {
+            return Err(broken(
+                "timed_sizes",
+                None,
+                format!(
+                    "size {i} is not among the task's {} sizes (indices start at 0)",
+                    spec.sizes.len()
+                ),
+            ));
+        }
+        if !seen.insert(i) {
+            return Err(broken(
+                "timed_sizes",
+                None,
+                format!("size {i} is named twice: each timed size is judged once"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The element types a pointer to a buffer of `dtype` may name, in their Itanium form, and as
@@ -550,6 +576,27 @@ mod tests {
             v[k] = x.clone();
         }
         serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn timed_sizes_name_each_existing_size_once() {
+        assert_eq!(check(&task(serde_json::json!({"timed_sizes": [1, 0]}))), Ok(()));
+        assert_eq!(
+            task(serde_json::json!({"timed_sizes": [1, 0]})).timed(),
+            vec![1, 0]
+        );
+        assert_eq!(task(serde_json::json!({})).timed(), vec![0]);
+        let e = check(&task(serde_json::json!({"timed_sizes": [0, 2]}))).unwrap_err();
+        assert_eq!(e.field, "timed_sizes");
+        assert!(
+            e.message.contains("size 2 is not among the task's 2 sizes"),
+            "{}",
+            e.message
+        );
+        let e = check(&task(serde_json::json!({"timed_sizes": [1, 1]}))).unwrap_err();
+        assert!(e.message.contains("named twice"), "{}", e.message);
+        let text = "id: t\nsizes:\n  - {n: 1}\ntimed_sizes: [0, 2]\n";
+        assert_eq!(e.line(text), 4);
     }
 
     #[test]

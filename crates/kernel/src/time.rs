@@ -11,7 +11,8 @@
 //! Parameters: the judge's (`ratio`, `min-floor`, `max-noise`, `min-samples`, `confidence`,
 //! `resamples`, `seed`, `keep-samples`) and the harness's: `pairs` (30), `budget-s` (0.3: the
 //! kernel time, measured by the events, that both kernels together may spend; host-side work
-//! such as restoring inputs is not counted), `size` (0, the primary size), `launch-timeout-s`
+//! such as restoring inputs is not counted), `size` (one size to time; unset, the task's
+//! `timed_sizes`, each judged and the verdict on their geometric mean: docs/JUDGE.md), `launch-timeout-s`
 //! (10), `looks` ([10, 16, 24, 30]: the pair counts at which the judge looks and the timing stops
 //! once the verdict is settled, with the error split across the looks; see
 //! [`aorlta_judge::sequential`]). A candidate that cannot finish `min-samples` pairs inside the
@@ -24,10 +25,11 @@ use crate::reason::KernelReason;
 use aorlta_check::Task;
 use aorlta_check::{Adapter, Env, LegInput, LegOutput};
 use aorlta_judge::{
-    DEFAULT_LOOKS, JUDGE_VERSION, JudgeParams, Pair, RunFacts, TooSlow, judge_looks, looks_for,
+    DEFAULT_LOOKS, JUDGE_VERSION, JudgeParams, Looked, Measurement, Pair, RunFacts, SizeRun, TooSlow,
+    judge_looks, judge_sizes, looks_for, per_look,
 };
 use aorlta_record::Reason;
-use aorlta_record::kernel::harness::{TimeWork, Work};
+use aorlta_record::kernel::harness::{TimeReport, TimeWork, Work};
 use serde_json::{Map, Value, json};
 
 /// Bumped whenever the timing leg's results can change.
@@ -40,8 +42,8 @@ pub(crate) struct TimeParams {
     pub pairs: usize,
     /// Kernel seconds both kernels may spend together.
     pub budget_s: f64,
-    /// Size index to time.
-    pub size: usize,
+    /// The one size index to time (`size`); unset, the task's timed sizes.
+    pub size: Option<usize>,
     /// A launch still running after this many seconds is `hung`.
     pub launch_timeout_s: f64,
     /// Pair counts at which the judge looks and the timing may stop (the last look is `pairs`).
@@ -70,7 +72,7 @@ impl Default for TimeParams {
         TimeParams {
             pairs: 30,
             budget_s: 0.3,
-            size: 0,
+            size: None,
             launch_timeout_s: 10.0,
             looks: DEFAULT_LOOKS.to_vec(),
             judge: JudgeParams::default(),
@@ -101,7 +103,7 @@ pub(crate) fn parse_params(value: &Value) -> Result<TimeParams, String> {
         p.budget_s = num(v, "budget-s")?;
     }
     if let Some(v) = map.remove("size") {
-        p.size = count(v, "size")?;
+        p.size = Some(count(v, "size")?);
     }
     if let Some(v) = map.remove("launch-timeout-s") {
         p.launch_timeout_s = num(v, "launch-timeout-s")?;
@@ -176,10 +178,12 @@ fn time_leg(input: &LegInput<'_>) -> LegOutput {
         Ok(i) => i,
         Err(o) => return o,
     };
-    if p.size >= i.task.spec.sizes.len() {
+    // A profile's `size` times that size alone; else the task's timed sizes.
+    let sizes = p.size.map_or_else(|| i.task.spec.timed(), |s| vec![s]);
+    if let Some(&bad) = sizes.iter().find(|&&s| s >= i.task.spec.sizes.len()) {
         return LegOutput::unsettled(
             KernelReason::BadParams,
-            format!("size {}: the task has {}", p.size, i.task.spec.sizes.len()),
+            format!("size {bad}: the task has {}", i.task.spec.sizes.len()),
         );
     }
     let (mut reference, candidate) = match compile_both(&i) {
@@ -199,87 +203,157 @@ fn time_leg(input: &LegInput<'_>) -> LegOutput {
     }
     let purpose = format!("{}/{}/time", i.task.spec.id, aorlta_check::hash_str(i.source));
     let looks = looks_for(&p.looks, p.judge.min_samples, p.pairs);
-    let work = TimeWork {
-        size: p.size,
-        pairs: p.pairs,
-        min_pairs: p.judge.min_samples,
-        budget_s: p.budget_s,
-        order_seed: i.env.next_seed(&purpose),
-        input_seed: i.env.next_seed(&purpose),
-        keep_launches: p.judge.keep_samples,
-        looks: looks.clone(),
-        judge: serde_json::to_value(&p.judge).unwrap_or_default(),
-        symmetric: p.symmetric,
-    };
     let launch_timeout = if i.env.is_fake() {
         p.launch_timeout_s.min(0.3)
     } else {
         p.launch_timeout_s
     };
     let deadline = 60.0 + 3.0 * p.budget_s + 2.0 * launch_timeout + p.pairs as f64 * 0.5;
-    let rec = match run_job(
-        &i,
-        &reference,
-        Some(&candidate),
-        Work::Time(work.clone()),
-        launch_timeout,
-        deadline,
-    ) {
-        Ok(r) => r,
-        Err(o) => return o,
-    };
     let facts = json!({
-        "order_seed": work.order_seed,
-        "input_seed": work.input_seed,
-        "pairs_asked": work.pairs,
-        "device": rec.device.as_ref().map(|d| json!({"name": d.name, "uuid": d.uuid, "driver": d.driver, "cuda_driver_api": d.cuda_driver_api})),
+        "pairs_asked": p.pairs,
         "compiler": i.env.compiler_version().unwrap_or("none"),
         "target": super::compile::target_label(i.task, i.env),
-        "harness_s": rec.elapsed_s,
         "baseline": match (&reference, p.baseline) {
             (RefBuilt::Kernel(_), _) => "reference-kernel",
             (RefBuilt::Torch(_), Baseline::Reference) => "torch-eager",
             (RefBuilt::Torch(_), Baseline::TorchCompile) => "torch-compile",
         },
     });
-    if let Some(o) = findings_outcome(&rec) {
-        let mut d = facts;
-        if let Some(t) = &rec.time {
-            d["timed_pairs_before_stop"] = json!(t.pairs.len());
+    let mut timed = Vec::with_capacity(sizes.len());
+    for &size in &sizes {
+        let work = TimeWork {
+            size,
+            pairs: p.pairs,
+            min_pairs: p.judge.min_samples,
+            budget_s: p.budget_s,
+            order_seed: i.env.next_seed(&purpose),
+            input_seed: i.env.next_seed(&purpose),
+            keep_launches: p.judge.keep_samples,
+            looks: looks.clone(),
+            judge: serde_json::to_value(&p.judge).unwrap_or_default(),
+            symmetric: p.symmetric,
+        };
+        let rec = match run_job(
+            &i,
+            &reference,
+            Some(&candidate),
+            Work::Time(work.clone()),
+            launch_timeout,
+            deadline,
+        ) {
+            Ok(r) => r,
+            Err(o) => return o,
+        };
+        let run_facts = json!({
+            "order_seed": work.order_seed,
+            "input_seed": work.input_seed,
+            "device": rec.device.as_ref().map(|d| json!({"name": d.name, "uuid": d.uuid, "driver": d.driver, "cuda_driver_api": d.cuda_driver_api})),
+            "harness_s": rec.elapsed_s,
+        });
+        let stopped = |mut d: Value| {
+            extend(&mut d, run_facts.clone());
+            if sizes.len() > 1 {
+                d["size"] = json!(size);
+            }
+            d
+        };
+        if let Some(o) = findings_outcome(&rec) {
+            let mut d = stopped(facts);
+            if let Some(t) = &rec.time {
+                d["timed_pairs_before_stop"] = json!(t.pairs.len());
+            }
+            return o.with_detail(d);
         }
-        return o.with_detail(d);
+        let Some(t) = rec.time else {
+            return LegOutput::unsettled(
+                KernelReason::HarnessIncomplete,
+                "the harness returned no timing and no finding",
+            )
+            .with_detail(stopped(facts));
+        };
+        timed.push((t, run_facts));
     }
-    let Some(t) = rec.time else {
-        return LegOutput::unsettled(
-            KernelReason::HarnessIncomplete,
-            "the harness returned no timing and no finding",
-        )
-        .with_detail(facts);
+    let mut runs = Vec::with_capacity(timed.len());
+    let mut per_size = Vec::with_capacity(timed.len());
+    let mut last_looked = None;
+    for (t, run_facts) in &timed {
+        let pairs: Vec<Pair> = t
+            .pairs
+            .iter()
+            .map(|q| Pair::new(q.candidate_s, q.reference_s))
+            .collect();
+        let facts_of_run = RunFacts {
+            throttled: t.throttled,
+            too_slow: t.budget_stop.map(|b| TooSlow {
+                candidate_lower_bound_s: b.candidate_lower_bound_s,
+                reference_median_s: b.reference_median_s,
+                launches_done: b.launches_done,
+                budget_s: t.budget_s,
+            }),
+        };
+        let looked = judge_looks(&pairs, &facts_of_run, &p.judge, &looks);
+        let mut record = as_map(&looked.measurement);
+        record.extend(harness_facts(t, &looked, p.judge.keep_samples));
+        if let Value::Object(f) = run_facts {
+            record.extend(f.clone());
+        }
+        per_size.push(Value::Object(record));
+        runs.push(SizeRun {
+            size: t.size,
+            pairs,
+            measurement: looked.measurement.clone(),
+        });
+        last_looked = Some(looked);
+    }
+    let Some(looked) = last_looked else {
+        return LegOutput::unsettled(KernelReason::BadParams, "no size to time");
     };
-    let pairs: Vec<Pair> = t
-        .pairs
-        .iter()
-        .map(|q| Pair::new(q.candidate_s, q.reference_s))
-        .collect();
-    let run_facts = RunFacts {
-        throttled: t.throttled,
-        too_slow: t.budget_stop.map(|b| TooSlow {
-            candidate_lower_bound_s: b.candidate_lower_bound_s,
-            reference_median_s: b.reference_median_s,
-            launches_done: b.launches_done,
-            budget_s: t.budget_s,
-        }),
-    };
-    let looked = judge_looks(&pairs, &run_facts, &p.judge, &looks);
-    let m = looked.measurement;
-    let mut detail = match serde_json::to_value(&m) {
-        Ok(Value::Object(o)) => o,
-        _ => Map::new(),
+    let (m, mut detail) = if runs.len() == 1 {
+        // One timed size: the size's record is the leg's, as it always was.
+        let m = looked.measurement.clone();
+        let Some(Value::Object(record)) = per_size.pop() else {
+            return LegOutput::unsettled(KernelReason::HarnessIncomplete, "no timing record");
+        };
+        (m, record)
+    } else {
+        let m = judge_sizes(&runs, &per_look(&p.judge, looks.len()));
+        let mut record = as_map(&m);
+        record.insert("looks".into(), json!(looked.looks));
+        record.insert("confidence_per_look".into(), json!(looked.confidence_per_look));
+        record.insert("timed_sizes".into(), json!(sizes));
+        record.insert("sizes".into(), Value::Array(per_size));
+        (m, record)
     };
     if let Value::Object(f) = facts {
-        detail.extend(f);
+        for (k, v) in f {
+            detail.entry(k).or_insert(v);
+        }
     }
-    let harness = json!({
+    LegOutput {
+        state: m.verdict.state(),
+        reasons: vec![Reason::new(m.verdict.code(), m.detail.clone())],
+        detail: Some(Value::Object(detail)),
+        extracted: None,
+    }
+}
+
+fn extend(facts: &mut Value, more: Value) {
+    if let (Value::Object(f), Value::Object(m)) = (facts, more) {
+        f.extend(m);
+    }
+}
+
+fn as_map(m: &Measurement) -> Map<String, Value> {
+    match serde_json::to_value(m) {
+        Ok(Value::Object(o)) => o,
+        _ => Map::new(),
+    }
+}
+
+/// What the harness saw while timing one size, beside the judge's record of it.
+fn harness_facts(t: &TimeReport, looked: &Looked, keep_samples: bool) -> Map<String, Value> {
+    let mut h = Map::new();
+    let facts = json!({
         "looks": looked.looks,
         "settled_at": looked.settled_at,
         "confidence_per_look": looked.confidence_per_look,
@@ -295,19 +369,14 @@ fn time_leg(input: &LegInput<'_>) -> LegOutput {
         "overhead": t.overhead,
         "size": t.size,
     });
-    if let Value::Object(h) = harness {
-        detail.extend(h);
+    if let Value::Object(f) = facts {
+        h.extend(f);
     }
-    if p.judge.keep_samples {
-        detail.insert("timed_pairs".into(), json!(t.pairs));
-        detail.insert("launches".into(), json!(t.launches));
+    if keep_samples {
+        h.insert("timed_pairs".into(), json!(t.pairs));
+        h.insert("launches".into(), json!(t.launches));
     }
-    LegOutput {
-        state: m.verdict.state(),
-        reasons: vec![Reason::new(m.verdict.code(), m.detail.clone())],
-        detail: Some(Value::Object(detail)),
-        extracted: None,
-    }
+    h
 }
 
 #[cfg(test)]

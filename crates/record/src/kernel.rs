@@ -347,9 +347,14 @@ pub struct KernelTask {
     /// Scalar parameters: name to expression.
     #[serde(default)]
     pub scalars: BTreeMap<String, String>,
-    /// Problem sizes: each maps variable names to values. The first is the primary one, used
-    /// for timing; all are used for correctness.
+    /// Problem sizes: each maps variable names to values. The first is the primary one, timed
+    /// unless `timed_sizes` names others; all are used for correctness.
     pub sizes: Vec<BTreeMap<String, i64>>,
+    /// The sizes the timing leg times (indices into `sizes`, distinct): each is judged on its
+    /// own pairs and the speedup is the geometric mean over them (docs/JUDGE.md, "Several timed
+    /// sizes"). Empty (the default): the primary size alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timed_sizes: Vec<usize>,
     /// Default grid (x, y, z) as expressions.
     pub grid: [String; 3],
     /// Default block (x, y, z) as expressions. Not written for a Triton task, whose block is
@@ -387,6 +392,15 @@ fn block_unset(block: &[String; 3]) -> bool {
 }
 
 impl KernelTask {
+    /// The sizes the timing leg times: `timed_sizes`, or the primary size alone.
+    pub fn timed(&self) -> Vec<usize> {
+        if self.timed_sizes.is_empty() {
+            vec![0]
+        } else {
+            self.timed_sizes.clone()
+        }
+    }
+
     /// The Triton settings of a `language: triton` task (the defaults when none are written).
     pub fn triton_spec(&self) -> TritonSpec {
         self.triton.clone().unwrap_or_default()

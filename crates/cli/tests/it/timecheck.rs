@@ -217,3 +217,74 @@ fn a_relative_candidate_is_the_callers_and_the_inputs_exclude_each_other() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("nope.jsonl"), "{err}");
 }
+
+#[test]
+fn a_task_with_several_timed_sizes_is_judged_on_their_geometric_mean() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    let task = dir.path().join("tasks/vector_add.yaml");
+    let text = std::fs::read_to_string(&task).unwrap();
+    std::fs::write(&task, format!("{text}timed_sizes: [0, 1]\n")).unwrap();
+    let (code, out, err) = timecheck(
+        dir.path(),
+        &[
+            "--fake-gpu",
+            "--tasks",
+            "tasks",
+            "--task",
+            "vector_add",
+            "--candidate",
+            "kernel.cu",
+        ],
+    );
+    assert!(code == 0 || code == 3, "{out}\n{err}");
+    let json = &out[out.find("\n{").expect("the record") + 1..];
+    let d: serde_json::Value = serde_json::from_str(json).unwrap();
+    assert_eq!(d["timed_sizes"], serde_json::json!([0, 1]), "{d}");
+    let sizes = d["sizes"].as_array().unwrap();
+    assert_eq!(sizes.len(), 2);
+    let each: Vec<f64> = sizes.iter().map(|x| x["s"].as_f64().unwrap()).collect();
+    assert_eq!(sizes[0]["size"], 0);
+    assert_eq!(sizes[1]["size"], 1);
+    // Every size was timed on its own seeds and judged on its own pairs.
+    assert_ne!(sizes[0]["input_seed"], sizes[1]["input_seed"]);
+    assert!(
+        sizes
+            .iter()
+            .all(|x| x["verdict"].is_string() && x["pairs"].as_u64() >= Some(10))
+    );
+    let geomean = (each[0] * each[1]).sqrt();
+    let s = d["s"].as_f64().unwrap();
+    assert!((s - geomean).abs() < 1e-12, "{s} vs {geomean} from {each:?}");
+    // The reference against itself is never faster.
+    assert!(
+        ["not-faster", "within-noise"].contains(&d["verdict"].as_str().unwrap()),
+        "{d}"
+    );
+    assert!(
+        d["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("geometric mean over 2 sizes"),
+        "{d}"
+    );
+    // A timed size the task does not have is refused when the task loads, naming the field.
+    std::fs::write(&task, format!("{text}timed_sizes: [0, 9]\n")).unwrap();
+    let (code, out, err) = timecheck(
+        dir.path(),
+        &[
+            "--fake-gpu",
+            "--tasks",
+            "tasks",
+            "--task",
+            "vector_add",
+            "--candidate",
+            "kernel.cu",
+        ],
+    );
+    assert_ne!(code, 0, "{out}");
+    assert!(
+        err.contains("vector_add.yaml") && err.contains("timed_sizes") && err.contains("size 9"),
+        "{err}"
+    );
+}

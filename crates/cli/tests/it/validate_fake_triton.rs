@@ -1,7 +1,7 @@
 //! `aorlta validate --fake-gpu` over the Triton example's suite (`examples/triton-kernels/`):
 //! every case passes on the fake device with the recorded verdicts, its records say `Triton on
 //! NVIDIA`, every candidate file is some case's, and the Triton pool is up to date with its
-//! generator. (Each source's real compile by Triton is crates/core/tests/triton_examples.rs.)
+//! generator. (Each source's real compile by Triton is crates/core/tests/integration/triton_examples.rs.)
 
 use crate::common;
 

@@ -232,6 +232,32 @@ fn a_timing_entry_gives_the_verdict_times_and_bandwidth_against_the_gpus_peak() 
 }
 
 #[test]
+fn a_timing_over_several_sizes_gives_the_mean_and_each_sizes_speedup() {
+    let task = kernel_task("timed_sizes: [0, 1]\n");
+    let mut t = LegResult::with_state(
+        "ref.speedup",
+        "kernel-time",
+        LegState::Clean,
+        Reason::new("faster", "x"),
+    );
+    t.detail = Some(json!({
+        "s": 1.414, "ci_low": 1.3, "ci_high": 1.5, "ratio": 1.1, "timed_sizes": [0, 1],
+        "sizes": [
+            {"size": 0, "s": 2.0, "median_candidate": 4.0e-6, "median_reference": 8.0e-6,
+             "input_seed": 55_555_555_555u64},
+            {"size": 1, "s": 1.0, "median_candidate": 6.0e-4, "median_reference": 6.0e-4},
+        ],
+    }));
+    let profile = load(QA).unwrap().profile;
+    let text = render_feedback(&profile, &task, &kernel_entry(vec![t]));
+    assert!(
+        text.contains("Speedup s = 1.414 (interval 1.300 to 1.500), needed 1.10. The geometric mean over 2 sizes: at cols = 100, rows = 64 s = 2.000 (reference 8.0 µs, yours 4.0 µs); at cols = 1000, rows = 1000 s = 1.000 (reference 600.0 µs, yours 600.0 µs)."),
+        "{text}"
+    );
+    assert!(!text.contains("55555555555"), "{text}");
+}
+
+#[test]
 fn a_seed_written_into_a_reason_never_reaches_the_text() {
     let task = kernel_task("");
     let mut run = LegResult::with_state(

@@ -4,6 +4,8 @@
 mod common;
 mod engine;
 mod feedback;
+mod hip_examples;
 mod lane;
 mod library;
 mod qa_example;
+mod triton_examples;

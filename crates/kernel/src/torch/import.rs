@@ -632,6 +632,7 @@ fn task_of(p: &ProbeResult, problem: &Path, id: &str, level: u32, out: &Path) ->
         buffers,
         scalars,
         sizes: sizes_out,
+        timed_sizes: Vec::new(),
         grid,
         block: ["256".into(), "1".into(), "1".into()],
         shared_bytes: "0".into(),

@@ -8,7 +8,7 @@
 //! Skipped with a message where a compiler's variable is unset, failing in CI (the test command
 //! installs all three).
 
-mod common;
+use crate::common;
 
 use aorlta_kernel::KernelTaskDef;
 use aorlta_kernel::{KernelConfig, KernelEnv, Platform, TestEnv};

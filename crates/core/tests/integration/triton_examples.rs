@@ -7,7 +7,7 @@
 //! compiled the reference, the kernel's plain name. Skipped with a message where the variable is
 //! unset, failing in CI.
 
-mod common;
+use crate::common;
 
 use aorlta_kernel::TestEnv;
 use aorlta_kernel::{Who, compile};
