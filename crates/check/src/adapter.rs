@@ -153,6 +153,11 @@ pub trait Adapter: Send + Sync {
     fn cacheable(&self) -> bool {
         false
     }
+    /// Whether its figures may only be reported: a profile must mark its leg `informational`
+    /// (a profiler's figures describe a kernel; they are no verdict a reward may read).
+    fn informational_only(&self) -> bool {
+        false
+    }
     /// Runs the leg.
     fn run(&self, input: &LegInput<'_>) -> LegOutput;
 }

@@ -205,6 +205,13 @@ impl LoadedProfile {
             {
                 return Err(bad(format!("{at}: field `on-broke`: must be in [-1.0, 1.0]")));
             }
+            if adapter.informational_only() && !leg.informational {
+                return Err(bad(format!(
+                    "{at}: field `informational`: adapter `{}` only reports (its figures never \
+                     enter a reward); mark the leg `informational: true`",
+                    leg.adapter
+                )));
+            }
             if leg.informational && (leg.on_broke.is_some() || leg.timing) {
                 return Err(bad(format!(
                     "{at}: an informational leg has no `on-broke` and is not `timing`"
@@ -456,6 +463,23 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("`compile` is not an earlier leg"), "{err}");
+    }
+
+    #[test]
+    fn a_profiler_leg_must_be_informational() {
+        let head = "name: k\nlegs:\n  - {name: parse, adapter: parse, on-broke: -1.0}\n";
+        let err = load(&format!(
+            "{head}  - {{name: prof, adapter: kernel-profile, needs: [parse]}}\n"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("legs[1] `prof`") || err.contains("prof"), "{err}");
+        assert!(err.contains("mark the leg `informational: true`"), "{err}");
+        assert!(err.contains("p.yaml:4:"), "the line of the leg: {err}");
+        load(&format!(
+            "{head}  - {{name: prof, adapter: kernel-profile, needs: [parse], informational: true, params: {{size: 1}}}}\n"
+        ))
+        .unwrap();
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! One job, start to record: the format check, then the correctness plan ([`crate::check`]),
-//! the timing plan ([`crate::timing`]) or a task's tolerance sanity ([`crate::sanity`]), the
+//! the timing plan ([`crate::timing`]), a task's tolerance sanity ([`crate::sanity`]) or one
+//! launch for a profiler ([`crate::launch_once`]), the
 //! findings and the device gathered into the record.
 
 use crate::backend::Backend;
@@ -33,6 +34,7 @@ pub fn run_job<B: Backend>(backend: &mut B, job: &HarnessJob) -> HarnessRecord {
         Work::Check(w) => w.seeds.first().copied().unwrap_or(0),
         Work::Time(w) => w.order_seed ^ w.input_seed.rotate_left(17),
         Work::Sanity(w) => w.seed,
+        Work::Launch(w) => w.seed,
     };
     backend.begin_job(seed);
     let mut r = Runner {
@@ -47,6 +49,7 @@ pub fn run_job<B: Backend>(backend: &mut B, job: &HarnessJob) -> HarnessRecord {
     let mut check = None;
     let mut time = None;
     let mut sanity = None;
+    let mut launch = None;
     if job.format.major != HARNESS_FORMAT.major {
         r.finding(
             Party::Harness,
@@ -64,6 +67,7 @@ pub fn run_job<B: Backend>(backend: &mut B, job: &HarnessJob) -> HarnessRecord {
                 time = crate::timing::run(&mut r, w, &settled);
             }
             Work::Sanity(w) => sanity = Some(crate::sanity::run(&mut r, w)),
+            Work::Launch(w) => launch = crate::launch_once::run(&mut r, w),
         }
     }
     let _ = r.helpers_off();
@@ -78,6 +82,7 @@ pub fn run_job<B: Backend>(backend: &mut B, job: &HarnessJob) -> HarnessRecord {
         check,
         time,
         sanity,
+        launch,
         elapsed_s: start.elapsed().as_secs_f64(),
     }
 }

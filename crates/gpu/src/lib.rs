@@ -33,6 +33,7 @@ mod geometry;
 mod helpers;
 mod hip;
 mod job;
+mod launch_once;
 mod layout;
 mod nvml;
 mod plan;

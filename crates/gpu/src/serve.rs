@@ -91,6 +91,7 @@ fn unreadable_job(path: &Path, why: String) -> HarnessRecord {
         check: None,
         time: None,
         sanity: None,
+        launch: None,
         elapsed_s: 0.0,
     }
 }

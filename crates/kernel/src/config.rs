@@ -181,6 +181,9 @@ pub struct KernelConfig {
     /// `$AORLTA_TORCH_PYTHON`, else `python3` on the PATH.
     #[serde(alias = "torch_python")]
     pub torch_python: Option<PathBuf>,
+    /// Nsight Compute, for the `kernel-profile` leg; default `$AORLTA_NCU`, else `ncu` on the
+    /// PATH, else `/usr/local/cuda/bin/ncu`.
+    pub ncu: Option<PathBuf>,
     /// The HIP compiler (platform `amd`); default `$AORLTA_HIPCC`, else `hipcc` on the PATH,
     /// else `$ROCM_PATH/bin/hipcc`, else `/opt/rocm/bin/hipcc`. It is called as hipcc is:
     /// `--genco --offload-arch=ARCH … -O3 -o k.co k.hip`.
@@ -262,6 +265,7 @@ impl Default for KernelConfig {
             nvrtc_worker: None,
             triton_python: None,
             torch_python: None,
+            ncu: None,
             hipcc: None,
             hip_arch: Vec::new(),
             harness: None,

@@ -135,7 +135,7 @@ pub(crate) fn compile_both(i: &Inputs<'_>) -> Result<(RefBuilt, Compiled), LegOu
     Ok((reference, candidate))
 }
 
-fn image(c: &Compiled) -> KernelImage {
+pub(crate) fn image(c: &Compiled) -> KernelImage {
     KernelImage {
         path: c.cubin.clone(),
         symbols: c.symbols.clone(),
@@ -208,7 +208,7 @@ pub(crate) fn run_job(
     let wait = Duration::from_secs_f64(env.config().lease_wait_s);
     // A timing has its GPU alone; correctness and sanity jobs may share it with each other.
     let how = match work {
-        Work::Time(_) => crate::lease::Use::Alone,
+        Work::Time(_) | Work::Launch(_) => crate::lease::Use::Alone,
         Work::Check(_) | Work::Sanity(_) => crate::lease::Use::Shared,
     };
     let waiting = crate::timeline::span("lease-wait", || i.task.spec.id.clone());

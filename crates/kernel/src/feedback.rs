@@ -92,8 +92,64 @@ pub fn leg(leg: &LegResult, task: &Task) -> Option<String> {
         "kernel-compile" => Some(compile(leg)),
         "kernel-run" => Some(correctness(leg, spec)),
         "kernel-time" => Some(timing(leg, spec)),
+        "kernel-profile" => Some(profiled(leg, spec)),
         _ => None,
     }
+}
+
+/// The `kernel-profile` leg: Nsight Compute's figures for one launch, in a sentence.
+fn profiled(leg: &LegResult, spec: Option<&KernelTask>) -> String {
+    let d = leg.detail.as_ref();
+    let Some(s) = d
+        .and_then(|d| d.get("summary"))
+        .filter(|_| leg.state == LegState::Clean)
+    else {
+        return match leg.state {
+            LegState::Skipped => "Not profiled: an earlier check failed.".into(),
+            _ => "Not profiled this time (no profiler here; not your fault).".into(),
+        };
+    };
+    let num = |k: &str| s.get(k).and_then(Value::as_f64);
+    let size = d.and_then(|d| d.get("size")).and_then(Value::as_u64).unwrap_or(0) as usize;
+    let mut parts = Vec::new();
+    if let (Some(m), Some(c)) = (num("memory_sol_pct"), num("compute_sol_pct")) {
+        parts.push(format!(
+            "memory throughput {m:.1}% and compute throughput {c:.1}% of the GPU's peak"
+        ));
+    }
+    if let Some(o) = num("achieved_occupancy_pct") {
+        parts.push(format!("achieved occupancy {o:.1}%"));
+    }
+    if let Some(r) = num("registers_per_thread") {
+        parts.push(format!("{r:.0} registers per thread"));
+    }
+    let shared = num("static_shared_bytes_per_block").unwrap_or(0.0)
+        + num("dynamic_shared_bytes_per_block").unwrap_or(0.0);
+    if shared > 0.0 {
+        parts.push(format!(
+            "{} of shared memory per block",
+            human_bytes(shared as u64)
+        ));
+    }
+    let stalls: Vec<String> = s
+        .get("top_stalls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|x| {
+            let r = x.get("reason")?.as_str()?;
+            let c = x.get("cycles_per_issue")?.as_f64()?;
+            Some(format!("{r} ({c:.1} cycles per instruction)"))
+        })
+        .collect();
+    if !stalls.is_empty() {
+        parts.push(format!("warps mostly waiting on {}", stalls.join(", ")));
+    }
+    format!(
+        "Profile (Nsight Compute, one launch at {}): {}.",
+        size_values(spec, size),
+        parts.join("; ")
+    )
 }
 
 /// The `parse` leg of a kernel task: the source found, or why none was.

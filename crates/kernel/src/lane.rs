@@ -3,6 +3,7 @@
 
 use crate::compile::KernelCompile;
 use crate::extract::kernel_source;
+use crate::ncu::KernelProfile;
 use crate::reason::KernelReason;
 use crate::run::KernelRun;
 use crate::task::{KernelTaskDef, LANE};
@@ -50,5 +51,6 @@ impl Lane for KernelLane {
         registry.add(Arc::new(KernelCompile));
         registry.add(Arc::new(KernelRun));
         registry.add(Arc::new(KernelTime));
+        registry.add(Arc::new(KernelProfile));
     }
 }

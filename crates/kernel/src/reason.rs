@@ -69,5 +69,11 @@ aorlta_check::reason_codes! {
         HarnessIncomplete => "harness-incomplete",
         /// The leg's parameters do not fit the task.
         BadParams => "bad-params",
+        /// `kernel-profile`: Nsight Compute profiled the candidate's launch.
+        Profiled => "profiled",
+        /// `kernel-profile`: no Nsight Compute (`ncu`) is here.
+        NoProfiler => "no-profiler",
+        /// `kernel-profile`: Nsight Compute ran and gave no figures.
+        ProfilerFailed => "profiler-failed",
     }
 }

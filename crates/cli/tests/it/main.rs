@@ -6,6 +6,7 @@ mod configs;
 mod harness_build;
 mod hip_no_device;
 mod inspect;
+mod kernel_profile;
 mod nvrtc_compile;
 mod score;
 mod score_episodes;

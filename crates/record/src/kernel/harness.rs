@@ -26,6 +26,9 @@
 //! - 2.3: PyTorch references. `HarnessJob::reference` becomes a [`JobReference`]: a kernel's code
 //!   object (`{"kernel": {...}}`, as before) or a module the harness's trusted reference process
 //!   runs (`{"torch": {...}}`, [`TorchJob`]).
+//! - 2.4: one launch for a profiler. `Work` gains `launch` ([`LaunchWork`]: the candidate alone,
+//!   launched once on inputs of the typical law, for Nsight Compute to profile) and the record
+//!   `launch` ([`LaunchReport`]).
 
 use super::KernelTask;
 use crate::version::FormatVersion;
@@ -33,7 +36,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// The version of the job, record, ready and device-list documents this build reads and writes.
-pub const HARNESS_FORMAT: FormatVersion = FormatVersion { major: 2, minor: 3 };
+pub const HARNESS_FORMAT: FormatVersion = FormatVersion { major: 2, minor: 4 };
 
 fn harness_format() -> FormatVersion {
     HARNESS_FORMAT
@@ -162,15 +165,18 @@ pub enum Work {
     /// The tolerance sanity of a task: the reference alone, its outputs held against what a
     /// kernel that computes nothing could write.
     Sanity(SanityWork),
+    /// The candidate alone, launched once, for an external profiler (`kernel-profile`).
+    Launch(LaunchWork),
 }
 
 impl Work {
-    /// The job's kind as its JSON tag writes it: `check`, `time` or `sanity`.
+    /// The job's kind as its JSON tag writes it: `check`, `time`, `sanity` or `launch`.
     pub fn kind(&self) -> &'static str {
         match self {
             Work::Check(_) => "check",
             Work::Time(_) => "time",
             Work::Sanity(_) => "sanity",
+            Work::Launch(_) => "launch",
         }
     }
 }
@@ -218,6 +224,29 @@ pub struct SanityCase {
 pub struct SanityReport {
     /// One case per output per size, in order.
     pub cases: Vec<SanityCase>,
+}
+
+/// A launch job: on one size, the candidate's module loaded, its buffers filled with inputs of
+/// the typical law drawn from `seed`, and the candidate launched once, alone (no reference, no
+/// timing, no L2 flush), so that a profiler wrapping the harness sees that one launch of it.
+/// Nothing is verified: the `kernel-run` leg did that; the set is scrubbed before it is freed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchWork {
+    /// Index into the task's sizes.
+    pub size: usize,
+    /// The input seed.
+    pub seed: u64,
+}
+
+/// What a launch job did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchReport {
+    /// The size launched at.
+    pub size: usize,
+    /// The candidate's geometry at that size.
+    pub geometry: Geometry,
 }
 
 /// A correctness job: every listed size on every seed.
@@ -568,6 +597,9 @@ pub struct HarnessRecord {
     /// Tolerance sanity results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sanity: Option<SanityReport>,
+    /// What a launch job did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<LaunchReport>,
     /// Seconds the job took inside the harness.
     pub elapsed_s: f64,
 }
@@ -643,6 +675,7 @@ mod tests {
             check: Some(CheckReport::default()),
             time: None,
             sanity: None,
+            launch: None,
             elapsed_s: 0.25,
         };
         insta::assert_json_snapshot!("harness_record", rec);
