@@ -31,6 +31,8 @@
 #     compilers   = validate:kernels:nvrtc validate:kernels:nvcc validate:library:nvrtc validate:library:nvcc
 #     jail        = validate:kernels validate:hip-kernels validate:triton-kernels validate:library
 #     sides       = A/A with and without --aa-symmetric, vector_add at 2^16, 2^20, 2^24, and softmax
+#     ncu         = score:configs/library-ncu-score.yaml (the kernel-profile leg: Nsight Compute's
+#                   figures for two library kernels, in rewards.jsonl and the feedback)
 #     torch       = check:examples/torch-problems/tasks:examples/kernels/profile-speed.yaml
 #                   score:configs/torch-speed-score.yaml score:configs/torch-compile-score.yaml
 #                   (PyTorch references: the Python with torch is $AORLTA_TORCH_PYTHON, else the
@@ -57,6 +59,7 @@ while [ $# -gt 0 ]; do
     jail) steps+=(validate:kernels validate:hip-kernels validate:triton-kernels validate:library); shift ;;
     sides) for size in n=65536 n=1048576 n=16777216; do steps+=("aa:300:$size" "aasym:300:$size"); done
            steps+=(aa:300:rows=4096:softmax aasym:300:rows=4096:softmax); shift ;;
+    ncu) steps+=(score:configs/library-ncu-score.yaml); shift ;;
     torch) steps+=(check:examples/torch-problems/tasks:examples/kernels/profile-speed.yaml
                    score:configs/torch-speed-score.yaml score:configs/torch-compile-score.yaml); shift ;;
     -*) echo "unknown option $1 (see the head of $0)" >&2; exit 2 ;;
