@@ -5,7 +5,7 @@
 use aorlta_check::Registry;
 use aorlta_check::hash_str;
 use aorlta_check::{CoreError, Result};
-use aorlta_record::contract::{REWARD_MAX, REWARD_MIN};
+use aorlta_record::{REWARD_MAX, REWARD_MIN};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

@@ -14,7 +14,7 @@ use crate::fake::FakeBackend;
 use crate::helpers::CompilerKind;
 use crate::hip::{self, HipBackend};
 use crate::job::run_job;
-use aorlta_record::kernel::harness::{
+use aorlta_record::{
     DeviceInfo, DeviceList, Finding, HARNESS_FORMAT, HarnessError, HarnessJob, HarnessReady, HarnessRecord,
     Party,
 };

@@ -5,7 +5,7 @@
 
 use crate::KernelEnv;
 use crate::task::KernelTaskDef;
-use aorlta_record::kernel::KernelLanguage;
+use aorlta_record::KernelLanguage;
 
 /// The compilers a set of tasks needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,7 +14,7 @@ use crate::lease::LeaseSet;
 use aorlta_check::Env;
 use aorlta_check::Generations;
 use aorlta_check::{CoreError, Result};
-use aorlta_record::kernel::harness::DeviceList;
+use aorlta_record::DeviceList;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -9,11 +9,11 @@ use crate::compiler::{CompileFailure, Compiled, Who, compile};
 use crate::reason::KernelReason;
 use crate::task::KernelTaskDef;
 use aorlta_check::{LegInput, LegOutput};
-use aorlta_record::kernel::expr::eval_count;
-use aorlta_record::kernel::harness::{
+use aorlta_record::eval_count;
+use aorlta_record::{
     HARNESS_FORMAT, HarnessJob, HarnessRecord, JobReference, KernelImage, Party, TorchJob, Work,
 };
-use aorlta_record::kernel::{KernelTask, Reference, Role};
+use aorlta_record::{KernelTask, Reference, Role};
 use aorlta_record::{LegState, Reason};
 use std::time::Duration;
 

@@ -11,7 +11,7 @@
 //! never depends on another's.
 
 use crate::lease::Lease;
-use aorlta_record::kernel::harness::{DeviceInfo, HarnessJob, HarnessReady, HarnessRecord};
+use aorlta_record::{DeviceInfo, HarnessJob, HarnessReady, HarnessRecord};
 use std::collections::HashMap;
 use std::io::Write;
 use std::os::unix::process::CommandExt;

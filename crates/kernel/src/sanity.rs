@@ -8,8 +8,8 @@ use crate::KernelTools;
 use crate::exec::{Inputs, run_job};
 use crate::task::KernelTaskDef;
 use aorlta_check::{CoreError, Env, Task};
-use aorlta_record::kernel::Tolerance;
-use aorlta_record::kernel::harness::{SanityCase, SanityWork, Work};
+use aorlta_record::Tolerance;
+use aorlta_record::{SanityCase, SanityWork, Work};
 
 /// What the sanity of one task found.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,8 +2,8 @@
 //! rules it must keep ([`crate::rules`]), checked when it loads, and its content hash.
 
 use aorlta_check::{CoreError, Result, Task, hash_parts};
-use aorlta_record::kernel::mangle::Signature;
-use aorlta_record::kernel::{KernelTask, Reference};
+use aorlta_record::Signature;
+use aorlta_record::{KernelTask, Reference};
 use std::path::{Path, PathBuf};
 
 /// The kernel lane's name, which its tasks carry.

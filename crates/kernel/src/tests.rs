@@ -8,8 +8,8 @@ use crate::compiler::{Who, compile};
 use crate::task::KernelTaskDef;
 use aorlta_check::Task;
 use aorlta_record::LegState;
-use aorlta_record::kernel::KernelTask;
-use aorlta_record::kernel::mangle::mangle;
+use aorlta_record::mangle;
+use aorlta_record::{HarnessJob, KernelTask};
 use std::path::{Path, PathBuf};
 
 /// The compiler under test, or `None` (skipped) when `AORLTA_NVCC` is unset outside CI.
@@ -46,7 +46,7 @@ pub(crate) fn task(signature: &str, reference: &str) -> KernelTaskDef {
     }))
     .unwrap();
     KernelTaskDef {
-        signature: aorlta_record::kernel::mangle::Signature::parse(signature).unwrap(),
+        signature: aorlta_record::Signature::parse(signature).unwrap(),
         spec,
         dir: PathBuf::from("."),
         file: PathBuf::from("t.yaml"),
@@ -342,13 +342,13 @@ fn script_env(dir: &Path, body: &str) -> KernelEnv {
         .build()
 }
 
-fn dummy_job() -> aorlta_record::kernel::harness::HarnessJob {
-    use aorlta_record::kernel::harness::*;
+fn dummy_job() -> HarnessJob {
+    use aorlta_record::{CheckWork, HARNESS_FORMAT, JobReference, KernelImage, Work};
     HarnessJob {
         format: HARNESS_FORMAT,
         id: "j".into(),
         task: task(SIG, GOOD).spec,
-        reference: aorlta_record::kernel::harness::JobReference::Kernel(KernelImage {
+        reference: JobReference::Kernel(KernelImage {
             path: "r".into(),
             symbols: vec![],
             launch: None,
@@ -483,21 +483,19 @@ fn a_long_running_environment_keeps_bounded_seed_counters_that_never_repeat_a_se
 fn a_job_has_enough_seeds_to_draw_every_input_family_on_every_size() {
     // One f32 input over [-1, 1]: seven families (no special value declared).
     let mut t = task("void k(float* x, int n)", "r");
-    t.spec.buffers[0].init = aorlta_record::kernel::Init::Uniform { lo: -1.0, hi: 1.0 };
+    t.spec.buffers[0].init = aorlta_record::Init::Uniform { lo: -1.0, hi: 1.0 };
     assert_eq!(crate::run::seeds_for(&t, 3), 7);
     assert_eq!(crate::run::seeds_for(&t, 1), 7);
     assert_eq!(crate::run::seeds_for(&t, 9), 9);
     // Declaring NaN legal adds the eighth.
-    t.spec.buffers[0].special = vec![aorlta_record::kernel::inputs::Special::Nan];
+    t.spec.buffers[0].special = vec![aorlta_record::Special::Nan];
     assert_eq!(crate::run::seeds_for(&t, 1), 8);
     // A size's cases are consecutive turns of the rotation: each size draws every family.
-    let allowed = aorlta_record::kernel::inputs::allowed(&t.spec.buffers[0]);
+    let allowed = aorlta_record::allowed_families(&t.spec.buffers[0]);
     let seeds = crate::run::seeds_for(&t, 3);
     for size_pos in 0..3 {
         let drawn: std::collections::BTreeSet<_> = (0..seeds)
-            .map(|j| {
-                aorlta_record::kernel::inputs::family_for_case(&allowed, size_pos * seeds + j, 0xD1CE, 0)
-            })
+            .map(|j| aorlta_record::family_for_case(&allowed, size_pos * seeds + j, 0xD1CE, 0))
             .collect();
         assert_eq!(drawn.len(), allowed.len(), "size {size_pos}: {drawn:?}");
     }

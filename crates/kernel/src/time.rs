@@ -27,7 +27,7 @@ use aorlta_judge::{
     DEFAULT_LOOKS, JUDGE_VERSION, JudgeParams, Pair, RunFacts, TooSlow, judge_looks, looks_for,
 };
 use aorlta_record::Reason;
-use aorlta_record::kernel::harness::{TimeWork, Work};
+use aorlta_record::{TimeWork, Work};
 use serde_json::{Map, Value, json};
 
 /// Bumped whenever the timing leg's results can change.

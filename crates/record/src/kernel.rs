@@ -8,12 +8,12 @@
 //! live in [`harness`]; the expression evaluator in [`expr`]; the kernel's symbol (Itanium
 //! mangling of its signature) in [`mangle`]; the fake code objects of the CI backend in [`fake`].
 
-pub mod expr;
-pub mod fake;
-pub mod harness;
-pub mod inputs;
-pub mod mangle;
-pub mod traffic;
+pub(crate) mod expr;
+pub(crate) mod fake;
+pub(crate) mod harness;
+pub(crate) mod inputs;
+pub(crate) mod mangle;
+pub(crate) mod traffic;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

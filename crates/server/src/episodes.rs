@@ -10,7 +10,7 @@ use crate::items::{Item, TaskSource, score_all};
 use crate::json_body::JsonBody;
 use crate::state::AppState;
 use aorlta_record::RewardEntry;
-use aorlta_record::episode::{Episode, EpisodeHead, Turn, TurnReward};
+use aorlta_record::{Episode, EpisodeHead, Turn, TurnReward};
 use aorlta_store::episodes::EpisodeError;
 use axum::Json;
 use axum::extract::{Path, State};

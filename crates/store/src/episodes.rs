@@ -8,7 +8,7 @@
 //! holds the episode's row, so two turns of one episode never both take its next place and a
 //! retried turn id finds the turn its first request stored.
 
-use aorlta_record::episode::{Episode, EpisodeHead, Turn};
+use aorlta_record::{Episode, EpisodeHead, Turn};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;

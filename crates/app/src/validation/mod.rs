@@ -25,7 +25,7 @@ use aorlta_kernel::KernelTaskDef;
 use aorlta_kernel::KernelTools;
 use aorlta_kernel::Who;
 use aorlta_kernel::{Compilers, KernelEnv, KernelOverrides};
-use aorlta_record::kernel::KernelLanguage;
+use aorlta_record::KernelLanguage;
 use aorlta_record::{Candidate, LegResult, LegState, Reason, RewardEntry};
 use aorlta_store::{Cache, MemoryCache};
 use serde::Serialize;

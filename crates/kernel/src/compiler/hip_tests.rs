@@ -9,8 +9,8 @@ use crate::env::KernelEnv;
 use crate::task::KernelTaskDef;
 use crate::test_env::TestEnv;
 use crate::tests::{SIG, code_of, task, tool};
+use aorlta_record::KernelLanguage;
 use aorlta_record::LegState;
-use aorlta_record::kernel::KernelLanguage;
 use std::path::Path;
 
 const GOOD: &str = "#include <hip/hip_runtime.h>\n\

@@ -107,7 +107,7 @@ pub struct Compiled {
     /// True when served from the cache.
     pub cached: bool,
     /// The launch its compiler decided (a Triton kernel's).
-    pub launch: Option<aorlta_record::kernel::harness::ImageLaunch>,
+    pub launch: Option<aorlta_record::ImageLaunch>,
 }
 
 /// Why a source did not compile: a leg state (`broke` or `unsettled`), a code and a detail.

@@ -1,5 +1,5 @@
 use super::*;
-use aorlta_record::episode::TurnReward;
+use aorlta_record::TurnReward;
 use aorlta_record::{Reason, RewardEntry};
 
 const LIMITS: EpisodeLimits = EpisodeLimits {
