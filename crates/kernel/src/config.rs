@@ -287,7 +287,7 @@ impl KernelConfig {
     /// The `kernel:` section of a run config file (the defaults when it has none); no other
     /// section is read. Paths resolve as in [`KernelConfig::from_section`].
     pub fn of_file(config_file: &Path) -> Result<Self> {
-        let doc: serde_norway::Value = aorlta_check::yaml::load(config_file)?;
+        let doc: serde_norway::Value = aorlta_check::load_yaml(config_file)?;
         match doc.get("kernel") {
             Some(section) => Self::from_section(section, config_file),
             None => Ok(KernelConfig::default()),
@@ -305,7 +305,7 @@ impl KernelConfig {
     /// its relative paths (`nvcc`, `hipcc`, `harness`, `lease-dir`, `work-dir`) against the folder of
     /// `config_file`. Errors name the file and the key.
     pub fn from_section(value: &serde_norway::Value, config_file: &Path) -> Result<Self> {
-        let mut c: KernelConfig = aorlta_check::yaml::section(value, config_file, "kernel")?;
+        let mut c: KernelConfig = aorlta_check::yaml_section(value, config_file, "kernel")?;
         let base = config_file.parent().unwrap_or(Path::new("."));
         let at = |p: &mut Option<PathBuf>| {
             if let Some(x) = p.as_mut()

@@ -62,7 +62,7 @@ pub fn kernel_task(spec: KernelTask, dir: &Path, origin: &Path) -> Result<Task> 
             (dir.join(file), Some(class.to_string()))
         }
     };
-    let reference_source = aorlta_check::input::read_to_string(&ref_path, aorlta_check::input::TEXT_LIMIT)
+    let reference_source = aorlta_check::read_input_text(&ref_path, aorlta_check::TEXT_LIMIT)
         .map_err(|e| CoreError::invalid(origin, format!("field `reference`: {e}")))?;
     let torch = match class {
         None => None,
@@ -108,7 +108,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
 
 /// The task of one kernel task file's text (YAML), its rules checked at their lines.
 pub(crate) fn load(path: &Path, text: &str) -> Result<Task> {
-    let spec: KernelTask = aorlta_check::yaml::from_str(text, path)?;
+    let spec: KernelTask = aorlta_check::parse_yaml(text, path)?;
     if let Err(b) = crate::rules::check(&spec) {
         return Err(CoreError::Parse {
             path: path.to_path_buf(),
