@@ -394,7 +394,7 @@ gpus: [1]
         .unwrap();
         let c = KernelConfig::from_section(&v, &dir.path().join("serve.yaml")).unwrap();
         assert_eq!(c.fakes[0].source, dir.path().join("k.cu"));
-        let env = crate::KernelEnv::from_config(&c).unwrap();
+        let env = crate::env::KernelEnv::from_config(&c).unwrap();
         // Registered under the text a code block holds: the file with a final newline.
         let spec = env
             .fake_spec(&aorlta_check::hash_str(&format!("{src}\n")))
@@ -403,7 +403,7 @@ gpus: [1]
         assert!(env.fake_spec(&aorlta_check::hash_str(src)).is_none());
         // The real compilers of a fake config do not carry the fakes.
         assert!(env.real_compilers().unwrap().config().fakes.is_empty());
-        let e = crate::KernelEnv::from_config(&KernelConfig {
+        let e = crate::env::KernelEnv::from_config(&KernelConfig {
             fake_gpu: false,
             ..c.clone()
         })
@@ -411,7 +411,7 @@ gpus: [1]
         .unwrap()
         .to_string();
         assert!(e.contains("`fakes`") && e.contains("fake-gpu"), "{e}");
-        let e = crate::KernelEnv::from_config(&KernelConfig {
+        let e = crate::env::KernelEnv::from_config(&KernelConfig {
             fakes: vec![FakeSource {
                 source: dir.path().join("missing.cu"),
                 fake: FakeSpec::default(),

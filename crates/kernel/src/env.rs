@@ -219,7 +219,7 @@ impl KernelEnv {
         section: Option<&serde_norway::Value>,
         config_file: &Path,
         work_dir: &Path,
-        gpus: Option<super::GpuSet>,
+        gpus: Option<crate::config::GpuSet>,
     ) -> Result<Option<Self>> {
         let overrides = KernelOverrides {
             gpus,

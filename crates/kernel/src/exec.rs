@@ -4,8 +4,8 @@
 
 use super::env::KernelEnv;
 use super::pool::PoolError;
-use crate::KernelTools;
 use crate::compiler::{CompileFailure, Compiled, Who, compile};
+use crate::env::KernelTools;
 use crate::reason::KernelReason;
 use crate::task::KernelTaskDef;
 use aorlta_check::{LegInput, LegOutput};

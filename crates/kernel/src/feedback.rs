@@ -20,7 +20,7 @@ const DIAGNOSTICS_CHARS: usize = 4000;
 
 /// A GPU model's peaks: memory bandwidth in bytes/s, dense FP32 (non-tensor) in FLOP/s.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Peak {
+pub(crate) struct Peak {
     /// What the device name must contain (the first match in [`PEAKS`] wins).
     pub model: &'static str,
     /// Memory bandwidth, bytes per second.
@@ -30,7 +30,7 @@ pub struct Peak {
 }
 
 /// Vendors' data-sheet peaks, most specific name first.
-pub const PEAKS: &[Peak] = &[
+pub(crate) const PEAKS: &[Peak] = &[
     Peak {
         model: "H200",
         bytes_per_s: 4.8e12,
@@ -79,12 +79,12 @@ pub const PEAKS: &[Peak] = &[
 ];
 
 /// The peaks of a device by its name, when the table knows its model.
-pub fn peak_of(device: &str) -> Option<Peak> {
+pub(crate) fn peak_of(device: &str) -> Option<Peak> {
     PEAKS.iter().copied().find(|p| device.contains(p.model))
 }
 
 /// The text for one leg run by an adapter of this lane (`None` for any other adapter).
-pub fn leg(leg: &LegResult, task: &Task) -> Option<String> {
+pub fn leg_feedback(leg: &LegResult, task: &Task) -> Option<String> {
     let spec = KernelTaskDef::of(task).map(|k| &k.spec);
     match leg.adapter.as_str() {
         // The shared `parse` leg, for a task of this lane: what was taken as the kernel.

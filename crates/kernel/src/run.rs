@@ -10,7 +10,7 @@
 //! `harness-crashed`, `out-of-memory`, `bad-task`, and the compile leg's unsettled codes.
 
 use super::exec::{compile_both, findings_outcome, inputs, run_job};
-use crate::KernelTools;
+use crate::env::KernelTools;
 use crate::reason::KernelReason;
 use aorlta_check::Task;
 use aorlta_check::params;
@@ -86,7 +86,7 @@ pub(crate) fn harness_identity(task: &Task, env: &Env) -> String {
         .map_or_else(|| "derived".to_string(), |s| s.to_string());
     // A module's outputs are those of the torch that runs it: its Python and version are part
     // of what the result depends on.
-    let torch = match crate::KernelTaskDef::of(task).and_then(|k| k.torch.as_ref()) {
+    let torch = match crate::task::KernelTaskDef::of(task).and_then(|k| k.torch.as_ref()) {
         Some(_) => {
             let python =
                 crate::torch::torch_python(env.kernel().and_then(|k| k.config().torch_python.clone()));

@@ -4,7 +4,7 @@
 //! task's tolerance. A task where one would is refused, naming the file, the size and the check:
 //! a kernel that computes nothing must never be rewarded.
 
-use crate::KernelTools;
+use crate::env::KernelTools;
 use crate::exec::{Inputs, run_job};
 use crate::task::KernelTaskDef;
 use aorlta_check::{CoreError, Env, Task};

@@ -127,7 +127,7 @@ mod tests {
     use std::sync::Arc;
 
     fn lanes() -> Lanes {
-        Lanes::default().with(Arc::new(crate::KernelLane))
+        Lanes::default().with(Arc::new(crate::lane::KernelLane))
     }
 
     /// The example `vector_add` task's text, its reference named by an absolute path so that the

@@ -19,7 +19,7 @@
 //! budget.
 
 use super::exec::{RefBuilt, compile_both, findings_outcome, inputs, run_job};
-use crate::KernelTools;
+use crate::env::KernelTools;
 use crate::reason::KernelReason;
 use aorlta_check::Task;
 use aorlta_check::{Adapter, Env, LegInput, LegOutput};

@@ -21,7 +21,7 @@
 pub(crate) mod bundle;
 
 use super::elf;
-use crate::KernelReason;
+use crate::reason::KernelReason;
 use aorlta_record::{ParamKind, Signature};
 use object::LittleEndian;
 use object::elf::FileHeader64;

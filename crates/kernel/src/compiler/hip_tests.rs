@@ -131,7 +131,7 @@ fn hip_sources_compile_for_nvidia_through_the_portability_header() {
     let dir = tempfile::tempdir().unwrap();
     let e = TestEnv::new(dir.path())
         .nvcc(nvcc)
-        .compiler(crate::CompilerChoice::Nvcc)
+        .compiler(crate::config::CompilerChoice::Nvcc)
         .compile_timeout_s(60.0)
         .build();
     assert_eq!(Target::of(&e, &hip_task()), Ok(Target::HipOnNvidia));

@@ -38,7 +38,7 @@ use aorlta_record::LegState;
 use cache::CompileCache;
 use std::path::{Path, PathBuf};
 
-/// What the compile needs of the kernel environment ([`crate::KernelEnv`] implements it): its
+/// What the compile needs of the kernel environment ([`crate::env::KernelEnv`] implements it): its
 /// settings, its compilers, the outcomes cached so far. The compiler names no environment
 /// type, so the environment builds on the compiler and not the other way round.
 pub trait CompileEnv {
