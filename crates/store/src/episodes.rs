@@ -286,7 +286,7 @@ impl Drop for Rt {
 impl PgEpisodes {
     /// Connects to the database at `url` and makes the episodes' table the first time.
     pub fn connect(url: &str, limits: EpisodeLimits) -> Result<Self, EpisodeError> {
-        let shown = crate::redact_url(url);
+        let shown = crate::postgres::redact_url(url);
         let fail = |m: String| EpisodeError::Store(format!("{shown}: episodes: {m}"));
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
