@@ -138,7 +138,7 @@ fn ready(spool: &Path, start: Instant, device: Option<DeviceInfo>, error: Option
         device,
         error,
         start_s: start.elapsed().as_secs_f64(),
-        build: crate::BUILD.to_string(),
+        build: crate::identity::BUILD.to_string(),
     };
     if let Err(e) = write_json(&spool.join("ready.json"), &r) {
         eprintln!("aorlta-harness: cannot write ready.json: {e}");

@@ -24,6 +24,7 @@ mod signs;
 mod sim;
 mod stats;
 mod verdict;
+mod version;
 
 #[cfg(test)]
 mod prop_tests;
@@ -44,6 +45,4 @@ pub use signs::{Beats, beats_ratio};
 pub use sim::{Noise, Scenario, aa_scenarios};
 pub use stats::{Summary, mad, median, median_in_place, summarize};
 pub use verdict::Verdict;
-
-/// The judge's version; part of every timing leg's version identity.
-pub const JUDGE_VERSION: &str = "judge-4";
+pub use version::JUDGE_VERSION;
