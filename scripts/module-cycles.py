@@ -1,13 +1,21 @@
 #!/usr/bin/env python3
-"""The house rule of one direction inside a crate: no import cycle between sibling modules, at
-any level of any crate under crates/ (test files and `#[cfg(test)]` parts are not counted).
+"""The house rules of one direction inside a crate, for every crate under crates/:
 
-A file's module path comes from its place; a reference `crate::a::b::c` or `super::x` is
-resolved to the module it names, and counts as an edge between the two siblings under the
-modules' common parent. Prints each crate's cycles and exits 1 when there is any.
+1. No import cycle between sibling modules, at any level (test files and `#[cfg(test)]` parts
+   are not counted). A file's module path comes from its place; a reference `crate::a::b::c` or
+   `super::x` is resolved to the module it names, and counts as an edge between the two siblings
+   under the modules' common parent.
+2. No module imports its crate's root: a module names a neighbour's item by the neighbour
+   (`crate::env::KernelEnv`), never by what lib.rs (or main.rs) re-exports or defines
+   (`crate::KernelEnv`, or `super::KernelEnv` from a module just under the root, or a glob
+   `super::*` of the root). The root only lists the crate's modules and its public names. Test
+   modules count too. Comments are not read, nor `$crate::` in an exported macro (a macro's
+   path as its callers in other crates see it, where only the root's names are reachable).
+
+Prints each crate's cycles and each upward import, and exits 1 when there is any.
 
 Usage: scripts/module-cycles.py [WORKSPACE_ROOT]"""
-import os, re, sys
+import bisect, os, re, sys
 root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..')
 def modpath(rel):
     p = rel[:-3].split(os.sep)
@@ -70,6 +78,89 @@ for crate in sorted(os.listdir(os.path.join(root, 'crates'))):
     if comps:
         found = True
         print(f"{crate}: import cycle: {'; '.join(' <-> '.join(c) for c in comps)}")
-if found:
+
+# Files that work under way is moving elsewhere, upward imports and all (issue 35: the benchmark
+# crate, and the kernel lane's task check leaving the kernel crate). Their upward imports are
+# printed, not failed; take each one out of this list when its move lands.
+PENDING = ('crates/bench/', 'crates/kernel/src/task_check.rs')
+
+def strip_comments(text):
+    return '\n'.join('' if l.lstrip().startswith('//') else l for l in text.split('\n'))
+
+def first_names(text, at):
+    """The first segment of each path the reference at `at` names: one, or each of a group."""
+    if text[at] != '{':
+        return [re.match(r'[A-Za-z_0-9*]+', text[at:]).group(0)]
+    depth = 0
+    for end in range(at, len(text)):
+        depth += {'{': 1, '}': -1}.get(text[end], 0)
+        if depth == 0: break
+    parts, depth, cur = [], 0, ''
+    for ch in text[at + 1:end]:
+        depth += {'{': 1, '}': -1}.get(ch, 0)
+        if ch == ',' and depth == 0: parts.append(cur); cur = ''
+        else: cur += ch
+    parts.append(cur)
+    return [re.split(r'\s|::', x.strip())[0] for x in parts if x.strip()]
+
+def inline_modules(lines):
+    """For each line, the inline modules (`mod tests { … }`) it sits in, read from rustfmt's
+    indentation."""
+    stack, out = [], []
+    for l in lines:
+        while stack and l.startswith(stack[-1][1] + '}'):
+            stack.pop()
+        out.append(tuple(n for n, _ in stack))
+        m = re.match(r'^(\s*)(?:pub(?:\([^)]*\))? )?mod ([a-z_0-9]+) \{\s*$', l)
+        if m: stack.append((m.group(2), m.group(1)))
+    return out
+
+def upward(crate):
+    """Each `path:line: NAME` where a module of the crate imports NAME from its root."""
+    src = os.path.join(root, 'crates', crate, 'src')
+    hits = []
+    for root_file in ('lib.rs', 'main.rs'):
+        top_path = os.path.join(src, root_file)
+        if not os.path.isfile(top_path): continue
+        top = set(re.findall(r'^\s*(?:pub(?:\([^)]*\))? )?mod ([a-z_0-9]+)', open(top_path).read(), re.M))
+        # A file placed by `#[path = "…"]` is a module of the file that declares it.
+        placed = {}
+        for dp, dn, fn in os.walk(src):
+            for f in fn:
+                if not f.endswith('.rs'): continue
+                p = os.path.join(dp, f)
+                for m in re.finditer(r'#\[path = "([^"]+)"\]\s*(?:pub(?:\([^)]*\))? )?mod ([a-z_0-9]+);', open(p).read()):
+                    placed[os.path.normpath(os.path.join(dp, m.group(1)))] = modpath(os.path.relpath(p, src)) + (m.group(2),)
+        for dp, dn, fn in os.walk(src):
+            for f in sorted(fn):
+                path = os.path.join(dp, f)
+                rel = os.path.relpath(path, src)
+                if not f.endswith('.rs') or rel in ('lib.rs', 'main.rs') or rel.startswith('bin' + os.sep): continue
+                m = placed.get(os.path.normpath(path), modpath(rel))
+                if not m or m[0] not in top: continue  # a module of the other root
+                text = strip_comments(open(path).read())
+                lines = text.split('\n')
+                inline = inline_modules(lines)
+                starts = [0]
+                for l in lines: starts.append(starts[-1] + len(l) + 1)
+                for r in re.finditer(r'(?<![\w$])crate::(?=[{A-Za-z_0-9*])|(?<![\w:])((?:super::)+)(?=[{A-Za-z_0-9*])', text):
+                    line = bisect.bisect_right(starts, r.start()) - 1
+                    if r.group(1) and r.group(1).count('super') != len(m + inline[line]):
+                        continue  # a `super::` that stops below the root
+                    for n in first_names(text, r.end()):
+                        if n not in top and n not in ('self', 'super', 'crate'):
+                            hits.append(f"{os.path.relpath(path, root)}:{line + 1}: {n}")
+    return hits
+
+ups = False
+for crate in sorted(os.listdir(os.path.join(root, 'crates'))):
+    for h in upward(crate):
+        if h.startswith(PENDING):
+            print(f"{crate}: imports the crate root (pending, not failed): {h}")
+        else:
+            ups = True
+            print(f"{crate}: imports the crate root: {h}")
+if found or ups:
     sys.exit(1)
 print("no import cycle inside a crate")
+print("no module imports its crate root")

@@ -8,7 +8,7 @@ use aorlta_record::{LegResult, LegState};
 const QUOTE_CHARS: usize = 200;
 
 /// The text for one leg run by an adapter of this lane (`None` for any other adapter).
-pub fn leg(leg: &LegResult) -> Option<String> {
+pub fn leg_feedback(leg: &LegResult) -> Option<String> {
     let code = leg.first_code().unwrap_or("");
     let detail = leg.detail.as_ref();
     let text = match (leg.adapter.as_str(), leg.state) {
@@ -62,7 +62,7 @@ mod tests {
         let mut parse = LegResult::clean("parse", "parse");
         parse.detail = Some(json!({"answer": "392", "form": "boxed"}));
         assert_eq!(
-            leg(&parse).unwrap(),
+            leg_feedback(&parse).unwrap(),
             "Your answer was read as `392` (form: boxed)."
         );
         let wrong = LegResult::with_state(
@@ -71,14 +71,14 @@ mod tests {
             LegState::Broke,
             Reason::new("wrong-answer", "\"392\" does not match \"391\""),
         );
-        let text = leg(&wrong).unwrap();
+        let text = leg_feedback(&wrong).unwrap();
         assert!(!text.contains("391"), "{text}");
         assert_eq!(text, "The answer is not correct.");
         let none = LegResult::with_state("parse", "parse", LegState::Broke, Reason::new("no-answer", "x"));
-        assert!(leg(&none).unwrap().starts_with("No answer was found"));
-        assert!(leg(&LegResult::clean("compile", "other-lane-compile")).is_none());
+        assert!(leg_feedback(&none).unwrap().starts_with("No answer was found"));
+        assert!(leg_feedback(&LegResult::clean("compile", "other-lane-compile")).is_none());
         let mut long = LegResult::clean("parse", "parse");
         long.detail = Some(json!({"answer": "x".repeat(500), "form": "bare"}));
-        assert!(leg(&long).unwrap().chars().count() < 260);
+        assert!(leg_feedback(&long).unwrap().chars().count() < 260);
     }
 }

@@ -4,7 +4,7 @@
 //! builds on `aorlta-check` alone: no runtime, no store, no process.
 
 mod extract;
-pub mod feedback;
+mod feedback;
 mod identity;
 mod lane;
 mod normalise;
@@ -12,9 +12,10 @@ mod qa;
 mod reason;
 mod reference;
 
-pub use extract::{Answer, AnswerForm, extract_answer};
-pub use identity::SOURCES;
-pub use lane::{LANE, QaLane, qa_task};
-pub use normalise::{Comparison, Strictness, compare};
-pub use reason::AnswerReason;
-pub use reference::QaTaskDef;
+pub use crate::extract::{Answer, AnswerForm, extract_answer};
+pub use crate::feedback::leg_feedback;
+pub use crate::identity::SOURCES;
+pub use crate::lane::{LANE, QaLane, qa_task};
+pub use crate::normalise::{Comparison, Strictness, compare};
+pub use crate::reason::AnswerReason;
+pub use crate::reference::QaTaskDef;

@@ -208,7 +208,7 @@ mod tests {
     #[test]
     fn max_answer_len_is_checked_against_what_the_comparison_reads() {
         let adapters = aorlta_check::Lanes::default()
-            .with(std::sync::Arc::new(crate::QaLane))
+            .with(std::sync::Arc::new(crate::lane::QaLane))
             .adapters();
         let parse = adapters.get("parse").unwrap();
         assert!(
@@ -230,7 +230,7 @@ mod tests {
     use aorlta_record::LegState;
 
     fn qa_task(answer: &str) -> Task {
-        crate::qa_task(aorlta_record::QaTask {
+        crate::lane::qa_task(aorlta_record::QaTask {
             id: "t".into(),
             prompt: "?".into(),
             answer: answer.into(),
@@ -239,7 +239,7 @@ mod tests {
 
     fn run(adapter: &str, params: serde_json::Value, reference: &str, answer: &str) -> LegOutput {
         let r = aorlta_check::Lanes::default()
-            .with(Arc::new(crate::QaLane))
+            .with(Arc::new(crate::lane::QaLane))
             .adapters();
         let task = qa_task(reference);
         let env = Env::default();
@@ -326,7 +326,7 @@ mod tests {
         use crate::normalise::REFERENCE_READS;
         let reads = || REFERENCE_READS.with(|n| n.get());
         let r = aorlta_check::Lanes::default()
-            .with(Arc::new(crate::QaLane))
+            .with(Arc::new(crate::lane::QaLane))
             .adapters();
         let score = |task: &Task, params: serde_json::Value, answer: &str| {
             let env = Env::default();

@@ -332,7 +332,7 @@ fn compilers_bench(
 /// figure's line to `say` as it is measured; the figures as JSON, or why no GPU can be used.
 pub fn bench_kernels(args: &KernelBench, say: Say<'_>) -> anyhow::Result<Measured<Value>> {
     let suite_path = std::path::absolute(&args.suite)?;
-    let suite: Suite = aorlta_check::yaml::load(&suite_path)?;
+    let suite: Suite = aorlta_check::load_yaml(&suite_path)?;
     let base = suite_path.parent().unwrap_or(Path::new("."));
     let config = suite.kernel.clone().overridden(&KernelOverrides {
         fake_gpu: args.fake_gpu,

@@ -184,8 +184,8 @@ impl RunConfig {
 
     /// Reads a config file.
     pub fn load(path: &Path) -> Result<Self> {
-        let text = aorlta_check::input::read_to_string(path, aorlta_check::input::TEXT_LIMIT)?;
-        let raw: RawConfig = aorlta_check::yaml::from_str(&text, path)?;
+        let text = aorlta_check::read_input_text(path, aorlta_check::TEXT_LIMIT)?;
+        let raw: RawConfig = aorlta_check::parse_yaml(&text, path)?;
         let base = path.parent().unwrap_or(Path::new("."));
         let at = |p: PathBuf| {
             if p.is_absolute() {

@@ -125,7 +125,7 @@ fn rows_bounded(path: &Path, max_row: usize, f: &mut dyn FnMut(Row) -> Result<()
         return parquet_rows(path, f);
     }
     use std::io::BufRead;
-    let file = aorlta_check::input::open(path)?;
+    let file = aorlta_check::open_input(path)?;
     let mut r = std::io::BufReader::with_capacity(1 << 20, file);
     let mut line = Vec::new();
     let mut number = 0;
@@ -180,7 +180,7 @@ fn parquet_rows(path: &Path, f: &mut dyn FnMut(Row) -> Result<()>) -> Result<()>
     let bad = |e: parquet::errors::ParquetError| {
         CoreError::invalid(path, format!("not a readable Parquet file: {e}"))
     };
-    let file = aorlta_check::input::open(path)?;
+    let file = aorlta_check::open_input(path)?;
     let reader = SerializedFileReader::new(file).map_err(bad)?;
     // Row group by row group: one group's pages are in memory at a time.
     let mut number = 0;

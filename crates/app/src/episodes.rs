@@ -1,12 +1,12 @@
 //! Replaying a file of episodes offline (`aorlta score CONFIG --episodes FILE`): each line one
 //! turn (`{"episode", "task", "completion"}`), an episode's turns in file order, scored with the
 //! run's engine and made into turn rewards as the service makes them
-//! ([`aorlta_record::episode::Episode::next_turn`]), written one line per turn.
+//! ([`aorlta_record::Episode::next_turn`]), written one line per turn.
 
 use aorlta_check::{CoreError, Result};
 use aorlta_core::Engine;
 use aorlta_record::Candidate;
-use aorlta_record::episode::{Episode, EpisodeHead, EpisodeLine, TurnReward};
+use aorlta_record::{Episode, EpisodeHead, EpisodeLine, TurnReward};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::io::{BufRead, Write};

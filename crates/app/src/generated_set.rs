@@ -6,7 +6,7 @@
 //! families}` (`aorlta_task` wins over `ground_truth` in the drop-in).
 
 use aorlta_kernel::generate::{GenerateReport, GeneratedRow};
-use aorlta_record::kernel::KernelTask;
+use aorlta_record::KernelTask;
 use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;

@@ -521,7 +521,7 @@ fn read_chunks(
         tokens.recv().is_ok() && !stop.load(Ordering::Relaxed) && work.send(full).is_ok()
     };
     for (p, path) in pools.iter().enumerate() {
-        let file = aorlta_check::input::open(path)?;
+        let file = aorlta_check::open_input(path)?;
         let mut r = std::io::BufReader::with_capacity(1 << 20, file);
         let mut number = 0;
         let mut start = chunk.bytes.len();

@@ -41,7 +41,7 @@ fn not_regular(meta: &std::fs::Metadata) -> Option<&'static str> {
 }
 
 /// Refuses `path` unless it is a regular file (links are followed), naming what it is.
-pub fn check_regular(path: &Path) -> Result<std::fs::Metadata> {
+pub(crate) fn check_regular(path: &Path) -> Result<std::fs::Metadata> {
     let meta = std::fs::metadata(path).map_err(|e| CoreError::io(path, e))?;
     match not_regular(&meta) {
         None => Ok(meta),
@@ -53,7 +53,7 @@ pub fn check_regular(path: &Path) -> Result<std::fs::Metadata> {
 }
 
 /// Opens a regular file for reading (anything else is refused before it is opened).
-pub fn open(path: &Path) -> Result<std::fs::File> {
+pub fn open_input(path: &Path) -> Result<std::fs::File> {
     check_regular(path)?;
     let file = std::fs::File::open(path).map_err(|e| CoreError::io(path, e))?;
     // The path may have been replaced between the check and the open.
@@ -68,8 +68,8 @@ pub fn open(path: &Path) -> Result<std::fs::File> {
 }
 
 /// Reads a whole regular file of at most `limit` bytes.
-pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>> {
-    let file = open(path)?;
+pub fn read_input(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    let file = open_input(path)?;
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
     if len > limit {
         return Err(too_large(path, limit));
@@ -85,8 +85,8 @@ pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>> {
 }
 
 /// Reads a whole regular file of at most `limit` bytes as UTF-8 text.
-pub fn read_to_string(path: &Path, limit: u64) -> Result<String> {
-    String::from_utf8(read(path, limit)?).map_err(|e| {
+pub fn read_input_text(path: &Path, limit: u64) -> Result<String> {
+    String::from_utf8(read_input(path, limit)?).map_err(|e| {
         CoreError::io(
             path,
             std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()),
@@ -108,9 +108,11 @@ mod tests {
     #[test]
     fn devices_fifos_and_folders_are_refused_by_name_and_reads_are_bounded() {
         let dir = tempfile::tempdir().unwrap();
-        let e = read(Path::new("/dev/zero"), TEXT_LIMIT).unwrap_err().to_string();
+        let e = read_input(Path::new("/dev/zero"), TEXT_LIMIT)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("/dev/zero") && e.contains("character device"), "{e}");
-        let e = read(dir.path(), TEXT_LIMIT).unwrap_err().to_string();
+        let e = read_input(dir.path(), TEXT_LIMIT).unwrap_err().to_string();
         assert!(e.contains("a folder"), "{e}");
         #[cfg(unix)]
         {
@@ -118,13 +120,13 @@ mod tests {
             let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
             assert!(made.success());
             // Opening a FIFO with no writer would block: it is refused before it is opened.
-            let e = open(&fifo).unwrap_err().to_string();
+            let e = open_input(&fifo).unwrap_err().to_string();
             assert!(e.contains("tasks.jsonl") && e.contains("FIFO"), "{e}");
         }
         let f = dir.path().join("t.txt");
         std::fs::write(&f, "0123456789").unwrap();
-        assert_eq!(read_to_string(&f, 10).unwrap(), "0123456789");
-        let e = read(&f, 9).unwrap_err().to_string();
+        assert_eq!(read_input_text(&f, 10).unwrap(), "0123456789");
+        let e = read_input(&f, 9).unwrap_err().to_string();
         assert!(e.contains("larger than the limit of 9 bytes"), "{e}");
     }
 }

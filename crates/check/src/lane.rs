@@ -5,6 +5,7 @@
 
 use crate::adapter::{Adapter, Env, LegInput, LegOutput, Registry};
 use crate::error::Result;
+use crate::reason::reason_codes;
 use crate::task::{SkippedLine, Task};
 use std::path::Path;
 use std::sync::Arc;
@@ -91,7 +92,7 @@ impl Lanes {
     }
 }
 
-crate::reason_codes! {
+reason_codes! {
     /// Why the shared `parse` leg is unsettled before any lane reads the completion.
     pub enum ParseReason {
         /// The task's lane is not one the run knows.

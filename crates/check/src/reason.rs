@@ -56,11 +56,15 @@ macro_rules! reason_codes {
     };
 }
 
+/// The macro by its module's path, for the lanes of this crate (an exported macro is otherwise
+/// named from the crate root alone).
+pub(crate) use reason_codes;
+
 #[cfg(test)]
 mod tests {
     use super::ReasonCode;
 
-    crate::reason_codes! {
+    reason_codes! {
         /// Two codes.
         enum Two {
             /// The first.

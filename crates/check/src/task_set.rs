@@ -60,7 +60,7 @@ impl TaskSet {
                 ),
             ));
         };
-        let text = crate::input::read_to_string(path, crate::input::TEXT_LIMIT)?;
+        let text = crate::input::read_input_text(path, crate::input::TEXT_LIMIT)?;
         for (task, line) in lane.load(path, &text, skipped)? {
             self.insert(task, path, line)?;
         }

@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use std::path::Path;
 
 /// A YAML error as a [`CoreError::Parse`] naming `path` and the line.
-pub fn error(path: &Path, e: &serde_norway::Error) -> CoreError {
+pub fn yaml_error(path: &Path, e: &serde_norway::Error) -> CoreError {
     CoreError::Parse {
         path: path.to_path_buf(),
         line: e.location().map(|l| l.line()).unwrap_or(0),
@@ -17,27 +17,31 @@ pub fn error(path: &Path, e: &serde_norway::Error) -> CoreError {
 }
 
 /// Parses `text`; `origin` names it in errors.
-pub fn from_str<T: DeserializeOwned>(text: &str, origin: &Path) -> Result<T> {
-    serde_norway::from_str(text).map_err(|e| error(origin, &e))
+pub fn parse_yaml<T: DeserializeOwned>(text: &str, origin: &Path) -> Result<T> {
+    serde_norway::from_str(text).map_err(|e| yaml_error(origin, &e))
 }
 
 /// Reads and parses a file.
-pub fn load<T: DeserializeOwned>(path: &Path) -> Result<T> {
-    let text = crate::input::read_to_string(path, crate::input::TEXT_LIMIT)?;
-    from_str(&text, path)
+pub fn load_yaml<T: DeserializeOwned>(path: &Path) -> Result<T> {
+    let text = crate::input::read_input_text(path, crate::input::TEXT_LIMIT)?;
+    parse_yaml(&text, path)
 }
 
 /// Reads section `name` (a top-level key) of a document already parsed from `origin` into its
 /// type; the error names the file, the section and the line in the file. (A parsed value keeps
 /// no lines, so on an error the section is read again from the file's text, where the parser
 /// knows them; where that text is not at hand the line is 0.)
-pub fn section<T: DeserializeOwned>(value: &serde_norway::Value, origin: &Path, name: &str) -> Result<T> {
+pub fn yaml_section<T: DeserializeOwned>(
+    value: &serde_norway::Value,
+    origin: &Path,
+    name: &str,
+) -> Result<T> {
     serde_norway::from_value(value.clone()).map_err(|e| {
         let located = std::fs::read_to_string(origin)
             .ok()
             .and_then(|text| section_from_text::<T>(&text, name).err())
             .filter(|l| l.location().is_some());
-        let mut err = error(origin, located.as_ref().unwrap_or(&e));
+        let mut err = yaml_error(origin, located.as_ref().unwrap_or(&e));
         if let CoreError::Parse { message, .. } = &mut err {
             *message = format!("section `{name}`: {message}");
         }
@@ -98,7 +102,7 @@ mod tests {
 
     #[test]
     fn an_unknown_key_names_the_file_the_line_and_the_key() {
-        let e = from_str::<Two>("a: 1\nb: 2\nc: 3\n", Path::new("x.yaml"))
+        let e = parse_yaml::<Two>("a: 1\nb: 2\nc: 3\n", Path::new("x.yaml"))
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("x.yaml:3:"), "{e}");
@@ -108,11 +112,11 @@ mod tests {
     #[test]
     fn a_section_error_names_the_section_and_a_missing_file_is_io() {
         let v: serde_norway::Value = serde_norway::from_str("a: x\n").unwrap();
-        let e = section::<Two>(&v, Path::new("run.yaml"), "lane")
+        let e = yaml_section::<Two>(&v, Path::new("run.yaml"), "lane")
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("run.yaml:") && e.contains("section `lane`"), "{e}");
-        let e = load::<Two>(Path::new("/no/such/file.yaml")).unwrap_err();
+        let e = load_yaml::<Two>(Path::new("/no/such/file.yaml")).unwrap_err();
         assert!(matches!(e, CoreError::Io { .. }), "{e}");
     }
 
@@ -122,8 +126,8 @@ mod tests {
         let path = dir.path().join("run.yaml");
         let text = "name: x\nlane:\n  a: 1\n  b: 2\n  c: 3\nafter: [1, 2]\n";
         std::fs::write(&path, text).unwrap();
-        let doc: serde_norway::Value = load(&path).unwrap();
-        let e = section::<Two>(&doc["lane"], &path, "lane").unwrap_err();
+        let doc: serde_norway::Value = load_yaml(&path).unwrap();
+        let e = yaml_section::<Two>(&doc["lane"], &path, "lane").unwrap_err();
         let CoreError::Parse { line, message, .. } = &e else {
             panic!("{e}")
         };
@@ -134,13 +138,13 @@ mod tests {
         );
         let text = "lane:\n  a: 1\n  b: nine\n";
         std::fs::write(&path, text).unwrap();
-        let doc: serde_norway::Value = load(&path).unwrap();
-        let e = section::<Two>(&doc["lane"], &path, "lane").unwrap_err();
+        let doc: serde_norway::Value = load_yaml(&path).unwrap();
+        let e = yaml_section::<Two>(&doc["lane"], &path, "lane").unwrap_err();
         assert!(
             e.to_string().starts_with(&format!("{}:3:", path.display())),
             "{e}"
         );
-        let good = section::<Two>(&serde_norway::from_str("a: 1\nb: 2\n").unwrap(), &path, "lane");
+        let good = yaml_section::<Two>(&serde_norway::from_str("a: 1\nb: 2\n").unwrap(), &path, "lane");
         assert!(good.is_ok());
     }
 }

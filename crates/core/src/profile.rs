@@ -5,7 +5,7 @@
 use aorlta_check::Registry;
 use aorlta_check::hash_str;
 use aorlta_check::{CoreError, Result};
-use aorlta_record::contract::{REWARD_MAX, REWARD_MIN};
+use aorlta_record::{REWARD_MAX, REWARD_MIN};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -118,7 +118,7 @@ pub struct LoadedProfile {
 impl LoadedProfile {
     /// Reads, parses and checks a profile file.
     pub fn load(path: &Path, adapters: &Registry, rewards: &dyn RewardCheck) -> Result<Self> {
-        let text = aorlta_check::input::read_to_string(path, aorlta_check::input::TEXT_LIMIT)?;
+        let text = aorlta_check::read_input_text(path, aorlta_check::TEXT_LIMIT)?;
         Self::from_yaml(&text, path, adapters, rewards)
     }
 
@@ -129,7 +129,7 @@ impl LoadedProfile {
         adapters: &Registry,
         rewards: &dyn RewardCheck,
     ) -> Result<Self> {
-        let profile: Profile = aorlta_check::yaml::from_str(text, origin)?;
+        let profile: Profile = aorlta_check::parse_yaml(text, origin)?;
         Self::check(profile, origin, adapters, rewards).map_err(|e| with_line(e, text))
     }
 

@@ -11,8 +11,8 @@
 //! one live allocation.
 
 use crate::draw::Fill;
-use aorlta_record::kernel::harness::{Clocks, DeviceInfo, Geometry};
-use aorlta_record::kernel::{Dtype, Role, Tolerance};
+use aorlta_record::{Clocks, DeviceInfo, Geometry};
+use aorlta_record::{Dtype, Role, Tolerance};
 
 /// A device address.
 pub(crate) type DevPtr = u64;

@@ -109,7 +109,7 @@ impl OpRepr {
         kind: u64,
         p: u64,
         len: u64,
-        dtype: aorlta_record::kernel::Dtype,
+        dtype: aorlta_record::Dtype,
         fill: crate::draw::Fill,
         out: u64,
     ) -> Self {

@@ -2,7 +2,7 @@
 //! the reference run once on identical inputs in their own buffer sets (guard bands around every
 //! buffer, outputs pre-filled with the sentinel). Each case draws every input from one input
 //! family its domain allows, each input in its own rotation through its families
-//! ([`aorlta_record::kernel::inputs::family_for_case`]): a size's cases are consecutive turns of
+//! ([`aorlta_record::family_for_case`]): a size's cases are consecutive turns of
 //! the rotation, and a job has at least as many seeds per size as an input has families, so every
 //! size draws each of them for it and a kernel right only on the typical law, or wrong only where
 //! one family meets one size, shows wrong outputs here. The candidate is clean when its outputs match
@@ -22,7 +22,7 @@ use crate::backend::{Backend, FuncId};
 use crate::layout::{BufferSet, Draw, Layout};
 use crate::plan::{Kernel, RefSide, Runner, Stop};
 use crate::verify::{Counters, Damage, Expect};
-use aorlta_record::kernel::harness::{CaseReport, CheckReport, CheckWork, Geometry, Party};
+use aorlta_record::{CaseReport, CheckReport, CheckWork, Geometry, Party};
 
 /// Runs a correctness job; findings go to the runner.
 pub(crate) fn run<B: Backend>(r: &mut Runner<'_, B>, w: &CheckWork) -> CheckReport {

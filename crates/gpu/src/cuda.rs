@@ -12,7 +12,7 @@ use crate::backend::{
 };
 use crate::batch::{BatchRepr, THREADS_PER_BLOCK, not_loaded};
 use crate::nvml::Nvml;
-use aorlta_record::kernel::harness::{Clocks, DeviceInfo, Geometry, HarnessError};
+use aorlta_record::{Clocks, DeviceInfo, Geometry, HarnessError};
 use cudarc::driver::result::{self, DriverError};
 use cudarc::driver::sys;
 use std::collections::HashMap;

@@ -11,11 +11,11 @@
 //! threads. Uniform draws use 53 bits; normal draws are Irwin-Hall sums of twelve 32-bit
 //! uniforms (exact in a double, so host and device round alike; bounded at six sigma).
 
-use aorlta_record::kernel::inputs::{self, Family};
-use aorlta_record::kernel::{Dtype, Init, Tolerance};
+use aorlta_record::{Dtype, Init, Tolerance};
+use aorlta_record::{Family, init_domain, is_float};
 use half::{bf16, f16};
 
-pub(crate) use aorlta_record::kernel::inputs::mix64;
+pub(crate) use aorlta_record::mix64;
 
 /// The key of one buffer's inputs for one seed: buffers of a job draw from distinct streams.
 pub(crate) fn buffer_key(seed: u64, buffer: usize) -> u64 {
@@ -46,9 +46,9 @@ pub enum Fill {
         init: Init,
         /// The buffer's key (`buffer_key`).
         key: u64,
-        /// The family drawn ([`aorlta_record::kernel::inputs`]).
+        /// The family drawn ([`Family`]).
         family: Family,
-        /// The special values the task declares legal ([`aorlta_record::kernel::inputs::Special::mask`]).
+        /// The special values the task declares legal ([`aorlta_record::Special::mask`]).
         special: i32,
         /// Elements per row, for the per-row families (at least 1).
         row: u64,
@@ -87,7 +87,7 @@ pub struct FillArgs {
     pub key: u64,
     /// [`Family::code`].
     pub family: i32,
-    /// [`aorlta_record::kernel::inputs::Special::mask`].
+    /// [`aorlta_record::Special::mask`].
     pub special: i32,
     /// Elements per row.
     pub row: u64,
@@ -119,7 +119,7 @@ impl Fill {
                     Init::Uniform { lo, hi } => (1, lo, hi),
                     Init::Normal { mean, std } => (2, mean, std),
                 };
-                let (lo, hi) = inputs::domain(&init);
+                let (lo, hi) = init_domain(&init);
                 FillArgs {
                     kind,
                     a,
@@ -200,7 +200,7 @@ const ROW_SALT: u64 = 0xA076_1D64_78BD_642F;
 const RUN_SALT: u64 = 0xE703_7ED1_A0B4_28DB;
 const BUF_SALT: u64 = 0x8EBC_6AF0_9C88_C6E3;
 
-/// The closed domain of a fill's law ([`inputs::domain`], from the law's kind and reals as the
+/// The closed domain of a fill's law ([`init_domain`], from the law's kind and reals as the
 /// device code has them).
 fn domain_of(kind: i32, a: f64, b: f64) -> (f64, f64) {
     if kind == 2 {
@@ -340,7 +340,7 @@ pub(crate) fn fill_bits(dtype: Dtype, a: &FillArgs, i: u64) -> u64 {
         return sentinel_bits(dtype);
     }
     if a.family == Family::Specials.code()
-        && inputs::is_float(dtype)
+        && is_float(dtype)
         && let Some(bits) = special_bits(dtype, a, i)
     {
         return bits;
@@ -483,7 +483,7 @@ fn element_ok(expected: &[u8], got: &[u8], dtype: Dtype, i: usize, tol: Toleranc
 #[cfg(test)]
 mod tests {
     use super::*;
-    use aorlta_record::kernel::inputs::Special;
+    use aorlta_record::Special;
 
     fn input(init: Init, seed: u64) -> Fill {
         Fill::typical(init, buffer_key(seed, 0))
@@ -623,7 +623,7 @@ mod tests {
             let fill = Fill::Input { init, key, family, special, row };
             let a = fill.args();
             let (dlo, dhi) = domain_of(a.kind, a.a, a.b);
-            let float = inputs::is_float(dtype);
+            let float = is_float(dtype);
             let (min, max) = if float {
                 let round = |v: f64| as_f64(dtype, from_f64(dtype, v));
                 (round(dlo), round(dhi))

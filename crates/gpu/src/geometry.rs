@@ -4,9 +4,9 @@
 //! caps. A symbol out of bounds, or of the wrong size, is the kernel's fault
 //! (`launch-out-of-bounds`); it is read as data and never runs anything on the host.
 
-use aorlta_record::kernel::expr::eval_count;
-use aorlta_record::kernel::harness::{DeviceInfo, Geometry};
-use aorlta_record::kernel::{KernelTask, LaunchCaps};
+use aorlta_record::eval_count;
+use aorlta_record::{DeviceInfo, Geometry};
+use aorlta_record::{KernelTask, LaunchCaps};
 use std::collections::BTreeMap;
 
 /// The launch symbol's name.

@@ -5,7 +5,7 @@
 //! <hip/hip_runtime.h>`), in both cases with no multiply-add contracted (`-fmad=false`,
 //! `-ffp-contract=off`) so its doubles round exactly as the host twin's ([`crate::draw`]) do.
 
-use aorlta_record::kernel::harness::HarnessError;
+use aorlta_record::HarnessError;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

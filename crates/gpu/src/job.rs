@@ -6,9 +6,7 @@
 use crate::backend::Backend;
 use crate::plan::Runner;
 use aorlta_judge::{JudgeParams, Pair, RunFacts};
-use aorlta_record::kernel::harness::{
-    HARNESS_FORMAT, HarnessJob, HarnessRecord, Party, TimeWork, TimedPair, Work,
-};
+use aorlta_record::{HARNESS_FORMAT, HarnessJob, HarnessRecord, Party, TimeWork, TimedPair, Work};
 use std::time::Instant;
 
 /// The judge's question at each look of a timing job: do the pairs so far settle the verdict?

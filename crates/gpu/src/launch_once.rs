@@ -9,7 +9,7 @@
 use crate::backend::Backend;
 use crate::layout::{Draw, Layout};
 use crate::plan::{Runner, Stop};
-use aorlta_record::kernel::harness::{LaunchReport, LaunchWork, Party};
+use aorlta_record::{LaunchReport, LaunchWork, Party};
 
 /// Runs a launch job; findings go to the runner.
 pub(crate) fn run<B: Backend>(r: &mut Runner<'_, B>, w: &LaunchWork) -> Option<LaunchReport> {

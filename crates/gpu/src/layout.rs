@@ -3,9 +3,9 @@
 //! start as the sentinel, inputs are drawn from the pair's seed ([`crate::draw`]).
 
 use crate::draw::{Fill, buffer_key, elem_size};
-use aorlta_record::kernel::expr::{eval, eval_count};
-use aorlta_record::kernel::inputs::{self, Family, Special};
-use aorlta_record::kernel::{BufferSpec, Dtype, Init, KernelTask, Role};
+use aorlta_record::{BufferSpec, Dtype, Init, KernelTask, Role};
+use aorlta_record::{Family, Special, allowed_families, family_for_case};
+use aorlta_record::{eval_count, eval_expr};
 use std::collections::BTreeMap;
 
 /// Bytes of canary on each side of every buffer.
@@ -40,7 +40,7 @@ pub(crate) struct BufLayout {
     pub data_bytes: usize,
     /// How inputs are generated.
     pub init: Init,
-    /// The families its declaration allows ([`inputs::allowed`]).
+    /// The families its declaration allows ([`allowed_families`]).
     pub families: Vec<Family>,
     /// The mask of legal special values.
     pub special: i32,
@@ -50,7 +50,7 @@ pub(crate) struct BufLayout {
 
 /// What one launch's inputs are drawn from: a seed, and either the typical law for every input
 /// or the families of one case of a job (each input's turn in its rotation,
-/// [`inputs::family_for_case`]).
+/// [`family_for_case`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Draw {
     /// The typical law for every input.
@@ -95,9 +95,7 @@ impl BufLayout {
     pub(crate) fn family(&self, index: usize, draw: Draw) -> Family {
         match draw {
             Draw::Typical(_) => Family::Typical,
-            Draw::Case { case, first_seed, .. } => {
-                inputs::family_for_case(&self.families, case, first_seed, index)
-            }
+            Draw::Case { case, first_seed, .. } => family_for_case(&self.families, case, first_seed, index),
         }
     }
 
@@ -154,7 +152,7 @@ impl Layout {
 
     /// Evaluates an expression of this size.
     pub(crate) fn eval(&self, expr: &str) -> Result<i64, String> {
-        eval(expr, &self.vars).map_err(|e| e.to_string())
+        eval_expr(expr, &self.vars).map_err(|e| e.to_string())
     }
 }
 
@@ -170,8 +168,8 @@ fn buf_layout(task: &KernelTask, b: &BufferSpec, vars: &BTreeMap<String, i64>) -
                 task.id, b.name
             )
         })?;
-    let row =
-        eval(&b.row_expr(), vars).map_err(|e| format!("task {}: buffer `{}`: row: {e}", task.id, b.name))?;
+    let row = eval_expr(&b.row_expr(), vars)
+        .map_err(|e| format!("task {}: buffer `{}`: row: {e}", task.id, b.name))?;
     Ok(BufLayout {
         name: b.name.clone(),
         dtype: b.dtype,
@@ -179,7 +177,7 @@ fn buf_layout(task: &KernelTask, b: &BufferSpec, vars: &BTreeMap<String, i64>) -
         len,
         data_bytes,
         init: b.init,
-        families: inputs::allowed(b),
+        families: allowed_families(b),
         special: Special::mask(&b.special),
         row: u64::try_from(row).unwrap_or(1).max(1),
     })

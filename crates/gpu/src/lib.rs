@@ -11,18 +11,6 @@
 //! code for both backends; `job` dispatches a job to them and `serve` is the process loop:
 //! one process per leased GPU serving jobs in turn.
 
-/// The harness's build identity: the package version and a hash of the sources the harness is
-/// built from (crates/record, crates/judge and crates/gpu; `build.rs`). The harness reports it
-/// when it starts; the service compares it with its own `aorlta_kernel::HARNESS_BUILD`
-/// (made by the same hashing of the same files) and never
-/// uses a harness of another build.
-pub const BUILD: &str = concat!(
-    "aorlta ",
-    env!("CARGO_PKG_VERSION"),
-    "+src.",
-    env!("AORLTA_HARNESS_HASH")
-);
-
 mod backend;
 mod batch;
 mod check;
@@ -32,6 +20,7 @@ mod fake;
 mod geometry;
 mod helpers;
 mod hip;
+mod identity;
 mod job;
 mod launch_once;
 mod layout;
@@ -50,6 +39,7 @@ pub use cuda::driver_present;
 pub use draw::Fill;
 pub use fake::{Call, FakeBackend};
 pub use hip::list_devices as hip_devices;
+pub use identity::BUILD;
 pub use job::run_job;
 pub use serve::{EXIT_CONTEXT_LOST, EXIT_NO_DEVICE, EXIT_USAGE, cli, set_eager_loading};
 pub use verify::COUNTER_WORDS;

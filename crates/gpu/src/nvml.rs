@@ -2,7 +2,7 @@
 //! library, through `nvml-wrapper`, which opens `libnvidia-ml.so.1` at run time: the harness
 //! builds and runs where the library is missing, and the record then simply carries no clocks.
 
-use aorlta_record::kernel::harness::Clocks;
+use aorlta_record::Clocks;
 use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
 use std::ffi::OsStr;
 

@@ -13,10 +13,8 @@ use crate::backend::{
 use crate::geometry::{LAUNCH_SYMBOL, LAUNCH_SYMBOL_BYTES, check_bounds, parse_launch_symbol, task_geometry};
 use crate::layout::BufferSet;
 use crate::layout::Layout;
-use aorlta_record::kernel::harness::{
-    Finding, Geometry, HarnessJob, ImageLaunch, JobReference, KernelImage, Party, TorchJob,
-};
-use aorlta_record::kernel::mangle::{ParamKind, parameters};
+use aorlta_record::{Finding, Geometry, HarnessJob, ImageLaunch, JobReference, KernelImage, Party, TorchJob};
+use aorlta_record::{ParamKind, signature_parameters};
 use std::time::Instant;
 
 /// The job ended early; the record holds why.
@@ -592,8 +590,7 @@ fn compiled_geometry(
     all.extend(c.vars.iter().map(|(k, v)| (k.clone(), *v)));
     let mut grid = [0u32; 3];
     for (i, e) in c.grid.iter().enumerate() {
-        let v =
-            aorlta_record::kernel::expr::eval_count(e, &all).map_err(|err| format!("grid `{e}`: {err}"))?;
+        let v = aorlta_record::eval_count(e, &all).map_err(|err| format!("grid `{e}`: {err}"))?;
         grid[i] = u32::try_from(v).map_err(|_| format!("grid `{e}` is {v}, over 2^32"))?;
     }
     Ok(Geometry {
@@ -605,11 +602,11 @@ fn compiled_geometry(
 }
 
 fn build_args(
-    task: &aorlta_record::kernel::KernelTask,
+    task: &aorlta_record::KernelTask,
     layout: &Layout,
     set: &BufferSet,
 ) -> Result<Vec<KernelArg>, String> {
-    let params = parameters(&task.signature).map_err(|e| e.to_string())?;
+    let params = signature_parameters(&task.signature).map_err(|e| e.to_string())?;
     let mut args = Vec::with_capacity(params.len());
     for p in &params {
         if let Some(k) = layout.bufs.iter().position(|b| b.name == p.name) {

@@ -10,8 +10,8 @@ use crate::backend::Backend;
 use crate::draw::{as_f64, from_f64, load, region_matches, store};
 use crate::layout::{BufferSet, Draw, Layout};
 use crate::plan::{Runner, Stop};
-use aorlta_record::kernel::Tolerance;
-use aorlta_record::kernel::harness::{Party, SanityCase, SanityReport, SanityWork};
+use aorlta_record::Tolerance;
+use aorlta_record::{Party, SanityCase, SanityReport, SanityWork};
 
 /// Runs a sanity job; findings go to the runner.
 pub(crate) fn run<B: Backend>(r: &mut Runner<'_, B>, w: &SanityWork) -> SanityReport {
@@ -147,7 +147,7 @@ fn best_constant(values: impl Iterator<Item = f64>, tol: Tolerance) -> Option<f6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use aorlta_record::kernel::KernelTask;
+    use aorlta_record::KernelTask;
 
     fn layout() -> Layout {
         let task: KernelTask = serde_json::from_value(serde_json::json!({

@@ -14,7 +14,7 @@ use crate::fake::FakeBackend;
 use crate::helpers::CompilerKind;
 use crate::hip::{self, HipBackend};
 use crate::job::run_job;
-use aorlta_record::kernel::harness::{
+use aorlta_record::{
     DeviceInfo, DeviceList, Finding, HARNESS_FORMAT, HarnessError, HarnessJob, HarnessReady, HarnessRecord,
     Party,
 };
@@ -139,7 +139,7 @@ fn ready(spool: &Path, start: Instant, device: Option<DeviceInfo>, error: Option
         device,
         error,
         start_s: start.elapsed().as_secs_f64(),
-        build: crate::BUILD.to_string(),
+        build: crate::identity::BUILD.to_string(),
     };
     if let Err(e) = write_json(&spool.join("ready.json"), &r) {
         eprintln!("aorlta-harness: cannot write ready.json: {e}");

@@ -29,8 +29,8 @@ use crate::layout::BufferSet;
 use crate::layout::{Draw, Layout};
 use crate::plan::{Kernel, Phase, RefSide, Runner, Stop, Timed};
 use crate::verify::{Counters, Expect};
-use aorlta_record::kernel::TimedInputs;
-use aorlta_record::kernel::harness::{
+use aorlta_record::TimedInputs;
+use aorlta_record::{
     BudgetStop, Clocks, Geometry, LaunchSample, Overhead, Party, TimeReport, TimeWork, TimedPair,
 };
 use rand_core::{RngCore, SeedableRng};

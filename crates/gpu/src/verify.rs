@@ -12,9 +12,9 @@ use crate::backend::{Backend, DevPtr, HelperOp};
 use crate::draw::{Fill, as_f64, count_unlike, elem_size, load};
 use crate::layout::{BufferSet, Draw, GUARD_BYTES, Layout};
 use crate::plan::{Phase, Runner, Stop};
-use aorlta_record::kernel::harness::{JobReference, Mismatch, Party};
-use aorlta_record::kernel::inputs::{Family, Special};
-use aorlta_record::kernel::{Dtype, Init, Tolerance};
+use aorlta_record::{Dtype, Init, Tolerance};
+use aorlta_record::{Family, Special};
+use aorlta_record::{JobReference, Mismatch, Party};
 
 /// A block of `u64` counters in device memory.
 #[derive(Debug)]
@@ -127,7 +127,7 @@ impl<B: Backend> Runner<'_, B> {
             }
             // An `inout` buffer goes back to its drawn input, not to the sentinel: that scrubs the
             // result as well, and a reference run again in the set starts from its input.
-            let fill = if outputs_only && b.role == aorlta_record::kernel::Role::Out {
+            let fill = if outputs_only && b.role == aorlta_record::Role::Out {
                 Fill::Sentinel
             } else {
                 b.fill(k, draw)
@@ -169,7 +169,7 @@ impl<B: Backend> Runner<'_, B> {
                     count: c.addr(slot),
                 })?;
             }
-            let looked = b.role == aorlta_record::kernel::Role::In || expect == Expect::Untouched;
+            let looked = b.role == aorlta_record::Role::In || expect == Expect::Untouched;
             if looked {
                 let slot = c.take(1);
                 self.helper_op(HelperOp::CheckData {

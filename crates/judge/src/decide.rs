@@ -19,6 +19,7 @@ use super::sample::PairedSample;
 use super::signs::beats_ratio;
 use super::stats::Summary;
 use super::verdict::Verdict;
+use super::version::JUDGE_VERSION;
 
 /// What the statistics of the valid pairs say, before any rule is applied.
 struct Described {
@@ -261,7 +262,7 @@ pub fn judge(pairs: &[Pair], facts: &RunFacts, params: &JudgeParams) -> Measurem
     let decision = decide(pairs, facts, params, described.as_ref(), valid);
     let d = described.as_ref();
     Measurement {
-        judge_version: super::JUDGE_VERSION.to_string(),
+        judge_version: JUDGE_VERSION.to_string(),
         verdict: decision.verdict,
         state: decision.verdict.state(),
         detail: decision.detail,

@@ -25,6 +25,7 @@ mod sim;
 mod sizes;
 mod stats;
 mod verdict;
+mod version;
 
 #[cfg(test)]
 mod prop_tests;
@@ -46,6 +47,4 @@ pub use sim::{Noise, Scenario, aa_scenarios};
 pub use sizes::{SizeRun, judge_sizes};
 pub use stats::{Summary, mad, median, median_in_place, summarize};
 pub use verdict::Verdict;
-
-/// The judge's version; part of every timing leg's version identity.
-pub const JUDGE_VERSION: &str = "judge-4";
+pub use version::JUDGE_VERSION;

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 /// The judge's record of one timing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Measurement {
-    /// The judge's version ([`super::JUDGE_VERSION`]) that decided.
+    /// The judge's version ([`JUDGE_VERSION`](crate::version::JUDGE_VERSION)) that decided.
     pub judge_version: String,
     /// The verdict, as its kebab-case code.
     pub verdict: Verdict,

@@ -2,7 +2,10 @@
 //! record's state always matches its verdict, the verdict is a pure function of pairs, facts and
 //! parameters, and it does not depend on the time unit.
 
-use super::{JudgeParams, Pair, RunFacts, Verdict, judge};
+use super::decide::judge;
+use super::input::{Pair, RunFacts};
+use super::params::JudgeParams;
+use super::verdict::Verdict;
 use proptest::prelude::*;
 
 /// A random run: pairs with a true speedup, a spread (wider on the candidate's side in some runs), optional timer ticks (ties) and an optional

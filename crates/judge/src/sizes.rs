@@ -174,7 +174,7 @@ pub fn judge_sizes(runs: &[SizeRun], p: &JudgeParams) -> Measurement {
 /// own records.
 fn base(runs: &[SizeRun], p: &JudgeParams, verdict: Verdict, detail: String) -> Measurement {
     Measurement {
-        judge_version: super::JUDGE_VERSION.to_string(),
+        judge_version: super::version::JUDGE_VERSION.to_string(),
         verdict,
         state: verdict.state(),
         detail,

@@ -2,8 +2,14 @@
 //! (docs/JUDGE.md): a reference against itself, a 1.07x kernel at two ratios, a deliberately slow
 //! kernel, and the noisy, too-few and invalid cases.
 
+use super::decide::judge;
+use super::input::{Pair, RunFacts, TooSlow};
+use super::measurement::Measurement;
+use super::params::JudgeParams;
+use super::rng::seeded;
 use super::sim::{Noise, Scenario};
-use super::{JudgeParams, Measurement, Pair, RunFacts, TooSlow, Verdict, judge, seeded};
+use super::verdict::Verdict;
+use super::version::JUDGE_VERSION;
 use aorlta_record::LegState;
 
 fn at_ratio(ratio: f64) -> JudgeParams {
@@ -286,7 +292,7 @@ fn the_record_serializes_s_ratio_and_the_verdict_code_and_round_trips() {
     assert_eq!(v["state"], "clean");
     assert_eq!(v["s"].as_f64(), m.s);
     assert_eq!(v["ratio"].as_f64(), Some(1.1));
-    assert_eq!(v["judge_version"], super::JUDGE_VERSION);
+    assert_eq!(v["judge_version"], JUDGE_VERSION);
     assert_eq!(v["samples"].as_array().map(Vec::len), Some(30));
     let back: Measurement = serde_json::from_value(v).expect("deserializes");
     assert_eq!(back, m);

@@ -6,9 +6,9 @@
 //! `compile-sandbox-unavailable`, `compile-dependencies-missing`.
 
 use super::exec::{Inputs, failed, inputs};
-use crate::KernelTools;
 use crate::compiler::Target;
 use crate::compiler::{Who, compile};
+use crate::env::KernelTools;
 use crate::hip;
 use crate::task::KernelTaskDef;
 use aorlta_check::Task;
@@ -59,7 +59,7 @@ pub(crate) fn compile_identity(task: &Task, env: &Env) -> String {
 
 /// Which platform and language a task compiles for, with what makes that compile: the HIP
 /// portability headers on NVIDIA, the architecture list on AMD.
-fn target_identity(task: &Task, k: &super::KernelEnv) -> String {
+fn target_identity(task: &Task, k: &crate::env::KernelEnv) -> String {
     let Some(def) = KernelTaskDef::of(task) else {
         return String::new();
     };
@@ -81,7 +81,7 @@ fn target_identity(task: &Task, k: &super::KernelEnv) -> String {
 }
 
 /// The label of the platform and language a kernel leg ran on ("HIP source on NVIDIA").
-pub fn target_label(task: &KernelTaskDef, env: &super::KernelEnv) -> &'static str {
+pub fn target_label(task: &KernelTaskDef, env: &crate::env::KernelEnv) -> &'static str {
     Target::of(env, task).map_or("unsupported", Target::label)
 }
 

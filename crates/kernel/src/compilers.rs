@@ -3,9 +3,9 @@
 //! any is. On the fake device its compiler stands in for every one: only the CUDA compiler's
 //! (fake) version is asked for. `validate` and `task check` ask this before they run anything.
 
-use crate::KernelEnv;
+use crate::env::KernelEnv;
 use crate::task::KernelTaskDef;
-use aorlta_record::kernel::KernelLanguage;
+use aorlta_record::KernelLanguage;
 
 /// The compilers a set of tasks needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,8 +49,10 @@ impl Compilers {
     /// when it is missing).
     pub fn triton_line(self, env: &KernelEnv) -> Option<String> {
         self.triton.then(|| {
-            env.triton()
-                .map_or_else(|e| format!("none ({e})"), crate::TritonTool::describe)
+            env.triton().map_or_else(
+                |e| format!("none ({e})"),
+                crate::compiler::triton::TritonTool::describe,
+            )
         })
     }
 }

@@ -291,7 +291,7 @@ impl KernelConfig {
     /// The `kernel:` section of a run config file (the defaults when it has none); no other
     /// section is read. Paths resolve as in [`KernelConfig::from_section`].
     pub fn of_file(config_file: &Path) -> Result<Self> {
-        let doc: serde_norway::Value = aorlta_check::yaml::load(config_file)?;
+        let doc: serde_norway::Value = aorlta_check::load_yaml(config_file)?;
         match doc.get("kernel") {
             Some(section) => Self::from_section(section, config_file),
             None => Ok(KernelConfig::default()),
@@ -309,7 +309,7 @@ impl KernelConfig {
     /// its relative paths (`nvcc`, `hipcc`, `harness`, `lease-dir`, `work-dir`) against the folder of
     /// `config_file`. Errors name the file and the key.
     pub fn from_section(value: &serde_norway::Value, config_file: &Path) -> Result<Self> {
-        let mut c: KernelConfig = aorlta_check::yaml::section(value, config_file, "kernel")?;
+        let mut c: KernelConfig = aorlta_check::yaml_section(value, config_file, "kernel")?;
         let base = config_file.parent().unwrap_or(Path::new("."));
         let at = |p: &mut Option<PathBuf>| {
             if let Some(x) = p.as_mut()
@@ -398,7 +398,7 @@ gpus: [1]
         .unwrap();
         let c = KernelConfig::from_section(&v, &dir.path().join("serve.yaml")).unwrap();
         assert_eq!(c.fakes[0].source, dir.path().join("k.cu"));
-        let env = crate::KernelEnv::from_config(&c).unwrap();
+        let env = crate::env::KernelEnv::from_config(&c).unwrap();
         // Registered under the text a code block holds: the file with a final newline.
         let spec = env
             .fake_spec(&aorlta_check::hash_str(&format!("{src}\n")))
@@ -407,7 +407,7 @@ gpus: [1]
         assert!(env.fake_spec(&aorlta_check::hash_str(src)).is_none());
         // The real compilers of a fake config do not carry the fakes.
         assert!(env.real_compilers().unwrap().config().fakes.is_empty());
-        let e = crate::KernelEnv::from_config(&KernelConfig {
+        let e = crate::env::KernelEnv::from_config(&KernelConfig {
             fake_gpu: false,
             ..c.clone()
         })
@@ -415,7 +415,7 @@ gpus: [1]
         .unwrap()
         .to_string();
         assert!(e.contains("`fakes`") && e.contains("fake-gpu"), "{e}");
-        let e = crate::KernelEnv::from_config(&KernelConfig {
+        let e = crate::env::KernelEnv::from_config(&KernelConfig {
             fakes: vec![FakeSource {
                 source: dir.path().join("missing.cu"),
                 fake: FakeSpec::default(),

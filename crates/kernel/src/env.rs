@@ -14,7 +14,7 @@ use crate::lease::LeaseSet;
 use aorlta_check::Env;
 use aorlta_check::Generations;
 use aorlta_check::{CoreError, Result};
-use aorlta_record::kernel::harness::DeviceList;
+use aorlta_record::DeviceList;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -219,7 +219,7 @@ impl KernelEnv {
         section: Option<&serde_norway::Value>,
         config_file: &Path,
         work_dir: &Path,
-        gpus: Option<super::GpuSet>,
+        gpus: Option<crate::config::GpuSet>,
     ) -> Result<Option<Self>> {
         let overrides = KernelOverrides {
             gpus,

@@ -4,16 +4,16 @@
 
 use super::env::KernelEnv;
 use super::pool::PoolError;
-use crate::KernelTools;
 use crate::compiler::{CompileFailure, Compiled, Who, compile};
+use crate::env::KernelTools;
 use crate::reason::KernelReason;
 use crate::task::KernelTaskDef;
 use aorlta_check::{LegInput, LegOutput};
-use aorlta_record::kernel::expr::eval_count;
-use aorlta_record::kernel::harness::{
+use aorlta_record::eval_count;
+use aorlta_record::{
     HARNESS_FORMAT, HarnessJob, HarnessRecord, JobReference, KernelImage, Party, TorchJob, Work,
 };
-use aorlta_record::kernel::{KernelTask, Reference, Role};
+use aorlta_record::{KernelTask, Reference, Role};
 use aorlta_record::{LegState, Reason};
 use std::time::Duration;
 

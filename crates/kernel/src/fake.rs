@@ -3,7 +3,7 @@
 //! compiles to a correct kernel at the reference's speed. `aorlta validate --fake-gpu` registers
 //! one behaviour per validation case, from `examples/kernels/validation.yaml`.
 
-use aorlta_record::kernel::fake::FakeBehaviour;
+use aorlta_record::FakeBehaviour;
 use serde::{Deserialize, Serialize};
 
 /// A compile failure the fake compiler plays.

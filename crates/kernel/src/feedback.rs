@@ -4,13 +4,13 @@
 //! is (row and column for an output with rows) with the expected and the written value, or the
 //! guard band or input that was written; for timing, the verdict, the speedup with its
 //! interval, both times, and the bandwidth and FLOP/s achieved against the GPU's peak (from the
-//! bytes and flops the task declares, [`aorlta_record::kernel::traffic`]; an unknown GPU gets no
+//! bytes and flops the task declares, [`traffic_bytes`], [`traffic_flops`]; an unknown GPU gets no
 //! comparison). Never a seed: the seeds in the legs' details are not read.
 
 use crate::task::KernelTaskDef;
 use aorlta_check::Task;
-use aorlta_record::kernel::inputs::{Family, Special};
-use aorlta_record::kernel::{KernelTask, expr, traffic};
+use aorlta_record::{Family, Special};
+use aorlta_record::{KernelTask, eval_count, last_factor, traffic_bytes, traffic_flops};
 use aorlta_record::{LegResult, LegState};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -20,7 +20,7 @@ const DIAGNOSTICS_CHARS: usize = 4000;
 
 /// A GPU model's peaks: memory bandwidth in bytes/s, dense FP32 (non-tensor) in FLOP/s.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Peak {
+pub(crate) struct Peak {
     /// What the device name must contain (the first match in [`PEAKS`] wins).
     pub model: &'static str,
     /// Memory bandwidth, bytes per second.
@@ -30,7 +30,7 @@ pub struct Peak {
 }
 
 /// Vendors' data-sheet peaks, most specific name first.
-pub const PEAKS: &[Peak] = &[
+pub(crate) const PEAKS: &[Peak] = &[
     Peak {
         model: "H200",
         bytes_per_s: 4.8e12,
@@ -79,12 +79,12 @@ pub const PEAKS: &[Peak] = &[
 ];
 
 /// The peaks of a device by its name, when the table knows its model.
-pub fn peak_of(device: &str) -> Option<Peak> {
+pub(crate) fn peak_of(device: &str) -> Option<Peak> {
     PEAKS.iter().copied().find(|p| device.contains(p.model))
 }
 
 /// The text for one leg run by an adapter of this lane (`None` for any other adapter).
-pub fn leg(leg: &LegResult, task: &Task) -> Option<String> {
+pub fn leg_feedback(leg: &LegResult, task: &Task) -> Option<String> {
     let spec = KernelTaskDef::of(task).map(|k| &k.spec);
     match leg.adapter.as_str() {
         // The shared `parse` leg, for a task of this lane: what was taken as the kernel.
@@ -346,9 +346,9 @@ fn place(spec: Option<&KernelTask>, size: usize, buffer: &str, index: u64) -> St
     let rows = spec.and_then(|s| {
         let b = s.buffers.iter().find(|b| b.name == buffer)?;
         let vars = s.sizes.get(size)?;
-        let len = expr::eval_count(&b.len, vars).ok()?;
-        let row = expr::eval_count(&b.row_expr(), vars).ok()?;
-        let has_rows = b.row.is_some() || expr::last_factor(&b.len).is_some();
+        let len = eval_count(&b.len, vars).ok()?;
+        let row = eval_count(&b.row_expr(), vars).ok()?;
+        let has_rows = b.row.is_some() || last_factor(&b.len).is_some();
         (has_rows && row > 0 && row < len).then_some(row)
     });
     match rows {
@@ -447,7 +447,7 @@ fn timing(leg: &LegResult, spec: Option<&KernelTask>) -> String {
         .and_then(Value::as_str)
         .unwrap_or("");
     let peak = peak_of(device);
-    if let Ok(bytes) = traffic::bytes(spec, vars) {
+    if let Ok(bytes) = traffic_bytes(spec, vars) {
         let bw = bytes as f64 / c;
         text.push_str(&format!(
             " At {}: {} moved, {}",
@@ -463,7 +463,7 @@ fn timing(leg: &LegResult, spec: Option<&KernelTask>) -> String {
                 rate(p.bytes_per_s, "B/s")
             ));
         }
-        if let Some(Ok(flops)) = traffic::flops(spec, vars) {
+        if let Some(Ok(flops)) = traffic_flops(spec, vars) {
             let fs = flops as f64 / c;
             text.push_str(&format!(", {}", rate(fs, "FLOP/s")));
             if let Some(p) = peak {
@@ -493,7 +493,7 @@ fn cut(s: &str, n: usize) -> String {
 
 /// What `kernel-run`'s detail keeps of the first failing case for the feedback: its size, the
 /// family each input drew, the first mismatch, the guards and inputs written; never its seed.
-pub(crate) fn first_failure(cases: &[aorlta_record::kernel::harness::CaseReport]) -> Value {
+pub(crate) fn first_failure(cases: &[aorlta_record::CaseReport]) -> Value {
     cases
         .iter()
         .find(|c| c.mismatches > 0 || !c.guards_broken.is_empty() || !c.inputs_changed.is_empty())

@@ -19,7 +19,7 @@ mod env;
 mod exec;
 mod extract;
 mod fake;
-pub mod feedback;
+mod feedback;
 mod hip;
 mod identity;
 mod lane;
@@ -37,35 +37,31 @@ mod time;
 mod timeline;
 mod torch;
 
-pub use compile::{KernelCompile, target_label};
-pub use compiler::nvrtc::{NvrtcInstall, NvrtcPool};
-pub use compiler::sandbox::describe as compile_jail;
-pub use compiler::triton::TritonTool;
-pub use compiler::{CompileFailure, Compiled, Who, compile, compile_many};
-pub use compilers::Compilers;
-pub use config::{CompilerChoice, FakeSource, GpuSet, KernelConfig, Platform};
-
-/// The NVRTC compile worker's loop, for the `aorlta nvrtc-worker` process (answers requests
-/// on standard input; returns the exit code).
-pub fn nvrtc_worker() -> i32 {
-    compiler::nvrtc_worker::serve()
-}
-pub use env::{KernelEnv, KernelOverrides, KernelTools, env_of, env_with_kernel, warm_harnesses};
-pub use extract::{extract_kernel, extract_triton_kernel, kernel_source};
-pub use fake::FakeSpec;
-pub use identity::{HARNESS_BUILD, SOURCES};
-pub use lane::KernelLane;
-pub use ncu::KernelProfile;
-pub use reason::KernelReason;
-pub use run::KernelRun;
-pub use sanity::{Sanity, check_tolerances, task_sanity};
-pub use task::{KernelTaskDef, LANE, kernel_task};
+pub use crate::compile::{KernelCompile, target_label};
+pub use crate::compiler::nvrtc::{NvrtcInstall, NvrtcPool};
+pub use crate::compiler::nvrtc_worker::serve as nvrtc_worker;
+pub use crate::compiler::sandbox::describe as compile_jail;
+pub use crate::compiler::triton::TritonTool;
+pub use crate::compiler::{CompileFailure, Compiled, Who, compile, compile_many};
+pub use crate::compilers::Compilers;
+pub use crate::config::{CompilerChoice, FakeSource, GpuSet, KernelConfig, Platform};
+pub use crate::env::{KernelEnv, KernelOverrides, KernelTools, env_of, env_with_kernel, warm_harnesses};
+pub use crate::extract::{extract_kernel, extract_triton_kernel, kernel_source};
+pub use crate::fake::FakeSpec;
+pub use crate::feedback::leg_feedback;
+pub use crate::identity::{HARNESS_BUILD, SOURCES};
+pub use crate::lane::KernelLane;
+pub use crate::ncu::KernelProfile;
+pub use crate::reason::KernelReason;
+pub use crate::run::KernelRun;
+pub use crate::sanity::{Sanity, check_tolerances, task_sanity};
+pub use crate::task::{KernelTaskDef, LANE, kernel_task};
+pub use crate::test_env::TestEnv;
+pub use crate::time::KernelTime;
+pub use crate::torch::{ImportReport, ImportRow, generate, import_kernelbench, problems_in, torch_python};
 pub use task_check::{
     AaTiming, CheckParams, FAKE, NOT_RUN, STEPS, TaskCheck, check_task, check_task_on_fake,
 };
-pub use test_env::TestEnv;
-pub use time::KernelTime;
-pub use torch::{ImportReport, ImportRow, generate, import_kernelbench, problems_in, torch_python};
 
 #[cfg(test)]
 mod tests;

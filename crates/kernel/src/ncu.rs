@@ -19,9 +19,7 @@
 use super::exec::{RefBuilt, compile_both, findings_outcome, image, inputs};
 use crate::reason::KernelReason;
 use aorlta_check::{Adapter, LegInput, LegOutput, Task};
-use aorlta_record::kernel::harness::{
-    HARNESS_FORMAT, HarnessJob, HarnessRecord, JobReference, LaunchWork, Work,
-};
+use aorlta_record::{HARNESS_FORMAT, HarnessJob, HarnessRecord, JobReference, LaunchWork, Work};
 use aorlta_record::{LegState, Reason};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};

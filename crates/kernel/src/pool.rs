@@ -10,8 +10,10 @@
 //! group), and when it died. Each job loads its own modules and buffers, so one job's result
 //! never depends on another's.
 
+use crate::identity::HARNESS_BUILD;
 use crate::lease::Lease;
-use aorlta_record::kernel::harness::{DeviceInfo, HarnessJob, HarnessReady, HarnessRecord};
+use crate::reason::KernelReason;
+use aorlta_record::{DeviceInfo, HarnessJob, HarnessReady, HarnessRecord};
 use std::collections::HashMap;
 use std::io::Write;
 use std::os::unix::process::CommandExt;
@@ -20,7 +22,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// What the pool needs of its owner ([`crate::KernelEnv`] implements it): where to put the
+/// What the pool needs of its owner ([`crate::env::KernelEnv`] implements it): where to put the
 /// spool folders, how to start the harness, and job numbers unique in the process. The pool
 /// names no environment type, so the environment builds on the pool and not the other way round.
 pub trait HarnessHost {
@@ -207,7 +209,7 @@ fn launch(env: &dyn HarnessHost, (gpu, slot): (u32, usize)) -> Result<Proc, Pool
         .process_group(0);
     let mut child = cmd.spawn().map_err(|e| {
         PoolError::Start(
-            crate::KernelReason::HarnessFailed.as_str().into(),
+            KernelReason::HarnessFailed.as_str().into(),
             format!(
                 "cannot start the harness {}: {e}",
                 env.harness_program().display()
@@ -234,24 +236,23 @@ fn ready(mut proc: Proc, gpu: u32, t0: Instant, stats: &Mutex<PoolStats>) -> Res
         let tail = proc.log_tail();
         proc.kill();
         return Err(PoolError::Start(
-            crate::KernelReason::HarnessFailed.as_str().into(),
+            KernelReason::HarnessFailed.as_str().into(),
             format!("the harness for GPU {gpu} never became ready: {tail}"),
         ));
     };
     let ready: HarnessReady = serde_json::from_slice(&bytes)
-        .map_err(|e| PoolError::Start(crate::KernelReason::HarnessFailed.as_str().into(), e.to_string()))?;
+        .map_err(|e| PoolError::Start(KernelReason::HarnessFailed.as_str().into(), e.to_string()))?;
     if let Some(e) = ready.error {
         proc.kill();
         return Err(PoolError::Start(e.code, e.detail));
     }
-    if ready.build != crate::HARNESS_BUILD {
+    if ready.build != HARNESS_BUILD {
         proc.kill();
         return Err(PoolError::Start(
-            crate::KernelReason::HarnessMismatch.as_str().into(),
+            KernelReason::HarnessMismatch.as_str().into(),
             format!(
                 "the harness reports build `{}` but this is `{}`: rebuild both (`cargo build --release`)",
-                ready.build,
-                crate::HARNESS_BUILD
+                ready.build, HARNESS_BUILD
             ),
         ));
     }

@@ -4,13 +4,13 @@
 //! buffer's element type and a writable pointer for what the kernel writes; every length, row,
 //! scalar and launch expression evaluates on every size; every input's domain is a real
 //! interval, special values are declared only where they can be drawn, and the tolerance means
-//! the precision the task asks for ([`aorlta_record::kernel::inputs::rtol_fits`]). Errors name
+//! the precision the task asks for ([`aorlta_record::rtol_fits`]). Errors name
 //! the field and, where the task came from a file, its line.
 
-use aorlta_record::kernel::expr::{eval, eval_count};
-use aorlta_record::kernel::inputs::{Precision, is_float, rtol_fits};
-use aorlta_record::kernel::mangle::{ParamKind, parameters};
-use aorlta_record::kernel::{BufferSpec, Dtype, Init, KernelLanguage, KernelTask, Role, Tolerance};
+use aorlta_record::{BufferSpec, Dtype, Init, KernelLanguage, KernelTask, Role, Tolerance};
+use aorlta_record::{ParamKind, signature_parameters};
+use aorlta_record::{Precision, is_float, rtol_fits};
+use aorlta_record::{eval_count, eval_expr};
 
 /// A rule a task breaks: the field, the buffer it is in (if any) and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,7 +101,7 @@ pub(crate) fn check(spec: &KernelTask) -> Result<(), Broken> {
     }
     check_signature(spec)?;
     check_expressions(spec)?;
-    aorlta_record::kernel::traffic::check(spec).map_err(|(field, m)| broken(field, None, m))?;
+    aorlta_record::check_traffic(spec).map_err(|(field, m)| broken(field, None, m))?;
     for b in &spec.buffers {
         let name = Some(b.name.as_str());
         if b.role != Role::Out {
@@ -144,7 +144,7 @@ pub(crate) fn check(spec: &KernelTask) -> Result<(), Broken> {
         for (i, size) in spec.sizes.iter().enumerate() {
             // An output of no element computes nothing to compare: every candidate would pass.
             let least = if b.role == Role::In { 0 } else { 1 };
-            match eval(&b.len, size) {
+            match eval_expr(&b.len, size) {
                 Ok(n) if n >= least => {}
                 Ok(n) => {
                     return Err(broken(
@@ -163,7 +163,7 @@ pub(crate) fn check(spec: &KernelTask) -> Result<(), Broken> {
                 }
                 Err(e) => return Err(broken("len", name, format!("at size {i}: {e}"))),
             }
-            match eval(&b.row_expr(), size) {
+            match eval_expr(&b.row_expr(), size) {
                 Ok(r) if r >= 1 => {}
                 Ok(r) => {
                     return Err(broken(
@@ -229,7 +229,7 @@ fn element_types(dtype: Dtype) -> (&'static [&'static str], &'static str) {
 /// a pointer to its element type, `const` only when the kernel only reads it; a scalar is a
 /// builtin integer or float.
 fn check_signature(spec: &KernelTask) -> Result<(), Broken> {
-    let params = parameters(&spec.signature).map_err(|e| broken("signature", None, e.message))?;
+    let params = signature_parameters(&spec.signature).map_err(|e| broken("signature", None, e.message))?;
     for (i, p) in params.iter().enumerate() {
         if p.name.is_empty() {
             return Err(broken(
@@ -314,7 +314,7 @@ fn check_signature(spec: &KernelTask) -> Result<(), Broken> {
 fn check_buffer_param(
     b: &BufferSpec,
     kind: ParamKind,
-    pointee: Option<&aorlta_record::kernel::mangle::Pointee>,
+    pointee: Option<&aorlta_record::Pointee>,
 ) -> Result<(), Broken> {
     let name = Some(b.name.as_str());
     let Some(e) = pointee.filter(|_| kind == ParamKind::Pointer) else {
@@ -364,7 +364,7 @@ fn check_expressions(spec: &KernelTask) -> Result<(), Broken> {
             }
         }
         for (name, e) in &spec.scalars {
-            if let Err(err) = eval(e, size) {
+            if let Err(err) = eval_expr(e, size) {
                 return Err(broken(
                     "scalars",
                     None,
@@ -484,7 +484,7 @@ fn check_language(spec: &KernelTask) -> Result<(), Broken> {
         let mut vars = size.clone();
         vars.extend(defaults.iter().map(|(k, v)| (k.clone(), *v)));
         for (axis, e) in ["x", "y", "z"].iter().zip(&spec.grid) {
-            if let Err(err) = eval(e, &vars) {
+            if let Err(err) = eval_expr(e, &vars) {
                 return Err(broken(
                     "grid",
                     None,
@@ -658,7 +658,7 @@ mod tests {
     #[test]
     fn specials_rows_and_domains_are_checked_with_their_buffer() {
         let mut t = task(serde_json::json!({}));
-        t.buffers[1].special = vec![aorlta_record::kernel::inputs::Special::Nan];
+        t.buffers[1].special = vec![aorlta_record::Special::Nan];
         let e = check(&t).unwrap_err();
         assert_eq!((e.field, e.buffer.as_deref()), ("special", Some("out")));
         let mut t = task(serde_json::json!({}));

@@ -10,12 +10,12 @@
 //! `harness-crashed`, `out-of-memory`, `bad-task`, and the compile leg's unsettled codes.
 
 use super::exec::{compile_both, findings_outcome, inputs, run_job};
-use crate::KernelTools;
+use crate::env::KernelTools;
 use crate::reason::KernelReason;
 use aorlta_check::Task;
 use aorlta_check::params;
 use aorlta_check::{Adapter, Env, LegInput, LegOutput};
-use aorlta_record::kernel::harness::{CheckWork, HARNESS_FORMAT, Work};
+use aorlta_record::{CheckWork, HARNESS_FORMAT, Work};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -57,7 +57,7 @@ fn check(p: &RunParams) -> Result<(), String> {
 
 /// Seeds per size: at least `asked`, and at least as many as the input families of the task's
 /// most varied input, so that every input draws every family its domain allows on every size
-/// ([`aorlta_record::kernel::inputs::family_for_case`]: a size's cases are consecutive turns of
+/// ([`aorlta_record::family_for_case`]: a size's cases are consecutive turns of
 /// each input's rotation). Not fewer: a kernel wrong only where a family meets a size (a
 /// fixed-point sum that wraps only on the long products of the large size, only on inputs near
 /// the top of the domain) passed whenever the seed put that family on a small size.
@@ -66,8 +66,8 @@ pub(crate) fn seeds_for(task: &crate::task::KernelTaskDef, asked: usize) -> usiz
         .spec
         .buffers
         .iter()
-        .filter(|b| b.role != aorlta_record::kernel::Role::Out)
-        .map(|b| aorlta_record::kernel::inputs::allowed(b).len())
+        .filter(|b| b.role != aorlta_record::Role::Out)
+        .map(|b| aorlta_record::allowed_families(b).len())
         .max()
         .unwrap_or(1);
     asked.max(families)
@@ -86,7 +86,7 @@ pub(crate) fn harness_identity(task: &Task, env: &Env) -> String {
         .map_or_else(|| "derived".to_string(), |s| s.to_string());
     // A module's outputs are those of the torch that runs it: its Python and version are part
     // of what the result depends on.
-    let torch = match crate::KernelTaskDef::of(task).and_then(|k| k.torch.as_ref()) {
+    let torch = match crate::task::KernelTaskDef::of(task).and_then(|k| k.torch.as_ref()) {
         Some(_) => {
             let python =
                 crate::torch::torch_python(env.kernel().and_then(|k| k.config().torch_python.clone()));

@@ -4,12 +4,12 @@
 //! task's tolerance. A task where one would is refused, naming the file, the size and the check:
 //! a kernel that computes nothing must never be rewarded.
 
-use crate::KernelTools;
+use crate::env::KernelTools;
 use crate::exec::{Inputs, run_job};
 use crate::task::KernelTaskDef;
 use aorlta_check::{CoreError, Env, Task};
-use aorlta_record::kernel::Tolerance;
-use aorlta_record::kernel::harness::{SanityCase, SanityWork, Work};
+use aorlta_record::Tolerance;
+use aorlta_record::{SanityCase, SanityWork, Work};
 
 /// What the sanity of one task found.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,8 +2,8 @@
 //! rules it must keep ([`crate::rules`]), checked when it loads, and its content hash.
 
 use aorlta_check::{CoreError, Result, Task, hash_parts};
-use aorlta_record::kernel::mangle::Signature;
-use aorlta_record::kernel::{KernelTask, Reference};
+use aorlta_record::Signature;
+use aorlta_record::{KernelTask, Reference};
 use std::path::{Path, PathBuf};
 
 /// The kernel lane's name, which its tasks carry.
@@ -62,7 +62,7 @@ pub fn kernel_task(spec: KernelTask, dir: &Path, origin: &Path) -> Result<Task> 
             (dir.join(file), Some(class.to_string()))
         }
     };
-    let reference_source = aorlta_check::input::read_to_string(&ref_path, aorlta_check::input::TEXT_LIMIT)
+    let reference_source = aorlta_check::read_input_text(&ref_path, aorlta_check::TEXT_LIMIT)
         .map_err(|e| CoreError::invalid(origin, format!("field `reference`: {e}")))?;
     let torch = match class {
         None => None,
@@ -108,7 +108,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
 
 /// The task of one kernel task file's text (YAML), its rules checked at their lines.
 pub(crate) fn load(path: &Path, text: &str) -> Result<Task> {
-    let spec: KernelTask = aorlta_check::yaml::from_str(text, path)?;
+    let spec: KernelTask = aorlta_check::parse_yaml(text, path)?;
     if let Err(b) = crate::rules::check(&spec) {
         return Err(CoreError::Parse {
             path: path.to_path_buf(),
@@ -127,7 +127,7 @@ mod tests {
     use std::sync::Arc;
 
     fn lanes() -> Lanes {
-        Lanes::default().with(Arc::new(crate::KernelLane))
+        Lanes::default().with(Arc::new(crate::lane::KernelLane))
     }
 
     /// The example `vector_add` task's text, its reference named by an absolute path so that the

@@ -2,14 +2,23 @@
 //! when unset, failing when `CI` is set), of Itanium mangling against the symbols of real
 //! cubins, and of the harness pool's deadline and crash handling with stand-in harness scripts.
 
-use super::env::KernelEnv;
-use super::{KernelConfig, TestEnv, elf};
+use crate::compile::KernelCompile;
 use crate::compiler::{Who, compile};
-use crate::task::KernelTaskDef;
+use crate::config::{CompilerChoice, FakeSource, GpuSet, KernelConfig};
+use crate::elf;
+use crate::env::{KernelEnv, env_of};
+use crate::exec::shrink_for_fake;
+use crate::fake::FakeSpec;
+use crate::identity::HARNESS_BUILD;
+use crate::pool::PoolError;
+use crate::run::KernelRun;
+use crate::task::{KernelTaskDef, LANE};
+use crate::test_env::TestEnv;
+use crate::time::KernelTime;
 use aorlta_check::Task;
 use aorlta_record::LegState;
-use aorlta_record::kernel::KernelTask;
-use aorlta_record::kernel::mangle::mangle;
+use aorlta_record::mangle;
+use aorlta_record::{HarnessJob, KernelTask};
 use std::path::{Path, PathBuf};
 
 /// The compiler under test, or `None` (skipped) when `AORLTA_NVCC` is unset outside CI.
@@ -46,7 +55,7 @@ pub(crate) fn task(signature: &str, reference: &str) -> KernelTaskDef {
     }))
     .unwrap();
     KernelTaskDef {
-        signature: aorlta_record::kernel::mangle::Signature::parse(signature).unwrap(),
+        signature: aorlta_record::Signature::parse(signature).unwrap(),
         spec,
         dir: PathBuf::from("."),
         file: PathBuf::from("t.yaml"),
@@ -61,7 +70,7 @@ fn env(nvcc: &Path, dir: &Path, edit: impl FnOnce(&mut KernelConfig)) -> KernelE
     // (crates/cli/tests/nvrtc_compile.rs).
     TestEnv::new(dir)
         .nvcc(nvcc)
-        .compiler(crate::CompilerChoice::Nvcc)
+        .compiler(CompilerChoice::Nvcc)
         .compile_timeout_s(60.0)
         .with(edit)
         .build()
@@ -337,18 +346,18 @@ fn script_env(dir: &Path, body: &str) -> KernelEnv {
         .fake_gpu()
         .with(|c| {
             c.lease_dir = Some(dir.join("leases"));
-            c.gpus = super::GpuSet::List(vec![0]);
+            c.gpus = GpuSet::List(vec![0]);
         })
         .build()
 }
 
-fn dummy_job() -> aorlta_record::kernel::harness::HarnessJob {
-    use aorlta_record::kernel::harness::*;
+fn dummy_job() -> HarnessJob {
+    use aorlta_record::{CheckWork, HARNESS_FORMAT, JobReference, KernelImage, Work};
     HarnessJob {
         format: HARNESS_FORMAT,
         id: "j".into(),
         task: task(SIG, GOOD).spec,
-        reference: aorlta_record::kernel::harness::JobReference::Kernel(KernelImage {
+        reference: JobReference::Kernel(KernelImage {
             path: "r".into(),
             symbols: vec![],
             launch: None,
@@ -373,7 +382,7 @@ echo '{"pid": 1, "device": {"index": 0, "backend": "fake", "name": "n", "uuid": 
 
 /// The stand-in harness's start: a ready file naming this build.
 fn ready() -> String {
-    READY_TEMPLATE.replace("\"BUILD\"", &format!("{:?}", crate::HARNESS_BUILD))
+    READY_TEMPLATE.replace("\"BUILD\"", &format!("{:?}", HARNESS_BUILD))
 }
 
 #[test]
@@ -388,7 +397,7 @@ fn a_job_past_its_deadline_kills_the_harness() {
     let r = e
         .pool()
         .run(&e, lease(&e), &mut job, std::time::Duration::from_millis(300));
-    assert!(matches!(r, Err(super::pool::PoolError::Timeout(_))), "{r:?}");
+    assert!(matches!(r, Err(PoolError::Timeout(_))), "{r:?}");
     assert!(start.elapsed().as_secs_f64() < 5.0);
     assert_eq!(e.pool().stats().replaced, 1);
     // The lease comes back once the killed process is gone.
@@ -412,7 +421,7 @@ fn a_harness_that_dies_is_reported_and_replaced() {
             &mut dummy_job(),
             std::time::Duration::from_secs(10),
         );
-        assert!(matches!(r, Err(super::pool::PoolError::Crashed(_))), "{r:?}");
+        assert!(matches!(r, Err(PoolError::Crashed(_))), "{r:?}");
     }
     assert_eq!(e.pool().stats().started, 2, "a fresh process for the second job");
 }
@@ -429,10 +438,7 @@ echo '{"pid": 1, "error": {"code": "no-gpu", "detail": "no driver"}, "start_s": 
         &mut dummy_job(),
         std::time::Duration::from_secs(10),
     );
-    assert_eq!(
-        r,
-        Err(super::pool::PoolError::Start("no-gpu".into(), "no driver".into()))
-    );
+    assert_eq!(r, Err(PoolError::Start("no-gpu".into(), "no driver".into())));
 }
 
 #[test]
@@ -442,7 +448,7 @@ fn fake_sizes_shrink_until_buffers_are_small() {
         [("n".to_string(), 1 << 24)].into_iter().collect(),
         [("n".to_string(), 1001)].into_iter().collect(),
     ];
-    let s = super::exec::shrink_for_fake(&t);
+    let s = shrink_for_fake(&t);
     assert!(s.sizes[0]["n"] <= 1 << 14 && s.sizes[0]["n"] > 1 << 12);
     assert_eq!(s.sizes[1]["n"], 1001);
 }
@@ -461,13 +467,13 @@ fn kernel_task_kind_is_required() {
         extracted: Some(GOOD),
         env: &env,
     };
-    let out = aorlta_check::Adapter::run(&super::KernelCompile, &input);
+    let out = aorlta_check::Adapter::run(&KernelCompile, &input);
     assert_eq!(out.reasons[0].code, "wrong-task-kind");
 }
 
 #[test]
 fn a_long_running_environment_keeps_bounded_seed_counters_that_never_repeat_a_seed() {
-    use super::env::DRAWS_PER_GENERATION;
+    use crate::env::DRAWS_PER_GENERATION;
     let dir = tempfile::tempdir().unwrap();
     let env = script_env(dir.path(), "exit 0");
     let first = env.next_seed("t/h/check");
@@ -483,21 +489,19 @@ fn a_long_running_environment_keeps_bounded_seed_counters_that_never_repeat_a_se
 fn a_job_has_enough_seeds_to_draw_every_input_family_on_every_size() {
     // One f32 input over [-1, 1]: seven families (no special value declared).
     let mut t = task("void k(float* x, int n)", "r");
-    t.spec.buffers[0].init = aorlta_record::kernel::Init::Uniform { lo: -1.0, hi: 1.0 };
+    t.spec.buffers[0].init = aorlta_record::Init::Uniform { lo: -1.0, hi: 1.0 };
     assert_eq!(crate::run::seeds_for(&t, 3), 7);
     assert_eq!(crate::run::seeds_for(&t, 1), 7);
     assert_eq!(crate::run::seeds_for(&t, 9), 9);
     // Declaring NaN legal adds the eighth.
-    t.spec.buffers[0].special = vec![aorlta_record::kernel::inputs::Special::Nan];
+    t.spec.buffers[0].special = vec![aorlta_record::Special::Nan];
     assert_eq!(crate::run::seeds_for(&t, 1), 8);
     // A size's cases are consecutive turns of the rotation: each size draws every family.
-    let allowed = aorlta_record::kernel::inputs::allowed(&t.spec.buffers[0]);
+    let allowed = aorlta_record::allowed_families(&t.spec.buffers[0]);
     let seeds = crate::run::seeds_for(&t, 3);
     for size_pos in 0..3 {
         let drawn: std::collections::BTreeSet<_> = (0..seeds)
-            .map(|j| {
-                aorlta_record::kernel::inputs::family_for_case(&allowed, size_pos * seeds + j, 0xD1CE, 0)
-            })
+            .map(|j| aorlta_record::family_for_case(&allowed, size_pos * seeds + j, 0xD1CE, 0))
             .collect();
         assert_eq!(drawn.len(), allowed.len(), "size {size_pos}: {drawn:?}");
     }
@@ -508,16 +512,15 @@ fn a_result_found_under_other_limits_is_a_miss() {
     // A `compile-timeout` reached at 3 s is no verdict under 120 s: the compile limits are in
     // every kernel leg's identity, the job deadline in the harness legs'.
     let dir = tempfile::tempdir().unwrap();
-    let task = Task::new(crate::LANE, "t".into(), "h".into(), task(SIG, GOOD));
+    let task = Task::new(LANE, "t".into(), "h".into(), task(SIG, GOOD));
     let identities = |edit: &dyn Fn(&mut KernelConfig)| -> Vec<String> {
         let kernel = TestEnv::new(dir.path().join("work"))
             .fake_gpu()
             .compile_timeout_s(3.0)
             .with(edit)
             .build();
-        let env = super::env_of(dir.path().to_path_buf(), Some(kernel));
-        let adapters: [&dyn aorlta_check::Adapter; 3] =
-            [&super::KernelCompile, &super::KernelRun, &super::KernelTime];
+        let env = env_of(dir.path().to_path_buf(), Some(kernel));
+        let adapters: [&dyn aorlta_check::Adapter; 3] = [&KernelCompile, &KernelRun, &KernelTime];
         adapters
             .iter()
             .map(|a| a.identity(&task, &serde_json::Value::Null, &env))
@@ -544,11 +547,11 @@ fn a_result_found_under_other_limits_is_a_miss() {
     std::fs::write(&source, GOOD).unwrap();
     let faked = |speed: f64| {
         identities(&|c| {
-            c.fakes = vec![crate::FakeSource {
+            c.fakes = vec![FakeSource {
                 source: source.clone(),
-                fake: crate::FakeSpec {
+                fake: FakeSpec {
                     speed,
-                    ..crate::FakeSpec::default()
+                    ..FakeSpec::default()
                 },
             }]
         })
@@ -574,18 +577,21 @@ fn auto_compiles_cuda_with_nvcc_even_where_nvrtc_is_found() {
     let nvcc = d.path().join("bin/nvcc");
     std::fs::write(&nvcc, "").unwrap();
     std::fs::write(d.path().join("lib/libnvrtc.so"), "").unwrap();
-    assert!(crate::NvrtcInstall::find(Some(&nvcc)).is_some(), "NVRTC is found");
+    assert!(
+        crate::compiler::nvrtc::NvrtcInstall::find(Some(&nvcc)).is_some(),
+        "NVRTC is found"
+    );
     let built = |compiler| {
         TestEnv::new(d.path().join("work"))
             .nvcc(&nvcc)
             .compiler(compiler)
             .build()
     };
-    assert_eq!(KernelConfig::default().compiler, crate::CompilerChoice::Auto);
-    let auto = built(crate::CompilerChoice::Auto);
-    assert_eq!(auto.config().compiler, crate::CompilerChoice::Nvcc);
+    assert_eq!(KernelConfig::default().compiler, CompilerChoice::Auto);
+    let auto = built(CompilerChoice::Auto);
+    assert_eq!(auto.config().compiler, CompilerChoice::Nvcc);
     assert!(crate::compiler::CompileEnv::nvrtc(&auto).is_none());
-    let named = built(crate::CompilerChoice::Nvrtc);
-    assert_eq!(named.config().compiler, crate::CompilerChoice::Nvrtc);
+    let named = built(CompilerChoice::Nvrtc);
+    assert_eq!(named.config().compiler, CompilerChoice::Nvrtc);
     assert!(crate::compiler::CompileEnv::nvrtc(&named).is_some());
 }

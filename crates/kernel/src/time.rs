@@ -20,7 +20,7 @@
 //! budget.
 
 use super::exec::{RefBuilt, compile_both, findings_outcome, inputs, run_job};
-use crate::KernelTools;
+use crate::env::KernelTools;
 use crate::reason::KernelReason;
 use aorlta_check::Task;
 use aorlta_check::{Adapter, Env, LegInput, LegOutput};
@@ -29,7 +29,7 @@ use aorlta_judge::{
     judge_looks, judge_sizes, looks_for, per_look,
 };
 use aorlta_record::Reason;
-use aorlta_record::kernel::harness::{TimeReport, TimeWork, Work};
+use aorlta_record::{TimeReport, TimeWork, Work};
 use serde_json::{Map, Value, json};
 
 /// Bumped whenever the timing leg's results can change.

@@ -8,12 +8,12 @@
 //! live in [`harness`]; the expression evaluator in [`expr`]; the kernel's symbol (Itanium
 //! mangling of its signature) in [`mangle`]; the fake code objects of the CI backend in [`fake`].
 
-pub mod expr;
-pub mod fake;
-pub mod harness;
-pub mod inputs;
-pub mod mangle;
-pub mod traffic;
+pub(crate) mod expr;
+pub(crate) mod fake;
+pub(crate) mod harness;
+pub(crate) mod inputs;
+pub(crate) mod mangle;
+pub(crate) mod traffic;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -158,7 +158,7 @@ pub struct BufferSpec {
     /// In, out or inout.
     pub role: Role,
     /// How inputs are generated (ignored for `out`): the typical law, whose domain the other
-    /// input families draw from ([`inputs`]).
+    /// input families draw from ([`Family`](inputs::Family)).
     #[serde(default)]
     pub init: Init,
     /// Special values the task's contract allows in this input (floats only): drawn by the
@@ -378,7 +378,7 @@ pub struct KernelTask {
     #[serde(default, skip_serializing_if = "is_default")]
     pub timed_inputs: TimedInputs,
     /// Bytes one launch moves to and from device memory, an expression of the size variables;
-    /// by default every input read once and every output written once ([`traffic`]).
+    /// by default every input read once and every output written once ([`traffic_bytes`](traffic::traffic_bytes)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<String>,
     /// Floating-point operations one launch does, an expression of the size variables; none

@@ -9,15 +9,36 @@
 //! - 1.1: reward entries carry `feedback`; kernel tasks may declare `bytes` and `flops`;
 //!   episodes (their settings, turns and the lines `aorlta score --episodes` replays).
 
-pub mod contract;
+mod contract;
 mod entry;
-pub mod episode;
-pub mod kernel;
+mod episode;
+mod kernel;
 mod leg;
 mod task;
 mod version;
 
-pub use entry::{Parts, RewardEntry, VersionIdentity};
-pub use leg::{LegResult, LegState, Reason};
-pub use task::{Candidate, PoolLine, QaTask};
-pub use version::{FORMAT_VERSION, FormatVersion};
+pub use crate::contract::{REWARD_MAX, REWARD_MIN, check_entry, parts_in_range};
+pub use crate::entry::{Parts, RewardEntry, VersionIdentity};
+pub use crate::episode::{Episode, EpisodeHead, EpisodeLine, Turn, TurnReward};
+pub use crate::kernel::expr::{ExprError, eval_count, eval_expr, last_factor};
+pub use crate::kernel::fake::{FAKE_MAGIC, FakeBehaviour, FakeImage};
+pub use crate::kernel::harness::{
+    BudgetStop, CaseReport, CheckReport, CheckWork, Clocks, DeviceInfo, DeviceList, Finding, Geometry,
+    HARNESS_FORMAT, HarnessError, HarnessJob, HarnessReady, HarnessRecord, ImageLaunch, JobReference,
+    KernelImage, LaunchReport, LaunchSample, LaunchWork, Mismatch, Overhead, Party, SanityCase, SanityReport,
+    SanityWork, TimeReport, TimeWork, TimedPair, TorchJob, Work,
+};
+pub use crate::kernel::inputs::{
+    Family, Precision, Special, allowed_families, family_for_case, init_domain, is_float, mix64, rtol_fits,
+};
+pub use crate::kernel::mangle::{
+    MangleError, Param, ParamKind, Pointee, Signature, mangle, signature_parameters,
+};
+pub use crate::kernel::traffic::{check_traffic, traffic_bytes, traffic_flops};
+pub use crate::kernel::{
+    BufferSpec, Dtype, Init, KernelLanguage, KernelTask, LaunchCaps, Reference, Role, TimedInputs, Tolerance,
+    TorchReference, TritonSpec,
+};
+pub use crate::leg::{LegResult, LegState, Reason};
+pub use crate::task::{Candidate, PoolLine, QaTask};
+pub use crate::version::{FORMAT_VERSION, FormatVersion};

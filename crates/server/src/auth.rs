@@ -67,7 +67,7 @@ impl Token {
             return Token::new(v, TOKEN_VAR).map(Some);
         }
         let Some(path) = file else { return Ok(None) };
-        let text = aorlta_check::input::read_to_string(path, TOKEN_FILE_LIMIT)
+        let text = aorlta_check::read_input_text(path, TOKEN_FILE_LIMIT)
             .map_err(|e| ServerError::Auth(format!("the token file (`auth.token-file`): {e}")))?;
         Token::new(&text, &path.display().to_string()).map(Some)
     }

@@ -3,7 +3,7 @@
 //! keys are an error naming the file, the line and the key; paths are relative to the file.
 
 use aorlta_check::CoreError;
-use aorlta_check::yaml::error as yaml_error;
+use aorlta_check::yaml_error;
 use aorlta_kernel::GpuSet;
 use serde::{Deserialize, Deserializer};
 use std::net::SocketAddr;
@@ -471,7 +471,7 @@ impl Default for InlineTasks {
 impl ServeConfig {
     /// Reads and checks a config file; relative paths in it are resolved against its folder.
     pub fn load(path: &Path) -> Result<Self, CoreError> {
-        let text = aorlta_check::input::read_to_string(path, aorlta_check::input::TEXT_LIMIT)?;
+        let text = aorlta_check::read_input_text(path, aorlta_check::TEXT_LIMIT)?;
         Self::from_yaml(&text, path)
     }
 

@@ -1,7 +1,7 @@
 //! The config's `episodes:` section and the episodes' store it opens beside the results'
-//! (`aorlta_store::episodes`): the same SQLite file or PostgreSQL database, else memory.
+//! ([`aorlta_store::EpisodeStore`]): the same SQLite file or PostgreSQL database, else memory.
 
-use aorlta_store::episodes::{EpisodeLimits, EpisodeStore, MemoryEpisodes, PgEpisodes, SqliteEpisodes};
+use aorlta_store::{EpisodeLimits, EpisodeStore, MemoryEpisodes, PgEpisodes, SqliteEpisodes};
 use serde::{Deserialize, Deserializer};
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Episodes (docs/API.md, "Episodes"): `POST /v1/episodes` opens one at a task with a profile,
 //! `POST /v1/episodes/{id}/turns` scores a completion as its next turn and answers the entry,
 //! its feedback and the turn's reward, `GET /v1/episodes/{id}` answers the transcript. Kept in
-//! the result store (`aorlta_store::episodes`: the SQLite file or PostgreSQL database of the
+//! the result store ([`aorlta_store::EpisodeStore`]: the SQLite file or PostgreSQL database of the
 //! results, else memory), so they outlive a restart; bounded by the config's `episodes:`
 //! section, checked when it loads.
 
@@ -10,8 +10,8 @@ use crate::items::{Item, TaskSource, score_all};
 use crate::json_body::JsonBody;
 use crate::state::AppState;
 use aorlta_record::RewardEntry;
-use aorlta_record::episode::{Episode, EpisodeHead, Turn, TurnReward};
-use aorlta_store::episodes::EpisodeError;
+use aorlta_record::{Episode, EpisodeHead, Turn, TurnReward};
+use aorlta_store::EpisodeError;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;

@@ -7,7 +7,7 @@ use crate::queue::{SubmitError, Work};
 use crate::state::AppState;
 use aorlta_check::Task;
 use aorlta_core::Engine;
-use aorlta_record::kernel::KernelTask;
+use aorlta_record::KernelTask;
 use aorlta_record::{Candidate, QaTask, Reason, RewardEntry};
 use axum::http::StatusCode;
 use std::path::{Component, Path};

@@ -93,7 +93,7 @@ pub struct AppState {
     store_file: Option<StoreFile>,
     /// The latest answered entries, for `/ui`.
     pub recent: Arc<crate::recent::Recent>,
-    episodes: Arc<dyn aorlta_store::episodes::EpisodeStore>,
+    episodes: Arc<dyn aorlta_store::EpisodeStore>,
     episodes_config: crate::episode_store::EpisodesConfig,
 }
 
@@ -330,7 +330,7 @@ impl AppState {
     }
 
     /// Where episodes are kept.
-    pub fn episodes(&self) -> &Arc<dyn aorlta_store::episodes::EpisodeStore> {
+    pub fn episodes(&self) -> &Arc<dyn aorlta_store::EpisodeStore> {
         &self.episodes
     }
 

@@ -6,13 +6,14 @@
 //! matching sum with any hash that has no secret, blake3 as much as XXH3, which is why every
 //! row is also checked against the reward contract and its profile below; XXH3 costs a cached
 //! rerun a small fraction of what blake3 did on these short texts. Then its text is parsed and checked: a leg result here
-//! ([`check_leg`]), an entry against the reward contract ([`super::StoredEntry::check`], and by
+//! ([`check_leg`]), an entry against the reward contract ([`crate::stored::StoredEntry::check`], and by
 //! the engine against its profile, task and candidate). A row that fails is a miss: counted as
 //! rejected, warned about once, and replaced by the result computed in its place
 //! ([`Counters`]).
 
-use super::writer::Table;
-use super::{CacheStats, CachedLeg};
+use crate::cache::{CacheStats, CachedLeg, EntryCheck};
+use crate::stored::StoredEntry;
+use crate::writer::Table;
 use aorlta_check::Generations;
 use aorlta_record::LegState;
 use std::sync::Mutex;
@@ -152,6 +153,27 @@ impl Counters {
             rejected: self.rejected.load(Ordering::Relaxed),
         }
     }
+}
+
+/// The entries a store found, each passed through `check` (a failure rejected, and answered
+/// as missing), then counted.
+pub(crate) fn checked(
+    store: &str,
+    counters: &Counters,
+    keys: &[&str],
+    mut found: Vec<Option<StoredEntry>>,
+    check: &mut EntryCheck<'_>,
+) -> Vec<Option<StoredEntry>> {
+    for (i, f) in found.iter_mut().enumerate() {
+        if let Some(s) = f
+            && let Err(why) = check(i, s)
+        {
+            counters.reject(store, Table::Entries, keys[i], &why);
+            *f = None;
+        }
+    }
+    counters.record(&found);
+    found
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! holds the episode's row, so two turns of one episode never both take its next place and a
 //! retried turn id finds the turn its first request stored.
 
-use aorlta_record::episode::{Episode, EpisodeHead, Turn};
+use aorlta_record::{Episode, EpisodeHead, Turn};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
@@ -286,7 +286,7 @@ impl Drop for Rt {
 impl PgEpisodes {
     /// Connects to the database at `url` and makes the episodes' table the first time.
     pub fn connect(url: &str, limits: EpisodeLimits) -> Result<Self, EpisodeError> {
-        let shown = crate::redact_url(url);
+        let shown = crate::postgres::redact_url(url);
         let fail = |m: String| EpisodeError::Store(format!("{shown}: episodes: {m}"));
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)

@@ -5,11 +5,10 @@
 //! waits for the values of a generation to be freed. What it gives back is checked as every
 //! store's is (its values never leave the process, so they carry no checksum).
 
-use super::check::check_leg;
-use super::writer::Table;
-use super::{
-    Cache, CacheStats, CachedLeg, Counters, EntryCheck, StoredEntry, checked, storable_entry, storable_leg,
-};
+use crate::cache::{Cache, CacheStats, CachedLeg, EntryCheck, storable_entry, storable_leg};
+use crate::check::{Counters, check_leg, checked};
+use crate::stored::StoredEntry;
+use crate::writer::Table;
 use aorlta_check::Generations;
 use aorlta_check::Result;
 use aorlta_record::RewardEntry;
@@ -157,7 +156,7 @@ mod tests {
     #[test]
     fn stays_bounded_and_keeps_recent_results() {
         let cache = MemoryCache::new(320);
-        let e = super::super::tests::entry(true);
+        let e = crate::tests::entry(true);
         for i in 0..10_000 {
             cache.put_entry(&format!("k{i}"), &e);
             assert!(cache.entries_held() <= 320, "bounded at {i}");

@@ -10,13 +10,11 @@
 //! its checksum (`check.rs`), checked on every read. Errors name the URL without its password.
 //! No TLS: reach the server by a unix socket or a private network.
 
-use super::check::{entry_sum, leg_of_text, leg_sum, verify};
-use super::schema;
-use super::writer::{Commit, Row, Table, Value, Writer};
-use super::{
-    Cache, CacheStats, CachedLeg, Counters, EntryCheck, StoredEntry, checked, key_bytes, storable_entry,
-    storable_leg,
-};
+use crate::cache::{Cache, CacheStats, CachedLeg, EntryCheck, storable_entry, storable_leg};
+use crate::check::{Counters, checked, entry_sum, leg_of_text, leg_sum, verify};
+use crate::schema::{self, key_bytes};
+use crate::stored::StoredEntry;
+use crate::writer::{Commit, Row, Table, Value, Writer};
 use aorlta_check::{CoreError, Result};
 use aorlta_record::RewardEntry;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};

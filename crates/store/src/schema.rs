@@ -5,14 +5,14 @@
 //!
 //! Changelog:
 //! - SQLite 1: `legs` and `entries`, each `key TEXT PRIMARY KEY, value TEXT NOT NULL` (the value
-//!   is the JSON of a [`super::CachedLeg`] or a reward entry). Files written before the store was
+//!   is the JSON of a [`crate::cache::CachedLeg`] or a reward entry). Files written before the store was
 //!   versioned have exactly these tables and no version table: they are read as version 0 and
 //!   step 1 (`IF NOT EXISTS`) adopts them as they are.
 //! - SQLite 2: keys are `BLOB`s (the 32 bytes of the 64 hex digits the engine makes), and
 //!   `entries` is `(k8 INTEGER, key BLOB, value TEXT, reward REAL, facts TEXT)` with an index on
 //!   `k8`, the key's first 8 bytes: an index a third the size of one on the whole key, searched
 //!   by integer, and the whole key checked on every row it finds (see `sqlite.rs`); `reward` and
-//!   `facts` are [`super::StoredEntry`]'s. Version 1's rows are copied over with their keys
+//!   `facts` are [`crate::stored::StoredEntry`]'s. Version 1's rows are copied over with their keys
 //!   decoded, and no reward or facts (their facts are then read from their value).
 //! - SQLite 3: every row carries its checksum (`check.rs`), a `sum BLOB NOT NULL` column in
 //!   both tables, checked on every read; `entries.facts` is `NOT NULL`. The rows of version 2
@@ -56,6 +56,36 @@ pub(crate) fn plan(found: i64, steps: usize) -> Result<Range<usize>, String> {
         ));
     }
     Ok(found as usize..steps)
+}
+
+/// A key as the persistent stores keep it: the 32 bytes of a key of 64 hex digits (what the
+/// engine makes), any other key's own bytes after a zero byte (so the two never meet).
+pub(crate) fn key_bytes(key: &str) -> Vec<u8> {
+    fn digit(c: u8) -> Option<u8> {
+        match c {
+            b'0'..=b'9' => Some(c - b'0'),
+            b'a'..=b'f' => Some(c - b'a' + 10),
+            b'A'..=b'F' => Some(c - b'A' + 10),
+            _ => None,
+        }
+    }
+    let hex = key.as_bytes();
+    if hex.len() == 64 {
+        let mut out = Vec::with_capacity(32);
+        for p in hex.chunks_exact(2) {
+            match (digit(p[0]), digit(p[1])) {
+                (Some(h), Some(l)) => out.push(h << 4 | l),
+                _ => break,
+            }
+        }
+        if out.len() == 32 {
+            return out;
+        }
+    }
+    let mut raw = Vec::with_capacity(hex.len() + 1);
+    raw.push(0);
+    raw.extend_from_slice(hex);
+    raw
 }
 
 #[cfg(test)]

@@ -6,13 +6,11 @@
 //! under a key stays (unless it failed its check when read: then the value computed in its
 //! place replaces it). Every row carries its checksum (`check.rs`), checked on every read.
 
-use super::check::{entry_sum, leg_of_text, leg_sum, verify};
-use super::schema;
-use super::writer::{Commit, Row, Table, Value, Writer};
-use super::{
-    Cache, CacheStats, CachedLeg, Counters, EntryCheck, StoredEntry, checked, key_bytes, storable_entry,
-    storable_leg,
-};
+use crate::cache::{Cache, CacheStats, CachedLeg, EntryCheck, storable_entry, storable_leg};
+use crate::check::{Counters, checked, entry_sum, leg_of_text, leg_sum, verify};
+use crate::schema::{self, key_bytes};
+use crate::stored::StoredEntry;
+use crate::writer::{Commit, Row, Table, Value, Writer};
 use aorlta_check::{CoreError, Result};
 use aorlta_record::RewardEntry;
 use rusqlite::{Connection, TransactionBehavior, params};

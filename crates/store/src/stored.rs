@@ -150,7 +150,7 @@ impl StoredEntry {
     }
 
     /// The entry in its stored form, parsed and checked from what it holds alone: the reward
-    /// contract ([`aorlta_record::contract::check_entry`]); that it is an entry that may be stored
+    /// contract ([`aorlta_record::check_entry`]); that it is an entry that may be stored
     /// (scored, no leg unsettled); that it is in the stored form (no id, no time spent, every
     /// leg cached); and that its reward is its text's. `Err` says what is wrong. (Its facts
     /// are made from its text when it is stored, and a persistent store's checksum covers
@@ -158,7 +158,7 @@ impl StoredEntry {
     pub fn check(&self) -> Result<RewardEntry, String> {
         let e: RewardEntry =
             serde_json::from_str(&self.json).map_err(|err| format!("its text is not an entry: {err}"))?;
-        aorlta_record::contract::check_entry(&e)?;
+        aorlta_record::check_entry(&e)?;
         if !e.scored {
             return Err("an unscored entry, which is never stored".into());
         }

@@ -3,8 +3,15 @@
 //! that fail their check (damaged, edited, or breaking the reward contract) used as misses and
 //! replaced.
 
-use super::*;
-use aorlta_record::{FORMAT_VERSION, LegResult, Parts, VersionIdentity};
+use crate::cache::{Cache, CachedLeg};
+use crate::check;
+use crate::memory::MemoryCache;
+use crate::postgres::PgCache;
+use crate::schema::{self, key_bytes};
+use crate::spec::CacheSpec;
+use crate::sqlite::SqliteCache;
+use crate::stored::StoredEntry;
+use aorlta_record::{FORMAT_VERSION, LegResult, LegState, Parts, Reason, RewardEntry, VersionIdentity};
 use std::path::Path;
 
 pub(crate) fn entry(scored: bool) -> RewardEntry {

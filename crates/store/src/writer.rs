@@ -6,7 +6,7 @@
 //! own transaction. Uncommitted rows are at most the queue and one batch:
 //! [`MAX_UNCOMMITTED_ROWS`], which is what a killed process can lose.
 
-use super::StoredEntry;
+use crate::stored::StoredEntry;
 use std::collections::HashMap;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -25,7 +25,7 @@ use aorlta_kernel::KernelTaskDef;
 use aorlta_kernel::KernelTools;
 use aorlta_kernel::Who;
 use aorlta_kernel::{Compilers, KernelEnv, KernelOverrides};
-use aorlta_record::kernel::KernelLanguage;
+use aorlta_record::KernelLanguage;
 use aorlta_record::{Candidate, LegResult, LegState, Reason, RewardEntry};
 use aorlta_store::{Cache, MemoryCache};
 use serde::Serialize;
@@ -133,7 +133,7 @@ impl Validation {
     /// tools (nothing is started yet).
     pub fn load(suite_path: &Path, options: &Options) -> Result<Self> {
         let suite_path = std::path::absolute(suite_path).map_err(|e| CoreError::io(suite_path, e))?;
-        let suite: Suite = aorlta_check::yaml::load(&suite_path)?;
+        let suite: Suite = aorlta_check::load_yaml(&suite_path)?;
         let base = suite_path.parent().unwrap_or(Path::new("."));
         let env = aorlta_kernel::env_with_kernel(&suite.kernel.clone().overridden(&options.kernel))?;
         let (tasks, _) = TaskSet::load(&base.join(&suite.tasks), &aorlta_core::lanes())?;

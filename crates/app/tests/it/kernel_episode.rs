@@ -8,8 +8,8 @@ use aorlta_core::LoadedProfile;
 use aorlta_core::RewardRegistry;
 use aorlta_core::{Engine, EngineParts};
 use aorlta_kernel::{FakeSpec, GpuSet, KernelConfig, KernelEnv, KernelTools};
-use aorlta_record::episode::TurnReward;
-use aorlta_record::kernel::fake::FakeBehaviour;
+use aorlta_record::FakeBehaviour;
+use aorlta_record::TurnReward;
 use std::path::PathBuf;
 use std::sync::Arc;
 

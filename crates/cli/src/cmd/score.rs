@@ -29,13 +29,13 @@ pub(crate) struct Args {
     pub episodes: Option<PathBuf>,
     /// With `--episodes`: each turn's reward, `own`, `best-so-far` or `gain`.
     #[arg(long, default_value = "own", value_parser = turn_reward)]
-    pub turn_reward: aorlta_record::episode::TurnReward,
+    pub turn_reward: aorlta_record::TurnReward,
     /// With `--episodes`: the discount of the discounted sum, 0 to 1.
     #[arg(long, default_value_t = 1.0)]
     pub discount: f64,
 }
 
-fn turn_reward(s: &str) -> Result<aorlta_record::episode::TurnReward, String> {
+fn turn_reward(s: &str) -> Result<aorlta_record::TurnReward, String> {
     serde_json::from_value(serde_json::Value::String(s.to_string()))
         .map_err(|_| format!("`{s}` is not one of own, best-so-far, gain"))
 }

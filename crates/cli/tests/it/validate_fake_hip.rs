@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 const SUITE: &str = "examples/hip-kernels/validation.yaml";
 
 fn suite(path: &str) -> Suite {
-    aorlta_check::yaml::load(&root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    aorlta_check::load_yaml(&root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 #[test]

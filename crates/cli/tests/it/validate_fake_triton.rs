@@ -29,7 +29,7 @@ fn the_triton_suite_passes_on_the_fake_device() {
 
 #[test]
 fn every_triton_candidate_file_is_a_case() {
-    let suite: Suite = aorlta_check::yaml::load(&root().join(SUITE)).unwrap();
+    let suite: Suite = aorlta_check::load_yaml(&root().join(SUITE)).unwrap();
     let used: BTreeSet<(String, String)> = suite
         .cases
         .iter()

@@ -1,12 +1,12 @@
 //! Property tests of the reward contract over every registered function: random profiles and
 //! random leg outcomes never give a scored reward out of [-1.55, 1.0], never a scored entry
 //! over an unsettled rewarded leg, and the unscored outcome always carries a reason; the
-//! entries they make pass [`aorlta_record::contract::check_entry`].
+//! entries they make pass [`aorlta_record::check_entry`].
 
 use super::*;
 use crate::profile::{LegSpec, LengthLimits, Profile};
-use aorlta_record::contract::{REWARD_MAX, REWARD_MIN, check_entry};
 use aorlta_record::{LegResult, LegState};
+use aorlta_record::{REWARD_MAX, REWARD_MIN, check_entry};
 use proptest::prelude::*;
 
 fn state() -> impl Strategy<Value = LegState> {

@@ -1,5 +1,5 @@
-//! The feedback text of an entry: each leg's text from its lane (`aorlta_answer::feedback`,
-//! `aorlta_kernel::feedback`; a generic sentence for an adapter of neither), laid into the
+//! The feedback text of an entry: each leg's text from its lane (`aorlta_answer::leg_feedback`,
+//! `aorlta_kernel::leg_feedback`; a generic sentence for an adapter of neither), laid into the
 //! profile's template and cut to its budget. Seeds never appear: the lanes do not read them, and
 //! as a last guard any number in the text that is one of the entry's seeds is replaced by
 //! `[seed]`.
@@ -13,10 +13,10 @@ use serde_json::Value;
 /// The text of one leg.
 pub(crate) fn leg_text(leg: &LegResult, task: &Task) -> String {
     // The kernel lane speaks first: it answers the shared `parse` leg only for its own tasks.
-    if let Some(t) = aorlta_kernel::feedback::leg(leg, task) {
+    if let Some(t) = aorlta_kernel::leg_feedback(leg, task) {
         return t;
     }
-    if let Some(t) = aorlta_answer::feedback::leg(leg) {
+    if let Some(t) = aorlta_answer::leg_feedback(leg) {
         return t;
     }
     match leg.state {

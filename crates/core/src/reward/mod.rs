@@ -5,7 +5,7 @@
 //!
 //! [`apply`] enforces both around any registered function: an out-of-range result or a scored
 //! result over an unsettled rewarded leg becomes unscored with reason `reward-contract-violated`;
-//! [`aorlta_record::contract::check_entry`] reads the contract off a finished entry (one found in a store).
+//! [`aorlta_record::check_entry`] reads the contract off a finished entry (one found in a store).
 
 pub(crate) mod base;
 pub(crate) mod feedback;
@@ -16,7 +16,7 @@ use speedup::SpeedupReward;
 
 use crate::profile::Profile;
 use crate::reason::EngineReason;
-use aorlta_record::contract::parts_in_range;
+use aorlta_record::parts_in_range;
 use aorlta_record::{LegResult, LegState, Parts, Reason};
 use std::collections::BTreeMap;
 use std::sync::Arc;

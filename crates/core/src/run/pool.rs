@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// Reads a pool. Candidates without an id get `<task>#<line>`.
 pub fn read_pool(path: &Path) -> Result<(Vec<Candidate>, Vec<SkippedLine>)> {
-    let text = aorlta_check::input::read(path, aorlta_check::input::TEXT_LIMIT)?;
+    let text = aorlta_check::read_input(path, aorlta_check::TEXT_LIMIT)?;
     let mut cands = Vec::new();
     let mut skipped = Vec::new();
     for (i, raw) in text.split(|&b| b == b'\n').enumerate() {
@@ -71,7 +71,7 @@ pub fn candidate(p: PoolLine, number: usize) -> Candidate {
 /// them: what a progress bar counts to.
 pub fn count_lines(path: &Path) -> Result<usize> {
     use std::io::BufRead;
-    let file = aorlta_check::input::open(path)?;
+    let file = aorlta_check::open_input(path)?;
     let mut r = std::io::BufReader::with_capacity(1 << 20, file);
     let (mut n, mut blank) = (0, true);
     loop {

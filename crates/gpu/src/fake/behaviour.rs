@@ -8,8 +8,8 @@ use super::compute;
 use super::{FakeBackend, FakeModule};
 use crate::backend::{DevPtr, KernelArg};
 use crate::draw::{as_f64, elem_size, from_f64, load, sentinel_bits};
-use aorlta_record::kernel::fake::FakeBehaviour;
-use aorlta_record::kernel::{Dtype, Role};
+use aorlta_record::FakeBehaviour;
+use aorlta_record::{Dtype, Role};
 use rand_distr::{Distribution, StandardNormal};
 
 /// One output buffer a kernel was given.

@@ -15,8 +15,8 @@ use crate::backend::{
     Backend, BackendError, DevPtr, ErrorKind, EventSlot, FuncId, HelperOp, KernelArg, ModuleId, Wait,
 };
 use crate::geometry::LAUNCH_SYMBOL;
-use aorlta_record::kernel::fake::FakeImage;
-use aorlta_record::kernel::harness::{Clocks, DeviceInfo, Geometry};
+use aorlta_record::FakeImage;
+use aorlta_record::{Clocks, DeviceInfo, Geometry};
 use memory::Memory;
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;

@@ -9,7 +9,7 @@ use crate::backend::{
     aligned_image, c_symbol, poll_until,
 };
 use crate::batch::{BatchRepr, THREADS_PER_BLOCK, not_loaded};
-use aorlta_record::kernel::harness::{Clocks, DeviceInfo, Geometry, HarnessError};
+use aorlta_record::{Clocks, DeviceInfo, Geometry, HarnessError};
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
 

@@ -4,7 +4,7 @@
 
 use super::sys::*;
 use crate::backend::{BackendError, ErrorKind, gpu_uuid};
-use aorlta_record::kernel::harness::{DeviceInfo, HarnessError};
+use aorlta_record::{DeviceInfo, HarnessError};
 use std::ffi::{CStr, c_int};
 
 /// Errors that leave the device unusable: prior launch failure, uncorrectable ECC, illegal

@@ -1,7 +1,7 @@
 //! The HIP runtime as C: the types and codes of `hip_runtime_api.h` that the backend uses, and
 //! the library `libamdhip64` opened at run time with its entry points (the `sys` layer).
 
-use aorlta_record::kernel::harness::HarnessError;
+use aorlta_record::HarnessError;
 use libloading::Library;
 use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! architecture from the kernel driver's KFD topology, and the cache a cold flush must cover.
 
 use super::sys::*;
-use aorlta_record::kernel::harness::{DeviceInfo, HarnessError};
+use aorlta_record::{DeviceInfo, HarnessError};
 use std::path::{Path, PathBuf};
 
 /// Every visible HIP device, each with its architecture where the KFD topology tells it. `Err`

@@ -15,8 +15,8 @@
 use crate::backend::{Backend, Lent};
 use crate::layout::{BufferSet, GUARD_BYTES, Layout};
 use crate::plan::{Op, Runner, Stop};
-use aorlta_record::kernel::Dtype;
-use aorlta_record::kernel::harness::{Party, TorchJob};
+use aorlta_record::Dtype;
+use aorlta_record::{Party, TorchJob};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Mutex;
@@ -294,7 +294,7 @@ fn run_in(
 /// The `bind` request of a set: every buffer with its shape at this size and how it is lent,
 /// and the forward's integer arguments.
 fn bind_request(
-    task: &aorlta_record::kernel::KernelTask,
+    task: &aorlta_record::KernelTask,
     t: &TorchJob,
     layout: &Layout,
     lent: &[Lent],

@@ -2,11 +2,11 @@
 
 use aorlta_gpu::FakeBackend;
 use aorlta_gpu::run_job;
-use aorlta_record::kernel::KernelTask;
-use aorlta_record::kernel::fake::{FAKE_MAGIC, FakeBehaviour, FakeImage};
-use aorlta_record::kernel::harness::{
+use aorlta_record::KernelTask;
+use aorlta_record::{
     CheckWork, HARNESS_FORMAT, HarnessJob, HarnessRecord, JobReference, KernelImage, TimeWork, Work,
 };
+use aorlta_record::{FAKE_MAGIC, FakeBehaviour, FakeImage};
 use std::path::Path;
 
 pub(crate) const MANGLED: &str = "_Z10vector_addPKfS0_Pfi";

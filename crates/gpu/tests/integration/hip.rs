@@ -3,7 +3,7 @@
 //! --hip` writes the error, and `--hip` with `--fake` is a usage error.
 
 use aorlta_gpu::{EXIT_NO_DEVICE, EXIT_USAGE};
-use aorlta_record::kernel::harness::{DeviceList, HarnessReady};
+use aorlta_record::{DeviceList, HarnessReady};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 

@@ -4,7 +4,7 @@ use crate::common::*;
 use aorlta_gpu::COUNTER_WORDS;
 use aorlta_gpu::Call;
 use aorlta_gpu::{EventSlot, HelperOp, ModuleId};
-use aorlta_record::kernel::fake::FakeBehaviour;
+use aorlta_record::FakeBehaviour;
 use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -197,7 +197,7 @@ fn correctness_makes_the_expected_output_after_the_candidate_ran() {
 
 #[test]
 fn a_timing_stops_at_the_first_look_that_settles_its_verdict() {
-    use aorlta_record::kernel::harness::Work;
+    use aorlta_record::Work;
     let judged = |speed: f64| {
         let mut w = time_work(30);
         if let Work::Time(t) = &mut w {
@@ -232,7 +232,7 @@ fn an_inout_buffer_is_timed_without_blaming_the_candidate() {
         &image(FakeBehaviour::Correct, 1.0, false),
         time_work(20),
     );
-    j.task.buffers[2].role = aorlta_record::kernel::Role::Inout;
+    j.task.buffers[2].role = aorlta_record::Role::Inout;
     let mut b = aorlta_gpu::FakeBackend::new(0);
     let rec = aorlta_gpu::run_job(&mut b, &j);
     assert!(rec.findings.is_empty(), "{:?}", rec.findings);
@@ -248,11 +248,11 @@ fn with_a_seed_per_family_every_size_draws_every_family_of_every_input() {
     let families: Vec<Vec<_>> = task
         .buffers
         .iter()
-        .filter(|b| b.role != aorlta_record::kernel::Role::Out)
-        .map(aorlta_record::kernel::inputs::allowed)
+        .filter(|b| b.role != aorlta_record::Role::Out)
+        .map(aorlta_record::allowed_families)
         .collect();
     let seeds = families.iter().map(Vec::len).max().unwrap() as u64;
-    let work = aorlta_record::kernel::harness::Work::Check(aorlta_record::kernel::harness::CheckWork {
+    let work = aorlta_record::Work::Check(aorlta_record::CheckWork {
         sizes: vec![0, 1, 2],
         seeds: (0..seeds).map(|s| 0xF00D + s).collect(),
     });
@@ -272,11 +272,11 @@ fn with_a_seed_per_family_every_size_draws_every_family_of_every_input() {
     }
 }
 
-fn symmetric_time_work(pairs: usize) -> aorlta_record::kernel::harness::Work {
+fn symmetric_time_work(pairs: usize) -> aorlta_record::Work {
     match time_work(pairs) {
-        aorlta_record::kernel::harness::Work::Time(mut w) => {
+        aorlta_record::Work::Time(mut w) => {
             w.symmetric = true;
-            aorlta_record::kernel::harness::Work::Time(w)
+            aorlta_record::Work::Time(w)
         }
         _ => unreachable!(),
     }
@@ -321,7 +321,7 @@ fn a_symmetric_timing_gives_both_sides_the_same_conditions() {
     }
     // The order within pairs is the same as without the symmetry (a stream of its own).
     let (plain, _) = run(&image(FakeBehaviour::Correct, 1.0, false), time_work(pairs));
-    let order = |r: &aorlta_record::kernel::harness::HarnessRecord| -> Vec<bool> {
+    let order = |r: &aorlta_record::HarnessRecord| -> Vec<bool> {
         r.time
             .as_ref()
             .unwrap()

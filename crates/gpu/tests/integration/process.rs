@@ -2,8 +2,8 @@
 //! exits after a job that lost the context.
 
 use crate::common::*;
-use aorlta_record::kernel::fake::FakeBehaviour;
-use aorlta_record::kernel::harness::{DeviceList, HarnessReady, HarnessRecord};
+use aorlta_record::FakeBehaviour;
+use aorlta_record::{DeviceList, HarnessReady, HarnessRecord};
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

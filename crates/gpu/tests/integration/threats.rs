@@ -1,9 +1,9 @@
 //! Each threat the fake device can play, caught by the plans (not by the fake).
 
 use crate::common::*;
-use aorlta_record::kernel::fake::FakeBehaviour as F;
+use aorlta_record::FakeBehaviour as F;
 
-fn img(b: F) -> aorlta_record::kernel::fake::FakeImage {
+fn img(b: F) -> aorlta_record::FakeImage {
     image(b, 1.0, false)
 }
 
@@ -198,7 +198,7 @@ fn no_expected_output_is_on_the_device_while_the_candidate_runs() {
 fn corrupting_the_comparison_s_counters_is_undone_before_the_checks() {
     // The attack is real: counters set by the kernel make the comparison's additions wrap.
     use aorlta_gpu::{Backend, HelperOp};
-    use aorlta_record::kernel::{Dtype, Tolerance};
+    use aorlta_record::{Dtype, Tolerance};
     let mut b = aorlta_gpu::FakeBackend::new(0);
     b.load_helpers().unwrap();
     let (e, g, out) = (b.alloc(64).unwrap(), b.alloc(64).unwrap(), b.alloc(24).unwrap());
@@ -252,7 +252,7 @@ fn faster_and_slower_candidates_are_measured_as_such() {
 
 #[test]
 fn a_symmetric_timing_catches_every_timing_threat_as_the_default_does() {
-    use aorlta_record::kernel::harness::Work;
+    use aorlta_record::Work;
     let symmetric = |pairs| match time_work(pairs) {
         Work::Time(mut w) => {
             w.symmetric = true;
@@ -273,8 +273,7 @@ fn a_symmetric_timing_catches_every_timing_threat_as_the_default_does() {
         let (plain, _) = run(&img(b), time_work(12));
         let (sym, _) = run(&img(b), symmetric(12));
         assert_eq!(codes(&sym), codes(&plain), "{b:?}");
-        let speedup =
-            |r: &aorlta_record::kernel::harness::HarnessRecord| r.time.as_ref().map(|t| t.pairs.len());
+        let speedup = |r: &aorlta_record::HarnessRecord| r.time.as_ref().map(|t| t.pairs.len());
         assert_eq!(speedup(&sym), speedup(&plain), "{b:?}: pairs measured");
     }
 }

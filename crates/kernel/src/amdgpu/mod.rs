@@ -21,8 +21,8 @@
 pub(crate) mod bundle;
 
 use super::elf;
-use crate::KernelReason;
-use aorlta_record::kernel::mangle::{ParamKind, Signature};
+use crate::reason::KernelReason;
+use aorlta_record::{ParamKind, Signature};
 use object::LittleEndian;
 use object::elf::FileHeader64;
 use object::read::elf::{FileHeader, SectionHeader};
@@ -455,11 +455,7 @@ pub(crate) fn check_kernel(
     })
 }
 
-fn check_args(
-    target: &str,
-    k: &KernelMeta,
-    params: &[aorlta_record::kernel::mangle::Param],
-) -> Result<(), String> {
+fn check_args(target: &str, k: &KernelMeta, params: &[aorlta_record::Param]) -> Result<(), String> {
     let explicit: Vec<&ArgMeta> = k.args.iter().filter(|a| !a.is_hidden()).collect();
     if explicit.len() != params.len() {
         return Err(format!(

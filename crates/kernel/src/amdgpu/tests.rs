@@ -563,7 +563,7 @@ fn the_signature_check_on_hand_built_kernels() {
     let (code, _) = check_kernel(&one(vec![kernel("k", good.clone())], &["k"]), sig, &[]).unwrap_err();
     assert_eq!(code, "kernel-not-found");
     // The mangled name is preferred to the plain one.
-    let mangled = aorlta_record::kernel::mangle::mangle(sig).unwrap().1;
+    let mangled = aorlta_record::mangle(sig).unwrap().1;
     let both = one(
         vec![kernel("k", good.clone()), kernel(&mangled, good)],
         &["k", "k.kd", &mangled, &format!("{mangled}.kd")],

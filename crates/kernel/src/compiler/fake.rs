@@ -6,7 +6,7 @@ use super::{CompileEnv, CompileFailure};
 use crate::fake::{FakeCompile, FakeSpec};
 use crate::reason::KernelReason;
 use crate::task::KernelTaskDef;
-use aorlta_record::kernel::fake::FakeImage;
+use aorlta_record::FakeImage;
 
 /// The fake image of the source whose hash is `source_hash`, as bytes, with the symbols to look
 /// the kernel up by.

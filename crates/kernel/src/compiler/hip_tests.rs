@@ -9,8 +9,8 @@ use crate::env::KernelEnv;
 use crate::task::KernelTaskDef;
 use crate::test_env::TestEnv;
 use crate::tests::{SIG, code_of, task, tool};
+use aorlta_record::KernelLanguage;
 use aorlta_record::LegState;
-use aorlta_record::kernel::KernelLanguage;
 use std::path::Path;
 
 const GOOD: &str = "#include <hip/hip_runtime.h>\n\
@@ -131,7 +131,7 @@ fn hip_sources_compile_for_nvidia_through_the_portability_header() {
     let dir = tempfile::tempdir().unwrap();
     let e = TestEnv::new(dir.path())
         .nvcc(nvcc)
-        .compiler(crate::CompilerChoice::Nvcc)
+        .compiler(crate::config::CompilerChoice::Nvcc)
         .compile_timeout_s(60.0)
         .build();
     assert_eq!(Target::of(&e, &hip_task()), Ok(Target::HipOnNvidia));

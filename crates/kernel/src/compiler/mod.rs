@@ -38,7 +38,7 @@ use aorlta_record::LegState;
 use cache::CompileCache;
 use std::path::{Path, PathBuf};
 
-/// What the compile needs of the kernel environment ([`crate::KernelEnv`] implements it): its
+/// What the compile needs of the kernel environment ([`crate::env::KernelEnv`] implements it): its
 /// settings, its compilers, the outcomes cached so far. The compiler names no environment
 /// type, so the environment builds on the compiler and not the other way round.
 pub trait CompileEnv {
@@ -107,7 +107,7 @@ pub struct Compiled {
     /// True when served from the cache.
     pub cached: bool,
     /// The launch its compiler decided (a Triton kernel's).
-    pub launch: Option<aorlta_record::kernel::harness::ImageLaunch>,
+    pub launch: Option<aorlta_record::ImageLaunch>,
 }
 
 /// Why a source did not compile: a leg state (`broke` or `unsettled`), a code and a detail.

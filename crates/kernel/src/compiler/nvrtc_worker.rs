@@ -155,7 +155,7 @@ fn line<T: Serialize>(out: &mut impl Write, v: &T) -> std::io::Result<()> {
 
 /// The worker's loop (`aorlta nvrtc-worker`): answers requests on standard input until it
 /// closes. Returns the process's exit code.
-pub(crate) fn serve() -> i32 {
+pub fn serve() -> i32 {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let version = match nvrtc_version() {

@@ -15,7 +15,7 @@
 //! runs in [`super::sandbox`], which cannot read host files, and [`super::diagnostic`] checks
 //! what the preprocessor read and what of its output a client sees.
 
-use crate::KernelReason;
+use crate::reason::KernelReason;
 
 /// Headers a candidate may include.
 pub(crate) const ALLOWED_HEADERS: &[&str] = &[

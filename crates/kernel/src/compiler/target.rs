@@ -6,7 +6,7 @@ use super::{CompileEnv, CompileFailure};
 use crate::config::Platform;
 use crate::reason::KernelReason;
 use crate::task::KernelTaskDef;
-use aorlta_record::kernel::KernelLanguage;
+use aorlta_record::KernelLanguage;
 
 /// How one task's sources are compiled and run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -22,7 +22,7 @@ pub(crate) struct Object {
     /// Seconds the compiler ran.
     pub compile_s: f64,
     /// The launch the compiler decided (Triton's), when it decides one.
-    pub launch: Option<aorlta_record::kernel::harness::ImageLaunch>,
+    pub launch: Option<aorlta_record::ImageLaunch>,
 }
 
 /// One compiler run, relative to a fresh folder holding only the source.

@@ -17,10 +17,10 @@ use super::toolchain::{Invocation, Object, Toolchain, check_cubin};
 use super::{CompileEnv, CompileFailure};
 use crate::reason::KernelReason;
 use crate::task::KernelTaskDef;
-use aorlta_record::kernel::Dtype;
-use aorlta_record::kernel::expr::eval_count;
-use aorlta_record::kernel::harness::ImageLaunch;
-use aorlta_record::kernel::mangle::{ParamKind, parameters};
+use aorlta_record::Dtype;
+use aorlta_record::ImageLaunch;
+use aorlta_record::eval_count;
+use aorlta_record::{ParamKind, signature_parameters};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -200,7 +200,7 @@ pub(crate) fn python_of(configured: Option<&Path>) -> PathBuf {
 fn triton_params(task: &KernelTaskDef) -> Result<Vec<(String, String)>, CompileFailure> {
     let bad =
         |m: String| CompileFailure::unsettled(KernelReason::BadParams, format!("task {}: {m}", task.spec.id));
-    let params = parameters(&task.spec.signature).map_err(|e| bad(e.to_string()))?;
+    let params = signature_parameters(&task.spec.signature).map_err(|e| bad(e.to_string()))?;
     params
         .iter()
         .map(|p| {

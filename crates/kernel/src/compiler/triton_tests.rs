@@ -10,7 +10,7 @@ use crate::task::KernelTaskDef;
 use crate::test_env::TestEnv;
 use crate::tests::{code_of, task, tool};
 use aorlta_record::LegState;
-use aorlta_record::kernel::{KernelLanguage, TritonSpec};
+use aorlta_record::{KernelLanguage, TritonSpec};
 use std::path::Path;
 use std::time::{Duration, Instant};
 

@@ -50,9 +50,7 @@ pub fn extract_kernel(completion: &str, kernel_name: &str) -> Result<String, Rea
 /// HIP, [`extract_triton_kernel`] for Triton).
 pub fn kernel_source(completion: &str, task: &KernelTaskDef) -> Result<String, Reason> {
     match task.spec.language {
-        aorlta_record::kernel::KernelLanguage::Triton => {
-            extract_triton_kernel(completion, task.kernel_name())
-        }
+        aorlta_record::KernelLanguage::Triton => extract_triton_kernel(completion, task.kernel_name()),
         _ => extract_kernel(completion, task.kernel_name()),
     }
 }

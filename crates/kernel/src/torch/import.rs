@@ -11,7 +11,7 @@
 //! laws from how the problem draws, the tolerance from the element types.
 
 use super::prompt;
-use aorlta_record::kernel::{BufferSpec, Dtype, Init, KernelTask, Reference, Role, TorchReference};
+use aorlta_record::{BufferSpec, Dtype, Init, KernelTask, Reference, Role, TorchReference};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};

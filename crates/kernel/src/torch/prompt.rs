@@ -2,7 +2,7 @@
 //! kernel's contract in this project's words (the signature, the shapes, the input laws, the
 //! tolerance, the launch geometry, the sizes checked and timed).
 
-use aorlta_record::kernel::{BufferSpec, Init, Role, Tolerance};
+use aorlta_record::{BufferSpec, Init, Role, Tolerance};
 use std::collections::BTreeMap;
 
 /// What a prompt is made from.

@@ -26,13 +26,13 @@ pub struct ExprError {
 }
 
 /// Longest expression read, bytes.
-pub const MAX_LEN: usize = 4096;
+pub(crate) const MAX_LEN: usize = 4096;
 
 /// Deepest nesting read (parentheses, function calls and unary minuses together).
-pub const MAX_DEPTH: u32 = 64;
+pub(crate) const MAX_DEPTH: u32 = 64;
 
 /// Evaluates `expr` with the variables of one problem size.
-pub fn eval(expr: &str, vars: &BTreeMap<String, i64>) -> Result<i64, ExprError> {
+pub fn eval_expr(expr: &str, vars: &BTreeMap<String, i64>) -> Result<i64, ExprError> {
     if expr.len() > MAX_LEN {
         return Err(ExprError {
             expr: format!("{}…", expr.chars().take(64).collect::<String>()),
@@ -60,7 +60,7 @@ pub fn eval(expr: &str, vars: &BTreeMap<String, i64>) -> Result<i64, ExprError> 
 
 /// Evaluates an expression that must be a non-negative count (a length or a geometry value).
 pub fn eval_count(expr: &str, vars: &BTreeMap<String, i64>) -> Result<u64, ExprError> {
-    let v = eval(expr, vars)?;
+    let v = eval_expr(expr, vars)?;
     u64::try_from(v).map_err(|_| ExprError {
         expr: expr.to_string(),
         at: 0,
@@ -280,15 +280,15 @@ mod tests {
     #[test]
     fn precedence_functions_and_variables() {
         let v = vars();
-        assert_eq!(eval("n", &v), Ok(1000));
-        assert_eq!(eval("1 + 2 * 3", &v), Ok(7));
-        assert_eq!(eval("(1 + 2) * 3", &v), Ok(9));
-        assert_eq!(eval("rows * cols", &v), Ok(2145));
-        assert_eq!(eval("ceil_div(n, 256)", &v), Ok(4));
-        assert_eq!(eval("ceil_div(1024, 256)", &v), Ok(4));
-        assert_eq!(eval("min(rows, cols) + max(rows, cols)", &v), Ok(98));
-        assert_eq!(eval("-n % 7", &v), Ok(-1000 % 7));
-        assert_eq!(eval(" 7 / 2 - 10 / -3 ", &v), Ok(3 + 3));
+        assert_eq!(eval_expr("n", &v), Ok(1000));
+        assert_eq!(eval_expr("1 + 2 * 3", &v), Ok(7));
+        assert_eq!(eval_expr("(1 + 2) * 3", &v), Ok(9));
+        assert_eq!(eval_expr("rows * cols", &v), Ok(2145));
+        assert_eq!(eval_expr("ceil_div(n, 256)", &v), Ok(4));
+        assert_eq!(eval_expr("ceil_div(1024, 256)", &v), Ok(4));
+        assert_eq!(eval_expr("min(rows, cols) + max(rows, cols)", &v), Ok(98));
+        assert_eq!(eval_expr("-n % 7", &v), Ok(-1000 % 7));
+        assert_eq!(eval_expr(" 7 / 2 - 10 / -3 ", &v), Ok(3 + 3));
     }
 
     #[test]
@@ -299,7 +299,7 @@ mod tests {
             format!("{}1", "-".repeat(100_000)),
             format!("{}1{}", "min(1, ".repeat(5_000), ")".repeat(5_000)),
         ] {
-            let e = eval(&deep, &v).unwrap_err();
+            let e = eval_expr(&deep, &v).unwrap_err();
             assert!(
                 e.message.contains("nested more than") || e.message.contains("at most"),
                 "{}",
@@ -311,33 +311,33 @@ mod tests {
             "(".repeat(MAX_DEPTH as usize),
             ")".repeat(MAX_DEPTH as usize)
         );
-        assert_eq!(eval(&nested, &v), Ok(1));
-        let e = eval(&format!("(({}1)))", "(".repeat(MAX_DEPTH as usize)), &v).unwrap_err();
+        assert_eq!(eval_expr(&nested, &v), Ok(1));
+        let e = eval_expr(&format!("(({}1)))", "(".repeat(MAX_DEPTH as usize)), &v).unwrap_err();
         assert!(e.message.contains("nested more than 64 deep"), "{}", e.message);
-        let e = eval(&"1+".repeat(3000), &v).unwrap_err();
+        let e = eval_expr(&"1+".repeat(3000), &v).unwrap_err();
         assert!(e.message.contains("at most 4096"), "{}", e.message);
     }
 
     #[test]
     fn errors_name_the_place_and_the_problem() {
         let v = vars();
-        let e = eval("n / (rows - 33)", &v).unwrap_err();
+        let e = eval_expr("n / (rows - 33)", &v).unwrap_err();
         assert!(e.message.contains("division by zero"), "{e}");
-        let e = eval("n + m", &v).unwrap_err();
+        let e = eval_expr("n + m", &v).unwrap_err();
         assert_eq!(e.at, 4);
         assert!(e.message.contains("unknown variable `m`"), "{e}");
-        let e = eval("pow(n, 2)", &v).unwrap_err();
+        let e = eval_expr("pow(n, 2)", &v).unwrap_err();
         assert!(e.message.contains("unknown function `pow`"), "{e}");
         assert!(
-            eval("9223372036854775807 + 1", &v)
+            eval_expr("9223372036854775807 + 1", &v)
                 .unwrap_err()
                 .message
                 .contains("overflow")
         );
-        assert!(eval("n n", &v).is_err());
-        assert!(eval("(n", &v).is_err());
-        assert!(eval("", &v).is_err());
-        assert!(eval("ceil_div(n, 0)", &v).is_err());
+        assert!(eval_expr("n n", &v).is_err());
+        assert!(eval_expr("(n", &v).is_err());
+        assert!(eval_expr("", &v).is_err());
+        assert!(eval_expr("ceil_div(n, 0)", &v).is_err());
         assert!(eval_count("0 - n", &v).is_err());
         assert_eq!(eval_count("n * 4", &v), Ok(4000));
     }

@@ -109,7 +109,7 @@ impl Special {
 
 /// The closed interval of values a buffer's `init` allows: `[lo, hi]` of a uniform law, and
 /// `mean ± 6 std` of a normal one (the generator's own bound).
-pub fn domain(init: &Init) -> (f64, f64) {
+pub fn init_domain(init: &Init) -> (f64, f64) {
     match *init {
         Init::Uniform { lo, hi } => (lo, hi),
         Init::Normal { mean, std } => (mean - 6.0 * std, mean + 6.0 * std),
@@ -122,8 +122,8 @@ pub fn is_float(d: Dtype) -> bool {
 }
 
 /// The families a buffer's declaration allows, in code order.
-pub fn allowed(b: &BufferSpec) -> Vec<Family> {
-    let (lo, hi) = domain(&b.init);
+pub fn allowed_families(b: &BufferSpec) -> Vec<Family> {
+    let (lo, hi) = init_domain(&b.init);
     Family::ALL
         .into_iter()
         .filter(|f| match f {
@@ -254,23 +254,23 @@ mod tests {
     #[test]
     fn signs_need_both_signs_and_specials_a_declaration_on_a_float() {
         let both = buf(Dtype::F32, Init::Uniform { lo: -1.0, hi: 2.0 }, vec![]);
-        assert!(allowed(&both).contains(&Family::Signs));
-        assert!(!allowed(&both).contains(&Family::Specials));
+        assert!(allowed_families(&both).contains(&Family::Signs));
+        assert!(!allowed_families(&both).contains(&Family::Specials));
         let pos = buf(Dtype::F32, Init::Uniform { lo: 0.0, hi: 2.0 }, vec![Special::Nan]);
-        assert!(!allowed(&pos).contains(&Family::Signs));
-        assert!(allowed(&pos).contains(&Family::Specials));
+        assert!(!allowed_families(&pos).contains(&Family::Signs));
+        assert!(allowed_families(&pos).contains(&Family::Specials));
         let int = buf(
             Dtype::I32,
             Init::Uniform { lo: -5.0, hi: 5.0 },
             vec![Special::Zero],
         );
-        assert!(!allowed(&int).contains(&Family::Specials));
-        assert_eq!(domain(&Init::Normal { mean: 1.0, std: 2.0 }), (-11.0, 13.0));
+        assert!(!allowed_families(&int).contains(&Family::Specials));
+        assert_eq!(init_domain(&Init::Normal { mean: 1.0, std: 2.0 }), (-11.0, 13.0));
     }
 
     #[test]
     fn consecutive_cases_draw_every_allowed_family_once() {
-        let fams = allowed(&buf(
+        let fams = allowed_families(&buf(
             Dtype::F32,
             Init::Uniform { lo: -1.0, hi: 1.0 },
             vec![Special::Inf],

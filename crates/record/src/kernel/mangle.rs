@@ -221,12 +221,12 @@ impl Pointee {
 }
 
 /// The parameters of a kernel signature, in order.
-pub fn parameters(signature: &str) -> Result<Vec<Param>, MangleError> {
+pub fn signature_parameters(signature: &str) -> Result<Vec<Param>, MangleError> {
     mangle(signature)?;
     checked_parameters(signature)
 }
 
-/// [`parameters`] of a signature [`mangle`] has already read.
+/// [`signature_parameters`] of a signature [`mangle`] has already read.
 fn checked_parameters(signature: &str) -> Result<Vec<Param>, MangleError> {
     let stripped = strip_attributes(signature);
     let (open, close) = match (stripped.find('('), stripped.rfind(')')) {
@@ -592,7 +592,8 @@ mod tests {
     #[test]
     fn parameters_name_pointers_and_scalars() {
         let ps =
-            parameters("void t(const float* __restrict__ in, float* out, int rows, unsigned cols)").unwrap();
+            signature_parameters("void t(const float* __restrict__ in, float* out, int rows, unsigned cols)")
+                .unwrap();
         let got: Vec<(&str, ParamKind)> = ps.iter().map(|p| (p.name.as_str(), p.kind)).collect();
         assert_eq!(
             got,
@@ -603,10 +604,11 @@ mod tests {
                 ("cols", ParamKind::Scalar("j")),
             ]
         );
-        assert!(parameters("void k()").unwrap().is_empty());
-        let ps =
-            parameters("void t(const __half* __restrict__ a, __nv_bfloat16* b, int* const c, float** d)")
-                .unwrap();
+        assert!(signature_parameters("void k()").unwrap().is_empty());
+        let ps = signature_parameters(
+            "void t(const __half* __restrict__ a, __nv_bfloat16* b, int* const c, float** d)",
+        )
+        .unwrap();
         let got: Vec<(String, bool, String)> = ps
             .iter()
             .map(|p| {

@@ -10,7 +10,7 @@ use super::{Dtype, KernelTask, Role};
 use std::collections::BTreeMap;
 
 /// Bytes of one element of a dtype.
-pub fn dtype_bytes(d: Dtype) -> u64 {
+pub(crate) fn dtype_bytes(d: Dtype) -> u64 {
     match d {
         Dtype::F16 | Dtype::Bf16 => 2,
         Dtype::F32 | Dtype::I32 | Dtype::U32 => 4,
@@ -20,7 +20,7 @@ pub fn dtype_bytes(d: Dtype) -> u64 {
 
 /// Bytes one launch moves at a size: the task's `bytes`, else its buffers' (each input read
 /// once, each output written once, an `inout` buffer read and written).
-pub fn bytes(spec: &KernelTask, vars: &BTreeMap<String, i64>) -> Result<u64, ExprError> {
+pub fn traffic_bytes(spec: &KernelTask, vars: &BTreeMap<String, i64>) -> Result<u64, ExprError> {
     if let Some(e) = &spec.bytes {
         return eval_count(e, vars);
     }
@@ -34,13 +34,13 @@ pub fn bytes(spec: &KernelTask, vars: &BTreeMap<String, i64>) -> Result<u64, Exp
 }
 
 /// Floating-point operations one launch does at a size, when the task declares them.
-pub fn flops(spec: &KernelTask, vars: &BTreeMap<String, i64>) -> Option<Result<u64, ExprError>> {
+pub fn traffic_flops(spec: &KernelTask, vars: &BTreeMap<String, i64>) -> Option<Result<u64, ExprError>> {
     spec.flops.as_ref().map(|e| eval_count(e, vars))
 }
 
 /// Checks the declarations on every size: the field (`bytes` or `flops`) and why, for the first
 /// that does not evaluate to a count.
-pub fn check(spec: &KernelTask) -> Result<(), (&'static str, String)> {
+pub fn check_traffic(spec: &KernelTask) -> Result<(), (&'static str, String)> {
     for (i, size) in spec.sizes.iter().enumerate() {
         for (field, e) in [("bytes", &spec.bytes), ("flops", &spec.flops)] {
             if let Some(e) = e
@@ -79,14 +79,14 @@ mod tests {
         let t = task(serde_json::json!({}));
         let size = &t.sizes[0];
         // x read (4 000) + y read and written (2 × 2 000).
-        assert_eq!(bytes(&t, size).unwrap(), 8_000);
-        assert!(flops(&t, size).is_none());
+        assert_eq!(traffic_bytes(&t, size).unwrap(), 8_000);
+        assert!(traffic_flops(&t, size).is_none());
         let t = task(serde_json::json!({"bytes": "3 * n", "flops": "2 * n"}));
-        assert_eq!(bytes(&t, &t.sizes[0]).unwrap(), 3_000);
-        assert_eq!(flops(&t, &t.sizes[0]).unwrap().unwrap(), 2_000);
-        assert!(check(&t).is_ok());
+        assert_eq!(traffic_bytes(&t, &t.sizes[0]).unwrap(), 3_000);
+        assert_eq!(traffic_flops(&t, &t.sizes[0]).unwrap().unwrap(), 2_000);
+        assert!(check_traffic(&t).is_ok());
         let t = task(serde_json::json!({"flops": "2 * m"}));
-        let (field, why) = check(&t).unwrap_err();
+        let (field, why) = check_traffic(&t).unwrap_err();
         assert_eq!(field, "flops");
         assert!(why.contains("at size 0"), "{why}");
     }

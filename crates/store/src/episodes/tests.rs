@@ -1,5 +1,5 @@
 use super::*;
-use aorlta_record::episode::TurnReward;
+use aorlta_record::TurnReward;
 use aorlta_record::{Reason, RewardEntry};
 
 const LIMITS: EpisodeLimits = EpisodeLimits {
@@ -81,13 +81,13 @@ fn sqlite_episodes_keep_the_rules_and_outlive_their_store() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("cache.sqlite");
     // Beside the results' own tables.
-    let cache = crate::SqliteCache::open_with(&path, 2).unwrap();
+    let cache = crate::sqlite::SqliteCache::open_with(&path, 2).unwrap();
     behaves(&SqliteEpisodes::open(&path, LIMITS).unwrap());
     drop(cache);
     let again = SqliteEpisodes::open(&path, LIMITS).unwrap();
     assert_eq!(again.get("a", 30).unwrap().unwrap().turns.len(), 2);
     // The results' store opens the file with the episodes in it.
-    crate::SqliteCache::open_with(&path, 2).unwrap();
+    crate::sqlite::SqliteCache::open_with(&path, 2).unwrap();
 }
 
 #[test]
@@ -99,5 +99,5 @@ fn postgres_episodes_keep_the_rules_and_outlive_their_connection() {
     behaves(&PgEpisodes::connect(&url, LIMITS).unwrap());
     let again = PgEpisodes::connect(&url, LIMITS).unwrap();
     assert_eq!(again.get("a", 30).unwrap().unwrap().turns.len(), 2);
-    crate::PgCache::connect(&url, 2).unwrap();
+    crate::postgres::PgCache::connect(&url, 2).unwrap();
 }

@@ -230,7 +230,7 @@ impl GeneratorConfig {
 
     /// Parses and checks `text`; `origin` names it in errors.
     pub fn parse(text: &str, origin: &Path) -> Result<GeneratorConfig> {
-        let c: GeneratorConfig = aorlta_check::yaml::from_str(text, origin)?;
+        let c: GeneratorConfig = aorlta_check::parse_yaml(text, origin)?;
         let line_of = |key: &str| {
             text.lines()
                 .position(|l| l.trim_start().starts_with(&format!("{key}:")))
