@@ -2,9 +2,9 @@
 //! run (`score`: a pool through the engine, in parallel, resumable, summarised), its offline
 //! episode replay, the comparison of two pools (`eval`, with its plots), the harness validation
 //! suite (`validate`), the datasets a run config can name (JSONL and Parquet), `timecheck`, the
-//! kernel benchmark (`bench kernels`) and the summary of a kernel-lane timeline (`timeline`). The
-//! command line parses arguments and prints what these return; the service links none of it (no
-//! Parquet, no plots).
+//! check of kernel task files (`task check`), the kernel benchmark (`bench kernels`) and the
+//! summary of a kernel-lane timeline (`timeline`). The command line parses arguments and prints
+//! what these return; the service links none of it (no Parquet, no plots).
 
 mod bench_kernels;
 mod config;
@@ -16,6 +16,7 @@ mod inspect;
 mod plot;
 mod score;
 mod summary;
+mod task_check;
 mod timecheck;
 mod timeline;
 mod validation;
@@ -36,6 +37,10 @@ pub use inspect::run_sources;
 pub use plot::{Series, histogram_svg};
 pub use score::{LOCK_FILE, PreparedRun, RunReport, execute, prepare};
 pub use summary::{FAKE_GPU_NOTICE, StateCounts, Summary};
+pub use task_check::{
+    AaTiming, CheckParams, FAKE, NOT_RUN, STEPS, TaskCheck, TaskCheckReport, TaskCheckRun, TaskCheckStart,
+    check_task, check_task_on_fake, prepare_task_check,
+};
 pub use timecheck::{
     FAKE_TIMES, TimecheckRow, Timed, detail_num, fmt_num, shutdown, time_params, time_pool, time_source,
     timecheck_summary,

@@ -30,7 +30,6 @@ mod rules;
 mod run;
 mod sanity;
 mod task;
-mod task_check;
 mod test_env;
 mod time;
 mod timeline;
@@ -58,12 +57,11 @@ pub use reason::KernelReason;
 pub use run::KernelRun;
 pub use sanity::{Sanity, check_tolerances, task_sanity};
 pub use task::{KernelTaskDef, LANE, kernel_task};
-pub use task_check::{
-    AaTiming, CheckParams, FAKE, NOT_RUN, STEPS, TaskCheck, check_task, check_task_on_fake,
-};
 pub use test_env::TestEnv;
 pub use time::KernelTime;
-pub use torch::{ImportReport, ImportRow, generate, import_kernelbench, problems_in, torch_python};
+pub use torch::{
+    ImportReport, ImportRow, generate, has_torch, import_kernelbench, problems_in, torch_python,
+};
 
 #[cfg(test)]
 mod tests;
