@@ -2,11 +2,15 @@
 //! run (`score`: a pool through the engine, in parallel, resumable, summarised), its offline
 //! episode replay, the comparison of two pools (`eval`, with its plots), the harness validation
 //! suite (`validate`), the datasets a run config can name (JSONL and Parquet), `timecheck`, the
-//! check of kernel task files (`task check`), the kernel benchmark (`bench kernels`) and the
-//! summary of a kernel-lane timeline (`timeline`). The command line parses arguments and prints
-//! what these return; the service links none of it (no Parquet, no plots).
+//! check of kernel task files (`task check`), the benchmarks that drive the binary or the
+//! engine (`bench kernels`, `bench score`, `bench serve`; their measurement
+//! machinery is `aorlta-bench`'s) and the summary of a kernel-lane timeline (`timeline`). The
+//! command line parses arguments and prints what these return; the service links none of it
+//! (no Parquet, no plots).
 
 mod bench_kernels;
+mod bench_score;
+mod bench_serve;
 mod config;
 mod dataset;
 mod episodes;
@@ -15,6 +19,7 @@ mod generated_set;
 mod inspect;
 mod plot;
 mod score;
+mod service;
 mod summary;
 mod task_check;
 mod timecheck;
@@ -22,6 +27,11 @@ mod timeline;
 mod validation;
 
 pub use bench_kernels::{KernelBench, Measured, PoolBench, PoolRun, Say, bench_kernels, bench_pool};
+pub use bench_score::{BenchStore, ScoreBench, ScoreBenchRun, bench_score};
+pub use bench_serve::{
+    SERVE_GOAL_ITEMS_PER_S, SERVE_GOAL_P99_MS, ServeBench, ServeBenchReport, ServeBenchRun,
+    prepare_serve_bench,
+};
 pub use config::{
     MAX_CONCURRENCY, OneOrMany, PARTIAL_REWARDS_FILE, REWARDS_FILE, RunConfig, concurrency_problem,
     run_outputs,
