@@ -3,7 +3,7 @@
 //! episode replay, the comparison of two pools (`eval`, with its plots), the harness validation
 //! suite (`validate`), the datasets a run config can name (JSONL and Parquet), `timecheck`, the
 //! check of kernel task files (`task check`), the benchmarks that drive the binary or the
-//! engine (`bench kernels`, `bench score`, `bench serve`; their measurement
+//! engine (`bench kernels`, `bench score`, `bench serve`, `bench soak`; their measurement
 //! machinery is `aorlta-bench`'s) and the summary of a kernel-lane timeline (`timeline`). The
 //! command line parses arguments and prints what these return; the service links none of it
 //! (no Parquet, no plots).
@@ -11,6 +11,7 @@
 mod bench_kernels;
 mod bench_score;
 mod bench_serve;
+mod bench_soak;
 mod config;
 mod dataset;
 mod episodes;
@@ -32,6 +33,7 @@ pub use bench_serve::{
     SERVE_GOAL_ITEMS_PER_S, SERVE_GOAL_P99_MS, ServeBench, ServeBenchReport, ServeBenchRun,
     prepare_serve_bench,
 };
+pub use bench_soak::{SoakBench, SoakRun};
 pub use config::{
     MAX_CONCURRENCY, OneOrMany, PARTIAL_REWARDS_FILE, REWARDS_FILE, RunConfig, concurrency_problem,
     run_outputs,

@@ -53,6 +53,20 @@ impl Service {
     fn child(&mut self) -> &mut Child {
         self.0.as_mut().expect("a service not yet stopped")
     }
+
+    /// The service's process id.
+    pub(crate) fn pid(&mut self) -> u32 {
+        self.child().id()
+    }
+
+    /// Sends SIGTERM and waits for the exit (killing it after a minute): its exit code, or
+    /// minus the number of the signal that ended it.
+    pub(crate) fn stop(mut self) -> anyhow::Result<i32> {
+        let mut child = self.0.take().expect("a service not yet stopped");
+        let status = terminate(&mut child)?;
+        use std::os::unix::process::ExitStatusExt;
+        Ok(status.code().or(status.signal().map(|s| -s)).unwrap_or(-1))
+    }
 }
 
 fn terminate(child: &mut Child) -> anyhow::Result<ExitStatus> {

@@ -5,7 +5,8 @@
 //!
 //! One module per benchmark, private, with the names used outside listed here: `qa` (answer
 //! extraction and comparison, and a corpus scored end to end), `score` (the scoring run as a
-//! child process, its workload and costs), `serve` (the HTTP load generator), `kernels` (a kernel pool's run read
+//! child process, its workload and costs), `serve` (the HTTP load generator), `soak` (the
+//! service's memory and work folder sampled under load), `kernels` (a kernel pool's run read
 //! from its rewards) and `percentile`, the one percentile of them all.
 
 mod kernels;
@@ -13,6 +14,7 @@ mod percentile;
 mod qa;
 mod score;
 mod serve;
+mod soak;
 
 pub use kernels::{PoolReport, Stage};
 pub use percentile::percentile;
@@ -23,3 +25,4 @@ pub use score::{
     run_measured, write_workload,
 };
 pub use serve::{LoadReport, Sample, get_text, metric, pool_samples, run_load, score_bodies, task_samples};
+pub use soak::{HalfMax, SoakReport, SoakRow, children_rss_kib, folder_size, rss_kib, soak_load};
