@@ -4,15 +4,16 @@
 //! own time per timed launch outside the kernel, and the looks at which timings settled. Read
 //! from the run's reward entries alone, so it describes exactly what `aorlta score` did.
 
+use crate::percentile::percentile;
 use aorlta_record::{LegState, RewardEntry};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// The `q` quantile of `xs` ([`super::percentile`], nearest rank, after sorting), NaN when empty.
-fn percentile(xs: &mut [f64], q: f64) -> f64 {
+/// The `q` quantile of `xs` ([`percentile`], nearest rank, after sorting), NaN when empty.
+fn quantile(xs: &mut [f64], q: f64) -> f64 {
     xs.sort_by(f64::total_cmp);
-    super::percentile(xs, q * 100.0).unwrap_or(f64::NAN)
+    percentile(xs, q * 100.0).unwrap_or(f64::NAN)
 }
 
 /// Totals of one stage over a run.
@@ -33,8 +34,8 @@ impl Stage {
         Stage {
             count: xs.len(),
             total_s: xs.iter().sum(),
-            median_s: percentile(&mut xs, 0.5),
-            p90_s: percentile(&mut xs, 0.9),
+            median_s: quantile(&mut xs, 0.5),
+            p90_s: quantile(&mut xs, 0.9),
         }
     }
 }

@@ -1,40 +1,28 @@
 //! Measurements behind AORLTA's speed goals. Each runs on the calling thread and returns a
 //! report whose `Display` is a small table; the targets under `benches/` load their workloads
-//! and print these reports. Goals are shown by printed figures, never asserted by timed tests.
+//! and print these reports, and `aorlta bench` drives them. Goals are shown by printed figures,
+//! never asserted by timed tests.
+//!
+//! One module per benchmark, private, with the names used outside listed here: `qa` (answer
+//! extraction and comparison, and a corpus scored end to end), `score` (the scoring run as a
+//! child process, its workload and costs), `serve` (the HTTP load generator), `soak` (the
+//! service's memory and work folder sampled under load), `kernels` (a kernel pool's run read
+//! from its rewards) and `percentile`, the one percentile of them all.
 
-pub mod kernels;
-pub mod qa;
-pub mod score;
-pub mod serve;
+mod kernels;
+mod percentile;
+mod qa;
+mod score;
+mod serve;
+mod soak;
 
-pub use kernels::PoolReport;
-pub use qa::{QaBenchReport, builtin_pairs, load_pairs, run_qa};
-
-/// The nearest-rank percentile `p` (0 to 100) of values sorted in ascending order: the smallest
-/// value with at least `p` % of the values at or below it (`p = 0` gives the smallest, `100` the
-/// largest); `None` when there are none. The one percentile of every benchmark's figures.
-pub fn percentile<T: Copy>(sorted: &[T], p: f64) -> Option<T> {
-    let n = sorted.len();
-    if n == 0 {
-        return None;
-    }
-    let rank = ((p / 100.0) * n as f64).ceil() as usize;
-    Some(sorted[rank.clamp(1, n) - 1])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::percentile;
-
-    #[test]
-    fn nearest_rank_percentiles() {
-        let v: Vec<u32> = (1..=100).collect();
-        assert_eq!(percentile(&v, 50.0), Some(50));
-        assert_eq!(percentile(&v, 99.0), Some(99));
-        assert_eq!(percentile(&v, 100.0), Some(100));
-        assert_eq!(percentile(&v, 0.0), Some(1));
-        assert_eq!(percentile(&v[..1], 99.0), Some(1));
-        assert_eq!(percentile(&[0.5, 1.5, 2.5], 50.0), Some(1.5));
-        assert_eq!(percentile::<f64>(&[], 50.0), None);
-    }
-}
+pub use kernels::{PoolReport, Stage};
+pub use percentile::percentile;
+pub use qa::corpus::{CorpusLine, CorpusRun, Verdict, read_corpus, score_corpus};
+pub use qa::{CaseTiming, MIN_MEASURE, Outcomes, QaBenchReport, builtin_pairs, load_pairs, run_qa};
+pub use score::{
+    ProcessCost, ScoreBenchReport, StoreRow, Workload, compare_rewards, load_average, run_cache_counts,
+    run_measured, write_workload,
+};
+pub use serve::{LoadReport, Sample, get_text, metric, pool_samples, run_load, score_bodies, task_samples};
+pub use soak::{HalfMax, SoakReport, SoakRow, children_rss_kib, folder_size, rss_kib, soak_load};

@@ -7,7 +7,7 @@
 //! is the median of [`RUNS`] runs; the slowest run is printed beside it, since on a shared
 //! machine it also measures whatever else was scheduled.
 
-pub mod corpus;
+pub(crate) mod corpus;
 
 use aorlta_answer::QaTaskDef;
 use aorlta_answer::{AnswerForm, extract_answer};
@@ -22,13 +22,13 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The throughput goal, in comparisons per second on one thread.
-pub const GOAL_PER_SECOND: f64 = 200_000.0;
+pub(crate) const GOAL_PER_SECOND: f64 = 200_000.0;
 /// The goal for the slowest single extraction and comparison.
-pub const GOAL_WORST: Duration = Duration::from_millis(1);
+pub(crate) const GOAL_WORST: Duration = Duration::from_millis(1);
 /// How long the throughput loop runs at least.
 pub const MIN_MEASURE: Duration = Duration::from_secs(1);
 /// Runs of each pathological case.
-pub const RUNS: usize = 11;
+pub(crate) const RUNS: usize = 11;
 const MIB: usize = 1 << 20;
 
 /// Every answer form, in the order they are tried.
@@ -61,7 +61,7 @@ pub struct CaseTiming {
     pub bytes: usize,
     /// What extraction and comparison concluded (an outcome or a reason code).
     pub outcome: String,
-    /// The median run: the case's time, judged against [`GOAL_WORST`].
+    /// The median run: the case's time, judged against the goal for the slowest case (1 ms).
     pub median: Duration,
     /// The slowest run (includes any scheduling noise of the machine).
     pub max: Duration,
@@ -176,7 +176,7 @@ pub fn run_qa(pairs: &[(String, String)]) -> QaBenchReport {
 }
 
 /// [`run_qa`] with the throughput loop running at least `min_time`.
-pub fn run_qa_for(pairs: &[(String, String)], min_time: Duration) -> QaBenchReport {
+pub(crate) fn run_qa_for(pairs: &[(String, String)], min_time: Duration) -> QaBenchReport {
     let mut outcomes = Outcomes::default();
     for (r, c) in pairs {
         match compare(r, c) {
@@ -243,13 +243,13 @@ fn extract_and_compare(reference: &str, completion: &str) -> String {
 
 /// One pathological completion and the reference it is compared with.
 #[derive(Debug, Clone)]
-pub struct Case {
+pub(crate) struct Case {
     /// What it is.
-    pub name: String,
+    pub(crate) name: String,
     /// The reference answer.
-    pub reference: String,
+    pub(crate) reference: String,
     /// The completion.
-    pub completion: String,
+    pub(crate) completion: String,
 }
 
 fn case(name: &str, reference: &str, completion: String) -> Case {
@@ -267,7 +267,7 @@ fn fill(unit: &str, bytes: usize) -> String {
 
 /// The built-in pathological completions: about 1 MiB each, and answers just under the
 /// comparison's 4 KiB limit.
-pub fn pathological_cases() -> Vec<Case> {
+pub(crate) fn pathological_cases() -> Vec<Case> {
     let k = MIB / 8;
     let set: Vec<String> = (0..900).map(|i| i.to_string()).collect();
     let rev: Vec<String> = set.iter().rev().cloned().collect();

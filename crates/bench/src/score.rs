@@ -17,11 +17,11 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// The first run's throughput goal, in candidates per second.
-pub const GOAL_PER_SECOND: f64 = 20_000.0;
+pub(crate) const GOAL_PER_SECOND: f64 = 20_000.0;
 /// The cached rerun's goal, as a share of the first run's time.
-pub const GOAL_RERUN_RATIO: f64 = 0.25;
+pub(crate) const GOAL_RERUN_RATIO: f64 = 0.25;
 /// The peak resident memory goal of either run, in bytes (200 MB).
-pub const GOAL_PEAK_BYTES: u64 = 200_000_000;
+pub(crate) const GOAL_PEAK_BYTES: u64 = 200_000_000;
 
 /// A generated pool and the run config that scores it, in a folder of their own.
 #[derive(Debug)]
@@ -101,7 +101,7 @@ fn json_str(p: &Path) -> String {
 
 /// What one child process cost.
 #[derive(Debug, Clone)]
-pub struct Measured {
+pub struct ProcessCost {
     /// How it ended.
     pub status: ExitStatus,
     /// Wall-clock time from spawn to exit.
@@ -116,7 +116,7 @@ pub struct Measured {
 
 /// Runs `cmd` to its end (standard error passes through, standard output is captured) and
 /// measures it through `wait4`.
-pub fn run_measured(cmd: &mut Command) -> std::io::Result<Measured> {
+pub fn run_measured(cmd: &mut Command) -> std::io::Result<ProcessCost> {
     use std::io::Read;
     use std::os::unix::process::ExitStatusExt;
     let start = Instant::now();
@@ -138,7 +138,7 @@ pub fn run_measured(cmd: &mut Command) -> std::io::Result<Measured> {
     }
     let wall = start.elapsed();
     let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, (t.tv_usec as u32) * 1000);
-    Ok(Measured {
+    Ok(ProcessCost {
         status: ExitStatus::from_raw(status),
         wall,
         cpu: tv(usage.ru_utime) + tv(usage.ru_stime),
@@ -206,9 +206,9 @@ pub struct StoreRow {
     /// Distinct completions.
     pub distinct: usize,
     /// The fresh run.
-    pub first: Measured,
+    pub first: ProcessCost,
     /// The cached rerun.
-    pub rerun: Measured,
+    pub rerun: ProcessCost,
     /// The rerun's cache hits and misses.
     pub rerun_cache: (u64, u64),
     /// Rerun reward lines that differ from the first run's.

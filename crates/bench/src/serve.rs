@@ -6,6 +6,7 @@
 //! Latency percentiles are nearest-rank over every request of a run. Requests are built from a
 //! pool's completions (as a model writes them) or from short made-up ones, each made distinct.
 
+use crate::percentile::percentile;
 use aorlta_answer::QaTaskDef;
 use aorlta_check::TaskSet;
 use bytes::Bytes;
@@ -56,13 +57,13 @@ impl LoadReport {
 
     /// The nearest-rank percentile `p` (0..=100) of the latencies.
     pub fn percentile(&self, p: f64) -> Duration {
-        percentile(&self.latencies, p)
+        latency_percentile(&self.latencies, p)
     }
 }
 
-/// Nearest-rank percentile of sorted values ([`crate::percentile`]); zero when empty.
-pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    crate::percentile(sorted, p).unwrap_or(Duration::ZERO)
+/// Nearest-rank percentile of sorted latencies ([`percentile`]); zero when empty.
+fn latency_percentile(sorted: &[Duration], p: f64) -> Duration {
+    percentile(sorted, p).unwrap_or(Duration::ZERO)
 }
 
 /// A (task id, completion) pair to build requests from.
@@ -291,11 +292,11 @@ mod tests {
     #[test]
     fn nearest_rank_percentiles() {
         let v: Vec<Duration> = (1..=100).map(Duration::from_millis).collect();
-        assert_eq!(percentile(&v, 50.0), Duration::from_millis(50));
-        assert_eq!(percentile(&v, 99.0), Duration::from_millis(99));
-        assert_eq!(percentile(&v, 100.0), Duration::from_millis(100));
-        assert_eq!(percentile(&v[..1], 99.0), Duration::from_millis(1));
-        assert_eq!(percentile(&[], 50.0), Duration::ZERO);
+        assert_eq!(latency_percentile(&v, 50.0), Duration::from_millis(50));
+        assert_eq!(latency_percentile(&v, 99.0), Duration::from_millis(99));
+        assert_eq!(latency_percentile(&v, 100.0), Duration::from_millis(100));
+        assert_eq!(latency_percentile(&v[..1], 99.0), Duration::from_millis(1));
+        assert_eq!(latency_percentile(&[], 50.0), Duration::ZERO);
     }
 
     #[test]

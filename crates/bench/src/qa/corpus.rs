@@ -51,6 +51,11 @@ pub struct CorpusRun {
 }
 
 impl CorpusRun {
+    /// The pairs whose verdict is `verdict` (`accept`, `reject`, `unsettled`).
+    pub fn count(&self, verdict: &str) -> usize {
+        self.verdicts.iter().filter(|v| v.verdict == verdict).count()
+    }
+
     /// Candidates scored per second.
     pub fn per_second(&self) -> f64 {
         let s = self.elapsed.as_secs_f64();
@@ -192,6 +197,10 @@ mod tests {
             ]
         );
         assert_eq!(run.verdicts[0].answer.as_deref(), Some("0.5"));
+        assert_eq!(
+            (run.count("accept"), run.count("reject"), run.count("unsettled")),
+            (2, 2, 1)
+        );
     }
 
     /// The differential corpus's gates that need no Math-Verify: every pair the baseline lists

@@ -4,6 +4,7 @@ mod kernels;
 mod qa;
 mod score;
 mod serve;
+mod soak;
 
 use std::process::ExitCode;
 
@@ -19,6 +20,9 @@ pub(crate) enum Bench {
     /// `aorlta score` over many distinct Q&A completions: a fresh run and the cached rerun,
     /// candidates per second, the rerun's share of the time and peak memory.
     Score(score::Args),
+    /// `aorlta serve` under distinct Q&A and kernel items (fake device) for a long time: its
+    /// memory, its harness processes' memory and its work folder sampled, to show them flat.
+    Soak(soak::Args),
 }
 
 /// Runs a benchmark.
@@ -28,5 +32,6 @@ pub(crate) fn run(b: Bench) -> anyhow::Result<ExitCode> {
         Bench::Serve(a) => serve::run(a),
         Bench::Kernels(a) => kernels::run(a),
         Bench::Score(a) => score::run(a),
+        Bench::Soak(a) => soak::run(a),
     }
 }

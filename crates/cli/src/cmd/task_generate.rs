@@ -55,7 +55,7 @@ pub(crate) fn run(a: GenerateArgs) -> anyhow::Result<ExitCode> {
     let sanity = |file: &Path| -> Result<(), String> {
         let (set, _) = TaskSet::load(file, &aorlta_core::lanes()).map_err(|e| format!("load: {e}"))?;
         for task in set.iter() {
-            let c = aorlta_kernel::check_task_on_fake(&legs, &env, None, task, &Default::default());
+            let c = aorlta_app::check_task_on_fake(&legs, &env, None, task, &Default::default());
             if !c.pass {
                 return Err(c.why.strip_prefix("sanity: ").unwrap_or(&c.why).to_string());
             }

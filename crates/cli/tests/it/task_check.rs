@@ -387,13 +387,13 @@ fn a_leg_that_panics_under_task_check_is_caught_and_reported_as_the_engine_repor
     adapters.add(std::sync::Arc::new(PanickingRun));
     let legs = aorlta_core::Legs::new(adapters);
     let task = tasks.get("vector_add").unwrap();
-    let check = aorlta_kernel::check_task(&legs, &env, task, &aorlta_kernel::CheckParams::default());
+    let check = aorlta_app::check_task(&legs, &env, task, &aorlta_app::CheckParams::default());
     env.kernel().unwrap().pool().shutdown();
     // On the fake device the compile step is not run here (no real compiler set up) and the
     // sanity runs on the stand-in; the run is the panicking leg.
     assert_eq!(
         check.steps,
-        [aorlta_kernel::NOT_RUN, aorlta_kernel::FAKE, "FAIL", "-"],
+        [aorlta_app::NOT_RUN, aorlta_app::FAKE, "FAIL", "-"],
         "{check:?}"
     );
     assert!(!check.pass);

@@ -26,7 +26,7 @@ pub fn torch_python(named: Option<PathBuf>) -> PathBuf {
 
 /// Whether `python` imports torch (asked once per interpreter and process): its version, or
 /// why not, in words for an `unsettled no-torch` reason.
-pub(crate) fn has_torch(python: &std::path::Path) -> Result<String, String> {
+pub fn has_torch(python: &std::path::Path) -> Result<String, String> {
     use std::collections::HashMap;
     use std::sync::{Mutex, OnceLock};
     static SEEN: OnceLock<Mutex<HashMap<PathBuf, Result<String, String>>>> = OnceLock::new();

@@ -7,9 +7,7 @@
 //! (`--verdicts`) for the differential test against Math-Verify (`scripts/math-verify-diff.sh`).
 
 use anyhow::Context;
-use aorlta_bench::qa::MIN_MEASURE;
-use aorlta_bench::qa::corpus::{read_corpus, score_corpus};
-use aorlta_bench::{builtin_pairs, load_pairs, run_qa};
+use aorlta_bench::{MIN_MEASURE, builtin_pairs, load_pairs, read_corpus, run_qa, score_corpus};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -76,7 +74,6 @@ fn run_corpus(corpus: &Path, profile: &Path, out: Option<&Path>) -> anyhow::Resu
     note_debug_build();
     let run = score_corpus(profile, &lines, MIN_MEASURE)
         .with_context(|| format!("scoring {} with {}", corpus.display(), profile.display()))?;
-    let count = |v: &str| run.verdicts.iter().filter(|x| x.verdict == v).count();
     println!(
         "corpus: {} pairs from {}, profile {}",
         lines.len(),
@@ -85,9 +82,9 @@ fn run_corpus(corpus: &Path, profile: &Path, out: Option<&Path>) -> anyhow::Resu
     );
     println!(
         "  verdicts: accept {}, reject {}, unsettled {}",
-        count("accept"),
-        count("reject"),
-        count("unsettled")
+        run.count("accept"),
+        run.count("reject"),
+        run.count("unsettled")
     );
     println!(
         "  end to end (parse + comparison legs, one thread): {:.0} candidates/s ({} in {:.2} s)",

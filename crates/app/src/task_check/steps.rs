@@ -1,14 +1,14 @@
-//! `aorlta task check`'s work on one loaded kernel task: what a team runs on a task it writes
-//! before anyone trains on it. In order, each step only when the one before passed:
+//! One kernel task's check, the steps of `aorlta task check` (the command's run over files is
+//! the parent module). In order, each step only when the one before passed:
 //!
 //! 1. the reference compiles ([`compile`], the compile leg's own driver and limits);
 //! 2. the tolerance sanity ([`task_sanity`]): an all-zero, constant or copied output must not
 //!    match the reference's outputs within the task's tolerance;
-//! 3. the reference against itself through the correctness leg ([`crate::KernelRun`]): every size,
+//! 3. the reference against itself through the correctness leg (`kernel-run`): every size,
 //!    every input family the task allows, guard bands and inputs checked, so a reference that
 //!    writes out of bounds, changes its input or is not deterministic within its own tolerance
 //!    fails here;
-//! 4. the reference against itself through the timing leg ([`crate::KernelTime`], the per-launch
+//! 4. the reference against itself through the timing leg (`kernel-time`, the per-launch
 //!    protocol and the judge), an A/A run: it must come out `not-faster` (a task whose reference
 //!    is "faster" than itself cannot be timed fairly); its median time and noise are reported.
 //!
@@ -24,11 +24,8 @@
 //!
 //! A step that fails is data in the result ([`TaskCheck::pass`] false and why), never an `Err`.
 
-use crate::compiler::{Who, compile};
-use crate::env::KernelTools;
-use crate::sanity::{Sanity, task_sanity};
-use crate::task::KernelTaskDef;
 use aorlta_check::{Env, LegRunner, Task};
+use aorlta_kernel::{KernelEnv, KernelReason, KernelTaskDef, KernelTools, Sanity, Who, compile, task_sanity};
 use aorlta_record::{LegResult, LegState};
 use serde::Serialize;
 use serde_json::Value;
@@ -132,7 +129,7 @@ fn start<'a>(
     env: &'a Env,
     task: &'a Task,
     fake_device: bool,
-) -> Result<(TaskCheck, &'a KernelTaskDef, &'a crate::KernelEnv), Box<TaskCheck>> {
+) -> Result<(TaskCheck, &'a KernelTaskDef, &'a KernelEnv), Box<TaskCheck>> {
     let mut out = TaskCheck {
         id: task.id.clone(),
         steps: std::array::from_fn(|_| "-".to_string()),
@@ -232,14 +229,14 @@ const AA_NOT_RUN: &str =
     "a/a: the A/A timing was not run (the fake device's times are a model's, not measurements)";
 
 /// [`check_task`] on the fake device: the reference compiled by `real`, the tools of the real
-/// compilers ([`crate::KernelEnv::real_compilers`]; a compiler missing there, or no `real`,
+/// compilers ([`KernelEnv::real_compilers`]; a compiler missing there, or no `real`,
 /// leaves the compile step not run, saying why); the sanity and the run on the fake device's
 /// stand-in ([`FAKE`]); no A/A timing. Every step not run, or not run on real values, is named
 /// in [`TaskCheck::not_run`]; a task passes when no step failed.
 pub fn check_task_on_fake(
     legs: &dyn LegRunner,
     env: &Env,
-    real: Option<&crate::KernelEnv>,
+    real: Option<&KernelEnv>,
     task: &Task,
     params: &CheckParams,
 ) -> TaskCheck {
@@ -318,10 +315,10 @@ const TORCH_AA_NOT_RUN: &str = "a/a: the A/A timing against the module was not r
 /// device too (torch computes them on the CPU), are told from a kernel that computes nothing
 /// by the task's tolerance. No kernel runs against it here.
 fn check_torch_task(mut out: TaskCheck, env: &Env, task: &Task, fake: bool) -> TaskCheck {
-    let python = crate::torch::torch_python(env.kernel().and_then(|k| k.config().torch_python.clone()));
-    match crate::torch::has_torch(&python) {
+    let python = aorlta_kernel::torch_python(env.kernel().and_then(|k| k.config().torch_python.clone()));
+    match aorlta_kernel::has_torch(&python) {
         Ok(_) => out.steps[0] = "pass".into(),
-        Err(why) => return out.failed(0, format!("{}: {why}", crate::KernelReason::NoTorch)),
+        Err(why) => return out.failed(0, format!("{}: {why}", KernelReason::NoTorch)),
     }
     if let Err(why) = sound(env, task) {
         return out.failed(1, why);
@@ -347,7 +344,7 @@ fn check_torch_task(mut out: TaskCheck, env: &Env, task: &Task, fake: bool) -> T
 /// True for the compile failures that mean no compiler can run here (no compiler, no AMD
 /// architecture to compile for, no compile jail): not a fault of the reference.
 fn is_missing_compiler(code: &str) -> bool {
-    use crate::KernelReason as R;
+    use KernelReason as R;
     [R::NoCompiler, R::NoHipArch, R::CompileSandboxUnavailable]
         .iter()
         .any(|r| r.as_str() == code)
