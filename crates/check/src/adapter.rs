@@ -154,7 +154,7 @@ pub trait Adapter: Send + Sync {
         false
     }
     /// Whether its figures may only be reported: a profile must mark its leg `informational`
-    /// (a profiler's figures describe a kernel; they are no verdict a reward may read).
+    /// (a profiler's figures describe a candidate; they are no verdict a reward may read).
     fn informational_only(&self) -> bool {
         false
     }

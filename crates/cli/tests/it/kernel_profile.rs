@@ -6,7 +6,6 @@
 
 use crate::common;
 
-use common::root;
 use std::path::Path;
 use std::process::Command;
 
@@ -45,16 +44,7 @@ done
 "#;
 
 fn setup(dir: &Path, with_leg: bool, ncu: Option<&Path>) {
-    let kernels = root().join("examples/kernels");
-    std::fs::create_dir_all(dir.join("tasks")).unwrap();
-    std::fs::create_dir_all(dir.join("reference")).unwrap();
-    std::fs::copy(
-        kernels.join("tasks/vector_add.yaml"),
-        dir.join("tasks/vector_add.yaml"),
-    )
-    .unwrap();
-    let reference = std::fs::read_to_string(kernels.join("reference/vector_add.cu")).unwrap();
-    std::fs::write(dir.join("reference/vector_add.cu"), &reference).unwrap();
+    let reference = common::copy_kernel_task(dir, "vector_add");
     let line = serde_json::json!({
         "task": "vector_add",
         "id": "va",

@@ -4,22 +4,13 @@
 
 use crate::common;
 
-use common::{aorlta, root};
+use common::aorlta;
 use std::path::Path;
 
 /// A folder with the CUDA `vector_add` task (its file and its reference, as the task expects
 /// them) and a pool of six lines, the third malformed.
 fn setup(dir: &Path) {
-    let kernels = root().join("examples/kernels");
-    std::fs::create_dir_all(dir.join("tasks")).unwrap();
-    std::fs::create_dir_all(dir.join("reference")).unwrap();
-    std::fs::copy(
-        kernels.join("tasks/vector_add.yaml"),
-        dir.join("tasks/vector_add.yaml"),
-    )
-    .unwrap();
-    let reference = std::fs::read_to_string(kernels.join("reference/vector_add.cu")).unwrap();
-    std::fs::write(dir.join("reference/vector_add.cu"), &reference).unwrap();
+    let reference = common::copy_kernel_task(dir, "vector_add");
     std::fs::write(dir.join("kernel.cu"), &reference).unwrap();
     let line = |task: &str, completion: String, id: Option<&str>| {
         let mut v = serde_json::json!({"task": task, "completion": completion});
@@ -225,18 +216,16 @@ fn a_task_with_several_timed_sizes_is_judged_on_their_geometric_mean() {
     let task = dir.path().join("tasks/vector_add.yaml");
     let text = std::fs::read_to_string(&task).unwrap();
     std::fs::write(&task, format!("{text}timed_sizes: [0, 1]\n")).unwrap();
-    let (code, out, err) = timecheck(
-        dir.path(),
-        &[
-            "--fake-gpu",
-            "--tasks",
-            "tasks",
-            "--task",
-            "vector_add",
-            "--candidate",
-            "kernel.cu",
-        ],
-    );
+    let args = [
+        "--fake-gpu",
+        "--tasks",
+        "tasks",
+        "--task",
+        "vector_add",
+        "--candidate",
+        "kernel.cu",
+    ];
+    let (code, out, err) = timecheck(dir.path(), &args);
     assert!(code == 0 || code == 3, "{out}\n{err}");
     let json = &out[out.find("\n{").expect("the record") + 1..];
     let d: serde_json::Value = serde_json::from_str(json).unwrap();
@@ -270,18 +259,7 @@ fn a_task_with_several_timed_sizes_is_judged_on_their_geometric_mean() {
     );
     // A timed size the task does not have is refused when the task loads, naming the field.
     std::fs::write(&task, format!("{text}timed_sizes: [0, 9]\n")).unwrap();
-    let (code, out, err) = timecheck(
-        dir.path(),
-        &[
-            "--fake-gpu",
-            "--tasks",
-            "tasks",
-            "--task",
-            "vector_add",
-            "--candidate",
-            "kernel.cu",
-        ],
-    );
+    let (code, out, err) = timecheck(dir.path(), &args);
     assert_ne!(code, 0, "{out}");
     assert!(
         err.contains("vector_add.yaml") && err.contains("timed_sizes") && err.contains("size 9"),

@@ -1,6 +1,5 @@
 //! Behaviour of aorlta-core through its public interface.
 
-#[path = "../common/mod.rs"]
 mod common;
 mod engine;
 mod feedback;

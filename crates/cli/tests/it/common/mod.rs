@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The repository's root.
@@ -146,4 +146,20 @@ pub(crate) fn torch_python(what: &str) -> Option<std::ffi::OsString> {
         eprintln!("{what}: skipped (no AORLTA_TORCH_PYTHON)");
     }
     p
+}
+
+/// A folder holding examples/kernels' task `id` and its reference, laid out as the task file
+/// expects them (`tasks/ID.yaml`, `reference/ID.cu`); returns the reference's source.
+pub(crate) fn copy_kernel_task(dir: &Path, id: &str) -> String {
+    let kernels = root().join("examples/kernels");
+    std::fs::create_dir_all(dir.join("tasks")).unwrap();
+    std::fs::create_dir_all(dir.join("reference")).unwrap();
+    std::fs::copy(
+        kernels.join(format!("tasks/{id}.yaml")),
+        dir.join(format!("tasks/{id}.yaml")),
+    )
+    .unwrap();
+    let reference = std::fs::read_to_string(kernels.join(format!("reference/{id}.cu"))).unwrap();
+    std::fs::write(dir.join(format!("reference/{id}.cu")), &reference).unwrap();
+    reference
 }

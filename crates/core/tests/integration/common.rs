@@ -15,7 +15,6 @@ pub(crate) fn kernel_tasks(dir: &Path) -> Vec<KernelTaskDef> {
 
 /// Each case of the suite at `path` once, as (task, case, the `compile` outcomes it expects:
 /// `clean` unless the case says otherwise).
-#[allow(dead_code)] // not every test target reads a suite
 pub(crate) fn compile_cases(path: &Path) -> Vec<(String, String, Vec<String>)> {
     let text = std::fs::read_to_string(path).unwrap();
     let doc: serde_norway::Value = serde_norway::from_str(&text).unwrap();
