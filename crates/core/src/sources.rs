@@ -269,6 +269,7 @@ mod tests {
         assert!(of("normalised-match").ends_with(aorlta_answer::SOURCES));
         assert!(of("kernel-compile").ends_with(aorlta_kernel::SOURCES));
         assert!(of("kernel-time").ends_with(aorlta_kernel::HARNESS_BUILD));
+        assert!(of("kernel-profile").ends_with(aorlta_kernel::HARNESS_BUILD));
         assert_ne!(of("parse"), of("kernel-time"));
         /// An adapter registered from outside that answers no sources.
         struct Mine;

@@ -222,6 +222,9 @@ pub(crate) fn summarise(m: &Metrics) -> Value {
 pub struct KernelProfile;
 
 impl Adapter for KernelProfile {
+    fn sources(&self) -> Option<String> {
+        Some(crate::identity::with_harness())
+    }
     fn name(&self) -> &'static str {
         "kernel-profile"
     }
