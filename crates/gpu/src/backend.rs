@@ -98,6 +98,47 @@ impl KernelArg {
     }
 }
 
+/// A library operation of a candidate's plan (docs/PLANS.md), with device addresses: run by the
+/// vendor library on a GPU, on the CPU by the fake device.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LibraryOp {
+    /// `c = alpha * op(a) * op(b) + beta * c`, row-major and packed
+    /// ([`aorlta_record::GemmStep`]).
+    Gemm {
+        /// The left matrix.
+        a: DevPtr,
+        /// The right matrix.
+        b: DevPtr,
+        /// The result.
+        c: DevPtr,
+        /// Rows of `op(a)` and `c`.
+        m: u64,
+        /// Columns of `op(b)` and `c`.
+        n: u64,
+        /// The inner dimension.
+        k: u64,
+        /// `a` is stored transposed.
+        trans_a: bool,
+        /// `b` is stored transposed.
+        trans_b: bool,
+        /// Scale of the product.
+        alpha: f64,
+        /// Scale of `c`'s previous contents.
+        beta: f64,
+        /// Element type of the three matrices.
+        dtype: Dtype,
+    },
+}
+
+impl LibraryOp {
+    /// The call's name in messages (`cublasGemmEx`).
+    pub fn call(&self) -> &'static str {
+        match self {
+            LibraryOp::Gemm { .. } => "cublasGemmEx",
+        }
+    }
+}
+
 /// What kind of failure a backend call met.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -376,6 +417,22 @@ pub trait Backend {
         geometry: &Geometry,
         args: &[KernelArg],
     ) -> Result<(), BackendError>;
+    /// Queues a library operation of a candidate's plan on the stream. A backend without the
+    /// vendor library's binding refuses it: the harness reports that it cannot run the plan
+    /// (a harness finding, never the candidate's fault).
+    ///
+    /// # Safety
+    /// Every matrix the operation names lies inside one live allocation.
+    unsafe fn library(&mut self, op: &LibraryOp) -> Result<(), BackendError> {
+        Err(BackendError {
+            kind: ErrorKind::Driver,
+            call: op.call(),
+            detail: format!(
+                "library steps of a plan are not supported on the {} backend yet",
+                self.device().backend
+            ),
+        })
+    }
     /// Waits for the stop event, at most `timeout_s`.
     fn wait_stop(&mut self, timeout_s: f64) -> Result<Wait, BackendError>;
     /// Seconds between the start and stop events.

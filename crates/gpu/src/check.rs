@@ -17,10 +17,15 @@
 //! exists only from then on, and the counters are zeroed before the checks run. Inputs are drawn
 //! on the device from each case's secret seed and checked by regenerating them, so no copy of
 //! anything lies on the device or in host memory a kernel can reach.
+//!
+//! A candidate that answered with a plan runs its whole plan where a kernel runs its launch
+//! ([`crate::steps`]): its kernels looked up once for the job, its scratch buffers refilled with
+//! the sentinel before every case and their guards checked with the other buffers'.
 
-use crate::backend::{Backend, FuncId};
+use crate::backend::Backend;
 use crate::layout::{BufferSet, Draw, Layout};
-use crate::plan::{Kernel, RefSide, Runner, Stop};
+use crate::plan::{RefSide, Runner, Stop};
+use crate::steps::{AtSize, Candidate};
 use crate::verify::{Counters, Damage, Expect};
 use aorlta_record::{CaseReport, CheckReport, CheckWork, Geometry, Party};
 
@@ -34,22 +39,13 @@ pub(crate) fn run<B: Backend>(r: &mut Runner<'_, B>, w: &CheckWork) -> CheckRepo
 fn run_inner<B: Backend>(r: &mut Runner<'_, B>, w: &CheckWork, report: &mut CheckReport) -> Result<(), Stop> {
     let job = r.job;
     let reference = r.reference()?;
-    let candidate = r.probe(&job.candidate, Party::Candidate)?;
     let first = Layout::new(&job.task, *w.sizes.first().unwrap_or(&0)).map_err(|m| bad_task(r, m))?;
-    let g_cand = r.geometry(&candidate, &first)?;
-    let cand_inst = r.instantiate(&candidate, &g_cand)?;
+    let candidate = Candidate::load(r, &first)?;
     let mut counters = Counters::new(r)?;
-    let result = cases(
-        r,
-        w,
-        report,
-        &reference,
-        (&candidate, cand_inst.func),
-        &mut counters,
-    );
+    let result = cases(r, w, report, &reference, &candidate, &mut counters);
     if !r.context_lost {
         counters.free(r);
-        r.release(cand_inst)?;
+        candidate.release(r)?;
     }
     result
 }
@@ -64,7 +60,7 @@ fn cases<B: Backend>(
     w: &CheckWork,
     report: &mut CheckReport,
     reference: &RefSide<'_>,
-    (candidate, cand_f): (&Kernel, FuncId),
+    candidate: &Candidate,
     counters: &mut Counters,
 ) -> Result<(), Stop> {
     let job = r.job;
@@ -72,11 +68,18 @@ fn cases<B: Backend>(
     for (size_pos, &size) in w.sizes.iter().enumerate() {
         let layout = Layout::new(&job.task, size).map_err(|m| bad_task(r, m))?;
         let g_ref = r.ref_geometry(reference, &layout)?;
-        let g_cand = r.geometry(candidate, &layout)?;
-        let cand_set = r.alloc_set(&layout)?;
+        let cand = candidate.at_size(r, &layout)?;
+        let cand_set = match r.alloc_set(&layout) {
+            Ok(s) => s,
+            Err(s) => {
+                cand.free(r);
+                return Err(s);
+            }
+        };
         let ref_set = match r.alloc_set(&layout) {
             Ok(s) => s,
             Err(s) => {
+                cand.free(r);
                 r.free_set(&cand_set);
                 return Err(s);
             }
@@ -93,7 +96,7 @@ fn cases<B: Backend>(
                     case: size_pos * w.seeds.len() + j,
                     first_seed,
                 };
-                let case = one_case(r, &sets, draw, (cand_f, g_cand), (reference, g_ref), counters)?;
+                let case = one_case(r, &sets, draw, (candidate, &cand), (reference, g_ref), counters)?;
                 let ok = note_case(r, &case);
                 report.cases.push(case);
                 if !ok {
@@ -102,6 +105,7 @@ fn cases<B: Backend>(
             }
             Ok(())
         })();
+        cand.free(r);
         r.free_set(&cand_set);
         r.scrub_and_free(&layout, &ref_set);
         result?;
@@ -119,7 +123,7 @@ fn one_case<B: Backend>(
     r: &mut Runner<'_, B>,
     s: &Sets<'_>,
     draw: Draw,
-    (cand_f, g_cand): (FuncId, Geometry),
+    (candidate, cand): (&Candidate, &AtSize),
     (reference, g_ref): (&RefSide<'_>, Geometry),
     counters: &mut Counters,
 ) -> Result<CaseReport, Stop> {
@@ -134,13 +138,14 @@ fn one_case<B: Backend>(
     }
     r.fill_set(s.layout, s.cand, draw, false)?;
     r.fill_set(s.layout, s.refr, draw, false)?;
+    cand.fill(r, draw)?;
     r.helpers_off()?;
-    let cand_args = r.args(Party::Candidate, s.layout, s.cand)?;
-    r.timed_launch(Party::Candidate, cand_f, &g_cand, &cand_args)?;
+    cand.run(r, candidate, s.layout, s.cand)?;
     // From here on, everything is made after the candidate's launch.
     r.helpers_on()?;
     counters.reset(r)?;
     let cand_check = r.check_set(counters, s.layout, s.cand, draw, Expect::Written)?;
+    let scratch_check = cand.check(r, counters, draw)?;
     let untouched = r.check_set(counters, s.layout, s.refr, draw, Expect::Untouched)?;
     r.run_ref(reference, &g_ref, s.layout, s.refr, crate::plan::Op::Forward)?;
     let ref_check = r.check_set(counters, s.layout, s.refr, draw, Expect::Written)?;
@@ -174,6 +179,9 @@ fn one_case<B: Backend>(
         None => None,
     };
     let mut guards_broken = own.guards;
+    if let Some((check, scratch)) = scratch_check {
+        guards_broken.extend(check.damage(scratch, &words).guards);
+    }
     guards_broken.extend(other_sets(&other));
     Ok(CaseReport {
         size: r
@@ -185,7 +193,7 @@ fn one_case<B: Backend>(
             .unwrap_or(0),
         seed,
         families: s.layout.families(draw),
-        candidate: g_cand,
+        candidate: cand.geometry(),
         reference: g_ref,
         mismatches: cmp.mismatches,
         max_abs_err: cmp.max_abs_err,

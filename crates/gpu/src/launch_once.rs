@@ -18,6 +18,7 @@ pub(crate) fn run<B: Backend>(r: &mut Runner<'_, B>, w: &LaunchWork) -> Option<L
 
 fn run_inner<B: Backend>(r: &mut Runner<'_, B>, w: &LaunchWork) -> Result<LaunchReport, Stop> {
     let job = r.job;
+    crate::steps::one_kernel(r, "a launch job")?;
     let layout = Layout::new(&job.task, w.size).map_err(|m| {
         r.finding(Party::Harness, "bad-task", m);
         Stop

@@ -8,7 +8,8 @@
 //! (`hip`, also loaded at run time) or the CPU-simulated fake device (`fake`) that CI uses. Inputs are drawn, buffers filled and launches checked on the device
 //! by the harness's own code (`helpers`, `verify`, with its host twin in `draw`), so only
 //! counters cross to the host. The plans (`plan`, `check`, `timing`, `sanity`) are one piece of
-//! code for both backends; `job` dispatches a job to them and `serve` is the process loop:
+//! code for both backends; a candidate that is a plan of several kernels and library calls runs
+//! whole through `steps` (docs/PLANS.md); `job` dispatches a job to them and `serve` is the process loop:
 //! one process per leased GPU serving jobs in turn.
 
 mod backend;
@@ -29,12 +30,13 @@ mod plan;
 mod profile;
 mod sanity;
 mod serve;
+mod steps;
 mod timing;
 mod torch;
 mod verify;
 
 // The surface: what the `aorlta` and `aorlta-harness` binaries and the behaviour tests use.
-pub use backend::{Backend, EventSlot, HelperOp, ModuleId};
+pub use backend::{Backend, EventSlot, HelperOp, LibraryOp, ModuleId};
 pub use cuda::driver_present;
 pub use draw::Fill;
 pub use fake::{Call, FakeBackend};

@@ -17,12 +17,21 @@ use aorlta_record::{Finding, Geometry, HarnessJob, ImageLaunch, JobReference, Ke
 use aorlta_record::{ParamKind, signature_parameters};
 use std::time::Instant;
 
+/// What one timed step runs: a kernel launch, or a plan's library operation.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum StepCall<'x> {
+    /// A kernel with its geometry and arguments.
+    Kernel(FuncId, &'x Geometry, &'x [KernelArg]),
+    /// A library operation.
+    Library(&'x crate::backend::LibraryOp),
+}
+
 /// The job ended early; the record holds why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Stop;
 
 /// Dynamic shared memory a kernel may use without opting in.
-const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
+pub(crate) const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
 
 /// A kernel ready to load: its code object, the symbol found in it, its own geometry if any.
 #[derive(Debug, Clone)]
@@ -520,19 +529,21 @@ impl<'a, B: Backend> Runner<'a, B> {
         args: &[KernelArg],
         wait_s: f64,
     ) -> Result<Timed, Stop> {
-        self.in_phase(Phase::Launch, |r| {
-            r.timed_launch_now(party, func, g, args, wait_s)
-        })?
+        self.timed_call_within(party, StepCall::Kernel(func, g, args), wait_s)
     }
 
-    fn timed_launch_now(
+    /// One step (a launch or a plan's library operation) alone between two events, waited for
+    /// at most `wait_s`, as [`Runner::timed_launch_within`].
+    pub(crate) fn timed_call_within(
         &mut self,
         party: Party,
-        func: FuncId,
-        g: &Geometry,
-        args: &[KernelArg],
+        call: StepCall<'_>,
         wait_s: f64,
     ) -> Result<Timed, Stop> {
+        self.in_phase(Phase::Launch, |r| r.timed_call_now(party, call, wait_s))?
+    }
+
+    fn timed_call_now(&mut self, party: Party, call: StepCall<'_>, wait_s: f64) -> Result<Timed, Stop> {
         debug_assert!(
             party != Party::Candidate || !self.helpers_loaded,
             "the harness's device code stays unloaded while a candidate runs"
@@ -541,9 +552,16 @@ impl<'a, B: Backend> Runner<'a, B> {
         self.b
             .record_event(EventSlot::Start)
             .map_err(|e| self.backend_err(Party::Harness, e))?;
-        // SAFETY: `args` were built by `args` from the task's signature over a buffer set of
-        // this layout, whose allocations live until the plan frees them.
-        unsafe { self.b.launch(func, g, args) }.map_err(|e| self.backend_err(party, e))?;
+        let queued = match call {
+            // SAFETY: `args` were built from the task's signature (or a plan step's declaration)
+            // over a buffer set of this layout, whose allocations live until the plan frees them.
+            StepCall::Kernel(func, g, args) => unsafe { self.b.launch(func, g, args) },
+            // SAFETY: the operation's matrices are buffers of a set of this layout (checked
+            // against their lengths by the plan), live until the plan frees them.
+            StepCall::Library(op) => unsafe { self.b.library(op) },
+        };
+        // A library call the backend cannot make is a driver-kind error: the harness's finding.
+        queued.map_err(|e| self.backend_err(party, e))?;
         self.b
             .record_event(EventSlot::Stop)
             .map_err(|e| self.backend_err(party, e))?;
@@ -632,37 +650,42 @@ fn build_args(
             ));
         };
         let v = layout.eval(expr)?;
-        let range = |ok: bool| {
-            if ok {
-                Ok(())
-            } else {
-                Err(format!("scalar `{}` = {v} does not fit its type", p.name))
-            }
-        };
-        let arg = match p.kind {
-            ParamKind::Scalar("i") => {
-                range(i32::try_from(v).is_ok())?;
-                KernelArg::I32(v as i32)
-            }
-            ParamKind::Scalar("j") => {
-                range(u32::try_from(v).is_ok())?;
-                KernelArg::U32(v as u32)
-            }
-            ParamKind::Scalar("l" | "x") => KernelArg::I64(v),
-            ParamKind::Scalar("m" | "y") => {
-                range(v >= 0)?;
-                KernelArg::U64(v as u64)
-            }
-            ParamKind::Scalar("f") => KernelArg::F32(v as f32),
-            ParamKind::Scalar("d") => KernelArg::F64(v as f64),
-            _ => {
-                return Err(format!(
-                    "parameter `{}` has a type a task scalar cannot have",
-                    p.name
-                ));
-            }
-        };
+        let arg = scalar_arg(p, v)?;
         args.push(arg);
     }
     Ok(args)
+}
+
+/// A scalar parameter's argument of value `v`, typed by the parameter; the error names it.
+pub(crate) fn scalar_arg(p: &aorlta_record::Param, v: i64) -> Result<KernelArg, String> {
+    let range = |ok: bool| {
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("scalar `{}` = {v} does not fit its type", p.name))
+        }
+    };
+    Ok(match p.kind {
+        ParamKind::Scalar("i") => {
+            range(i32::try_from(v).is_ok())?;
+            KernelArg::I32(v as i32)
+        }
+        ParamKind::Scalar("j") => {
+            range(u32::try_from(v).is_ok())?;
+            KernelArg::U32(v as u32)
+        }
+        ParamKind::Scalar("l" | "x") => KernelArg::I64(v),
+        ParamKind::Scalar("m" | "y") => {
+            range(v >= 0)?;
+            KernelArg::U64(v as u64)
+        }
+        ParamKind::Scalar("f") => KernelArg::F32(v as f32),
+        ParamKind::Scalar("d") => KernelArg::F64(v as f64),
+        _ => {
+            return Err(format!(
+                "parameter `{}` has a type a task scalar cannot have",
+                p.name
+            ));
+        }
+    })
 }

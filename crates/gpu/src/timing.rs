@@ -28,6 +28,7 @@ use crate::draw::mix64;
 use crate::layout::BufferSet;
 use crate::layout::{Draw, Layout};
 use crate::plan::{Kernel, Phase, RefSide, Runner, Stop, Timed};
+use crate::steps::AtSize;
 use crate::verify::{Counters, Expect};
 use aorlta_record::TimedInputs;
 use aorlta_record::{
@@ -133,7 +134,6 @@ fn run_inner<B: Backend>(
 ) -> Result<(), Stop> {
     let job = r.job;
     let reference = r.reference()?;
-    let candidate = r.probe(&job.candidate, Party::Candidate)?;
     let layout = match Layout::new(&job.task, w.size) {
         Ok(l) => l,
         Err(m) => {
@@ -141,17 +141,39 @@ fn run_inner<B: Backend>(
             return Err(Stop);
         }
     };
-    let g_ref = r.ref_geometry(&reference, &layout)?;
-    let g_cand = r.geometry(&candidate, &layout)?;
+    // One kernel, probed (a fresh module instance is loaded for every timed launch), or a plan
+    // at the timed size (its kernels loaded afresh for every timed run).
+    let (kernel, plan) = match &job.candidate.plan {
+        None => (Some(r.probe(&job.candidate, Party::Candidate)?), None),
+        Some(_) => (None, Some(crate::steps::plan_at_size(r, &layout)?)),
+    };
+    let g_ref = r.ref_geometry(&reference, &layout);
+    let g_cand = match (&g_ref, &kernel, &plan) {
+        (Err(_), _, _) => Err(Stop),
+        (Ok(_), Some(k), _) => r.geometry(k, &layout),
+        (Ok(_), None, Some(at)) => Ok(at.geometry()),
+        (Ok(_), None, None) => unreachable!("a candidate is a kernel or a plan"),
+    };
+    let (Ok(g_ref), Ok(g_cand)) = (g_ref, g_cand) else {
+        free_plan(r, &plan);
+        return Err(Stop);
+    };
     report.reference_geometry = Some(g_ref);
     report.candidate_geometry = Some(g_cand);
     let flush = flush_bytes(r.b.device().l2_bytes);
     report.l2_flush_bytes = flush;
-    let cand = r.alloc_set(&layout)?;
+    let cand = match r.alloc_set(&layout) {
+        Ok(s) => s,
+        Err(s) => {
+            free_plan(r, &plan);
+            return Err(s);
+        }
+    };
     let refr = match r.alloc_set(&layout) {
         Ok(s) => s,
         Err(s) => {
             r.free_set(&cand);
+            free_plan(r, &plan);
             return Err(s);
         }
     };
@@ -160,6 +182,7 @@ fn run_inner<B: Backend>(
         Err(e) => {
             r.free_set(&cand);
             r.free_set(&refr);
+            free_plan(r, &plan);
             return Err(r.backend_err(Party::Harness, e));
         }
     };
@@ -169,6 +192,7 @@ fn run_inner<B: Backend>(
             r.free_set(&cand);
             r.free_set(&refr);
             r.free_all(&[scratch]);
+            free_plan(r, &plan);
             return Err(s);
         }
     };
@@ -182,7 +206,11 @@ fn run_inner<B: Backend>(
     };
     report.clocks_start = r.b.clocks();
     let kernels = Kernels {
-        candidate: (&candidate, g_cand),
+        candidate: match (&kernel, &plan) {
+            (Some(k), _) => Cand::One(k, g_cand),
+            (None, Some(at)) => Cand::Plan(at),
+            (None, None) => unreachable!("a candidate is a kernel or a plan"),
+        },
         reference: (&reference, g_ref),
     };
     let before = r.phases;
@@ -207,6 +235,7 @@ fn run_inner<B: Backend>(
         r.scrub_and_free(&setup.layout, &setup.refr);
         r.free_all(&[setup.scratch]);
         counters.free(r);
+        free_plan(r, &plan);
     }
     summarise(report);
     report.overhead.phases = phases;
@@ -216,9 +245,27 @@ fn run_inner<B: Backend>(
     result
 }
 
+/// Frees a plan's scratch buffers (nothing for one kernel).
+fn free_plan<B: Backend>(r: &mut Runner<'_, B>, plan: &Option<AtSize>) {
+    if let Some(at) = plan {
+        at.free(r);
+    }
+}
+
 struct Kernels<'k> {
-    candidate: (&'k Kernel, Geometry),
+    candidate: Cand<'k>,
     reference: (&'k RefSide<'k>, Geometry),
+}
+
+/// The candidate a timing runs: one kernel and its geometry, or a plan at the timed size
+/// (docs/PLANS.md): its whole plan is the candidate's side of every pair, its scratch buffers
+/// filled before and checked after every timed run like the candidate's own buffers.
+#[derive(Clone, Copy)]
+enum Cand<'k> {
+    /// One kernel.
+    One(&'k Kernel, Geometry),
+    /// A plan.
+    Plan(&'k AtSize),
 }
 
 /// What one pair measured.
@@ -419,6 +466,9 @@ fn one_pair<B: Backend>(
         r.fill_set(&s.layout, sides.refr, draw, true)?;
         r.fill_set(&s.layout, sides.cand, draw, false)?;
     }
+    if let Cand::Plan(at) = k.candidate {
+        at.fill(r, draw)?;
+    }
     let candidate_s = match candidate_launch(r, s, sides, k, salt, cut_s)? {
         Timed::Done(t) => t.kernel_s,
         Timed::Late(waited) => return Ok(PairOutcome::Cut(waited)),
@@ -426,6 +476,10 @@ fn one_pair<B: Backend>(
     // Everything from here is made after the candidate's launch.
     c.reset(r)?;
     let own = r.check_set(c, &s.layout, sides.cand, draw, Expect::Written)?;
+    let scratch = match k.candidate {
+        Cand::Plan(at) => at.check(r, c, draw)?,
+        Cand::One(..) => None,
+    };
     let other = r.check_set(c, &s.layout, sides.refr, draw, Expect::Untouched)?;
     let reference_s = match reference_s {
         Some(t) => {
@@ -443,6 +497,9 @@ fn one_pair<B: Backend>(
         reference_sane(r, &sane.damage(&s.layout, &words))?;
     }
     let mut guards = own.guards.clone();
+    if let Some((check, layout)) = &scratch {
+        guards.extend(check.damage(layout, &words).guards);
+    }
     guards.extend(other_sets(&other));
     if !guards.is_empty() || !own.inputs.is_empty() {
         let what = format!(
@@ -491,7 +548,9 @@ fn one_pair<B: Backend>(
 }
 
 /// The candidate's launch: the harness's device code unloaded, a fresh module, a cold L2, timed
-/// alone and waited for at most `cut_s`; the device code is loaded afresh after it.
+/// alone and waited for at most `cut_s`; the device code is loaded afresh after it. A plan runs
+/// whole in its place: a fresh module, a cold L2 before its first step, every step timed and
+/// the times summed, the whole waited for at most `cut_s`.
 fn candidate_launch<B: Backend>(
     r: &mut Runner<'_, B>,
     s: &Setup,
@@ -500,7 +559,19 @@ fn candidate_launch<B: Backend>(
     salt: u32,
     cut_s: f64,
 ) -> Result<Timed, Stop> {
-    let (kernel, g) = k.candidate;
+    let (kernel, g) = match k.candidate {
+        Cand::One(kernel, g) => (kernel, g),
+        Cand::Plan(at) => {
+            r.helpers_off()?;
+            let t = crate::steps::timed_plan(r, at, &s.layout, sides.cand, cut_s, |r| {
+                r.flush_l2(s.scratch, s.scratch_words, salt)
+            })?;
+            if let Timed::Done(_) = t {
+                r.helpers_on()?;
+            }
+            return Ok(t);
+        }
+    };
     r.helpers_off()?;
     let inst = r.instantiate(kernel, &g)?;
     let args = r.args(Party::Candidate, &s.layout, sides.cand)?;

@@ -140,6 +140,7 @@ pub(crate) fn image(c: &Compiled) -> KernelImage {
         path: c.cubin.clone(),
         symbols: c.symbols.clone(),
         launch: c.launch.clone(),
+        plan: None,
     }
 }
 
@@ -202,6 +203,13 @@ pub(crate) fn run_job(
     } else {
         i.task.spec.clone()
     };
+    // A candidate that answered with a plan runs it whole; the plan is checked again here, so
+    // nothing but a plan that holds reaches the harness.
+    let plan = match candidate {
+        Some(_) => crate::extract::plan_of(i.source, &i.task.spec)
+            .map_err(|e| LegOutput::broke(KernelReason::PlanInvalid, e.describe()))?,
+        None => None,
+    };
     let leases = env
         .leases()
         .map_err(|e| LegOutput::unsettled(KernelReason::NoGpu, e))?;
@@ -228,11 +236,13 @@ pub(crate) fn run_job(
             path: std::path::PathBuf::new(),
             symbols: Vec::new(),
             launch: None,
+            plan: None,
         }),
         record: std::path::PathBuf::new(),
         launch_timeout_s,
         work,
     };
+    job.candidate.plan = plan;
     // A module's first job starts its process and may compile it (`torch.compile`): time no
     // candidate is charged for.
     let deadline_s = match reference {

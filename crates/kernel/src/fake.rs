@@ -38,6 +38,9 @@ pub struct FakeSpec {
     pub launch: Option<Vec<u32>>,
     /// The symbols the code object defines, when not the task's.
     pub symbols: Option<Vec<String>>,
+    /// A plan's kernels that compute or behave otherwise than the image, by kernel name
+    /// (`kernels: {epilogue: {compute: copy, behaviour: oob-write}}`).
+    pub kernels: std::collections::BTreeMap<String, aorlta_record::FakeKernel>,
 }
 
 impl Default for FakeSpec {
@@ -50,6 +53,7 @@ impl Default for FakeSpec {
             noise: None,
             launch: None,
             symbols: None,
+            kernels: std::collections::BTreeMap::new(),
         }
     }
 }

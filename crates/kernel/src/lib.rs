@@ -25,6 +25,7 @@ mod identity;
 mod lane;
 mod lease;
 mod ncu;
+mod plan;
 mod pool;
 mod reason;
 mod rules;

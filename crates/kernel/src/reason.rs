@@ -26,6 +26,10 @@ aorlta_check::reason_codes! {
         /// The code object defines no kernel of the task's signature; or (`parse`) no code block
         /// of the completion defines the kernel the task names.
         KernelNotFound => "kernel-not-found",
+        /// A completion's plan (docs/PLANS.md) does not hold: the detail names the step and the
+        /// field (an unknown kernel, arguments against its declaration, a name that is no buffer,
+        /// an expression that does not evaluate, the task's limits) (`parse`).
+        PlanInvalid => "plan-invalid",
         /// A kernel's arguments are not those the signature declares (an AMD kernel's metadata, a
         /// Triton function's parameters).
         SignatureMismatch => "signature-mismatch",

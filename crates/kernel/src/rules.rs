@@ -181,7 +181,57 @@ pub(crate) fn check(spec: &KernelTask) -> Result<(), Broken> {
     }
     check_timed_sizes(spec)?;
     check_language(spec)?;
+    check_plans(spec)?;
     check_tolerance(spec)
+}
+
+/// `plans` (docs/PLANS.md): a CUDA or HIP task's, with 1 to 16 steps, a scratch limit that
+/// evaluates to a byte count on every size, and each library operation named once.
+fn check_plans(spec: &KernelTask) -> Result<(), Broken> {
+    let Some(p) = &spec.plans else {
+        return Ok(());
+    };
+    if spec.language == KernelLanguage::Triton {
+        return Err(broken(
+            "plans",
+            None,
+            "a Triton task allows no plan (a plan launches CUDA or HIP kernels)".into(),
+        ));
+    }
+    let most = aorlta_record::PlanLimits::MAX_STEPS;
+    if !(1..=most).contains(&p.max_steps) {
+        return Err(broken(
+            "max_steps",
+            None,
+            format!("plans.max_steps is {}; it is 1 to {most}", p.max_steps),
+        ));
+    }
+    for (i, size) in spec.sizes.iter().enumerate() {
+        match eval_expr(&p.max_scratch_bytes, size) {
+            Ok(n) if n >= 0 => {}
+            Ok(n) => {
+                return Err(broken(
+                    "max_scratch_bytes",
+                    None,
+                    format!(
+                        "`{}` is {n} at size {i}; a byte count is never negative",
+                        p.max_scratch_bytes
+                    ),
+                ));
+            }
+            Err(e) => return Err(broken("max_scratch_bytes", None, format!("at size {i}: {e}"))),
+        }
+    }
+    for (i, l) in p.library.iter().enumerate() {
+        if p.library[..i].contains(l) {
+            return Err(broken(
+                "library",
+                None,
+                format!("plans.library names `{}` twice", l.as_str()),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `timed_sizes`: indices of `sizes`, each named once.
@@ -211,7 +261,7 @@ fn check_timed_sizes(spec: &KernelTask) -> Result<(), Broken> {
 
 /// The element types a pointer to a buffer of `dtype` may name, in their Itanium form, and as
 /// C++ writes the first.
-fn element_types(dtype: Dtype) -> (&'static [&'static str], &'static str) {
+pub(crate) fn element_types(dtype: Dtype) -> (&'static [&'static str], &'static str) {
     match dtype {
         Dtype::F32 => (&["f"], "float"),
         Dtype::F16 => (&["6__half", "6_Float16"], "__half"),
@@ -576,6 +626,56 @@ mod tests {
             v[k] = x.clone();
         }
         serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn plans_are_a_cuda_or_hip_tasks_with_bounded_steps_and_scratch() {
+        use serde_json::json;
+        assert_eq!(check(&task(json!({}))).map(|_| ()), Ok(()));
+        let ok = task(
+            json!({"plans": {"max_steps": 3, "max_scratch_bytes": "4 * rows * cols", "library": ["gemm"]}}),
+        );
+        assert_eq!(check(&ok), Ok(()));
+        let limits = ok.plans.unwrap();
+        assert_eq!(limits.library, vec![aorlta_record::LibraryKind::Gemm]);
+        // Defaults: four steps, no scratch, no library.
+        let d = task(json!({"plans": {}})).plans.unwrap();
+        assert_eq!(
+            (d.max_steps, d.max_scratch_bytes.as_str(), d.library.len()),
+            (4, "0", 0)
+        );
+        let cases = [
+            (json!({"plans": {"max_steps": 0}}), "max_steps", "it is 1 to 16"),
+            (json!({"plans": {"max_steps": 17}}), "max_steps", "it is 1 to 16"),
+            (
+                json!({"plans": {"max_scratch_bytes": "rows - 10"}}),
+                "max_scratch_bytes",
+                "never negative",
+            ),
+            (
+                json!({"plans": {"max_scratch_bytes": "nope"}}),
+                "max_scratch_bytes",
+                "at size 0",
+            ),
+            (
+                json!({"plans": {"library": ["gemm", "gemm"]}}),
+                "library",
+                "twice",
+            ),
+            (
+                json!({"plans": {}, "language": "triton", "block": ["", "", ""]}),
+                "plans",
+                "Triton",
+            ),
+        ];
+        for (extra, field, says) in cases {
+            let e = check(&task(extra.clone())).unwrap_err();
+            assert_eq!(e.field, field, "{extra}: {}", e.describe());
+            assert!(e.message.contains(says), "{extra}: {}", e.describe());
+        }
+        let text = "id: t\nplans:\n  max_steps: 0\n";
+        let e = check(&task(json!({"plans": {"max_steps": 0}}))).unwrap_err();
+        assert_eq!(e.line(text), 3);
     }
 
     #[test]

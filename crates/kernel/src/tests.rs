@@ -361,11 +361,13 @@ fn dummy_job() -> HarnessJob {
             path: "r".into(),
             symbols: vec![],
             launch: None,
+            plan: None,
         }),
         candidate: KernelImage {
             path: "c".into(),
             symbols: vec![],
             launch: None,
+            plan: None,
         },
         record: PathBuf::new(),
         launch_timeout_s: 1.0,

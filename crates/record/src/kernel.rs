@@ -6,13 +6,15 @@
 //!
 //! The harness job and record types (what the service asks the harness and what it writes back)
 //! live in [`harness`]; the expression evaluator in [`expr`]; the kernel's symbol (Itanium
-//! mangling of its signature) in [`mangle`]; the fake code objects of the CI backend in [`fake`].
+//! mangling of its signature) in [`mangle`]; the fake code objects of the CI backend in [`fake`];
+//! a candidate's plan of several kernels and library calls in [`plan`].
 
 pub(crate) mod expr;
 pub(crate) mod fake;
 pub(crate) mod harness;
 pub(crate) mod inputs;
 pub(crate) mod mangle;
+pub(crate) mod plan;
 pub(crate) mod traffic;
 
 use serde::{Deserialize, Serialize};
@@ -385,6 +387,10 @@ pub struct KernelTask {
     /// by default (a buffer's length says nothing of the work per element).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flops: Option<String>,
+    /// Whether a candidate may answer with a plan of several kernels and library calls, and
+    /// within what ([`PlanLimits`](plan::PlanLimits), docs/PLANS.md); absent: one kernel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plans: Option<plan::PlanLimits>,
 }
 
 fn block_unset(block: &[String; 3]) -> bool {

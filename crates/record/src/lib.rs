@@ -21,7 +21,7 @@ pub use crate::contract::{REWARD_MAX, REWARD_MIN, check_entry, parts_in_range};
 pub use crate::entry::{Parts, RewardEntry, VersionIdentity};
 pub use crate::episode::{Episode, EpisodeHead, EpisodeLine, Turn, TurnReward};
 pub use crate::kernel::expr::{ExprError, eval_count, eval_expr, last_factor};
-pub use crate::kernel::fake::{FAKE_MAGIC, FakeBehaviour, FakeImage};
+pub use crate::kernel::fake::{FAKE_MAGIC, FakeBehaviour, FakeImage, FakeKernel};
 pub use crate::kernel::harness::{
     BudgetStop, CaseReport, CheckReport, CheckWork, Clocks, DeviceInfo, DeviceList, Finding, Geometry,
     HARNESS_FORMAT, HarnessError, HarnessJob, HarnessReady, HarnessRecord, ImageLaunch, JobReference,
@@ -33,6 +33,9 @@ pub use crate::kernel::inputs::{
 };
 pub use crate::kernel::mangle::{
     MangleError, Param, ParamKind, Pointee, Signature, mangle, signature_parameters,
+};
+pub use crate::kernel::plan::{
+    GemmStep, ImagePlan, LaunchStep, LibraryKind, Plan, PlanKernel, PlanLimits, PlanStep, ScratchSpec,
 };
 pub use crate::kernel::traffic::{check_traffic, traffic_bytes, traffic_flops};
 pub use crate::kernel::{

@@ -173,13 +173,22 @@ impl Validation {
                     "case {id}: expected reward `{w}` is neither a range nor `unscored`"
                 )));
             }
-            let file = base.join(&suite.candidates).join(&case.task).join(format!(
-                "{}.{}",
-                case.case,
-                language.extension()
-            ));
-            let source = std::fs::read_to_string(&file).map_err(|e| CoreError::io(&file, e))?;
-            let (completion, source) = completion_in(&source, language);
+            let folder = base.join(&suite.candidates).join(&case.task);
+            // A case may be a whole completion (`<case>.md`: a plan and its kernels, for one);
+            // its source is what the lane's `parse` reads from it.
+            let markdown = folder.join(format!("{}.md", case.case));
+            let (completion, source) = if markdown.is_file() {
+                let completion =
+                    std::fs::read_to_string(&markdown).map_err(|e| CoreError::io(&markdown, e))?;
+                let source = KernelTaskDef::of(task)
+                    .and_then(|k| aorlta_kernel::kernel_source(&completion, k).ok())
+                    .unwrap_or_else(|| completion.clone());
+                (completion, source)
+            } else {
+                let file = folder.join(format!("{}.{}", case.case, language.extension()));
+                let source = std::fs::read_to_string(&file).map_err(|e| CoreError::io(&file, e))?;
+                completion_in(&source, language)
+            };
             let kernel = env.kernel().expect("built with kernel tools");
             if kernel.is_fake() {
                 kernel.add_fake(&source, case.fake.clone());

@@ -19,4 +19,5 @@ mod timecheck;
 mod timeline;
 mod validate_fake;
 mod validate_fake_hip;
+mod validate_fake_plans;
 mod validate_fake_triton;

@@ -27,7 +27,7 @@ pub(super) struct Ran {
 }
 
 impl FakeBackend {
-    fn fault_now(&mut self) -> Ran {
+    pub(super) fn fault_now(&mut self) -> Ran {
         self.faulted = true;
         Ran {
             time_s: 0.0,
@@ -36,8 +36,13 @@ impl FakeBackend {
     }
 
     /// Runs a kernel of a module instance on the fake device.
-    pub(super) fn run_kernel(&mut self, module: &FakeModule, args: &[KernelArg]) -> Ran {
-        let img = module.image.clone();
+    pub(super) fn run_kernel(&mut self, module: &FakeModule, symbol: &str, args: &[KernelArg]) -> Ran {
+        let mut img = module.image.clone();
+        // A plan's kernel computes and behaves as its own entry says.
+        if let Some(k) = img.kernels.get(symbol).cloned() {
+            img.compute = k.compute.unwrap_or_else(|| symbol.to_string());
+            img.behaviour = k.behaviour;
+        }
         let mut inputs = Vec::new();
         let mut outs: Vec<Out> = Vec::new();
         let mut first_input: Option<(DevPtr, Dtype)> = None;

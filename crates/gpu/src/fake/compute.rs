@@ -1,5 +1,6 @@
 //! The example tasks computed on the CPU for the fake device: vector add, transpose, block sum,
-//! row softmax and matrix product, and a generic elementwise function for any other kernel.
+//! row softmax and matrix product, a copy (a plan's epilogue), and a generic elementwise function
+//! for any other kernel.
 //! The fake reference and the fake candidate both compute through here, so what matters is
 //! that each is a deterministic function of the inputs; the shapes come from the buffers'
 //! lengths and the integer scalars.
@@ -19,9 +20,17 @@ pub(crate) fn compute(kernel: &str, inputs: &[Buf], out_lens: &[usize], ints: &[
         "block_sum" => block_sum(inputs, out_lens),
         "softmax" | "row_softmax" => softmax(inputs, out_lens, ints),
         "matmul" | "sgemm" => matmul(inputs, out_lens, ints),
+        "copy" => copy(inputs, out_lens),
         _ => None,
     };
     specific.unwrap_or_else(|| generic(inputs, out_lens))
+}
+
+/// The first output is the first input (a plan's epilogue that moves a scratch buffer's result).
+fn copy(inputs: &[Buf], out_lens: &[usize]) -> Option<Vec<Vec<f64>>> {
+    let x = inputs.first()?;
+    let n = *out_lens.first()?;
+    (x.values.len() >= n).then(|| vec![x.values[..n].to_vec()])
 }
 
 fn vector_add(inputs: &[Buf], out_lens: &[usize]) -> Option<Vec<Vec<f64>>> {
@@ -171,6 +180,10 @@ mod tests {
             &[2, 1, 3],
         );
         assert_eq!(m, vec![vec![6.0, 15.0]]);
+        assert_eq!(
+            compute("copy", &[buf(&[1.0, 2.0, 3.0])], &[2], &[2]),
+            vec![vec![1.0, 2.0]]
+        );
         let g = compute("other", &[buf(&[1.0, 2.0])], &[3], &[]);
         assert_eq!(g, vec![vec![1.0, 2.0, 1.0]]);
     }

@@ -9,10 +9,12 @@
 pub(crate) mod behaviour;
 pub(crate) mod compute;
 pub(crate) mod helpers;
+pub(crate) mod library;
 pub(crate) mod memory;
 
 use crate::backend::{
-    Backend, BackendError, DevPtr, ErrorKind, EventSlot, FuncId, HelperOp, KernelArg, ModuleId, Wait,
+    Backend, BackendError, DevPtr, ErrorKind, EventSlot, FuncId, HelperOp, KernelArg, LibraryOp, ModuleId,
+    Wait,
 };
 use crate::geometry::LAUNCH_SYMBOL;
 use aorlta_record::FakeImage;
@@ -51,6 +53,8 @@ pub enum Call {
     Record(EventSlot),
     /// `launch` of a function of a module instance.
     Launch(ModuleId),
+    /// `library`: a plan's library operation.
+    Library(LibraryOp),
     /// `wait_stop`.
     WaitStop,
     /// `elapsed_s`.
@@ -78,7 +82,8 @@ pub struct FakeBackend {
     device: DeviceInfo,
     mem: Memory,
     modules: HashMap<u64, Rc<FakeModule>>,
-    funcs: HashMap<u64, u64>,
+    /// Function → its module instance and symbol.
+    funcs: HashMap<u64, (u64, String)>,
     next_id: u64,
     faulted: bool,
     rng: Pcg64Mcg,
@@ -258,7 +263,7 @@ impl Backend for FakeBackend {
         if let Some((p, _)) = m.launch_global {
             self.mem.free(p);
         }
-        self.funcs.retain(|_, v| *v != module.0);
+        self.funcs.retain(|_, v| v.0 != module.0);
         Ok(())
     }
 
@@ -274,7 +279,7 @@ impl Backend for FakeBackend {
         }
         let id = self.next_id;
         self.next_id += 1;
-        self.funcs.insert(id, module.0);
+        self.funcs.insert(id, (module.0, symbol.to_string()));
         Ok(Some(FuncId(id)))
     }
 
@@ -401,9 +406,10 @@ impl Backend for FakeBackend {
         args: &[KernelArg],
     ) -> Result<(), BackendError> {
         self.fault("cuLaunchKernel")?;
-        let id = *self
+        let (id, symbol) = self
             .funcs
             .get(&func.0)
+            .cloned()
             .ok_or_else(|| Self::driver("cuLaunchKernel", "unknown function"))?;
         self.record(Call::Launch(ModuleId(id)));
         if self.keep_log {
@@ -418,7 +424,15 @@ impl Backend for FakeBackend {
             .get(&id)
             .cloned()
             .ok_or_else(|| Self::driver("cuLaunchKernel", "unknown module"))?;
-        let ran = self.run_kernel(&module, args);
+        let ran = self.run_kernel(&module, &symbol, args);
+        self.pending = Some((ran.time_s, ran.hang));
+        Ok(())
+    }
+
+    unsafe fn library(&mut self, op: &LibraryOp) -> Result<(), BackendError> {
+        self.fault(op.call())?;
+        self.record(Call::Library(*op));
+        let ran = self.run_library(op);
         self.pending = Some((ran.time_s, ran.hang));
         Ok(())
     }

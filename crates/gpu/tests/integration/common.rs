@@ -41,6 +41,7 @@ pub(crate) fn image(behaviour: FakeBehaviour, speed: f64, reference: bool) -> Fa
         fixed_s: None,
         noise: 0.01,
         launch: None,
+        kernels: Default::default(),
     }
 }
 
@@ -51,6 +52,7 @@ pub(crate) fn write_image(dir: &Path, name: &str, img: &FakeImage) -> KernelImag
         path,
         symbols: vec![MANGLED.to_string(), "vector_add".to_string()],
         launch: None,
+        plan: None,
     }
 }
 

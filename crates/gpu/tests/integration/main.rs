@@ -6,5 +6,6 @@
 mod common;
 mod hip;
 mod plan_order;
+mod plans;
 mod process;
 mod threats;

@@ -13,6 +13,7 @@ use aorlta_record::FakeImage;
 pub(crate) fn compile(
     env: &dyn CompileEnv,
     task: &KernelTaskDef,
+    source: &str,
     source_hash: &str,
 ) -> Result<(Vec<u8>, Vec<String>), CompileFailure> {
     let spec = env.fake_spec(source_hash).unwrap_or_default();
@@ -45,6 +46,29 @@ pub(crate) fn compile(
             ));
         }
         None => {}
+    }
+    // A plan's code object defines every kernel the plan launches; each may compute and behave
+    // as the spec says.
+    if let Ok(Some(plan)) = crate::extract::plan_of(source, &task.spec) {
+        let wanted: Vec<String> = plan.kernels.values().flat_map(|k| k.symbols.clone()).collect();
+        let mut img = image_of(&spec, task, wanted.clone());
+        for (name, k) in &plan.kernels {
+            if !img.symbols.iter().any(|s| k.symbols.contains(s)) {
+                return Err(CompileFailure::broke(
+                    KernelReason::KernelNotFound,
+                    format!("the code object defines no kernel `{name}` of the plan"),
+                ));
+            }
+            let mut fk = spec.kernels.get(name).cloned().unwrap_or_default();
+            fk.compute.get_or_insert_with(|| name.clone());
+            for s in &k.symbols {
+                img.kernels.insert(s.clone(), fk.clone());
+            }
+        }
+        let bytes = serde_json::to_vec(&img)
+            .map_err(|e| CompileFailure::unsettled(KernelReason::WorkDirError, e.to_string()))?;
+        let first = plan.kernels.values().next().map(|k| k.symbols.clone());
+        return Ok((bytes, first.unwrap_or_default()));
     }
     let wanted = task.signature.symbols();
     let img = image_of(&spec, task, wanted.clone());

@@ -217,7 +217,7 @@ pub fn compile(
                 let asked = env.fake_spec(&source_hash).and_then(|s| s.launch);
                 triton::fake_launch(task, asked.as_deref())
             });
-            fake::compile(env, task, &source_hash).and_then(|(bytes, symbols)| {
+            fake::compile(env, task, source, &source_hash).and_then(|(bytes, symbols)| {
                 let object = toolchain::Object {
                     bytes,
                     compile_s: 0.0,
@@ -233,7 +233,10 @@ pub fn compile(
             });
             object.and_then(|object| {
                 process::check_size(&object.bytes)?;
-                let symbols = toolchain.check(task, &object.bytes)?;
+                let symbols = match crate::extract::plan_of(source, &task.spec) {
+                    Ok(Some(plan)) if who == Who::Candidate => toolchain::check_plan(&plan, &object.bytes)?,
+                    _ => toolchain.check(task, &object.bytes)?,
+                };
                 stored(env, &key, object, symbols)
             })
         };

@@ -96,6 +96,44 @@ pub(super) fn check_cubin(task: &KernelTaskDef, object: &[u8]) -> Result<Vec<Str
     Ok(order)
 }
 
+/// Checks a plan's code object: it defines every kernel the plan launches, by one of its
+/// symbols, and calls no device `printf`. Answers the first kernel's symbols (the job's
+/// candidate looks every kernel up by the plan's own lists).
+pub(super) fn check_plan(
+    plan: &aorlta_record::ImagePlan,
+    object: &[u8],
+) -> Result<Vec<String>, CompileFailure> {
+    let syms = crate::elf::symbols(object)
+        .map_err(|e| CompileFailure::broke(KernelReason::CompileError, e.to_string()))?;
+    if syms.iter().any(|s| s.name == "vprintf" && !s.defined) {
+        return Err(CompileFailure::broke(
+            KernelReason::DevicePrintf,
+            "the kernel calls device printf; output from a kernel is not allowed",
+        ));
+    }
+    for (name, k) in &plan.kernels {
+        if !k
+            .symbols
+            .iter()
+            .any(|w| syms.iter().any(|s| s.defined && s.function && &s.name == w))
+        {
+            return Err(CompileFailure::broke(
+                KernelReason::KernelNotFound,
+                format!(
+                    "the code object defines no kernel `{name}` of the plan (looked for {})",
+                    k.symbols.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(plan
+        .kernels
+        .values()
+        .next()
+        .map(|k| k.symbols.clone())
+        .unwrap_or_default())
+}
+
 /// The compiler `path`, or unsettled `no-compiler` naming the setting that gives it.
 pub(super) fn program(path: Option<&Path>, name: &str, setting: &str) -> Result<PathBuf, CompileFailure> {
     path.map(Path::to_path_buf).ok_or_else(|| {

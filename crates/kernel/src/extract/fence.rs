@@ -133,3 +133,48 @@ pub(super) fn defines_kernel(src: &str, name: &str) -> bool {
     }
     false
 }
+
+/// The declaration of the `__global__` function `name` in `src`, reduced to `void name(params)`
+/// (qualifiers, attributes and the body left out), as the signature reader takes it; `None` when
+/// `src` declares no such kernel or its parameter list is not closed.
+pub(crate) fn kernel_declaration(src: &str, name: &str) -> Option<String> {
+    if !defines_kernel(src, name) {
+        return None;
+    }
+    let b = src.as_bytes();
+    for (g, _) in src.match_indices("__global__") {
+        let mut i = g + "__global__".len();
+        while i < b.len() && b[i] != b'{' && b[i] != b';' {
+            if is_ident(b[i]) && !is_ident(b[i - 1]) {
+                let mut j = i;
+                while j < b.len() && is_ident(b[j]) {
+                    j += 1;
+                }
+                let mut open = j;
+                while open < b.len() && b[open].is_ascii_whitespace() {
+                    open += 1;
+                }
+                if &src[i..j] == name && b.get(open) == Some(&b'(') {
+                    let mut depth = 0usize;
+                    for (k, &c) in b.iter().enumerate().skip(open) {
+                        match c {
+                            b'(' => depth += 1,
+                            b')' => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    return Some(format!("void {name}{}", &src[open..=k]));
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    return None;
+                }
+                i = j;
+                continue;
+            }
+            i += 1;
+        }
+    }
+    None
+}

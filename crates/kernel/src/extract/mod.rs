@@ -4,6 +4,7 @@
 //! (`fence`), Python blocks for a top-level `def` (`python`).
 
 mod fence;
+mod plan;
 mod python;
 
 use crate::reason::KernelReason;
@@ -47,12 +48,46 @@ pub fn extract_kernel(completion: &str, kernel_name: &str) -> Result<String, Rea
 }
 
 /// The kernel source of a completion in the task's language ([`extract_kernel`] for CUDA and
-/// HIP, [`extract_triton_kernel`] for Triton).
+/// HIP, [`extract_triton_kernel`] for Triton). A CUDA or HIP completion with a plan block (a
+/// fenced YAML block whose top key is `plan:`, docs/PLANS.md) gives the last C++ block that
+/// defines every kernel the plan launches, with the plan, checked against the task, appended
+/// (the `plan` module); reason `plan-invalid` names the step and field of what is wrong.
 pub fn kernel_source(completion: &str, task: &KernelTaskDef) -> Result<String, Reason> {
     match task.spec.language {
         aorlta_record::KernelLanguage::Triton => extract_triton_kernel(completion, task.kernel_name()),
-        _ => extract_kernel(completion, task.kernel_name()),
+        _ => cpp_source(completion, &task.spec, task.kernel_name()),
     }
+}
+
+/// The CUDA or HIP branch of [`kernel_source`]: with a plan block, the source of its kernels and
+/// the checked plan; without, the block that defines `kernel_name`.
+pub(crate) fn cpp_source(
+    completion: &str,
+    spec: &aorlta_record::KernelTask,
+    kernel_name: &str,
+) -> Result<String, Reason> {
+    match plan::plan_block(completion) {
+        Some(body) => plan::plan_source(completion, body, spec),
+        None => {
+            let src = extract_kernel(completion, kernel_name)?;
+            plan::refuse_marker(&src)?;
+            Ok(src)
+        }
+    }
+}
+
+/// The plan an extracted text carries, checked again against the task and its source (the
+/// later legs never run a plan `parse` did not pass): `None` when it carries none.
+pub(crate) fn plan_of(
+    extracted: &str,
+    task: &aorlta_record::KernelTask,
+) -> Result<Option<aorlta_record::ImagePlan>, crate::plan::PlanError> {
+    let (source, Some(json)) = crate::plan::split(extracted) else {
+        return Ok(None);
+    };
+    let plan: aorlta_record::Plan =
+        serde_json::from_str(json).map_err(|e| crate::plan::err("plan", "plan", e.to_string()))?;
+    crate::plan::check(&plan, task, &|name| fence::kernel_declaration(source, name)).map(Some)
 }
 
 /// The source of the last fenced Python code block that defines the Triton kernel

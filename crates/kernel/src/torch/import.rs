@@ -642,6 +642,7 @@ fn task_of(p: &ProbeResult, problem: &Path, id: &str, level: u32, out: &Path) ->
         timed_inputs: Default::default(),
         bytes: None,
         flops: None,
+        plans: None,
     })
 }
 

@@ -79,6 +79,24 @@ pub struct FakeImage {
     /// formed; any other count plays a symbol of the wrong size).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launch: Option<Vec<u32>>,
+    /// Kernels of a plan's code object that compute or behave otherwise than the image, by
+    /// symbol.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub kernels: std::collections::BTreeMap<String, FakeKernel>,
+}
+
+/// How one kernel of a fake code object computes and behaves (a plan's kernels each do their
+/// own part: `compute` names a computation as [`FakeImage::compute`] does, `copy` its first
+/// input, for instance).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct FakeKernel {
+    /// The computation (the kernel's name when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute: Option<String>,
+    /// The behaviour.
+    #[serde(default)]
+    pub behaviour: FakeBehaviour,
 }
 
 fn one() -> f64 {
@@ -101,6 +119,7 @@ impl FakeImage {
             fixed_s: None,
             noise: default_noise(),
             launch: None,
+            kernels: std::collections::BTreeMap::new(),
         }
     }
 

@@ -29,14 +29,18 @@
 //! - 2.4: one launch for a profiler. `Work` gains `launch` ([`LaunchWork`]: the candidate alone,
 //!   launched once on inputs of the typical law, for Nsight Compute to profile) and the record
 //!   `launch` ([`LaunchReport`]).
+//! - 2.5: kernel plans. `KernelImage` gains `plan` ([`ImagePlan`]): the candidate is a plan of
+//!   launches of its kernels and library calls over the task's buffers and scratch buffers,
+//!   which the correctness and timing jobs run whole as the candidate (docs/PLANS.md).
 
 use super::KernelTask;
+use super::plan::ImagePlan;
 use crate::version::FormatVersion;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// The version of the job, record, ready and device-list documents this build reads and writes.
-pub const HARNESS_FORMAT: FormatVersion = FormatVersion { major: 2, minor: 4 };
+pub const HARNESS_FORMAT: FormatVersion = FormatVersion { major: 2, minor: 5 };
 
 fn harness_format() -> FormatVersion {
     HARNESS_FORMAT
@@ -107,6 +111,10 @@ pub struct KernelImage {
     /// which use the task's geometry or their `aorlta_launch` symbol.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launch: Option<ImageLaunch>,
+    /// The candidate's plan, when it answered with one: the harness runs the plan's steps, the
+    /// kernels looked up in this code object, instead of one launch of `symbols`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<ImagePlan>,
 }
 
 /// The launch a compiler decided for a code object: the grid as expressions, over the size's
