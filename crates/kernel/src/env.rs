@@ -119,7 +119,8 @@ impl std::fmt::Debug for KernelEnv {
     }
 }
 
-fn find_on_path(name: &str) -> Option<PathBuf> {
+/// The first file `name` in a folder of the PATH.
+pub(crate) fn find_on_path(name: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|p| {
         std::env::split_paths(&p)
             .map(|d| d.join(name))

@@ -130,12 +130,7 @@ pub(crate) fn find_ncu(configured: Option<&Path>) -> Option<PathBuf> {
         let p = PathBuf::from(p);
         return p.is_file().then_some(p);
     }
-    let on_path = std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .map(|d| d.join("ncu"))
-        .find(|p| p.is_file());
-    on_path.or_else(|| {
+    crate::env::find_on_path("ncu").or_else(|| {
         let p = PathBuf::from("/usr/local/cuda/bin/ncu");
         p.is_file().then_some(p)
     })

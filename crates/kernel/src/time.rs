@@ -275,7 +275,6 @@ fn time_leg(input: &LegInput<'_>) -> LegOutput {
     }
     let mut runs = Vec::with_capacity(timed.len());
     let mut per_size = Vec::with_capacity(timed.len());
-    let mut last_looked = None;
     for (t, run_facts) in &timed {
         let pairs: Vec<Pair> = t
             .pairs
@@ -297,32 +296,30 @@ fn time_leg(input: &LegInput<'_>) -> LegOutput {
         if let Value::Object(f) = run_facts {
             record.extend(f.clone());
         }
-        per_size.push(Value::Object(record));
+        per_size.push(record);
         runs.push(SizeRun {
             size: t.size,
             pairs,
-            measurement: looked.measurement.clone(),
+            measurement: looked.measurement,
         });
-        last_looked = Some(looked);
     }
-    let Some(looked) = last_looked else {
-        return LegOutput::unsettled(KernelReason::BadParams, "no size to time");
-    };
-    let (m, mut detail) = if runs.len() == 1 {
-        // One timed size: the size's record is the leg's, as it always was.
-        let m = looked.measurement.clone();
-        let Some(Value::Object(record)) = per_size.pop() else {
-            return LegOutput::unsettled(KernelReason::HarnessIncomplete, "no timing record");
-        };
-        (m, record)
-    } else {
-        let m = judge_sizes(&runs, &per_look(&p.judge, looks.len()));
-        let mut record = as_map(&m);
-        record.insert("looks".into(), json!(looked.looks));
-        record.insert("confidence_per_look".into(), json!(looked.confidence_per_look));
-        record.insert("timed_sizes".into(), json!(sizes));
-        record.insert("sizes".into(), Value::Array(per_size));
-        (m, record)
+    // One size: its own measurement (judge_sizes answers it unchanged) and its record, as it
+    // always was. Several: the geometric mean's, at the per-look parameters every look used.
+    let each = per_look(&p.judge, looks.len());
+    let m = judge_sizes(&runs, &each);
+    let mut detail = match <[_; 1]>::try_from(per_size) {
+        Ok([record]) => record,
+        Err(per_size) => {
+            let mut record = as_map(&m);
+            record.insert("looks".into(), json!(looks));
+            record.insert("confidence_per_look".into(), json!(each.confidence));
+            record.insert("timed_sizes".into(), json!(sizes));
+            record.insert(
+                "sizes".into(),
+                Value::Array(per_size.into_iter().map(Value::Object).collect()),
+            );
+            record
+        }
     };
     if let Value::Object(f) = facts {
         for (k, v) in f {

@@ -63,11 +63,8 @@ pub(crate) trait Toolchain {
     fn check(&self, task: &KernelTaskDef, object: &[u8]) -> Result<Vec<String>, CompileFailure>;
 }
 
-/// Checks an NVIDIA code object for `task`: it defines the kernel by one of the signature's
-/// symbols and calls no device `printf`. Answers the symbols to look the kernel up by, the one
-/// found first.
-pub(super) fn check_cubin(task: &KernelTaskDef, object: &[u8]) -> Result<Vec<String>, CompileFailure> {
-    let wanted = task.signature.symbols();
+/// A code object's symbols, refused when it calls device `printf`.
+fn symbols_without_printf(object: &[u8]) -> Result<Vec<crate::elf::Symbol>, CompileFailure> {
     let syms = crate::elf::symbols(object)
         .map_err(|e| CompileFailure::broke(KernelReason::CompileError, e.to_string()))?;
     if syms.iter().any(|s| s.name == "vprintf" && !s.defined) {
@@ -76,6 +73,15 @@ pub(super) fn check_cubin(task: &KernelTaskDef, object: &[u8]) -> Result<Vec<Str
             "the kernel calls device printf; output from a kernel is not allowed",
         ));
     }
+    Ok(syms)
+}
+
+/// Checks an NVIDIA code object for `task`: it defines the kernel by one of the signature's
+/// symbols and calls no device `printf`. Answers the symbols to look the kernel up by, the one
+/// found first.
+pub(super) fn check_cubin(task: &KernelTaskDef, object: &[u8]) -> Result<Vec<String>, CompileFailure> {
+    let wanted = task.signature.symbols();
+    let syms = symbols_without_printf(object)?;
     let found = wanted
         .iter()
         .find(|w| syms.iter().any(|s| s.defined && s.function && &s.name == *w))
@@ -103,14 +109,7 @@ pub(super) fn check_plan(
     plan: &aorlta_record::ImagePlan,
     object: &[u8],
 ) -> Result<Vec<String>, CompileFailure> {
-    let syms = crate::elf::symbols(object)
-        .map_err(|e| CompileFailure::broke(KernelReason::CompileError, e.to_string()))?;
-    if syms.iter().any(|s| s.name == "vprintf" && !s.defined) {
-        return Err(CompileFailure::broke(
-            KernelReason::DevicePrintf,
-            "the kernel calls device printf; output from a kernel is not allowed",
-        ));
-    }
+    let syms = symbols_without_printf(object)?;
     for (name, k) in &plan.kernels {
         if !k
             .symbols

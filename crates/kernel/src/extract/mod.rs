@@ -11,6 +11,15 @@ use crate::reason::KernelReason;
 use crate::task::KernelTaskDef;
 use aorlta_record::Reason;
 
+/// The bodies of a completion's fenced C++-family blocks, in order.
+pub(super) fn cpp_blocks(completion: &str) -> Vec<&str> {
+    fence::blocks(completion)
+        .into_iter()
+        .filter(|b| b.is_cpp())
+        .map(|b| b.body)
+        .collect()
+}
+
 /// The source of the last fenced code block in a C++/CUDA/HIP language that defines
 /// `kernel_name`. Reasons: `no-code-block`, `kernel-not-found`.
 ///
@@ -20,11 +29,7 @@ use aorlta_record::Reason;
 /// defines the kernel when a `__global__` declaration names it before its `(`. An unclosed
 /// fence runs to the end of the completion.
 pub fn extract_kernel(completion: &str, kernel_name: &str) -> Result<String, Reason> {
-    let blocks: Vec<&str> = fence::blocks(completion)
-        .into_iter()
-        .filter(|b| b.is_cpp())
-        .map(|b| b.body)
-        .collect();
+    let blocks = cpp_blocks(completion);
     if blocks.is_empty() {
         return Err(Reason::new(
             KernelReason::NoCodeBlock.as_str(),

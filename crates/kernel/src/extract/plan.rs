@@ -101,11 +101,7 @@ fn read(body: &str) -> Result<Plan, Reason> {
 /// The kernel source of a completion with a plan block, the checked plan appended.
 pub(super) fn plan_source(completion: &str, body: &str, spec: &KernelTask) -> Result<String, Reason> {
     let plan = read(body)?;
-    let blocks: Vec<&str> = fence::blocks(completion)
-        .into_iter()
-        .filter(|b| b.is_cpp())
-        .map(|b| b.body)
-        .collect();
+    let blocks = super::cpp_blocks(completion);
     if blocks.is_empty() {
         return Err(Reason::new(
             KernelReason::NoCodeBlock.as_str(),
