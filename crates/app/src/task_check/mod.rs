@@ -42,6 +42,7 @@ pub struct TaskCheckRun {
     real: Option<KernelEnv>,
     compiler: String,
     triton: Option<String>,
+    jobs: Option<usize>,
 }
 
 impl std::fmt::Debug for TaskCheckRun {
@@ -187,6 +188,7 @@ pub fn prepare_task_check(
         real,
         compiler,
         triton,
+        jobs: None,
     })))
 }
 
@@ -223,9 +225,29 @@ impl TaskCheckRun {
         self.real.is_some()
     }
 
-    /// Compiles every reference, then checks every task, handing each result to `each` as it
-    /// is done; the correctness and A/A legs run through the engine's door, never served from a
-    /// store. The harness processes are stopped at the end.
+    /// Checks `jobs` tasks at a time (at least one). On the fake device nothing is timed, so
+    /// the default is the CPUs; on a GPU the A/A timing leases the GPU alone, but the other
+    /// tasks' compiles and reference processes share the host, so the default there is one.
+    pub fn with_jobs(mut self, jobs: usize) -> Self {
+        self.jobs = Some(jobs.max(1));
+        self
+    }
+
+    /// The tasks checked at a time.
+    pub fn jobs(&self) -> usize {
+        self.jobs.unwrap_or_else(|| {
+            if self.real.is_some() {
+                std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
+            } else {
+                1
+            }
+        })
+    }
+
+    /// Compiles every reference, then checks the tasks `jobs()` at a time, handing each result
+    /// to `each` in the tasks' order as soon as it and those before it are done; the correctness
+    /// and A/A legs run through the engine's door, never served from a store. The harness
+    /// processes are stopped at the end.
     pub fn run(self, each: &mut dyn FnMut(&TaskCheck)) -> TaskCheckReport {
         let kernel = self.kernel();
         if let Some(r) = &self.real {
@@ -233,37 +255,59 @@ impl TaskCheckRun {
         }
         precompile(kernel, &self.loaded);
         let legs = aorlta_core::Legs::builtin();
-        let mut results = Vec::new();
-        for (file, set) in &self.loaded {
-            match set {
-                Err(e) => {
-                    let c = TaskCheck {
-                        id: file
-                            .file_stem()
-                            .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
-                        file: file.display().to_string(),
-                        steps: std::array::from_fn(|_| "-".to_string()),
-                        aa: None,
-                        pass: false,
-                        why: format!("load: {e}"),
-                        fake_device: self.real.is_some(),
-                        not_run: Vec::new(),
-                    };
-                    each(&c);
-                    results.push(c);
-                }
-                Ok(set) => {
-                    for task in set.iter() {
-                        let c = match &self.real {
-                            Some(r) => check_task_on_fake(&legs, &self.env, Some(r), task, &self.params),
-                            None => check_task(&legs, &self.env, task, &self.params),
-                        };
-                        each(&c);
-                        results.push(c);
+        // One item per result: a task, or a file that did not load.
+        let items: Vec<Result<&aorlta_check::Task, (&PathBuf, &String)>> = self
+            .loaded
+            .iter()
+            .flat_map(|(file, set)| match set {
+                Ok(set) => set.iter().map(|t| Ok(&**t)).collect::<Vec<_>>(),
+                Err(e) => vec![Err((file, e))],
+            })
+            .collect();
+        let check = |item: &Result<&aorlta_check::Task, (&PathBuf, &String)>| match item {
+            Ok(task) => match &self.real {
+                Some(r) => check_task_on_fake(&legs, &self.env, Some(r), task, &self.params),
+                None => check_task(&legs, &self.env, task, &self.params),
+            },
+            Err((file, e)) => TaskCheck {
+                id: file
+                    .file_stem()
+                    .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
+                file: file.display().to_string(),
+                steps: std::array::from_fn(|_| "-".to_string()),
+                aa: None,
+                pass: false,
+                why: format!("load: {e}"),
+                fake_device: self.real.is_some(),
+                not_run: Vec::new(),
+            },
+        };
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let mut done: Vec<Option<TaskCheck>> = (0..items.len()).map(|_| None).collect();
+        let mut handed = 0;
+        std::thread::scope(|s| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            for _ in 0..self.jobs().min(items.len()) {
+                let (tx, next, items, check) = (tx.clone(), &next, &items, &check);
+                s.spawn(move || {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        if tx.send((i, check(item))).is_err() {
+                            break;
+                        }
                     }
+                });
+            }
+            drop(tx);
+            for (i, c) in rx {
+                done[i] = Some(c);
+                while let Some(c) = done.get(handed).and_then(Option::as_ref) {
+                    each(c);
+                    handed += 1;
                 }
             }
-        }
+        });
         kernel.pool().shutdown();
         if let Some(r) = &self.real {
             r.pool().shutdown();
@@ -273,7 +317,7 @@ impl TaskCheckRun {
             fake_device: self.real.is_some(),
             compiler: self.compiler.clone(),
             triton: self.triton.clone(),
-            tasks: results,
+            tasks: done.into_iter().flatten().collect(),
         }
     }
 }

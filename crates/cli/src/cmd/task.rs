@@ -51,6 +51,10 @@ pub(crate) struct CheckArgs {
     /// Write the device, the compiler and every task's result as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Tasks checked at a time (default: the CPUs, at most 8, on the fake device; one on a GPU,
+    /// where another task's compiles and reference processes would share the host with a timing).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub jobs: Option<u32>,
 }
 
 /// Runs `aorlta task ...`.
@@ -107,7 +111,10 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let config = args.kernel.kernel_config()?;
     let run = match aorlta_app::prepare_task_check(&args.tasks, args.profile.as_deref(), &config)? {
-        TaskCheckStart::Ready(run) => run,
+        TaskCheckStart::Ready(run) => match args.jobs {
+            Some(j) => Box::new(run.with_jobs(j as usize)),
+            None => run,
+        },
         TaskCheckStart::NoGpu(e) => {
             println!("no GPU: {e}");
             return Ok(ExitCode::from(EXIT_NO_GPU));
@@ -119,9 +126,10 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     };
     let tasks = run.tasks();
     println!(
-        "aorlta task check: {tasks} task{} on {}",
+        "aorlta task check: {tasks} task{} on {}, {} at a time",
         if tasks == 1 { "" } else { "s" },
-        run.device_label()
+        run.device_label(),
+        run.jobs()
     );
     println!("compiler: {}", run.compiler());
     if let Some(t) = run.triton() {

@@ -93,6 +93,46 @@ fn the_example_tasks_pass_with_a_row_each_and_the_steps_not_run_named() {
     }
 }
 
+/// Tasks checked several at a time are printed, and written to the JSON, in the order of their
+/// files, whichever finishes first; one at a time gives the same rows.
+#[test]
+fn tasks_checked_side_by_side_come_out_in_file_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rows = Vec::new();
+    for jobs in ["3", "1"] {
+        let json = dir.path().join(format!("check-{jobs}.json"));
+        let (code, text) = task_check(
+            &[
+                "examples/kernels/tasks",
+                "--jobs",
+                jobs,
+                "--json",
+                json.to_str().unwrap(),
+            ],
+            &root(),
+        );
+        assert_eq!(code, 0, "{text}");
+        assert!(text.contains(&format!(", {jobs} at a time")), "{text}");
+        let order: Vec<&str> = ["block_sum", "matmul", "softmax", "transpose", "vector_add"]
+            .into_iter()
+            .filter(|id| text.contains(&format!("\n{id} ")))
+            .collect();
+        assert_eq!(order.len(), 5, "{text}");
+        let at = |id: &str| text.find(&format!("\n{id} ")).unwrap();
+        assert!(order.windows(2).all(|w| at(w[0]) < at(w[1])), "{text}");
+        let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        let ids: Vec<String> = doc["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["id"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(ids, order, "{doc}");
+        rows.push(doc["tasks"].clone());
+    }
+    assert_eq!(rows[0], rows[1]);
+}
+
 #[test]
 fn triton_tasks_are_checked_beside_cuda_ones() {
     let (code, text) = task_check(
