@@ -1,6 +1,8 @@
 //! The trusted reference process of a task whose reference is a PyTorch module
-//! (`reference.py`, run by the job's Python with `-I`): started by the harness, kept while jobs
-//! ask for the same module, and given the reference's buffer set of each case or pair: each
+//! (`reference.py`, run by the job's Python with `-I`): forked for the harness by that Python's
+//! zygote (`zygote.py`: torch imported once, nothing of it run, so each module's process starts
+//! in milliseconds instead of seconds and is still a process of its own), kept while jobs ask
+//! for the same module, and given the reference's buffer set of each case or pair: each
 //! allocation lent by the device ([`Backend::lend`]: a CUDA IPC handle, or a file on the fake
 //! device), bound as tensors in place, the forward written into the outputs.
 //!
@@ -29,6 +31,9 @@ mod tests;
 /// The reference process's program.
 pub(crate) const SCRIPT: &str = include_str!("reference.py");
 
+/// The program every reference process is forked from (torch imported once).
+pub(crate) const ZYGOTE: &str = include_str!("zygote.py");
+
 /// Seconds the process may take to start (Python, torch, the module's construction).
 const START_S: f64 = 120.0;
 
@@ -36,118 +41,138 @@ const START_S: f64 = 120.0;
 /// between tasks does not start one per job), the most recent last.
 static PROCESSES: Mutex<Vec<Process>> = Mutex::new(Vec::new());
 
+/// The parents the reference processes are forked from, one per Python.
+static ZYGOTES: Mutex<Vec<Zygote>> = Mutex::new(Vec::new());
+
 /// Modules kept running at most.
 const KEPT: usize = 4;
 
-struct Process {
-    key: String,
+/// Lines of a process's standard output (or socket), read by a thread of their own.
+fn line_reader(from: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, lines) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(from).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}
+
+/// The next `{"ok": ...}` of `lines` within `timeout_s`, or why not (`tail` adds the process's
+/// last words when it ended).
+fn next_answer(
+    lines: &Receiver<String>,
+    timeout_s: f64,
+    tail: &dyn Fn() -> String,
+) -> Result<serde_json::Value, String> {
+    let line = match lines.recv_timeout(Duration::from_secs_f64(timeout_s)) {
+        Ok(l) => l,
+        Err(RecvTimeoutError::Timeout) => {
+            return Err(format!(
+                "the reference process gave no answer within {timeout_s:.0} s"
+            ));
+        }
+        Err(RecvTimeoutError::Disconnected) => {
+            return Err(format!("the reference process ended{}", tail()));
+        }
+    };
+    let v: serde_json::Value =
+        serde_json::from_str(&line).map_err(|e| format!("the reference process answered {line:?}: {e}"))?;
+    match (v.get("ok"), v.get("error")) {
+        (Some(ok), _) => Ok(ok.clone()),
+        (None, Some(e)) => Err(e.as_str().unwrap_or("an error").to_string()),
+        _ => Err(format!("the reference process answered {line:?}")),
+    }
+}
+
+/// The last lines of a process's standard error file, after `: `, or nothing.
+fn tail_of(path: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().rev().take(6).collect();
+    if lines.is_empty() {
+        String::new()
+    } else {
+        let tail: Vec<&str> = lines.into_iter().rev().collect();
+        format!(": {}", tail.join(" | "))
+    }
+}
+
+/// A Python with torch imported, forking reference processes on request (zygote.py).
+struct Zygote {
+    python: std::path::PathBuf,
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
     stderr: std::path::PathBuf,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
-impl Process {
-    fn start(t: &TorchJob, device: &str, key: String) -> Result<Process, String> {
+impl Zygote {
+    fn start(python: &std::path::Path) -> Result<Zygote, String> {
         let dir = tempfile::tempdir().map_err(|e| format!("a temporary folder: {e}"))?;
-        let script = dir.path().join("reference.py");
-        std::fs::write(&script, SCRIPT).map_err(|e| format!("{}: {e}", script.display()))?;
+        let script = dir.path().join("zygote.py");
+        std::fs::write(&script, ZYGOTE).map_err(|e| format!("{}: {e}", script.display()))?;
+        let reference = dir.path().join("reference.py");
+        std::fs::write(&reference, SCRIPT).map_err(|e| format!("{}: {e}", reference.display()))?;
         let stderr = dir.path().join("stderr.txt");
         let err_file = std::fs::File::create(&stderr).map_err(|e| format!("{}: {e}", stderr.display()))?;
-        let mut cmd = Command::new(&t.python);
-        cmd.arg("-I")
+        let mut child = Command::new(python)
+            .arg("-I")
             .arg(&script)
-            .arg("--module")
-            .arg(&t.module)
-            .arg("--sha256")
-            .arg(&t.sha256)
-            .arg("--class")
-            .arg(&t.class)
-            .arg("--init")
-            .arg(json(&t.init))
-            .arg("--state")
-            .arg(json(&t.state))
-            .arg("--device")
-            .arg(device)
-            .arg("--forward-names")
-            .arg(json(&t.forward))
-            .arg("--output-names")
-            .arg(json(&t.outputs));
-        if t.compile {
-            cmd.arg("--compile");
-        }
-        cmd.current_dir(dir.path())
+            .current_dir(dir.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::from(err_file));
-        let mut child = cmd.spawn().map_err(|e| format!("{}: {e}", t.python.display()))?;
+            .stderr(Stdio::from(err_file))
+            .spawn()
+            .map_err(|e| format!("{}: {e}", python.display()))?;
         let stdin = child.stdin.take().expect("piped");
-        let stdout = child.stdout.take().expect("piped");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut p = Process {
-            key,
+        let lines = line_reader(child.stdout.take().expect("piped"));
+        let mut z = Zygote {
+            python: python.to_path_buf(),
             child,
             stdin,
             lines,
             stderr,
-            _dir: dir,
+            dir,
         };
-        p.answer(START_S)?;
-        Ok(p)
+        let stderr = z.stderr.clone();
+        next_answer(&z.lines, START_S, &|| tail_of(&stderr))?;
+        z.stdin.flush().ok();
+        Ok(z)
     }
 
-    /// The next answer, within `timeout_s`.
-    fn answer(&mut self, timeout_s: f64) -> Result<serde_json::Value, String> {
-        let line = match self.lines.recv_timeout(Duration::from_secs_f64(timeout_s)) {
-            Ok(l) => l,
-            Err(RecvTimeoutError::Timeout) => {
-                return Err(format!(
-                    "the reference process gave no answer within {timeout_s:.0} s"
-                ));
-            }
-            Err(RecvTimeoutError::Disconnected) => {
-                let _ = self.child.wait();
-                return Err(format!("the reference process ended{}", self.stderr_tail()));
-            }
-        };
-        let v: serde_json::Value = serde_json::from_str(&line)
-            .map_err(|e| format!("the reference process answered {line:?}: {e}"))?;
-        match (v.get("ok"), v.get("error")) {
-            (Some(ok), _) => Ok(ok.clone()),
-            (None, Some(e)) => Err(e.as_str().unwrap_or("an error").to_string()),
-            _ => Err(format!("the reference process answered {line:?}")),
-        }
-    }
-
-    fn ask(&mut self, req: &serde_json::Value, timeout_s: f64) -> Result<serde_json::Value, String> {
+    /// Forks a reference process that connects to `socket`; its pid.
+    fn spawn(
+        &mut self,
+        argv: &[String],
+        cwd: &std::path::Path,
+        stderr: &std::path::Path,
+        socket: &std::path::Path,
+    ) -> Result<i32, String> {
+        let req = serde_json::json!({
+            "op": "spawn",
+            "script": self.dir.path().join("reference.py"),
+            "argv": argv,
+            "cwd": cwd,
+            "stderr": stderr,
+            "connect": socket,
+        });
+        let zstderr = self.stderr.clone();
         writeln!(self.stdin, "{req}")
             .and_then(|_| self.stdin.flush())
-            .map_err(|e| format!("the reference process: {e}{}", self.stderr_tail()))?;
-        self.answer(timeout_s)
-    }
-
-    fn stderr_tail(&self) -> String {
-        let text = std::fs::read_to_string(&self.stderr).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().rev().take(6).collect();
-        if lines.is_empty() {
-            String::new()
-        } else {
-            let tail: Vec<&str> = lines.into_iter().rev().collect();
-            format!(": {}", tail.join(" | "))
-        }
+            .map_err(|e| format!("the reference processes' parent: {e}{}", tail_of(&zstderr)))?;
+        let ok = next_answer(&self.lines, 30.0, &|| tail_of(&zstderr))?;
+        ok.get("pid")
+            .and_then(serde_json::Value::as_i64)
+            .and_then(|p| i32::try_from(p).ok())
+            .ok_or_else(|| format!("the reference processes' parent answered {ok}"))
     }
 }
 
-impl Drop for Process {
+impl Drop for Zygote {
     fn drop(&mut self) {
         let _ = writeln!(self.stdin, "{{\"op\": \"quit\"}}");
         let _ = self.stdin.flush();
@@ -159,6 +184,146 @@ impl Drop for Process {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Forks a reference process from the zygote of `python` (started on first use, and again when
+/// it has ended).
+fn fork_reference(
+    python: &std::path::Path,
+    argv: &[String],
+    cwd: &std::path::Path,
+    stderr: &std::path::Path,
+    socket: &std::path::Path,
+) -> Result<i32, String> {
+    let mut zygotes = ZYGOTES.lock().unwrap_or_else(|p| p.into_inner());
+    zygotes.retain_mut(|z| !matches!(z.child.try_wait(), Ok(Some(_)) | Err(_)));
+    let i = match zygotes.iter().position(|z| z.python == python) {
+        Some(i) => i,
+        None => {
+            zygotes.push(Zygote::start(python)?);
+            zygotes.len() - 1
+        }
+    };
+    let pid = zygotes[i].spawn(argv, cwd, stderr, socket);
+    if pid.is_err() {
+        // A parent in an unknown state is not kept.
+        zygotes.remove(i);
+    }
+    pid
+}
+
+struct Process {
+    key: String,
+    pid: rustix::process::Pid,
+    stream: std::os::unix::net::UnixStream,
+    lines: Receiver<String>,
+    stderr: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Process {
+    fn start(t: &TorchJob, device: &str, key: String) -> Result<Process, String> {
+        let dir = tempfile::tempdir().map_err(|e| format!("a temporary folder: {e}"))?;
+        let stderr = dir.path().join("stderr.txt");
+        let socket = dir.path().join("reference.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&socket)
+            .map_err(|e| format!("{}: {e}", socket.display()))?;
+        let mut argv: Vec<String> = [
+            "--module",
+            &t.module.display().to_string(),
+            "--sha256",
+            &t.sha256,
+            "--class",
+            &t.class,
+            "--init",
+            &json(&t.init),
+            "--state",
+            &json(&t.state),
+            "--device",
+            device,
+            "--forward-names",
+            &json(&t.forward),
+            "--output-names",
+            &json(&t.outputs),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if t.compile {
+            argv.push("--compile".into());
+        }
+        let pid = fork_reference(&t.python, &argv, dir.path(), &stderr, &socket)?;
+        let pid = rustix::process::Pid::from_raw(pid).ok_or("the reference process has no pid")?;
+        // The child connects first thing; it may die before (its last words are in `stderr`).
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| format!("{}: {e}", socket.display()))?;
+        let t0 = std::time::Instant::now();
+        let stream = loop {
+            match listener.accept() {
+                Ok((s, _)) => break s,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if rustix::process::test_kill_process(pid).is_err() {
+                        return Err(format!("the reference process ended{}", tail_of(&stderr)));
+                    }
+                    if t0.elapsed().as_secs_f64() > START_S {
+                        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+                        return Err(format!(
+                            "the reference process did not start within {START_S:.0} s"
+                        ));
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                Err(e) => return Err(format!("{}: {e}", socket.display())),
+            }
+        };
+        stream
+            .set_nonblocking(false)
+            .map_err(|e| format!("{}: {e}", socket.display()))?;
+        let lines = line_reader(
+            stream
+                .try_clone()
+                .map_err(|e| format!("{}: {e}", socket.display()))?,
+        );
+        let mut p = Process {
+            key,
+            pid,
+            stream,
+            lines,
+            stderr,
+            _dir: dir,
+        };
+        p.answer(START_S)?;
+        Ok(p)
+    }
+
+    /// The next answer, within `timeout_s`.
+    fn answer(&mut self, timeout_s: f64) -> Result<serde_json::Value, String> {
+        let stderr = self.stderr.clone();
+        next_answer(&self.lines, timeout_s, &|| tail_of(&stderr))
+    }
+
+    fn ask(&mut self, req: &serde_json::Value, timeout_s: f64) -> Result<serde_json::Value, String> {
+        writeln!(self.stream, "{req}")
+            .and_then(|_| self.stream.flush())
+            .map_err(|e| format!("the reference process: {e}{}", tail_of(&self.stderr)))?;
+        self.answer(timeout_s)
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stream, "{{\"op\": \"quit\"}}");
+        let _ = self.stream.flush();
+        // Its parent reaps it: it is gone when no signal can reach it.
+        for _ in 0..50 {
+            if rustix::process::test_kill_process(self.pid).is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = rustix::process::kill_process(self.pid, rustix::process::Signal::KILL);
     }
 }
 

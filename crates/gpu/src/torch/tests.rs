@@ -270,3 +270,72 @@ fn python_is_started_isolated_from_the_environment_and_the_current_folder() {
         "{ready}"
     );
 }
+
+/// The parent pid of a process (`/proc/PID/stat`'s fourth field).
+fn parent_of(pid: i32) -> i32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    after.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn each_modules_process_is_forked_from_one_zygote_and_shares_nothing_written_with_another() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    // A module that changes torch's global state when it is imported, and one that refuses to be
+    // built if that change reached it.
+    let a = dir.path().join("a.py");
+    std::fs::write(
+        &a,
+        "import torch\ntorch.set_default_dtype(torch.float64)\n\nclass Model(torch.nn.Module):\n    def forward(self, x):\n        return x * 2\n",
+    )
+    .unwrap();
+    let b = dir.path().join("b.py");
+    std::fs::write(
+        &b,
+        "import torch\n\nclass Model(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        assert torch.get_default_dtype() == torch.float32, 'state of another module'\n\n    def forward(self, x):\n        return x + 1\n",
+    )
+    .unwrap();
+    let job = |file: &Path| aorlta_record::TorchJob {
+        python: py.clone(),
+        module: file.to_path_buf(),
+        sha256: sha256(file),
+        class: "Model".into(),
+        init: Vec::new(),
+        state: Default::default(),
+        forward: vec!["x".into()],
+        outputs: vec!["out".into()],
+        shapes: Default::default(),
+        compile: false,
+    };
+    let pa = super::Process::start(&job(&a), "cpu", "a".into()).unwrap();
+    let pb = super::Process::start(&job(&b), "cpu", "b".into()).unwrap();
+    let (ia, ib) = (pa.pid.as_raw_nonzero().get(), pb.pid.as_raw_nonzero().get());
+    assert_ne!(ia, ib);
+    let zygote = {
+        let zygotes = super::ZYGOTES.lock().unwrap();
+        zygotes
+            .iter()
+            .find(|z| z.python == py)
+            .expect("a zygote for this Python")
+            .child
+            .id() as i32
+    };
+    assert_eq!(parent_of(ia), zygote);
+    assert_eq!(parent_of(ib), zygote);
+    // A module file that is not the task's is refused by its process, through the zygote too.
+    let mut bad = job(&b);
+    bad.sha256 = "0".repeat(64);
+    let err = super::Process::start(&bad, "cpu", "bad".into())
+        .err()
+        .expect("refused");
+    assert!(err.contains("SHA-256") || err.contains("sha256"), "{err}");
+    drop(pa);
+    assert!(
+        (0..100).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            rustix::process::test_kill_process(rustix::process::Pid::from_raw(ia).unwrap()).is_err()
+        }),
+        "a dropped process is gone"
+    );
+}
