@@ -1,8 +1,9 @@
 //! `aorlta task import kernelbench DIR --out DIR`: each problem of a KernelBench checkout's level
 //! (or of a folder of problems in its format) becomes a kernel task whose reference is the
-//! problem's PyTorch module ([`aorlta_kernel::import_kernelbench`]). One line per problem as it
-//! is read, then the counts; `OUT/IMPORT.md` holds the table. Exit status 0 when at least one
-//! problem imported, 1 when none did.
+//! problem's PyTorch module ([`aorlta_kernel::import_kernelbench`]); from level 2 on, a task that
+//! allows plans (docs/PLANS.md). One line per problem as it is read, then the counts;
+//! `OUT/IMPORT.md` holds the table. Exit status 0 when at least one problem imported, 1 when none
+//! did.
 
 use anyhow::Context;
 use std::path::PathBuf;
@@ -65,7 +66,10 @@ pub(crate) fn run(cmd: ImportCmd) -> anyhow::Result<ExitCode> {
                 .map(|n| n.to_string_lossy())
                 .unwrap_or_default();
             match &row.outcome {
-                Ok(_) => eprintln!("[{done}/{total}] {name}: imported as {}", row.id),
+                Ok(_) => match &row.plans {
+                    Some(p) => eprintln!("[{done}/{total}] {name}: imported as {}, {}", row.id, p.text()),
+                    None => eprintln!("[{done}/{total}] {name}: imported as {}", row.id),
+                },
                 Err(why) => eprintln!("[{done}/{total}] {name}: not imported: {why}"),
             }
         })
@@ -77,6 +81,13 @@ pub(crate) fn run(cmd: ImportCmd) -> anyhow::Result<ExitCode> {
         a.out.display(),
         a.out.join("IMPORT.md").display()
     );
+    if report.plan_tasks() > 0 {
+        println!(
+            "{} plan tasks, {} of them with the library's gemm",
+            report.plan_tasks(),
+            report.with_library(aorlta_record::LibraryKind::Gemm)
+        );
+    }
     Ok(if report.imported() > 0 {
         ExitCode::SUCCESS
     } else {
