@@ -24,7 +24,8 @@ pub(crate) struct KernelbenchArgs {
     /// Where the task files and IMPORT.md are written.
     #[arg(long)]
     pub out: PathBuf,
-    /// The KernelBench level (its folder `levelN`).
+    /// The KernelBench level (its folder `levelN`); from level 2 on, the tasks allow plans
+    /// (several kernels and library steps, docs/PLANS.md).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4))]
     pub level: u32,
     /// A Python with torch (default `$AORLTA_TORCH_PYTHON`, else `python3`); it reads the problem
