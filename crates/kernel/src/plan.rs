@@ -151,7 +151,8 @@ fn is_ident(s: &str) -> bool {
         && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-fn elem_bytes(d: Dtype) -> i64 {
+/// Bytes of one element of `d`.
+pub(crate) fn elem_bytes(d: Dtype) -> i64 {
     match d {
         Dtype::F32 | Dtype::I32 | Dtype::U32 => 4,
         Dtype::F16 | Dtype::Bf16 => 2,

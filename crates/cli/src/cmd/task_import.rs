@@ -1,8 +1,9 @@
 //! `aorlta task import kernelbench DIR --out DIR`: each problem of a KernelBench checkout's level
 //! (or of a folder of problems in its format) becomes a kernel task whose reference is the
-//! problem's PyTorch module ([`aorlta_kernel::import_kernelbench`]). One line per problem as it
-//! is read, then the counts; `OUT/IMPORT.md` holds the table. Exit status 0 when at least one
-//! problem imported, 1 when none did.
+//! problem's PyTorch module ([`aorlta_kernel::import_kernelbench`]); from level 2 on, a task that
+//! allows plans (docs/PLANS.md). One line per problem as it is read, then the counts;
+//! `OUT/IMPORT.md` holds the table. Exit status 0 when at least one problem imported, 1 when none
+//! did.
 
 use anyhow::Context;
 use std::path::PathBuf;
@@ -23,7 +24,8 @@ pub(crate) struct KernelbenchArgs {
     /// Where the task files and IMPORT.md are written.
     #[arg(long)]
     pub out: PathBuf,
-    /// The KernelBench level (its folder `levelN`).
+    /// The KernelBench level (its folder `levelN`); from level 2 on, the tasks allow plans
+    /// (several kernels and library steps, docs/PLANS.md).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4))]
     pub level: u32,
     /// A Python with torch (default `$AORLTA_TORCH_PYTHON`, else `python3`); it reads the problem
@@ -65,7 +67,10 @@ pub(crate) fn run(cmd: ImportCmd) -> anyhow::Result<ExitCode> {
                 .map(|n| n.to_string_lossy())
                 .unwrap_or_default();
             match &row.outcome {
-                Ok(_) => eprintln!("[{done}/{total}] {name}: imported as {}", row.id),
+                Ok(_) => match &row.plans {
+                    Some(p) => eprintln!("[{done}/{total}] {name}: imported as {}, {}", row.id, p.text()),
+                    None => eprintln!("[{done}/{total}] {name}: imported as {}", row.id),
+                },
                 Err(why) => eprintln!("[{done}/{total}] {name}: not imported: {why}"),
             }
         })
@@ -77,6 +82,13 @@ pub(crate) fn run(cmd: ImportCmd) -> anyhow::Result<ExitCode> {
         a.out.display(),
         a.out.join("IMPORT.md").display()
     );
+    if report.plan_tasks() > 0 {
+        println!(
+            "{} plan tasks, {} of them with the library's gemm",
+            report.plan_tasks(),
+            report.with_library(aorlta_record::LibraryKind::Gemm)
+        );
+    }
     Ok(if report.imported() > 0 {
         ExitCode::SUCCESS
     } else {

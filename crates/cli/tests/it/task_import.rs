@@ -1,6 +1,9 @@
 //! `aorlta task import kernelbench` over this project's own problems in KernelBench's format
 //! (examples/torch-problems): which import, what the tasks say, why the rest do not, and what
-//! happens without torch. The probe needs a Python with torch: `$AORLTA_TORCH_PYTHON` (scripts/test
+//! happens without torch; at level 2 (examples/torch-problems/level2) the tasks allow plans, with
+//! the library's `gemm` where the module has a linear layer, and a plan of a `gemm` and an
+//! epilogue kernel is scored against the module on the fake device. The probe needs a Python with
+//! torch: `$AORLTA_TORCH_PYTHON` (scripts/test
 //! points it at the trainers' venv, CPU torch, and sets `AORLTA_TORCH_REQUIRED=1`); without one the
 //! torch test says it is skipped, and fails when torch is required.
 
@@ -10,6 +13,10 @@ use common::{aorlta, root};
 use std::path::Path;
 
 fn import(python: &str, out: &Path) -> (i32, String, String) {
+    import_level(python, out, 1)
+}
+
+fn import_level(python: &str, out: &Path, level: u32) -> (i32, String, String) {
     let o = aorlta()
         .args([
             "task",
@@ -18,6 +25,8 @@ fn import(python: &str, out: &Path) -> (i32, String, String) {
             "examples/torch-problems",
             "--jobs",
             "2",
+            "--level",
+            &level.to_string(),
             "--out",
         ])
         .arg(out)
@@ -34,6 +43,16 @@ fn import(python: &str, out: &Path) -> (i32, String, String) {
 
 fn task(out: &Path, id: &str) -> String {
     std::fs::read_to_string(out.join(format!("{id}.yaml"))).unwrap_or_else(|e| panic!("{id}: {e}"))
+}
+
+fn conv_of(out: &Path) -> String {
+    task(out, "kernelbench_l1_6_conv1d_strided")
+}
+
+/// A task file's prompt.
+fn prompt_of(task: &str) -> String {
+    let v: serde_json::Value = serde_norway::from_str(task).unwrap();
+    v["prompt"].as_str().unwrap().to_string()
 }
 
 #[test]
@@ -81,6 +100,13 @@ fn problems_import_as_tasks_with_their_signatures_sizes_and_laws_and_the_rest_sa
         "{linear}"
     );
     assert!(linear.contains("fc_weight: fc.weight"), "{linear}");
+    // Level 1 is one kernel: no `plans` field, and the prompt says nothing of plans.
+    for one in [&softmax, &linear, &conv_of(&out)] {
+        assert!(!one.contains("\nplans:"), "{one}");
+        let prompt = prompt_of(one);
+        assert!(!prompt.contains("plan") && !prompt.contains("`gemm`"), "{prompt}");
+    }
+    assert!(!stdout.contains("plan tasks"), "{stdout}");
     assert!(
         linear.contains("len: 256 * 512"),
         "the weight's shape is fixed by the module:\n{linear}"
@@ -273,4 +299,201 @@ fn without_torch_a_module_reference_leaves_the_entry_unscored_no_torch() {
         let line = format!("  torch-python: {}\n", fake_python.display());
         unscored(&score_torch_pool(&real, &line));
     }
+}
+
+#[test]
+fn level_2_problems_import_as_plan_tasks_with_gemm_where_the_module_has_a_linear_layer() {
+    let Some(python) = common::torch_python("torch import test") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tasks");
+    let (code, stdout, stderr) = import_level(python.to_str().unwrap(), &out, 2);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("imported 3 of 3 problems"), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("3 plan tasks, 1 of them with the library's gemm"),
+        "{stdout}"
+    );
+
+    // A linear layer: `gemm` in the menu, twice its product's bytes of scratch (1024 x 64 f32
+    // per batch row of 64: 2 * 4 * 64 = 512 bytes a row), one step per operator and one more.
+    let gemm = task(&out, "kernelbench_l2_1_gemm_biasadd_relu");
+    assert!(
+        gemm.contains("\nplans:\n  max_steps: 4\n  max_scratch_bytes: 512 * batch\n  library:\n  - gemm\n"),
+        "{gemm}"
+    );
+    let prompt = prompt_of(&gemm);
+    for needle in [
+        "as one kernel or as a plan",
+        "a ```yaml block whose top key is `plan:`",
+        "Library steps this task allows: `gemm` only",
+        "- gemm: {a: x, b: proj_weight, c: tmp, m: \"batch\", n: \"64\", k: \"128\", trans_b: true, dtype: f32}",
+        "at most `512 * batch` bytes in all",
+        "without running anything of yours on the host",
+    ] {
+        assert!(prompt.contains(needle), "{needle:?} not in:\n{prompt}");
+    }
+    // A convolution and a batched product: plans of launches only, and the prompt says so.
+    for (id, why) in [
+        ("kernelbench_l2_2_conv2d_tanh_scale", "conv2d (a convolution)"),
+        (
+            "kernelbench_l2_3_batched_matmul_relu",
+            "bmm (a batched or higher-rank product)",
+        ),
+    ] {
+        let t = task(&out, id);
+        assert!(t.contains("\nplans:\n  max_steps: 4\n"), "{t}");
+        assert!(!t.contains("  library:"), "{t}");
+        let prompt = prompt_of(&t);
+        assert!(prompt.contains("This task allows no library step"), "{prompt}");
+        assert!(
+            prompt.contains(&format!("No library step computes {why} yet")),
+            "{prompt}"
+        );
+        assert!(!prompt.contains("- gemm:"), "{prompt}");
+    }
+
+    let report = std::fs::read_to_string(out.join("IMPORT.md")).unwrap();
+    assert!(
+        report.contains(
+            "3 of 3 problems imported as tasks. 3 of them allow plans, 1 with the library's `gemm`."
+        ),
+        "{report}"
+    );
+    let row = |name: &str| {
+        report
+            .lines()
+            .find(|l| l.contains(name))
+            .unwrap_or_else(|| panic!("{name}: {report}"))
+            .to_string()
+    };
+    assert!(
+        row("1_Gemm_BiasAdd_ReLU").contains("a plan task: at most 4 steps, scratch at most `512 * batch` bytes, library steps `gemm` (linear by `gemm`)"),
+        "{report}"
+    );
+    assert!(
+        row("2_Conv2d_Tanh_Scale").contains("no library step; none yet for conv2d (a convolution)"),
+        "{report}"
+    );
+    assert!(
+        row("3_Batched_matmul_ReLU").contains("no library step; none yet for bmm"),
+        "{report}"
+    );
+
+    // examples/torch-problems/level2/tasks is this import (but for the path to the problem).
+    let committed = root().join("examples/torch-problems/level2/tasks");
+    let without_path = |t: &str| -> String {
+        t.lines()
+            .filter(|l| !l.trim_start().starts_with("torch: "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for entry in std::fs::read_dir(&out).unwrap() {
+        let name = entry.unwrap().file_name();
+        let fresh = std::fs::read_to_string(out.join(&name)).unwrap();
+        let kept = std::fs::read_to_string(committed.join(&name))
+            .unwrap_or_else(|e| panic!("{}: {e}", committed.join(&name).display()));
+        assert_eq!(
+            without_path(&kept),
+            without_path(&fresh),
+            "{name:?} differs from a fresh import: import again into examples/torch-problems/level2/tasks"
+        );
+    }
+
+    // The tasks load and their modules pass the checks the fake device runs.
+    let o = aorlta()
+        .args([
+            "task",
+            "check",
+            "--fake-gpu",
+            "--profile",
+            "examples/kernels/profile-speed.yaml",
+        ])
+        .arg(&out)
+        .env("AORLTA_TORCH_PYTHON", &python)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert!(text.contains("3 of 3 tasks pass"), "{text}");
+}
+
+#[test]
+fn a_plan_of_the_librarys_gemm_and_an_epilogue_kernel_is_checked_against_the_module() {
+    let Some(python) = common::torch_python("torch reference test") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // The tasks as imported (the test above checks they are what an import writes).
+    let tasks = root().join("examples/torch-problems/level2/tasks");
+    // The pool: each candidate of examples/torch-problems/level2/candidates, a whole completion
+    // (kernels and a plan), for the task its name starts with.
+    let candidates = root().join("examples/torch-problems/level2/candidates");
+    let mut pool = String::new();
+    for (case, task) in [
+        ("gemm_biasadd_relu-plan", "kernelbench_l2_1_gemm_biasadd_relu"),
+        (
+            "gemm_biasadd_relu-untransposed",
+            "kernelbench_l2_1_gemm_biasadd_relu",
+        ),
+        ("conv2d_tanh_scale-gemm", "kernelbench_l2_2_conv2d_tanh_scale"),
+    ] {
+        let completion = std::fs::read_to_string(candidates.join(format!("{case}.md"))).unwrap();
+        pool.push_str(&serde_json::json!({"id": case, "task": task, "completion": completion}).to_string());
+        pool.push('\n');
+    }
+    std::fs::write(dir.path().join("pool.jsonl"), pool).unwrap();
+    let config = dir.path().join("c.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "tasks: {}\npool: {}\nprofile: {}/examples/kernels/profile.yaml\nout: {}\nconcurrency: 2\nkernel:\n  fake-gpu: true\n",
+            tasks.display(),
+            dir.path().join("pool.jsonl").display(),
+            root().display(),
+            dir.path().join("out").display()
+        ),
+    )
+    .unwrap();
+    let o = aorlta()
+        .args(["score", "--quiet"])
+        .arg(&config)
+        .env("AORLTA_TORCH_PYTHON", &python)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    let entries: std::collections::BTreeMap<String, serde_json::Value> =
+        std::fs::read_to_string(dir.path().join("out/rewards.jsonl"))
+            .unwrap_or_else(|e| panic!("{e}: {text}"))
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (v["id"].as_str().unwrap().to_string(), v)
+            })
+            .collect();
+    assert_eq!(entries.len(), 3, "{entries:?}");
+    // The fake device computes the GEMM on the CPU and the epilogue `bias_relu` as its name says;
+    // the module's outputs, computed by torch, accept the plan.
+    let plan = &entries["gemm_biasadd_relu-plan"];
+    assert_eq!(leg(plan, "ref.native")["state"], "clean", "{plan}");
+    assert_eq!(plan["reward"], 1.0, "{plan}");
+    // The same plan with the weight read untransposed computes x @ W, not x @ W.T: the module
+    // tells it wrong.
+    let wrong = leg(&entries["gemm_biasadd_relu-untransposed"], "ref.native");
+    assert_eq!(wrong["state"], "broke", "{wrong}");
+    assert_eq!(wrong["reasons"][0]["code"], "output-mismatch", "{wrong}");
+    // A `gemm` step where the task's menu holds none is refused when the completion is parsed.
+    let refused = leg(&entries["conv2d_tanh_scale-gemm"], "parse");
+    assert_eq!(refused["state"], "broke", "{refused}");
+    assert_eq!(refused["reasons"][0]["code"], "plan-invalid", "{refused}");
+    assert!(
+        refused["reasons"][0]["detail"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("plan step 1 (gemm): field `kind`: the task allows no `gemm` step"),
+        "{refused}"
+    );
 }

@@ -1,6 +1,6 @@
 //! The example tasks computed on the CPU for the fake device: vector add, transpose, block sum,
-//! row softmax and matrix product, a copy (a plan's epilogue), and a generic elementwise function
-//! for any other kernel.
+//! row softmax and matrix product, a copy and a bias added under a ReLU (a plan's epilogues), and
+//! a generic elementwise function for any other kernel.
 //! The fake reference and the fake candidate both compute through here, so what matters is
 //! that each is a deterministic function of the inputs; the shapes come from the buffers'
 //! lengths and the integer scalars.
@@ -21,6 +21,7 @@ pub(crate) fn compute(kernel: &str, inputs: &[Buf], out_lens: &[usize], ints: &[
         "softmax" | "row_softmax" => softmax(inputs, out_lens, ints),
         "matmul" | "sgemm" => matmul(inputs, out_lens, ints),
         "copy" => copy(inputs, out_lens),
+        "bias_relu" => bias_relu(inputs, out_lens),
         _ => None,
     };
     specific.unwrap_or_else(|| generic(inputs, out_lens))
@@ -31,6 +32,22 @@ fn copy(inputs: &[Buf], out_lens: &[usize]) -> Option<Vec<Vec<f64>>> {
     let x = inputs.first()?;
     let n = *out_lens.first()?;
     (x.values.len() >= n).then(|| vec![x.values[..n].to_vec()])
+}
+
+/// `max(x + bias, 0)` with the bias repeated along rows: a linear layer's epilogue after a plan's
+/// GEMM (`x` its product, `bias` one value per column).
+fn bias_relu(inputs: &[Buf], out_lens: &[usize]) -> Option<Vec<Vec<f64>>> {
+    let (x, bias) = (inputs.first()?, inputs.get(1)?);
+    let n = *out_lens.first()?;
+    if x.values.len() < n || bias.values.is_empty() {
+        return None;
+    }
+    let cols = bias.values.len();
+    Some(vec![
+        (0..n)
+            .map(|i| (x.values[i] + bias.values[i % cols]).max(0.0))
+            .collect(),
+    ])
 }
 
 fn vector_add(inputs: &[Buf], out_lens: &[usize]) -> Option<Vec<Vec<f64>>> {
@@ -183,6 +200,16 @@ mod tests {
         assert_eq!(
             compute("copy", &[buf(&[1.0, 2.0, 3.0])], &[2], &[2]),
             vec![vec![1.0, 2.0]]
+        );
+        // Rows of 2: the bias repeats along each row, negatives are cut to zero.
+        assert_eq!(
+            compute(
+                "bias_relu",
+                &[buf(&[1.0, -3.0, 2.0, 0.5]), buf(&[0.5, 1.0])],
+                &[4],
+                &[2]
+            ),
+            vec![vec![1.5, 0.0, 2.5, 1.5]]
         );
         let g = compute("other", &[buf(&[1.0, 2.0])], &[3], &[]);
         assert_eq!(g, vec![vec![1.0, 2.0, 1.0]]);

@@ -23,6 +23,7 @@ import math
 import sys
 
 import torch
+import torch.overrides
 
 # Element types a task's buffers can have, by torch dtype.
 DTYPES = {
@@ -247,6 +248,91 @@ def written_by_forward(model, inputs):
     return {n for n, t in model.named_buffers() if not torch.equal(before[n], t)}
 
 
+# Products a plan's `gemm` step computes (one matrix product, every operand 2-D after folding
+# the left operand's leading dimensions into rows), by the name PyTorch calls them under.
+PRODUCTS = ("linear", "matmul", "__matmul__", "__rmatmul__", "mm", "addmm", "bmm", "baddbmm", "einsum", "bilinear")
+
+
+class Operators(torch.overrides.TorchFunctionMode):
+    """Records the torch functions a forward calls (the outermost calls only: what the module
+    itself writes): for each call that computes a new tensor (not a view, not a scalar), its name
+    and the shape and element size of what it returns; for each matrix product, whether one
+    `gemm` step computes it and which of the task's buffers are its operands (`names`: a tensor's
+    id to its buffer name)."""
+
+    def __init__(self, names):
+        super().__init__()
+        self.names = names
+        self.ops = []
+        self.values = []
+        self.products = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        name = getattr(func, "__name__", "")
+        results = out if isinstance(out, (tuple, list)) else (out,)
+        # A view of an argument (or of what it views) computes nothing; a view of a tensor the
+        # call made (instance_norm's reshaped result) does.
+        given = [t for t in list(args) + list(kwargs.values()) if isinstance(t, torch.Tensor)]
+        seen = {id(t) for t in given} | {id(t._base) for t in given if t._base is not None}
+        fresh = [
+            t
+            for t in results
+            if isinstance(t, torch.Tensor) and t.dim() >= 1 and (t._base is None or id(t._base) not in seen)
+        ]
+        if fresh:
+            self.ops.append(name)
+            for t in fresh:
+                self.values.append([list(t.shape), t.element_size()])
+        if name in PRODUCTS:
+            self.products.append(self.product(name, args))
+        return out
+
+    def operand(self, t):
+        """A product's operand as a task buffer: its name, and whether it is that buffer
+        transposed (`w.T`, `w.t()`, `w.transpose(0, 1)` of a 2-D buffer)."""
+        if not isinstance(t, torch.Tensor):
+            return None, False
+        if id(t) in self.names:
+            return self.names[id(t)], False
+        base = t._base
+        if (
+            base is not None
+            and id(base) in self.names
+            and t.dim() == 2
+            and base.dim() == 2
+            and list(t.shape) == list(base.shape)[::-1]
+            and t.stride() == base.stride()[::-1]
+        ):
+            return self.names[id(base)], True
+        return None, False
+
+    def product(self, name, args):
+        a, b = (args + (None, None))[:2]
+        if name == "__rmatmul__":
+            a, b = b, a
+        if name == "addmm" or name == "baddbmm":
+            a, b = (args + (None, None, None))[1:3]
+        gemm = False
+        trans_b = False
+        if name == "linear":
+            gemm, trans_b = True, True
+        elif name in ("matmul", "__matmul__", "__rmatmul__", "mm", "addmm"):
+            gemm = isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and b.dim() == 2 and a.dim() >= 1
+        elif name in ("bmm", "baddbmm"):
+            gemm = isinstance(a, torch.Tensor) and a.dim() == 3 and a.shape[0] == 1
+        a_name, a_t = self.operand(a)
+        b_name, b_t = self.operand(b)
+        return {
+            "op": name,
+            "gemm": gemm,
+            "a": a_name if not a_t else None,
+            "b": b_name,
+            "trans_b": trans_b != b_t,
+        }
+
+
 def outputs_of(result):
     if isinstance(result, torch.Tensor):
         return [("out", result)]
@@ -317,18 +403,16 @@ def probe(path, cls, budget):
 
     def shapes_at(sizes, real):
         inputs, _ = call_inputs(module, sizes, real=real)
-        if real:
-            with torch.no_grad():
-                result = model(*inputs)
-        else:
-            meta = model.to("meta")
-            with torch.no_grad():
-                result = meta(*inputs)
+        run = model if real else model.to("meta")
+        names = {id(t): d["name"] for d, t in zip(described, inputs) if isinstance(t, torch.Tensor)}
+        names.update({id(t): n.replace(".", "_") for n, t in state_of(run)})
+        with torch.no_grad(), Operators(names) as seen:
+            result = run(*inputs)
         shapes = {
             d["name"]: list(t.shape) for d, t in zip(described, inputs) if isinstance(t, torch.Tensor)
         }
         outs = outputs_of(result)
-        return shapes, [(n, t.dtype, list(t.shape)) for n, t in outs]
+        return shapes, [(n, t.dtype, list(t.shape)) for n, t in outs], seen
 
     # Correctness sizes (computed for real) and the problem's own size (on meta, last).
     corrections = [small]
@@ -338,17 +422,21 @@ def probe(path, cls, budget):
     sizes = []
     for s in corrections:
         try:
-            in_shapes, outs = shapes_at(s, real=True)
+            in_shapes, outs, seen = shapes_at(s, real=True)
         except Exception as e:
             if s is small:
                 raise Refused(f"forward fails on a CPU at {s}: {type(e).__name__}: {e}") from None
             continue
-        sizes.append({"vars": s, "inputs": in_shapes, "outputs": [o[2] for o in outs], "timed": False})
+        sizes.append(
+            {"vars": s, "inputs": in_shapes, "outputs": [o[2] for o in outs], "values": seen.values, "timed": False}
+        )
     try:
-        in_shapes, outs = shapes_at(variables, real=False)
+        in_shapes, outs, seen = shapes_at(variables, real=False)
     except Exception as e:
         raise Refused(f"forward does not run on the meta device: {type(e).__name__}: {e}") from None
-    sizes.append({"vars": variables, "inputs": in_shapes, "outputs": [o[2] for o in outs], "timed": True})
+    sizes.append(
+        {"vars": variables, "inputs": in_shapes, "outputs": [o[2] for o in outs], "values": seen.values, "timed": True}
+    )
     outputs = [{"name": n, "dtype": dtype_name(torch.empty(0, dtype=dt), n)} for n, dt, _ in outs]
     return {
         "class": cls,
@@ -359,6 +447,8 @@ def probe(path, cls, budget):
         "state": state,
         "outputs": outputs,
         "sizes": sizes,
+        "ops": seen.ops,
+        "products": seen.products,
     }
 
 

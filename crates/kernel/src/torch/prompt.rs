@@ -1,8 +1,9 @@
 //! The prompt of an imported PyTorch task: the problem's module as its author wrote it, then the
 //! kernel's contract in this project's words (the signature, the shapes, the input laws, the
-//! tolerance, the launch geometry, the sizes checked and timed).
+//! tolerance, the launch geometry, the sizes checked and timed) and, for a task that allows
+//! plans, the plan's format, its limits and the library steps the task allows (docs/PLANS.md).
 
-use aorlta_record::{BufferSpec, Init, Role, Tolerance};
+use aorlta_record::{BufferSpec, Dtype, Init, LibraryKind, PlanLimits, Role, Tolerance};
 use std::collections::BTreeMap;
 
 /// What a prompt is made from.
@@ -27,6 +28,58 @@ pub(super) struct Prompt<'a> {
     pub grid: &'a [String; 3],
     /// The KernelBench level the problem is from.
     pub level: u32,
+    /// What the task allows of plans; `None`: one kernel.
+    pub plan: Option<PlanPrompt<'a>>,
+}
+
+/// What the prompt of a task that allows plans says of them.
+pub(super) struct PlanPrompt<'a> {
+    /// The task's `plans` field.
+    pub limits: &'a PlanLimits,
+    /// `limits.max_scratch_bytes` at the timed size.
+    pub scratch_at_timed: i64,
+    /// A matrix product of the forward that one `gemm` step computes over the task's buffers,
+    /// for the example.
+    pub gemm: Option<GemmExample>,
+    /// The heavy operators no library step computes yet.
+    pub without_step: &'a [String],
+    /// The size variables (the task's integer parameters).
+    pub vars: &'a [String],
+}
+
+/// A `gemm` step over two of the task's buffers, its sizes as expressions.
+pub(super) struct GemmExample {
+    /// The left matrix's buffer.
+    pub a: String,
+    /// The right matrix's buffer.
+    pub b: String,
+    /// Rows of the product.
+    pub m: String,
+    /// Columns of the product.
+    pub n: String,
+    /// The inner dimension.
+    pub k: String,
+    /// `b` is read transposed.
+    pub trans_b: bool,
+    /// The element type of both.
+    pub dtype: Dtype,
+}
+
+fn dtype_name(d: Dtype) -> &'static str {
+    match d {
+        Dtype::F32 => "f32",
+        Dtype::F16 => "f16",
+        Dtype::Bf16 => "bf16",
+        Dtype::I32 => "i32",
+        Dtype::U32 => "u32",
+        Dtype::I64 => "i64",
+    }
+}
+
+/// A YAML flow list of expressions.
+fn list(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|i| format!("\"{i}\"")).collect();
+    format!("[{}]", quoted.join(", "))
 }
 
 fn law(init: &Init) -> String {
@@ -47,11 +100,19 @@ impl Prompt<'_> {
     /// The prompt.
     pub(super) fn text(&self) -> String {
         let init = serde_json::to_string(self.init).unwrap_or_default();
-        let mut parts = vec![format!(
-            "Write a CUDA kernel that computes the forward pass of this PyTorch module \
-             (KernelBench level {}), built as `{}(*{init})`:",
-            self.level, self.class
-        )];
+        let mut parts = vec![match self.plan {
+            None => format!(
+                "Write a CUDA kernel that computes the forward pass of this PyTorch module \
+                 (KernelBench level {}), built as `{}(*{init})`:",
+                self.level, self.class
+            ),
+            Some(_) => format!(
+                "Write CUDA code that computes the forward pass of this PyTorch module \
+                 (KernelBench level {}), built as `{}(*{init})`, as one kernel or as a plan of \
+                 several kernels and library steps (both are described below):",
+                self.level, self.class
+            ),
+        }];
         parts.push(format!("```python\n{}\n```", self.source.trim_end()));
         if !self.state.is_empty() {
             let names: Vec<String> = self.state.iter().map(|(b, m)| format!("`{b}` (`{m}`)")).collect();
@@ -62,8 +123,14 @@ impl Prompt<'_> {
             ));
         }
         parts.push(
-            "Define exactly this kernel, with C++ linkage (not extern \"C\") and these parameter types:"
-                .to_string(),
+            match self.plan {
+                None => "Define exactly this kernel, with C++ linkage (not extern \"C\") and these parameter types:",
+                Some(_) => {
+                    "To answer with one kernel, define exactly this kernel, with C++ linkage (not extern \"C\") \
+                     and these parameter types:"
+                }
+            }
+            .to_string(),
         );
         parts.push(format!("      __global__ {}", self.signature));
         let shapes: Vec<String> = self
@@ -85,9 +152,14 @@ impl Prompt<'_> {
             .collect();
         parts.push(format!(
             "Every tensor is contiguous in row-major order, with these shapes: {}. Inputs must not be \
-             modified; write nothing outside {}.",
+             modified; write nothing outside {}{}.",
             shapes.join("; "),
-            outs.join(", ")
+            outs.join(", "),
+            if self.plan.is_some() {
+                " (and, in a plan, your scratch buffers)"
+            } else {
+                ""
+            }
         ));
         let drawn: Vec<String> = self
             .buffers
@@ -132,13 +204,165 @@ impl Prompt<'_> {
              dynamic shared memory. Do not assume the pointers are aligned to more than 4 bytes."
                 .to_string(),
         );
+        if let Some(plan) = &self.plan {
+            parts.extend(self.plan_text(plan));
+        }
         let checked: Vec<String> = self.sizes.iter().skip(1).map(size_text).collect();
         let timed = self.sizes.first().map(size_text).unwrap_or_default();
-        parts.push(format!(
-            "The kernel is checked against the module on several sizes ({}; and the timed one) and timed \
-             against it at {timed}. Answer with one ```cuda code block holding the complete source.",
-            checked.join("; ")
-        ));
+        parts.push(match self.plan {
+            None => format!(
+                "The kernel is checked against the module on several sizes ({}; and the timed one) and timed \
+                 against it at {timed}. Answer with one ```cuda code block holding the complete source.",
+                checked.join("; ")
+            ),
+            Some(_) => format!(
+                "The kernel, or the whole plan, is checked against the module on several sizes ({}; and the \
+                 timed one) and timed against it at {timed}. Answer with one ```cuda code block holding the \
+                 complete source and, for a plan, one ```yaml block holding the plan.",
+                checked.join("; ")
+            ),
+        });
         parts.join("\n\n") + "\n"
+    }
+
+    /// The paragraphs on plans: the format with an example, the steps, the library steps this
+    /// task allows, the scratch limit, and how the harness runs a plan.
+    fn plan_text(&self, plan: &PlanPrompt<'_>) -> Vec<String> {
+        let mut parts = vec![
+            "Or answer with a plan. A plan is data: the harness reads it, without running anything of yours \
+             on the host, and runs its steps in order on one stream: launches of kernels from your source \
+             and library steps the task allows. Beside the ```cuda block that defines your kernels (any \
+             names and parameters: the signature above binds a one-kernel answer only), write a ```yaml \
+             block whose top key is `plan:`. For example:"
+                .to_string(),
+        ];
+        parts.push(format!("```yaml\n{}```", self.plan_example(plan)));
+        let vars: Vec<String> = plan.vars.iter().map(|v| format!("`{v}`")).collect();
+        let names: Vec<String> = self.buffers.iter().map(|b| format!("`{}`", b.name)).collect();
+        let mut items = vec![format!(
+            "- `steps`: at most {}, run in order, at least one of them a `launch`.",
+            plan.limits.max_steps
+        )];
+        items.push(format!(
+            "- `launch`: `kernel` names a `__global__` function of your source; `grid`, `block` and \
+             `shared_bytes` (optional, 0 by default) are expressions of the sizes {} (with integers, \
+             `+ - * / %`, `ceil_div(a, b)`, `min`, `max`), at most 1024 threads per block and 48 KiB of \
+             dynamic shared memory; `args` gives one value per parameter of the kernel, in order: a pointer takes a buffer \
+             of the task ({}) or a scratch buffer by name, an input only through a `const` pointer; an \
+             integer or float parameter takes a size by name or an expression of the sizes.",
+            if vars.is_empty() {
+                "(none: numbers only)".to_string()
+            } else {
+                vars.join(", ")
+            },
+            names.join(", ")
+        ));
+        let library = if plan.limits.library.contains(&LibraryKind::Gemm) {
+            "- Library steps this task allows: `gemm` only. `gemm: {a, b, c, m, n, k, trans_a, trans_b, alpha, \
+             beta, dtype}` computes c = alpha * op(a) * op(b) + beta * c by the vendor's library (cuBLAS), \
+             every matrix row-major and packed: op(a) is m x k (`a` holds k x m when `trans_a`), op(b) is \
+             k x n (`b` holds n x k when `trans_b`), c is m x n; `alpha` 1 and `beta` 0 by default; `dtype` \
+             f32, f16 or bf16, the type of all three. `a`, `b` and `c` name task or scratch buffers of that \
+             type and at least that many elements; `c` is no input and neither operand. An nn.Linear's \
+             weight holds out_features x in_features, so `x @ weight.T` is a `gemm` with `b: weight`, \
+             `trans_b: true`."
+                .to_string()
+        } else {
+            "- This task allows no library step: a plan here launches only kernels of your own.".to_string()
+        };
+        let missing = if plan.without_step.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " No library step computes {} yet: write it as kernels of your own.",
+                plan.without_step.join(", ")
+            )
+        };
+        items.push(library + &missing);
+        items.push(format!(
+            "- `scratch` (optional): buffers of your own between steps, each a `name` (not a name of the \
+             task's), a `dtype` (f32, f16, bf16, i32, u32, i64) and a `len` (elements, an expression of the \
+             sizes); at most `{}` bytes in all ({} at the timed size). The harness allocates them with guard \
+             bands and fills them with NaN before every run of the plan: a step that reads scratch no \
+             earlier step of that run wrote reads NaN, and a step that writes outside its buffers is caught.\n\
+             - The whole plan is the candidate: it is checked like one kernel on every size, and timed whole \
+             (the L2 made cold before its first step, the times of its steps summed), every timed run's \
+             outputs verified.",
+            plan.limits.max_scratch_bytes, plan.scratch_at_timed
+        ));
+        parts.push(items.join("\n"));
+        parts
+    }
+
+    /// An example plan in the task's names: the library's product and a kernel for the rest
+    /// where a `gemm` computes one of the forward's products, else two launches through a
+    /// scratch buffer.
+    fn plan_example(&self, plan: &PlanPrompt<'_>) -> String {
+        let vars = plan.vars.to_vec();
+        let ins: Vec<String> = self
+            .buffers
+            .iter()
+            .filter(|b| b.role == Role::In)
+            .map(|b| b.name.clone())
+            .collect();
+        let outs: Vec<String> = self
+            .buffers
+            .iter()
+            .filter(|b| b.role != Role::In)
+            .map(|b| b.name.clone())
+            .collect();
+        let one_d = |len: &str| {
+            (
+                [format!("ceil_div({len}, 256)"), "1".to_string(), "1".to_string()],
+                ["256".to_string(), "1".to_string(), "1".to_string()],
+            )
+        };
+        let launch = |kernel: &str, len: &str, args: Vec<String>| {
+            let (grid, block) = one_d(len);
+            format!(
+                "    - launch:\n        kernel: {kernel}\n        grid: {}\n        block: {}\n        args: [{}]\n",
+                list(&grid),
+                list(&block),
+                args.join(", ")
+            )
+        };
+        match (&plan.gemm, plan.limits.library.contains(&LibraryKind::Gemm)) {
+            (Some(g), true) => {
+                let len = format!("{} * {}", g.m, g.n);
+                let mut args = vec!["tmp".to_string()];
+                args.extend(ins.iter().filter(|n| **n != g.a && **n != g.b).cloned());
+                args.extend(outs.iter().cloned());
+                args.extend(vars.iter().cloned());
+                format!(
+                    "plan:\n  scratch:\n    - {{name: tmp, dtype: {d}, len: \"{len}\"}}\n  steps:\n    \
+                     - gemm: {{a: {a}, b: {b}, c: tmp, m: \"{m}\", n: \"{n}\", k: \"{k}\"{t}, dtype: {d}}}\n{}",
+                    launch("epilogue", &len, args),
+                    d = dtype_name(g.dtype),
+                    a = g.a,
+                    b = g.b,
+                    m = g.m,
+                    n = g.n,
+                    k = g.k,
+                    t = if g.trans_b { ", trans_b: true" } else { "" },
+                )
+            }
+            _ => {
+                let out = self.buffers.iter().find(|b| b.role != Role::In);
+                let (len, d) = out
+                    .map(|b| (b.len.clone(), dtype_name(b.dtype)))
+                    .unwrap_or(("1".into(), "f32"));
+                let mut first: Vec<String> = ins.clone();
+                first.push("tmp".into());
+                first.extend(vars.iter().cloned());
+                let mut second = vec!["tmp".to_string()];
+                second.extend(outs.iter().cloned());
+                second.extend(vars.iter().cloned());
+                format!(
+                    "plan:\n  scratch:\n    - {{name: tmp, dtype: {d}, len: \"{len}\"}}\n  steps:\n{}{}",
+                    launch("first", &len, first),
+                    launch("second", &len, second)
+                )
+            }
+        }
     }
 }

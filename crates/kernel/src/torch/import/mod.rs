@@ -8,10 +8,19 @@
 //! (pointers, then the sizes as `int`s), buffer lengths as products of the size variables (a
 //! dimension that follows no variable is a variable of its own, `out_d2`, with its value at
 //! every size), the problem's own size first (timed) and smaller ones for correctness, input
-//! laws from how the problem draws, the tolerance from the element types.
+//! laws from how the problem draws, the tolerance from the element types. From level 2 on (a
+//! chain of operators), a task also allows plans (docs/PLANS.md): at most one step per operator
+//! and one more, scratch up to twice the largest tensor the forward computes, and the library
+//! steps of the menu that compute one of its operators (`gemm` for a linear layer or a matrix
+//! product by a matrix).
+
+mod plans;
+
+pub use plans::PlanSummary;
 
 use super::prompt;
-use aorlta_record::{BufferSpec, Dtype, Init, KernelTask, Reference, Role, TorchReference};
+use aorlta_record::{BufferSpec, Dtype, Init, KernelTask, LibraryKind, Reference, Role, TorchReference};
+use plans::{gemm_example, plans_of};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -28,6 +37,8 @@ pub struct ImportRow {
     pub id: String,
     /// The task file written, or why the problem was not imported.
     pub outcome: Result<PathBuf, String>,
+    /// What the task allows of plans, when it allows them (an imported problem of level 2 on).
+    pub plans: Option<PlanSummary>,
 }
 
 /// Every problem's outcome, in the problems' order.
@@ -43,10 +54,36 @@ impl ImportReport {
         self.rows.iter().filter(|r| r.outcome.is_ok()).count()
     }
 
+    /// How many problems became tasks that allow plans.
+    pub fn plan_tasks(&self) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| r.outcome.is_ok() && r.plans.is_some())
+            .count()
+    }
+
+    /// How many problems became tasks whose plans may call the library's `kind`.
+    pub fn with_library(&self, kind: LibraryKind) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| r.outcome.is_ok())
+            .filter(|r| r.plans.as_ref().is_some_and(|p| p.limits.library.contains(&kind)))
+            .count()
+    }
+
     /// The report as Markdown: a summary line, then one row per problem.
     pub fn markdown(&self) -> String {
+        let plans = if self.plan_tasks() > 0 {
+            format!(
+                " {} of them allow plans, {} with the library's `gemm`.",
+                self.plan_tasks(),
+                self.with_library(LibraryKind::Gemm)
+            )
+        } else {
+            String::new()
+        };
         let mut s = format!(
-            "# KernelBench import\n\n{} of {} problems imported as tasks.\n\n| problem | task | result |\n|---|---|---|\n",
+            "# KernelBench import\n\n{} of {} problems imported as tasks.{plans}\n\n| problem | task | result |\n|---|---|---|\n",
             self.imported(),
             self.rows.len()
         );
@@ -57,10 +94,13 @@ impl ImportReport {
                 .map(|n| n.to_string_lossy())
                 .unwrap_or_default();
             let result = match &r.outcome {
-                Ok(p) => format!(
-                    "imported: `{}`",
-                    p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
-                ),
+                Ok(p) => {
+                    let file = p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+                    match &r.plans {
+                        Some(plans) => format!("imported: `{file}`, {}", plans.text().replace('|', "\\|")),
+                        None => format!("imported: `{file}`"),
+                    }
+                }
                 Err(why) => format!("not imported: {}", why.replace('|', "\\|").replace('\n', " ")),
             };
             s.push_str(&format!("| {name} | `{}` | {result} |\n", r.id));
@@ -164,11 +204,16 @@ pub(crate) fn import_problems(
     for (i, probed) in rx {
         let problem = &problems[i];
         let id = id_of(problem);
-        let outcome = probed.and_then(|p| write_task(&p, problem, &id, level, &out));
+        let written = probed.and_then(|p| write_task(&p, problem, &id, level, &out));
+        let (outcome, plans) = match written {
+            Ok((path, plans)) => (Ok(path), plans),
+            Err(why) => (Err(why), None),
+        };
         let row = ImportRow {
             problem: problem.clone(),
             id,
             outcome,
+            plans,
         };
         done += 1;
         progress(&row, done, problems.len());
@@ -186,6 +231,7 @@ pub(crate) fn import_problems(
                     problem: p.clone(),
                     id: id_of(p),
                     outcome: Err("the probe gave no answer for this file".into()),
+                    plans: None,
                 })
             })
             .collect(),
@@ -282,6 +328,27 @@ struct ProbeResult {
     state: Vec<ProbeState>,
     outputs: Vec<ProbeOutput>,
     sizes: Vec<ProbeSize>,
+    /// The operators the forward calls that compute a tensor, in order (at the timed size).
+    #[serde(default)]
+    ops: Vec<String>,
+    /// Its matrix products (at the timed size).
+    #[serde(default)]
+    products: Vec<ProbeProduct>,
+}
+
+/// One matrix product of the forward.
+#[derive(Debug, Clone, Deserialize)]
+struct ProbeProduct {
+    /// The operator (`linear`, `matmul`, `bmm` …).
+    op: String,
+    /// One `gemm` step computes it.
+    gemm: bool,
+    /// The left operand's task buffer, when it is one.
+    a: Option<String>,
+    /// The right operand's task buffer, when it is one.
+    b: Option<String>,
+    /// `b` is read transposed (a linear layer's weight, `w.T`).
+    trans_b: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -313,6 +380,9 @@ struct ProbeSize {
     vars: BTreeMap<String, i64>,
     inputs: BTreeMap<String, Vec<i64>>,
     outputs: Vec<Vec<i64>>,
+    /// Each tensor the forward computes: its shape and element size in bytes, in order.
+    #[serde(default)]
+    values: Vec<(Vec<i64>, i64)>,
     timed: bool,
 }
 
@@ -423,7 +493,13 @@ struct Shaped {
 }
 
 /// The task for one probed problem.
-fn task_of(p: &ProbeResult, problem: &Path, id: &str, level: u32, out: &Path) -> Result<KernelTask, String> {
+fn task_of(
+    p: &ProbeResult,
+    problem: &Path,
+    id: &str,
+    level: u32,
+    out: &Path,
+) -> Result<(KernelTask, Option<PlanSummary>), String> {
     // The timed size first, then the correctness sizes as the probe gave them.
     let mut sizes: Vec<&ProbeSize> = p.sizes.iter().filter(|s| s.timed).collect();
     if sizes.len() != 1 {
@@ -602,6 +678,22 @@ fn task_of(p: &ProbeResult, problem: &Path, id: &str, level: u32, out: &Path) ->
         .iter()
         .map(|s| (s.name.clone(), s.module_name.clone()))
         .collect();
+    let plans = if level >= 2 {
+        Some(plans_of(p, &sizes, &vars, &used, &buffers)?)
+    } else {
+        None
+    };
+    let plan_prompt = match &plans {
+        Some(summary) => Some(prompt::PlanPrompt {
+            limits: &summary.limits,
+            scratch_at_timed: aorlta_record::eval_expr(&summary.limits.max_scratch_bytes, &sizes_out[0])
+                .map_err(|e| format!("the scratch limit: {e}"))?,
+            gemm: gemm_example(p, &buffers, &shapes_text),
+            without_step: &summary.without_step,
+            vars: &used,
+        }),
+        None => None,
+    };
     let text = prompt::Prompt {
         source: &source,
         class: &p.class,
@@ -613,9 +705,10 @@ fn task_of(p: &ProbeResult, problem: &Path, id: &str, level: u32, out: &Path) ->
         sizes: &sizes_out,
         grid: &grid,
         level,
+        plan: plan_prompt,
     }
     .text();
-    Ok(KernelTask {
+    let task = KernelTask {
         id: id.to_string(),
         prompt: text,
         signature,
@@ -642,12 +735,19 @@ fn task_of(p: &ProbeResult, problem: &Path, id: &str, level: u32, out: &Path) ->
         timed_inputs: Default::default(),
         bytes: None,
         flops: None,
-        plans: None,
-    })
+        plans: plans.as_ref().map(|s| s.limits.clone()),
+    };
+    Ok((task, plans))
 }
 
-fn write_task(p: &ProbeResult, problem: &Path, id: &str, level: u32, out: &Path) -> Result<PathBuf, String> {
-    let task = task_of(p, problem, id, level, out)?;
+fn write_task(
+    p: &ProbeResult,
+    problem: &Path,
+    id: &str,
+    level: u32,
+    out: &Path,
+) -> Result<(PathBuf, Option<PlanSummary>), String> {
+    let (task, plans) = task_of(p, problem, id, level, out)?;
     let yaml = serde_norway::to_string(&task).map_err(|e| format!("the task does not serialise: {e}"))?;
     let head = format!(
         "# Task `{id}`, imported by `aorlta task import kernelbench` from {}.\n# Its reference is that file's module; edit the problem, then import again.\n",
@@ -658,118 +758,8 @@ fn write_task(p: &ProbeResult, problem: &Path, id: &str, level: u32, out: &Path)
     );
     let path = out.join(format!("{id}.yaml"));
     std::fs::write(&path, head + &yaml).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(path)
+    Ok((path, plans))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn probed(json: &str) -> ProbeResult {
-        serde_json::from_str(json).unwrap()
-    }
-
-    const SOFTMAX: &str = r#"{"class": "Model", "init": [], "forward": ["x"], "variables": {"batch_size": 4096, "dim": 393216},
-        "inputs": [{"name": "x", "kind": "buffer", "dtype": "f32", "shape": [4096, 393216], "init": {"kind": "uniform", "lo": 0.0, "hi": 1.0}}],
-        "state": [], "outputs": [{"name": "out", "dtype": "f32"}],
-        "sizes": [{"vars": {"batch_size": 512, "dim": 384}, "inputs": {"x": [512, 384]}, "outputs": [[512, 384]], "timed": false},
-                  {"vars": {"batch_size": 4096, "dim": 393216}, "inputs": {"x": [4096, 393216]}, "outputs": [[4096, 393216]], "timed": true}]}"#;
-
-    const CONV: &str = r#"{"class": "Model", "init": [1000], "forward": ["x"], "variables": {"batch_size": 256},
-        "inputs": [{"name": "x", "kind": "buffer", "dtype": "f32", "shape": [256, 3, 224, 224], "init": {"kind": "uniform", "lo": 0.0, "hi": 1.0}}],
-        "state": [{"name": "conv1_weight", "module_name": "conv1.weight", "dtype": "f32", "shape": [96, 3, 11, 11], "init": {"kind": "uniform", "lo": -0.05, "hi": 0.05}}],
-        "outputs": [{"name": "out", "dtype": "f32"}],
-        "sizes": [{"vars": {"batch_size": 1}, "inputs": {"x": [1, 3, 224, 224]}, "outputs": [[1, 96, 55, 55]], "timed": false},
-                  {"vars": {"batch_size": 256}, "inputs": {"x": [256, 3, 224, 224]}, "outputs": [[256, 96, 55, 55]], "timed": true}]}"#;
-
-    fn task(json: &str, file: &str) -> KernelTask {
-        let dir = tempfile::tempdir().unwrap();
-        let problem = dir.path().join("problems").join(file);
-        std::fs::create_dir_all(problem.parent().unwrap()).unwrap();
-        std::fs::write(&problem, "class Model: pass\n").unwrap();
-        let out = dir.path().join("tasks");
-        task_of(&probed(json), &problem, "t", 1, &out).unwrap()
-    }
-
-    #[test]
-    fn a_problem_becomes_a_task_with_the_timed_size_first_and_lengths_from_its_variables() {
-        let t = task(SOFTMAX, "23_Softmax.py");
-        assert_eq!(
-            t.signature,
-            "void softmax(const float* x, float* out, int batch_size, int dim)"
-        );
-        assert_eq!(t.buffers[0].len, "batch_size * dim");
-        assert_eq!(t.buffers[1].role, Role::Out);
-        assert_eq!(t.sizes[0]["batch_size"], 4096);
-        assert_eq!(t.sizes[1]["dim"], 384);
-        assert_eq!(t.grid[0], "ceil_div(batch_size * dim, 256)");
-        let Reference::Torch(r) = &t.reference else {
-            panic!("{:?}", t.reference)
-        };
-        assert_eq!(r.torch, "../problems/23_Softmax.py:Model");
-        assert!(
-            t.prompt.contains("torch.nn.Module") || t.prompt.contains("PyTorch"),
-            "{}",
-            t.prompt
-        );
-    }
-
-    #[test]
-    fn parameters_are_input_buffers_and_a_dimension_that_follows_no_variable_is_one() {
-        let t = task(CONV, "50_conv_standard_2D.py");
-        assert_eq!(
-            t.signature,
-            "void conv_standard_2d(const float* x, const float* conv1_weight, float* out, int batch_size)"
-        );
-        assert_eq!(t.buffers[0].len, "batch_size * 3 * 224 * 224");
-        assert_eq!(t.buffers[1].len, "96 * 3 * 11 * 11");
-        // 55 x 55 at both sizes: constants, not variables.
-        assert_eq!(t.buffers[2].len, "batch_size * 96 * 55 * 55");
-        let Reference::Torch(r) = &t.reference else {
-            panic!()
-        };
-        assert_eq!(r.state["conv1_weight"], "conv1.weight");
-        assert_eq!(r.init, vec![serde_json::json!(1000)]);
-    }
-
-    #[test]
-    fn a_dimension_that_moves_on_its_own_gets_a_variable_with_its_value_at_each_size() {
-        let json = SOFTMAX
-            .replace(r#""outputs": [[512, 384]]"#, r#""outputs": [[512, 383]]"#)
-            .replace(r#""outputs": [[4096, 393216]]"#, r#""outputs": [[4096, 393215]]"#);
-        let t = task(&json, "23_Softmax.py");
-        assert_eq!(t.buffers[1].len, "batch_size * out_d1");
-        assert_eq!(t.sizes[0]["out_d1"], 393215);
-        assert_eq!(t.sizes[1]["out_d1"], 383);
-        assert!(
-            t.signature.ends_with("int batch_size, int dim, int out_d1)"),
-            "{}",
-            t.signature
-        );
-    }
-
-    #[test]
-    fn ids_and_kernel_names_are_identifiers() {
-        assert_eq!(
-            task_id(Path::new("a/1_Square_matrix_multiplication_.py"), 1),
-            "kernelbench_l1_1_square_matrix_multiplication"
-        );
-        assert_eq!(
-            kernel_name(Path::new("1_Square_matrix_multiplication_.py")),
-            "square_matrix_multiplication"
-        );
-        assert_eq!(kernel_name(Path::new("99.py")), "k_99");
-        assert_eq!(
-            relative(Path::new("/a/b/c.py"), Path::new("/a/d")),
-            PathBuf::from("../b/c.py")
-        );
-    }
-
-    #[test]
-    fn the_tasks_written_parse_back_as_kernel_tasks() {
-        let t = task(CONV, "50_conv.py");
-        let yaml = serde_norway::to_string(&t).unwrap();
-        let back: KernelTask = serde_norway::from_str(&yaml).unwrap();
-        assert_eq!(back, t);
-    }
-}
+mod tests;
