@@ -192,6 +192,7 @@ pub(crate) struct CudaBackend {
     nvml: Option<Nvml>,
     helper_image: Vec<u64>,
     helpers: Option<Helpers>,
+    cublas: Option<crate::cublas::Cublas>,
 }
 
 impl CudaBackend {
@@ -241,6 +242,7 @@ impl CudaBackend {
             nvml,
             helper_image: aligned_image(helpers),
             helpers: None,
+            cublas: None,
         })
     }
 
@@ -409,6 +411,18 @@ impl Backend for CudaBackend {
             unsafe { sys::cuMemsetD32_v2(dst, value, count) }
                 .result()
                 .map_err(|e| classify("cuMemsetD32", e))
+        })
+    }
+
+    unsafe fn library(&mut self, op: &crate::backend::LibraryOp) -> Result<(), BackendError> {
+        crate::profile::timed("library", || {
+            if self.cublas.is_none() {
+                let cublas = crate::cublas::Cublas::new(&mut |bytes| self.alloc(bytes))?;
+                self.cublas = Some(cublas);
+            }
+            let cublas = self.cublas.as_mut().expect("created above");
+            // SAFETY: the caller promises every matrix lies inside one live allocation.
+            unsafe { cublas.run(op) }
         })
     }
 

@@ -15,6 +15,7 @@
 mod backend;
 mod batch;
 mod check;
+mod cublas;
 mod cuda;
 mod draw;
 mod fake;

@@ -3,7 +3,9 @@
 //! and `ref.speedup` on the fake device: a two-step plan through a scratch buffer is correct and
 //! timed whole (slower than the reference as two launches, faster when its kernels are), a step
 //! writing past its scratch buffer and a step reading a scratch buffer no step wrote are caught,
-//! and a plan naming no buffer is refused at parse with the step and field named.
+//! and a plan naming no buffer is refused at parse with the step and field named; a linear layer
+//! answered by a library GEMM and an epilogue is right, and wrong when the epilogue forgets the
+//! ReLU or the GEMM reads the weight untransposed.
 
 use crate::common;
 
@@ -16,7 +18,7 @@ fn the_plan_suite_runs_plans_whole_on_the_fake_device() {
     let (code, text) = common::validate(SUITE, &["--json", json.to_str().unwrap()]);
     assert_eq!(code, 0, "{text}");
     let (pass, of) = common::passed(&text);
-    assert_eq!((pass, of), (6, 6), "{text}");
+    assert_eq!((pass, of), (9, 9), "{text}");
     common::assert_rows(
         &text,
         &[
@@ -26,6 +28,9 @@ fn the_plan_suite_runs_plans_whole_on_the_fake_device() {
             ("vector_add_plan/scratch-oob", "run broke guard-overwritten"),
             ("vector_add_plan/unwritten-scratch", "run broke output-mismatch"),
             ("vector_add_plan/bad-plan", "parse broke plan-invalid"),
+            ("linear_relu/gemm-epilogue", "run clean; time broke not-faster"),
+            ("linear_relu/gemm-no-relu", "run broke output-mismatch"),
+            ("linear_relu/gemm-untransposed", "run broke output-mismatch"),
         ],
     );
     let cases: Vec<serde_json::Value> =

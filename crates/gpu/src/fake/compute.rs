@@ -1,5 +1,6 @@
 //! The example tasks computed on the CPU for the fake device: vector add, transpose, block sum,
-//! row softmax and matrix product, a copy and a bias added under a ReLU (a plan's epilogues), and
+//! row softmax and matrix product, a linear layer under a ReLU, a copy and a bias added under a
+//! ReLU (a plan's epilogues), and
 //! a generic elementwise function for any other kernel.
 //! The fake reference and the fake candidate both compute through here, so what matters is
 //! that each is a deterministic function of the inputs; the shapes come from the buffers'
@@ -22,6 +23,7 @@ pub(crate) fn compute(kernel: &str, inputs: &[Buf], out_lens: &[usize], ints: &[
         "matmul" | "sgemm" => matmul(inputs, out_lens, ints),
         "copy" => copy(inputs, out_lens),
         "bias_relu" => bias_relu(inputs, out_lens),
+        "linear_relu" => linear_relu(inputs, out_lens),
         _ => None,
     };
     specific.unwrap_or_else(|| generic(inputs, out_lens))
@@ -46,6 +48,29 @@ fn bias_relu(inputs: &[Buf], out_lens: &[usize]) -> Option<Vec<Vec<f64>>> {
     Some(vec![
         (0..n)
             .map(|i| (x.values[i] + bias.values[i % cols]).max(0.0))
+            .collect(),
+    ])
+}
+
+/// `max(x w^T + bias, 0)`: nn.Linear then ReLU (`w` one row per output column, as nn.Linear
+/// keeps it; the columns are the bias's length, the inner dimension `w`'s length over them).
+fn linear_relu(inputs: &[Buf], out_lens: &[usize]) -> Option<Vec<Vec<f64>>> {
+    let (x, w, bias) = (inputs.first()?, inputs.get(1)?, inputs.get(2)?);
+    let (n, len) = (bias.values.len(), *out_lens.first()?);
+    if n == 0 || w.values.len() % n != 0 || len % n != 0 {
+        return None;
+    }
+    let (k, rows) = (w.values.len() / n, len / n);
+    if x.values.len() < rows * k {
+        return None;
+    }
+    Some(vec![
+        (0..len)
+            .map(|idx| {
+                let (i, j) = (idx / n, idx % n);
+                let dot: f64 = (0..k).map(|p| x.values[i * k + p] * w.values[j * k + p]).sum();
+                (dot + bias.values[j]).max(0.0)
+            })
             .collect(),
     ])
 }
@@ -210,6 +235,20 @@ mod tests {
                 &[2]
             ),
             vec![vec![1.5, 0.0, 2.5, 1.5]]
+        );
+        // x [[1, 2]], w [[1, 0], [0, -1], [1, 1]] (three outputs of two inputs), bias [0, 0, -4].
+        assert_eq!(
+            compute(
+                "linear_relu",
+                &[
+                    buf(&[1.0, 2.0]),
+                    buf(&[1.0, 0.0, 0.0, -1.0, 1.0, 1.0]),
+                    buf(&[0.0, 0.0, -4.0])
+                ],
+                &[3],
+                &[1]
+            ),
+            vec![vec![1.0, 0.0, 0.0]]
         );
         let g = compute("other", &[buf(&[1.0, 2.0])], &[3], &[]);
         assert_eq!(g, vec![vec![1.0, 2.0, 1.0]]);
