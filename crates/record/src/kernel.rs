@@ -38,6 +38,20 @@ pub enum Dtype {
     I64,
 }
 
+impl Dtype {
+    /// The name tasks and plans write (`f32`, `bf16` …), as serialised.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dtype::F32 => "f32",
+            Dtype::F16 => "f16",
+            Dtype::Bf16 => "bf16",
+            Dtype::I32 => "i32",
+            Dtype::U32 => "u32",
+            Dtype::I64 => "i64",
+        }
+    }
+}
+
 /// The source language of a kernel task.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -17,7 +17,6 @@
 use crate::backend::{Backend, Lent};
 use crate::layout::{BufferSet, GUARD_BYTES, Layout};
 use crate::plan::{Op, Runner, Stop};
-use aorlta_record::Dtype;
 use aorlta_record::{Party, TorchJob};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -338,17 +337,6 @@ fn key(t: &TorchJob, device: &str) -> String {
     )
 }
 
-fn dtype_name(d: Dtype) -> &'static str {
-    match d {
-        Dtype::F32 => "f32",
-        Dtype::F16 => "f16",
-        Dtype::Bf16 => "bf16",
-        Dtype::I32 => "i32",
-        Dtype::U32 => "u32",
-        Dtype::I64 => "i64",
-    }
-}
-
 /// Drops the binding of the process (its IPC handles closed) before the harness frees the set.
 pub(crate) fn release() {
     let mut kept = PROCESSES.lock().unwrap_or_else(|p| p.into_inner());
@@ -481,7 +469,7 @@ fn bind_request(
             ));
         }
         let mut v = serde_json::json!({
-            "name": b.name, "dtype": dtype_name(b.dtype), "shape": shape, "offset": GUARD_BYTES,
+            "name": b.name, "dtype": b.dtype.name(), "shape": shape, "offset": GUARD_BYTES,
         });
         match l {
             Lent::Ipc(h) => v["ipc"] = h.clone().into(),

@@ -65,17 +65,6 @@ pub(super) struct GemmExample {
     pub dtype: Dtype,
 }
 
-fn dtype_name(d: Dtype) -> &'static str {
-    match d {
-        Dtype::F32 => "f32",
-        Dtype::F16 => "f16",
-        Dtype::Bf16 => "bf16",
-        Dtype::I32 => "i32",
-        Dtype::U32 => "u32",
-        Dtype::I64 => "i64",
-    }
-}
-
 /// A YAML flow list of expressions.
 fn list(items: &[String]) -> String {
     let quoted: Vec<String> = items.iter().map(|i| format!("\"{i}\"")).collect();
@@ -337,7 +326,7 @@ impl Prompt<'_> {
                     "plan:\n  scratch:\n    - {{name: tmp, dtype: {d}, len: \"{len}\"}}\n  steps:\n    \
                      - gemm: {{a: {a}, b: {b}, c: tmp, m: \"{m}\", n: \"{n}\", k: \"{k}\"{t}, dtype: {d}}}\n{}",
                     launch("epilogue", &len, args),
-                    d = dtype_name(g.dtype),
+                    d = g.dtype.name(),
                     a = g.a,
                     b = g.b,
                     m = g.m,
@@ -349,7 +338,7 @@ impl Prompt<'_> {
             _ => {
                 let out = self.buffers.iter().find(|b| b.role != Role::In);
                 let (len, d) = out
-                    .map(|b| (b.len.clone(), dtype_name(b.dtype)))
+                    .map(|b| (b.len.clone(), b.dtype.name()))
                     .unwrap_or(("1".into(), "f32"));
                 let mut first: Vec<String> = ins.clone();
                 first.push("tmp".into());
