@@ -283,7 +283,7 @@ fn each_modules_process_is_forked_from_one_zygote_and_shares_nothing_written_wit
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().unwrap();
     // A module that changes torch's global state when it is imported, and one that refuses to be
-    // built if that change reached it.
+    // built if that change reached it, or if its Python is not isolated (`-I`, as the zygote is).
     let a = dir.path().join("a.py");
     std::fs::write(
         &a,
@@ -293,7 +293,7 @@ fn each_modules_process_is_forked_from_one_zygote_and_shares_nothing_written_wit
     let b = dir.path().join("b.py");
     std::fs::write(
         &b,
-        "import torch\n\nclass Model(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        assert torch.get_default_dtype() == torch.float32, 'state of another module'\n\n    def forward(self, x):\n        return x + 1\n",
+        "import sys\nimport torch\n\nclass Model(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        assert torch.get_default_dtype() == torch.float32, 'state of another module'\n        assert sys.flags.isolated == 1, 'not isolated'\n\n    def forward(self, x):\n        return x + 1\n",
     )
     .unwrap();
     let job = |file: &Path| aorlta_record::TorchJob {
