@@ -412,10 +412,21 @@ fn run_reference<B: Backend>(
     if symmetric {
         r.helpers_off()?;
     }
-    if cold {
-        r.flush_l2(s.scratch, s.scratch_words, salt)?;
-    }
-    let t = r.run_ref(kernel, &g, &s.layout, sides.refr, crate::plan::Op::Time)?;
+    // The L2 made cold as for the candidate: the last thing queued before the start event.
+    let t = r.run_ref_after(
+        kernel,
+        &g,
+        &s.layout,
+        sides.refr,
+        crate::plan::Op::Time,
+        &mut |r| {
+            if cold {
+                r.flush_l2(s.scratch, s.scratch_words, salt)
+            } else {
+                Ok(())
+            }
+        },
+    )?;
     if symmetric {
         r.helpers_on()?;
     }

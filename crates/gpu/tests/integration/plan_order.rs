@@ -117,6 +117,19 @@ fn every_timed_launch_follows_the_protocol() {
             "load {load}, zero {zero}, check {check}"
         );
     }
+    // Both sides reach their timed launch alike: the L2 flush is the last call before the start
+    // event (a module load between them left the GPU idle before the reference's event only, and
+    // the host's launch latency counted in the reference's time).
+    let flush_words = (t.l2_flush_bytes / 4) as usize;
+    for l in launches.iter().filter(|l| l.cold) {
+        assert!(
+            matches!(&b.log[l.at - 2], Call::MemsetD32(_, n) if *n >= flush_words),
+            "{:?} launch at {}: {:?} between the flush and the start event",
+            l.who,
+            l.at,
+            &b.log[l.at.saturating_sub(6)..l.at]
+        );
+    }
     // Every comparison uses a reference output made after the candidate's launch: between a
     // candidate launch and the comparison that follows it, a reference launch.
     for l in &cand {
