@@ -225,15 +225,15 @@ impl TaskCheckRun {
         self.real.is_some()
     }
 
-    /// Checks `jobs` tasks at a time (at least one). On the fake device nothing is timed, so
-    /// the default is the CPUs; on a GPU the A/A timing leases the GPU alone, but the other
-    /// tasks' compiles and reference processes share the host, so the default there is one.
+    /// Checks `jobs` tasks at a time (at least one) instead of [`TaskCheckRun::jobs`]'s default.
     pub fn with_jobs(mut self, jobs: usize) -> Self {
         self.jobs = Some(jobs.max(1));
         self
     }
 
-    /// The tasks checked at a time.
+    /// The tasks checked at a time: as set, else on the fake device (nothing timed) the CPUs, at
+    /// most 8, and on a GPU one (the A/A timing leases the GPU alone, but another task's compiles
+    /// and reference processes would share the host with it).
     pub fn jobs(&self) -> usize {
         self.jobs.unwrap_or_else(|| {
             if self.real.is_some() {

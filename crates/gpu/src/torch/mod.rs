@@ -129,7 +129,7 @@ impl Zygote {
             .map_err(|e| format!("{}: {e}", python.display()))?;
         let stdin = child.stdin.take().expect("piped");
         let lines = line_reader(child.stdout.take().expect("piped"));
-        let mut z = Zygote {
+        let z = Zygote {
             python: python.to_path_buf(),
             child,
             stdin,
@@ -137,9 +137,7 @@ impl Zygote {
             stderr,
             dir,
         };
-        let stderr = z.stderr.clone();
-        next_answer(&z.lines, START_S, &|| tail_of(&stderr))?;
-        z.stdin.flush().ok();
+        next_answer(&z.lines, START_S, &|| tail_of(&z.stderr))?;
         Ok(z)
     }
 
@@ -159,11 +157,10 @@ impl Zygote {
             "stderr": stderr,
             "connect": socket,
         });
-        let zstderr = self.stderr.clone();
         writeln!(self.stdin, "{req}")
             .and_then(|_| self.stdin.flush())
-            .map_err(|e| format!("the reference processes' parent: {e}{}", tail_of(&zstderr)))?;
-        let ok = next_answer(&self.lines, 30.0, &|| tail_of(&zstderr))?;
+            .map_err(|e| format!("the reference processes' parent: {e}{}", tail_of(&self.stderr)))?;
+        let ok = next_answer(&self.lines, 30.0, &|| tail_of(&self.stderr))?;
         ok.get("pid")
             .and_then(serde_json::Value::as_i64)
             .and_then(|p| i32::try_from(p).ok())
@@ -285,7 +282,7 @@ impl Process {
                 .try_clone()
                 .map_err(|e| format!("{}: {e}", socket.display()))?,
         );
-        let mut p = Process {
+        let p = Process {
             key,
             pid,
             stream,
@@ -298,9 +295,8 @@ impl Process {
     }
 
     /// The next answer, within `timeout_s`.
-    fn answer(&mut self, timeout_s: f64) -> Result<serde_json::Value, String> {
-        let stderr = self.stderr.clone();
-        next_answer(&self.lines, timeout_s, &|| tail_of(&stderr))
+    fn answer(&self, timeout_s: f64) -> Result<serde_json::Value, String> {
+        next_answer(&self.lines, timeout_s, &|| tail_of(&self.stderr))
     }
 
     fn ask(&mut self, req: &serde_json::Value, timeout_s: f64) -> Result<serde_json::Value, String> {
@@ -315,12 +311,16 @@ impl Drop for Process {
     fn drop(&mut self) {
         let _ = writeln!(self.stream, "{{\"op\": \"quit\"}}");
         let _ = self.stream.flush();
-        // Its parent reaps it: it is gone when no signal can reach it.
-        for _ in 0..50 {
-            if rustix::process::test_kill_process(self.pid).is_err() {
-                return;
+        // It has quit when its end of the socket closes (its parent reaps it; its pid, free from
+        // then on, is never probed); one still there after a second is killed.
+        let until = std::time::Instant::now() + Duration::from_secs(1);
+        loop {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(_) => continue,
+                Err(RecvTimeoutError::Disconnected) => return,
+                Err(RecvTimeoutError::Timeout) => break,
             }
-            std::thread::sleep(Duration::from_millis(20));
         }
         let _ = rustix::process::kill_process(self.pid, rustix::process::Signal::KILL);
     }

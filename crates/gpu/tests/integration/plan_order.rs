@@ -84,7 +84,8 @@ fn every_timed_launch_follows_the_protocol() {
     assert_eq!(t.pairs.len(), pairs);
     assert_eq!(t.verified_launches, 2 * pairs);
     assert!(t.l2_flush_bytes >= 2 * rec.device.as_ref().unwrap().l2_bytes);
-    let launches = read(&b.log, (t.l2_flush_bytes / 4) as usize);
+    let flush_words = (t.l2_flush_bytes / 4) as usize;
+    let launches = read(&b.log, flush_words);
     let cand: Vec<&Launch> = launches.iter().filter(|l| l.who == Who::Candidate).collect();
     assert_eq!(cand.len(), pairs);
     // A calibration launch, one timed reference launch per pair, and an untimed one after the
@@ -120,7 +121,6 @@ fn every_timed_launch_follows_the_protocol() {
     // Both sides reach their timed launch alike: the L2 flush is the last call before the start
     // event (a module load between them left the GPU idle before the reference's event only, and
     // the host's launch latency counted in the reference's time).
-    let flush_words = (t.l2_flush_bytes / 4) as usize;
     for l in launches.iter().filter(|l| l.cold) {
         assert!(
             matches!(&b.log[l.at - 2], Call::MemsetD32(_, n) if *n >= flush_words),
@@ -305,7 +305,8 @@ fn a_symmetric_timing_gives_both_sides_the_same_conditions() {
     assert!(rec.findings.is_empty(), "{:?}", rec.findings);
     let t = rec.time.as_ref().unwrap();
     assert_eq!(t.pairs.len(), pairs);
-    let launches = read(&b.log, (t.l2_flush_bytes / 4) as usize);
+    let flush_words = (t.l2_flush_bytes / 4) as usize;
+    let launches = read(&b.log, flush_words);
     // Every timed launch, of either side, starts cold with the harness's device code unloaded.
     let timed: Vec<&Launch> = launches.iter().filter(|l| l.cold).collect();
     assert_eq!(timed.len(), 2 * pairs + 1, "the calibration and two per pair");
@@ -351,7 +352,8 @@ fn without_symmetry_the_reference_is_timed_with_the_harness_code_loaded_in_its_o
     // What the symmetric timing changes, seen on the default protocol: the asymmetry exists.
     let (rec, b) = run(&image(FakeBehaviour::Correct, 1.0, false), time_work(12));
     let t = rec.time.as_ref().unwrap();
-    let launches = read(&b.log, (t.l2_flush_bytes / 4) as usize);
+    let flush_words = (t.l2_flush_bytes / 4) as usize;
+    let launches = read(&b.log, flush_words);
     let set_of: HashMap<ModuleId, u64> = b.launch_buffers.iter().copied().collect();
     let refs: Vec<&Launch> = launches
         .iter()
