@@ -105,6 +105,7 @@ pub struct Validation {
     profile: LoadedProfile,
     env: Arc<Env>,
     cases: Vec<Prepared>,
+    not_run: Vec<String>,
 }
 
 /// A completion whose only code block is `source`, fenced with more backticks than any run in
@@ -144,9 +145,15 @@ impl Validation {
         )?;
         let invalid = |m: String| CoreError::invalid(&suite_path, m);
         let mut cases = Vec::new();
+        let mut not_run = Vec::new();
+        let fake = env.kernel().expect("built with kernel tools").is_fake();
         for case in suite.cases {
             let id = case.id();
             if options.only.as_ref().is_some_and(|o| !id.contains(o.as_str())) {
+                continue;
+            }
+            if case.fake_only && !fake {
+                not_run.push(id);
                 continue;
             }
             let Some(task) = tasks.get(&case.task) else {
@@ -209,6 +216,7 @@ impl Validation {
             profile,
             env: Arc::new(env),
             cases,
+            not_run,
         })
     }
 
@@ -220,6 +228,11 @@ impl Validation {
     /// The number of cases to run.
     pub fn len(&self) -> usize {
         self.cases.len()
+    }
+
+    /// The cases of the suite not run on this device: `fake-only` ones on a real device.
+    pub fn not_run(&self) -> &[String] {
+        &self.not_run
     }
 
     /// True when no case is to run (never, once loaded).

@@ -58,6 +58,11 @@ pub struct Case {
     /// How the candidate behaves on the fake device.
     #[serde(default)]
     pub fake: FakeSpec,
+    /// The candidate is what its note says on the fake device alone (a `fake: {speed: …}` that
+    /// its code does not earn on a GPU): on a real device the case is not run, and the run says
+    /// so.
+    #[serde(default)]
+    pub fake_only: bool,
 }
 
 impl Case {

@@ -72,6 +72,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         println!("triton: {triton}");
     }
     println!("target: {}", suite.targets().join(", "));
+    for id in suite.not_run() {
+        println!(
+            "not run: {id} (fake-only: its candidate earns its expected outcome on the fake device alone)"
+        );
+    }
     println!(
         "{:<34} {:<46} {:<46} {:>7}  RESULT",
         "CASE", "EXPECTED", "GOT", "REWARD"

@@ -40,8 +40,9 @@ fn tasks() -> Vec<KernelTaskDef> {
     tasks
 }
 
-/// Compiles every reference and candidate with `env`; returns the mismatches.
-fn check_all(env: &KernelEnv, label: &str) -> Vec<String> {
+/// Compiles every reference and candidate with `env` (a case that must end at a compile limit
+/// with `limited`, the same configuration at a short time limit); returns the mismatches.
+fn check_all(env: &KernelEnv, limited: &KernelEnv, label: &str) -> Vec<String> {
     let tasks = tasks();
     let mut bad = Vec::new();
     for t in &tasks {
@@ -56,6 +57,11 @@ fn check_all(env: &KernelEnv, label: &str) -> Vec<String> {
         let t = tasks.iter().find(|t| t.spec.id == task).unwrap();
         let path = root().join("candidates").join(&task).join(format!("{case}.hip"));
         let source = std::fs::read_to_string(&path).unwrap();
+        let env = if common::ends_at_a_limit(&expect) {
+            limited
+        } else {
+            env
+        };
         let got = match compile(env, t, &source, Who::Candidate) {
             Ok(_) => "clean".to_string(),
             Err(f) => format!("{} {}", f.state.as_str(), f.code),
@@ -67,8 +73,11 @@ fn check_all(env: &KernelEnv, label: &str) -> Vec<String> {
     bad
 }
 
-fn env(dir: &Path, config: KernelConfig) -> KernelEnv {
-    TestEnv::of(config).work_dir(dir).compile_timeout_s(20.0).build()
+fn env(dir: &Path, config: KernelConfig, timeout_s: f64) -> KernelEnv {
+    TestEnv::of(config)
+        .work_dir(dir)
+        .compile_timeout_s(timeout_s)
+        .build()
 }
 
 fn amd(compiler: PathBuf, archs: &[&str]) -> KernelConfig {
@@ -104,7 +113,10 @@ fn every_hip_example_compiles_as_its_case_expects_on_each_platform() {
             .enumerate()
             .map(|(i, (label, config))| {
                 let d = dir.path().join(i.to_string());
-                s.spawn(move || check_all(&env(&d, config), label))
+                s.spawn(move || {
+                    let limited = env(&d.join("limited"), config.clone(), common::LIMIT_CASE_TIMEOUT_S);
+                    check_all(&env(&d, config, 20.0), &limited, label)
+                })
             })
             .collect();
         handles.into_iter().flat_map(|h| h.join().unwrap()).collect()

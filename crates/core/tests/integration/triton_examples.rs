@@ -35,10 +35,15 @@ fn every_triton_example_compiles_as_its_case_expects_with_a_launch_its_task_allo
     let tasks = common::kernel_tasks(&root().join("tasks"));
     assert_eq!(tasks.len(), 5);
     let dir = tempfile::tempdir().unwrap();
-    // The import that never ends and the compile bomb stop here; the rest take about 0.5 s.
+    // The rest take about 0.5 s; the import that never ends and the compile bomb stop at the
+    // short limit.
     let env = TestEnv::new(dir.path())
-        .triton_python(python)
+        .triton_python(&python)
         .compile_timeout_s(8.0)
+        .build();
+    let limited = TestEnv::new(dir.path().join("limited"))
+        .triton_python(&python)
+        .compile_timeout_s(common::LIMIT_CASE_TIMEOUT_S)
         .build();
     let mut bad = Vec::new();
     let mut trailing = BTreeSet::new();
@@ -65,7 +70,12 @@ fn every_triton_example_compiles_as_its_case_expects_with_a_launch_its_task_allo
         let source =
             std::fs::read_to_string(root().join("candidates").join(&task).join(format!("{case}.py")))
                 .unwrap();
-        let got = match compile(&env, t, &source, Who::Candidate) {
+        let env = if common::ends_at_a_limit(&expect) {
+            &limited
+        } else {
+            &env
+        };
+        let got = match compile(env, t, &source, Who::Candidate) {
             Ok(c) => {
                 let launch = c.launch.expect("a Triton compile decides its launch");
                 let warps = launch.block[0] / 32;

@@ -29,6 +29,7 @@ Usage: python -I reference.py --module FILE --sha256 HEX --class NAME [--init JS
 """
 
 import argparse
+import ctypes
 import hashlib
 import importlib.util
 import json
@@ -82,11 +83,13 @@ def open_ipc(torch, handle_hex, offset, nbytes, device, opened):
     cudart = _cudart(ctypes, torch)
     base = opened.get(handle_hex)
     if base is None:
-        handle = (ctypes.c_char * 64).from_buffer_copy(bytes.fromhex(handle_hex))
+        # cudaIpcMemHandle_t is a 64-byte struct passed by value: a bare ctypes array would be
+        # passed as a pointer to it, and the runtime would read the pointer as the handle.
+        handle = IpcMemHandle.from_buffer_copy(bytes.fromhex(handle_hex))
         ptr = ctypes.c_void_p()
         torch.cuda.set_device(device)
         # cudaIpcMemLazyEnablePeerAccess = 1
-        err = cudart.cudaIpcOpenMemHandle(ctypes.byref(ptr), handle, 1)
+        err = cudart.cudaIpcOpenMemHandle(ctypes.byref(ptr), handle, ctypes.c_uint(1))
         if err != 0:
             raise Refused(f"cudaIpcOpenMemHandle failed with error {err}")
         base = opened[handle_hex] = ptr.value
@@ -114,15 +117,30 @@ def close_ipc(torch, opened):
     opened.clear()
 
 
+class IpcMemHandle(ctypes.Structure):
+    """cudaIpcMemHandle_t: `char reserved[64]`."""
+
+    _fields_ = [("reserved", ctypes.c_char * 64)]
+
+
 def _cudart(ctypes, torch):
+    """libcudart as torch loaded it, with the prototypes of the calls made here."""
     import glob
 
     lib_dirs = [os.path.join(os.path.dirname(torch.__file__), "lib")]
     lib_dirs += glob.glob(os.path.join(os.path.dirname(os.path.dirname(torch.__file__)), "nvidia", "*", "lib"))
     for d in lib_dirs:
         for f in sorted(glob.glob(os.path.join(d, "libcudart.so*"))):
-            return ctypes.CDLL(f)
-    return ctypes.CDLL("libcudart.so")
+            return _prototyped(ctypes, ctypes.CDLL(f))
+    return _prototyped(ctypes, ctypes.CDLL("libcudart.so"))
+
+
+def _prototyped(ctypes, lib):
+    lib.cudaIpcOpenMemHandle.argtypes = [ctypes.POINTER(ctypes.c_void_p), IpcMemHandle, ctypes.c_uint]
+    lib.cudaIpcOpenMemHandle.restype = ctypes.c_int
+    lib.cudaIpcCloseMemHandle.argtypes = [ctypes.c_void_p]
+    lib.cudaIpcCloseMemHandle.restype = ctypes.c_int
+    return lib
 
 
 class Reference:

@@ -339,3 +339,59 @@ fn each_modules_process_is_forked_from_one_zygote_and_shares_nothing_written_wit
         "a dropped process is gone"
     );
 }
+
+/// The CUDA runtime's IPC calls as reference.py declares them, against a stand-in library with
+/// the runtime's prototypes (`cudaIpcMemHandle_t`, 64 bytes, by value): the library receives the
+/// harness's handle bytes, not a pointer to them (the first GPU run of a PyTorch reference failed
+/// every `cudaIpcOpenMemHandle` with `invalid value` when a bare ctypes array was passed).
+#[test]
+fn the_ipc_handle_reaches_the_runtime_by_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("stub.c");
+    std::fs::write(
+        &c,
+        "typedef struct { char reserved[64]; } cudaIpcMemHandle_t;\n\
+         int cudaIpcOpenMemHandle(void **p, cudaIpcMemHandle_t h, unsigned flags) {\n\
+         unsigned long v = flags; for (int i = 0; i < 64; i++) v = v * 31 + (unsigned char)h.reserved[i];\n\
+         *p = (void *)v; return 0; }\n\
+         int cudaIpcCloseMemHandle(void *p) { return p == (void *)0 ? 1 : 0; }\n",
+    )
+    .unwrap();
+    let lib = dir.path().join("libstub.so");
+    let cc = Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&c)
+        .status()
+        .expect("a C compiler (cc) runs");
+    assert!(cc.success());
+    let script = dir.path().join("reference.py");
+    std::fs::write(&script, REFERENCE).unwrap();
+    // The handle: bytes 0..64; the stub folds them (and the flags) into the pointer it returns.
+    let check = format!(
+        "import ctypes, importlib.util\n\
+         spec = importlib.util.spec_from_file_location('r', {script:?})\n\
+         r = importlib.util.module_from_spec(spec); spec.loader.exec_module(r)\n\
+         lib = r._prototyped(ctypes, ctypes.CDLL({lib:?}))\n\
+         h = bytes(range(64)); p = ctypes.c_void_p()\n\
+         assert lib.cudaIpcOpenMemHandle(ctypes.byref(p), r.IpcMemHandle.from_buffer_copy(h), ctypes.c_uint(1)) == 0\n\
+         v = 1\n\
+         for b in h: v = (v * 31 + b) % 2**64\n\
+         assert p.value == v, (p.value, v)\n\
+         assert lib.cudaIpcCloseMemHandle(ctypes.c_void_p(p.value)) == 0\n\
+         print('by value')\n",
+        script = script.display().to_string(),
+        lib = lib.display().to_string(),
+    );
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(&check)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == "by value",
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
