@@ -16,7 +16,7 @@
 #     score:CONFIG                 aorlta score CONFIG (its summary.md and rewards.jsonl kept)
 #     aa:N[:SIZE[:TASK]]           aorlta bench kernels --no-compile --aa N (A/A self-timings of TASK,
 #                                  default vector_add, at SIZE, default n=1048576)
-#     aasym:N[:SIZE[:TASK]]        the same with both sides under the same conditions (--aa-symmetric)
+#     aaplain:N[:SIZE[:TASK]]      the same with the timing leg's `symmetric: false` (--aa-plain)
 #     check:FOLDER:PROFILE         aorlta task check over a folder of tasks
 #     timecheck:SUITE:CONFIG       aorlta timecheck --pool over examples/SUITE/pool.jsonl
 #     power:N                      the HIP power case (transpose/tiled-power at ratio 1.05) N times
@@ -30,7 +30,7 @@
 #     triton      = validate:triton-kernels score:configs/tritonk-speed-score.yaml validate:kernels
 #     compilers   = validate:kernels:nvrtc validate:kernels:nvcc validate:library:nvrtc validate:library:nvcc
 #     jail        = validate:kernels validate:hip-kernels validate:triton-kernels validate:library
-#     sides       = A/A with and without --aa-symmetric, vector_add at 2^16, 2^20, 2^24, and softmax
+#     sides       = A/A with and without --aa-plain, vector_add at 2^16, 2^20, 2^24, and softmax
 #     ncu         = score:configs/library-ncu-score.yaml (the kernel-profile leg: Nsight Compute's
 #                   figures for two library kernels, in rewards.jsonl and the feedback)
 #     torch       = check:examples/torch-problems/tasks:examples/kernels/profile-speed.yaml
@@ -57,8 +57,8 @@ while [ $# -gt 0 ]; do
     triton) steps+=(validate:triton-kernels score:configs/tritonk-speed-score.yaml validate:kernels); shift ;;
     compilers) steps+=(validate:kernels:nvrtc validate:kernels:nvcc validate:library:nvrtc validate:library:nvcc); shift ;;
     jail) steps+=(validate:kernels validate:hip-kernels validate:triton-kernels validate:library); shift ;;
-    sides) for size in n=65536 n=1048576 n=16777216; do steps+=("aa:300:$size" "aasym:300:$size"); done
-           steps+=(aa:300:rows=4096:softmax aasym:300:rows=4096:softmax); shift ;;
+    sides) for size in n=65536 n=1048576 n=16777216; do steps+=("aa:300:$size" "aaplain:300:$size"); done
+           steps+=(aa:300:rows=4096:softmax aaplain:300:rows=4096:softmax); shift ;;
     ncu) steps+=(score:configs/library-ncu-score.yaml); shift ;;
     torch) steps+=(check:examples/torch-problems/tasks:examples/kernels/profile-speed.yaml
                    score:configs/torch-speed-score.yaml score:configs/torch-compile-score.yaml); shift ;;
@@ -126,9 +126,9 @@ for step in "${steps[@]}"; do
       timeout "$(cap 180)" "$B/aorlta" score --quiet "$(config "$a")" | tail -5
       mkdir -p "$OUT/$tag"
       cp "$d/summary.md" "$OUT/$tag/" 2>/dev/null; gzip -c "$d/rewards.jsonl" > "$OUT/$tag/rewards.jsonl.gz" 2>/dev/null ;;
-    aa|aasym)
+    aa|aaplain)
       IFS=: read -r _ _ size task <<< "$step"
-      sym=(); [ "$name" = aasym ] && sym=(--aa-symmetric)
+      sym=(); [ "$name" = aaplain ] && sym=(--aa-plain)
       left=$(( end - SECONDS - 12 ))
       timeout "$(cap 600)" "$B/aorlta" bench kernels "${fakeflag[@]}" "${comp[@]}" --no-compile --aa "${a:-1000}" \
         --aa-task "${task:-vector_add}" --aa-size "${size:-n=1048576}" "${sym[@]}" \

@@ -39,11 +39,11 @@ pub(crate) struct Args {
     /// that it replaces (`n=1048576`); the primary size when absent.
     #[arg(long)]
     pub aa_size: Option<String>,
-    /// Time the A/A run with both sides under the same conditions (the timing leg's
-    /// `symmetric: true`: the reference's launch with the harness's code unloaded too, and the two
-    /// buffer sets drawn per pair), to set against a run without it.
+    /// Time the A/A run with the timing leg's `symmetric: false` (only the candidate's launch
+    /// with the harness's code unloaded, each side keeping its buffer set for the job), to set
+    /// against the default, where both sides are timed alike.
     #[arg(long)]
-    pub aa_symmetric: bool,
+    pub aa_plain: bool,
     /// Write the figures as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -116,7 +116,7 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
         aa: args.aa,
         aa_task: args.aa_task.clone(),
         aa_size: args.aa_size.clone(),
-        aa_symmetric: args.aa_symmetric,
+        aa_plain: args.aa_plain,
         aa_max_s: args.aa_max_s,
         no_compile: args.no_compile,
     };
