@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs NVIDIA's CUDA 13.0 compilers (nvcc, ptxas, cicc, the CUDA headers, and the runtime
-# compiler NVRTC beside them) from PyPI into .venv-cuda, so that the compile leg is tested for
-# real on machines without a GPU or a CUDA toolkit. Prints the path of nvcc. Does nothing when
-# both are already installed.
+# compiler NVRTC beside them) from PyPI into a venv outside the clone
+# (${XDG_CACHE_HOME:-~/.cache}/aorlta/cuda-13.0, or $AORLTA_CUDA_VENV; CI clones afresh each run
+# and pays the install once), so that the compile leg is tested for real on machines without a
+# GPU or a CUDA toolkit. Prints the path of nvcc. Does nothing when both are already installed.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-venv="$root/.venv-cuda"
+venv="${AORLTA_CUDA_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/aorlta/cuda-13.0}"
 nvcc="$venv/lib/python3*/site-packages/nvidia/cu13/bin/nvcc"
 nvrtc="$venv/lib/python3*/site-packages/nvidia/cu13/lib/libnvrtc.so.13"
 if ! ls $nvcc $nvrtc >/dev/null 2>&1; then
+  mkdir -p "$(dirname "$venv")"
   python3 -m venv "$venv" >&2
   "$venv/bin/pip" install --quiet --disable-pip-version-check \
     "nvidia-cuda-nvcc==13.0.*" "nvidia-cuda-crt==13.0.*" "nvidia-cuda-runtime==13.0.*" "nvidia-nvvm==13.0.*" "nvidia-cuda-nvrtc==13.0.*" >&2

@@ -2,7 +2,7 @@
 
 The runs are made here by the real `aorlta score`: the Q&A example's before and after pools,
 the kernel example pool timed on the fake device (speedups to plot), the same pool compiled by
-nvcc alone (diagnostics to show; needs `AORLTA_NVCC` or the repository's .venv-cuda), and a
+nvcc alone (diagnostics to show; needs `AORLTA_NVCC` or scripts/install-cuda-compiler.sh's venv), and a
 generated Q&A run of 100,000 distinct entries. `aorlta inspect` serves them all on loopback;
 the tests filter, open entries, check the plots and diagnostics, compare two runs, time each
 filter action on the big run (under a second each), and save a screenshot.
@@ -34,7 +34,10 @@ BIG_TASKS = 500
 def nvcc():
     if os.environ.get("AORLTA_NVCC"):
         return os.environ["AORLTA_NVCC"]
-    found = glob.glob(str(ROOT / ".venv-cuda" / "lib" / "python3*" / "site-packages" / "nvidia" / "cu*" / "bin" / "nvcc"))
+    cache = os.environ.get("AORLTA_CUDA_VENV") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "aorlta", "cuda-13.0"
+    )
+    found = glob.glob(os.path.join(cache, "lib", "python3*", "site-packages", "nvidia", "cu*", "bin", "nvcc"))
     return found[0] if found else None
 
 
@@ -96,7 +99,7 @@ def inspector(tmp_path_factory):
         score(c, env={**os.environ, "AORLTA_NVCC": compiler})
         configs.append(c)
     elif os.environ.get("CI"):
-        pytest.fail("CI is set and there is no nvcc (AORLTA_NVCC or .venv-cuda) for the diagnostics test")
+        pytest.fail("CI is set and there is no nvcc (AORLTA_NVCC or ~/.cache/aorlta/cuda-13.0) for the diagnostics test")
     big = d / "qa-100k"
     big.mkdir()
     with open(big / "rewards.jsonl", "w") as f:
@@ -210,7 +213,7 @@ def test_a_kernel_run_plots_its_speedups_and_an_entry_its_timing(inspector, page
 
 def test_compile_diagnostics_sit_at_their_source_lines(inspector, page):
     if "kernels-compile" not in inspector["runs"]:
-        pytest.skip("no nvcc (AORLTA_NVCC or .venv-cuda): the compile diagnostics are not tested")
+        pytest.skip("no nvcc (AORLTA_NVCC or ~/.cache/aorlta/cuda-13.0): the compile diagnostics are not tested")
     n = inspector["runs"]["kernels-compile"]
     page.goto(f"{inspector['url']}/run/{n}")
     after_update(page, lambda: page.select_option("#f-reason", "compile: compile-error"))
