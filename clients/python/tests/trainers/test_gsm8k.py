@@ -115,7 +115,8 @@ def test_verl_remote_manager_takes_the_sync_function(gsm8k_server, rows, expecte
     need("verl")
     ray = need("ray")
     tokenizer, path = toy_tokenizer
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
+    # A Ray of its own (`local`), never a cluster another test of this machine has started.
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
              runtime_env={"env_vars": {"PYTHONPATH": os.environ.get("PYTHONPATH", "")}})
     try:
         with pytest.raises(AssertionError, match="Async reward score is not supported"):
