@@ -146,14 +146,10 @@ impl Validation {
         let invalid = |m: String| CoreError::invalid(&suite_path, m);
         let mut cases = Vec::new();
         let mut not_run = Vec::new();
-        let fake = env.kernel().expect("built with kernel tools").is_fake();
+        let kernel = env.kernel().expect("built with kernel tools");
         for case in suite.cases {
             let id = case.id();
             if options.only.as_ref().is_some_and(|o| !id.contains(o.as_str())) {
-                continue;
-            }
-            if case.fake_only && !fake {
-                not_run.push(id);
                 continue;
             }
             let Some(task) = tasks.get(&case.task) else {
@@ -180,6 +176,11 @@ impl Validation {
                     "case {id}: expected reward `{w}` is neither a range nor `unscored`"
                 )));
             }
+            // Checked like every case first, so that a suite's errors are the same on any device.
+            if case.fake_only && !kernel.is_fake() {
+                not_run.push(id);
+                continue;
+            }
             let folder = base.join(&suite.candidates).join(&case.task);
             // A case may be a whole completion (`<case>.md`: a plan and its kernels, for one);
             // its source is what the lane's `parse` reads from it.
@@ -196,7 +197,6 @@ impl Validation {
                 let source = std::fs::read_to_string(&file).map_err(|e| CoreError::io(&file, e))?;
                 completion_in(&source, language)
             };
-            let kernel = env.kernel().expect("built with kernel tools");
             if kernel.is_fake() {
                 kernel.add_fake(&source, case.fake.clone());
             }

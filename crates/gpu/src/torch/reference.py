@@ -30,6 +30,7 @@ Usage: python -I reference.py --module FILE --sha256 HEX --class NAME [--init JS
 
 import argparse
 import ctypes
+import functools
 import hashlib
 import importlib.util
 import json
@@ -78,9 +79,7 @@ def load_module(path, cls):
 def open_ipc(torch, handle_hex, offset, nbytes, device, opened):
     """A CUDA allocation of another process, as a byte tensor (cudaIpcOpenMemHandle); a handle is
     opened once and kept in `opened` until `release`."""
-    import ctypes
-
-    cudart = _cudart(ctypes, torch)
+    cudart = _cudart(torch)
     base = opened.get(handle_hex)
     if base is None:
         # cudaIpcMemHandle_t is a 64-byte struct passed by value: a bare ctypes array would be
@@ -106,12 +105,10 @@ def open_ipc(torch, handle_hex, offset, nbytes, device, opened):
 
 
 def close_ipc(torch, opened):
-    import ctypes
-
     if not opened:
         return
     torch.cuda.synchronize()
-    cudart = _cudart(ctypes, torch)
+    cudart = _cudart(torch)
     for base in opened.values():
         cudart.cudaIpcCloseMemHandle(ctypes.c_void_p(base))
     opened.clear()
@@ -123,7 +120,8 @@ class IpcMemHandle(ctypes.Structure):
     _fields_ = [("reserved", ctypes.c_char * 64)]
 
 
-def _cudart(ctypes, torch):
+@functools.lru_cache(maxsize=None)
+def _cudart(torch):
     """libcudart as torch loaded it, with the prototypes of the calls made here."""
     import glob
 
@@ -131,11 +129,11 @@ def _cudart(ctypes, torch):
     lib_dirs += glob.glob(os.path.join(os.path.dirname(os.path.dirname(torch.__file__)), "nvidia", "*", "lib"))
     for d in lib_dirs:
         for f in sorted(glob.glob(os.path.join(d, "libcudart.so*"))):
-            return _prototyped(ctypes, ctypes.CDLL(f))
-    return _prototyped(ctypes, ctypes.CDLL("libcudart.so"))
+            return _prototyped(ctypes.CDLL(f))
+    return _prototyped(ctypes.CDLL("libcudart.so"))
 
 
-def _prototyped(ctypes, lib):
+def _prototyped(lib):
     lib.cudaIpcOpenMemHandle.argtypes = [ctypes.POINTER(ctypes.c_void_p), IpcMemHandle, ctypes.c_uint]
     lib.cudaIpcOpenMemHandle.restype = ctypes.c_int
     lib.cudaIpcCloseMemHandle.argtypes = [ctypes.c_void_p]

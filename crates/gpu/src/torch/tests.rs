@@ -340,14 +340,16 @@ fn each_modules_process_is_forked_from_one_zygote_and_shares_nothing_written_wit
     );
 }
 
-/// The CUDA runtime's IPC calls as reference.py declares them, against a stand-in library with
-/// the runtime's prototypes (`cudaIpcMemHandle_t`, 64 bytes, by value): the library receives the
-/// harness's handle bytes, not a pointer to them (the first GPU run of a PyTorch reference failed
-/// every `cudaIpcOpenMemHandle` with `invalid value` when a bare ctypes array was passed).
+/// `open_ipc` and `close_ipc` against a stand-in of the CUDA runtime with its prototypes
+/// (`cudaIpcMemHandle_t`, 64 bytes, by value), found where they look for libcudart (beside a
+/// stand-in torch): the library receives the harness's handle bytes, not a pointer to them (the
+/// first GPU run of a PyTorch reference failed every `cudaIpcOpenMemHandle` with `invalid value`
+/// when a bare ctypes array was passed), and the region starts at the opened base plus the offset.
 #[test]
 fn the_ipc_handle_reaches_the_runtime_by_value() {
     let dir = tempfile::tempdir().unwrap();
     let c = dir.path().join("stub.c");
+    // The stub folds the handle's bytes and the flags into the pointer it returns.
     std::fs::write(
         &c,
         "typedef struct { char reserved[64]; } cudaIpcMemHandle_t;\n\
@@ -357,31 +359,34 @@ fn the_ipc_handle_reaches_the_runtime_by_value() {
          int cudaIpcCloseMemHandle(void *p) { return p == (void *)0 ? 1 : 0; }\n",
     )
     .unwrap();
-    let lib = dir.path().join("libstub.so");
+    let lib_dir = dir.path().join("torch/lib");
+    std::fs::create_dir_all(&lib_dir).unwrap();
     let cc = Command::new("cc")
         .args(["-shared", "-fPIC", "-o"])
-        .arg(&lib)
+        .arg(lib_dir.join("libcudart.so.13"))
         .arg(&c)
         .status()
         .expect("a C compiler (cc) runs");
     assert!(cc.success());
     let script = dir.path().join("reference.py");
     std::fs::write(&script, REFERENCE).unwrap();
-    // The handle: bytes 0..64; the stub folds them (and the flags) into the pointer it returns.
     let check = format!(
-        "import ctypes, importlib.util\n\
+        "import importlib.util, types\n\
          spec = importlib.util.spec_from_file_location('r', {script:?})\n\
          r = importlib.util.module_from_spec(spec); spec.loader.exec_module(r)\n\
-         lib = r._prototyped(ctypes, ctypes.CDLL({lib:?}))\n\
-         h = bytes(range(64)); p = ctypes.c_void_p()\n\
-         assert lib.cudaIpcOpenMemHandle(ctypes.byref(p), r.IpcMemHandle.from_buffer_copy(h), ctypes.c_uint(1)) == 0\n\
+         torch = types.ModuleType('torch'); torch.__file__ = {init:?}\n\
+         torch.cuda = types.SimpleNamespace(set_device=lambda d: None, synchronize=lambda: None)\n\
+         torch.as_tensor = lambda region, device: region.__cuda_array_interface__['data'][0]\n\
+         h = bytes(range(64)); opened = {{}}\n\
+         got = r.open_ipc(torch, h.hex(), 16, 64, 0, opened)\n\
          v = 1\n\
          for b in h: v = (v * 31 + b) % 2**64\n\
-         assert p.value == v, (p.value, v)\n\
-         assert lib.cudaIpcCloseMemHandle(ctypes.c_void_p(p.value)) == 0\n\
+         assert got == v + 16 and opened == {{h.hex(): v}}, (got, v, opened)\n\
+         r.close_ipc(torch, opened)\n\
+         assert opened == {{}}\n\
          print('by value')\n",
         script = script.display().to_string(),
-        lib = lib.display().to_string(),
+        init = dir.path().join("torch/__init__.py").display().to_string(),
     );
     let out = Command::new("python3")
         .arg("-c")
