@@ -59,7 +59,8 @@ pub use crate::task::{KernelTaskDef, LANE, kernel_task};
 pub use crate::test_env::TestEnv;
 pub use crate::time::KernelTime;
 pub use crate::torch::{
-    ImportReport, ImportRow, PlanSummary, generate, has_torch, import_kernelbench, problems_in, torch_python,
+    ImportAs, ImportReport, ImportRow, PlanSummary, generate, has_torch, import_kernelbench, problems_in,
+    torch_python,
 };
 
 #[cfg(test)]

@@ -35,11 +35,24 @@ pub(crate) struct KernelbenchArgs {
     /// Probe processes run at once (default: the CPUs, at most 8).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// The language of the tasks' kernels: `cuda`, or `triton` (level 1; the task ids end in
+    /// `_triton`, the kernel is a `@triton.jit` function with a `BLOCK` constexpr).
+    #[arg(long, default_value = "cuda", value_parser = ["cuda", "triton"])]
+    pub language: String,
 }
 
 /// Runs `aorlta task import ...`.
 pub(crate) fn run(cmd: ImportCmd) -> anyhow::Result<ExitCode> {
     let ImportCmd::Kernelbench(a) = cmd;
+    let as_ = aorlta_kernel::ImportAs {
+        level: a.level,
+        language: match a.language.as_str() {
+            "triton" => aorlta_record::KernelLanguage::Triton,
+            _ => aorlta_record::KernelLanguage::Cuda,
+        },
+    };
+    as_.check()
+        .map_err(|why| anyhow::anyhow!("--language {}: {why}", a.language))?;
     let problems = aorlta_kernel::problems_in(&a.dir, a.level)
         .with_context(|| format!("cannot read {}", a.dir.display()))?;
     if problems.is_empty() {
@@ -60,7 +73,7 @@ pub(crate) fn run(cmd: ImportCmd) -> anyhow::Result<ExitCode> {
         jobs
     );
     let report =
-        aorlta_kernel::import_kernelbench(&python, &problems, a.level, &a.out, jobs, |row, done, total| {
+        aorlta_kernel::import_kernelbench(&python, &problems, as_, &a.out, jobs, |row, done, total| {
             let name = row
                 .problem
                 .file_name()

@@ -204,6 +204,78 @@ fn the_example_torch_tasks_pass_task_check_on_the_fake_device_with_their_modules
     assert!(text.contains("a PyTorch reference is no kernel"), "{text}");
 }
 
+#[test]
+fn a_triton_import_makes_tasks_for_jit_functions_that_load_and_pass_task_check_and_refuses_level_2() {
+    let Some(python) = common::torch_python("torch import test") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("triton");
+    let o = aorlta()
+        .args([
+            "task",
+            "import",
+            "kernelbench",
+            "examples/torch-problems",
+            "--jobs",
+            "2",
+        ])
+        .args(["--language", "triton", "--out"])
+        .arg(&out)
+        .arg("--python")
+        .arg(&python)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert!(text.contains("imported 5 of 6 problems"), "{text}");
+    let t = task(&out, "kernelbench_l1_2_scaled_tanh_triton");
+    assert!(t.contains("language: triton"), "{t}");
+    assert!(t.contains("BLOCK:"), "{t}");
+    let prompt = prompt_of(&t);
+    assert!(prompt.contains("@triton.jit"), "{prompt}");
+    assert!(!prompt.contains("__global__"), "{prompt}");
+    // The tasks load (the kernel lane's rules) and their modules run as references.
+    let o = aorlta()
+        .args([
+            "task",
+            "check",
+            "--fake-gpu",
+            "--profile",
+            "examples/triton-kernels/tritonk-speed.yaml",
+        ])
+        .arg(&out)
+        .env("AORLTA_TORCH_PYTHON", &python)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert!(text.contains("5 of 5 tasks pass"), "{text}");
+    // Level 2's tasks allow plans, whose kernels are CUDA: refused before anything is written.
+    let o = aorlta()
+        .args([
+            "task",
+            "import",
+            "kernelbench",
+            "examples/torch-problems",
+            "--level",
+            "2",
+        ])
+        .args(["--language", "triton", "--out"])
+        .arg(dir.path().join("level2"))
+        .arg("--python")
+        .arg(&python)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("Triton tasks are imported from level 1"), "{text}");
+    assert!(!dir.path().join("level2").exists());
+}
+
 /// The example pool scored on the fake device against the modules, with `python` as the torch
 /// Python; the rewards file's entries by id.
 fn score_torch_pool(

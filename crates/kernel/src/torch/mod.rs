@@ -10,7 +10,7 @@ pub mod generate;
 mod import;
 mod prompt;
 
-pub use import::{ImportReport, ImportRow, PlanSummary, import_kernelbench, problems_in};
+pub use import::{ImportAs, ImportReport, ImportRow, PlanSummary, import_kernelbench, problems_in};
 
 use std::path::PathBuf;
 

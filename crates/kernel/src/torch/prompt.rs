@@ -3,7 +3,7 @@
 //! tolerance, the launch geometry, the sizes checked and timed) and, for a task that allows
 //! plans, the plan's format, its limits and the library steps the task allows (docs/PLANS.md).
 
-use aorlta_record::{BufferSpec, Dtype, Init, LibraryKind, PlanLimits, Role, Tolerance};
+use aorlta_record::{BufferSpec, Dtype, Init, LibraryKind, PlanLimits, Role, Tolerance, TritonSpec};
 use std::collections::BTreeMap;
 
 /// What a prompt is made from.
@@ -30,6 +30,8 @@ pub(super) struct Prompt<'a> {
     pub level: u32,
     /// What the task allows of plans; `None`: one kernel.
     pub plan: Option<PlanPrompt<'a>>,
+    /// A Triton task's compile settings; `None`: a CUDA task.
+    pub triton: Option<&'a TritonSpec>,
 }
 
 /// What the prompt of a task that allows plans says of them.
@@ -90,6 +92,11 @@ impl Prompt<'_> {
     pub(super) fn text(&self) -> String {
         let init = serde_json::to_string(self.init).unwrap_or_default();
         let mut parts = vec![match self.plan {
+            None if self.triton.is_some() => format!(
+                "Write a Triton kernel that computes the forward pass of this PyTorch module \
+                 (KernelBench level {}), built as `{}(*{init})`:",
+                self.level, self.class
+            ),
             None => format!(
                 "Write a CUDA kernel that computes the forward pass of this PyTorch module \
                  (KernelBench level {}), built as `{}(*{init})`:",
@@ -111,17 +118,40 @@ impl Prompt<'_> {
                 names.join(", ")
             ));
         }
-        parts.push(
-            match self.plan {
-                None => "Define exactly this kernel, with C++ linkage (not extern \"C\") and these parameter types:",
-                Some(_) => {
-                    "To answer with one kernel, define exactly this kernel, with C++ linkage (not extern \"C\") \
-                     and these parameter types:"
-                }
-            }
-            .to_string(),
-        );
-        parts.push(format!("      __global__ {}", self.signature));
+        if let Some(triton) = self.triton {
+            parts.extend(self.triton_definition(triton));
+        } else {
+            parts.extend(self.cuda_definition());
+        }
+        if let Some(plan) = &self.plan {
+            parts.extend(self.plan_text(plan));
+        }
+        let checked: Vec<String> = self.sizes.iter().skip(1).map(size_text).collect();
+        let timed = self.sizes.first().map(size_text).unwrap_or_default();
+        let answer = if self.triton.is_some() {
+            "Answer with one ```python code block holding the complete module."
+        } else {
+            "Answer with one ```cuda code block holding the complete source."
+        };
+        parts.push(match self.plan {
+            None => format!(
+                "The kernel is checked against the module on several sizes ({}; and the timed one) and timed \
+                 against it at {timed}. {answer}",
+                checked.join("; ")
+            ),
+            Some(_) => format!(
+                "The kernel, or the whole plan, is checked against the module on several sizes ({}; and the \
+                 timed one) and timed against it at {timed}. Answer with one ```cuda code block holding the \
+                 complete source and, for a plan, one ```yaml block holding the plan.",
+                checked.join("; ")
+            ),
+        });
+        parts.join("\n\n") + "\n"
+    }
+
+    /// The shapes, the input laws and the tolerance: the same in every language.
+    fn contract(&self) -> Vec<String> {
+        let mut parts = Vec::new();
         let shapes: Vec<String> = self
             .shapes
             .iter()
@@ -171,6 +201,125 @@ impl Prompt<'_> {
                 t.atol, t.rtol
             ));
         }
+        parts
+    }
+
+    /// A Triton task's kernel: its Python parameters, the contract, how it is compiled and how a
+    /// module chooses its launch.
+    fn triton_definition(&self, triton: &TritonSpec) -> Vec<String> {
+        let mut parts = vec![
+            "Define exactly this Triton kernel, decorated with `@triton.jit`, at the top level of the module:"
+                .to_string(),
+        ];
+        let (name, params) = self
+            .signature
+            .trim_start_matches("void ")
+            .split_once('(')
+            .unwrap_or((self.signature, ""));
+        let params = params.trim_end_matches(')');
+        let mut names: Vec<String> = params
+            .split(',')
+            .filter_map(|p| p.split_whitespace().last())
+            .map(|n| n.trim_start_matches('*').to_string())
+            .collect();
+        let constexprs: Vec<String> = triton
+            .constexprs
+            .keys()
+            .map(|c| format!("{c}: tl.constexpr"))
+            .collect();
+        names.extend(constexprs);
+        parts.push(format!("      def {name}({})", names.join(", ")));
+        let pointers: Vec<String> = self
+            .buffers
+            .iter()
+            .map(|b| {
+                let what = if b.role == Role::In { "input" } else { "output" };
+                format!(
+                    "`{}` a pointer to the {what}'s {} elements",
+                    b.name,
+                    b.dtype.name()
+                )
+            })
+            .collect();
+        let ints: Vec<String> = params
+            .split(',')
+            .filter(|p| !p.contains('*'))
+            .filter_map(|p| {
+                let p = p.trim();
+                let n = p.split_whitespace().last()?;
+                Some(if p.starts_with("long long") {
+                    format!("`{n}` an int64")
+                } else {
+                    format!("`{n}` an int32")
+                })
+            })
+            .collect();
+        parts.push(format!(
+            "The parameters before the constexprs are the task's, in this order and with these names: {}{}.",
+            pointers.join(", "),
+            if ints.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", ints.join(", "))
+            }
+        ));
+        parts.extend(self.contract());
+        parts.push(
+            "Your module is imported and the kernel compiled ahead of time with Triton 3.6 for sm_90, in a \
+             sandbox with no GPU, no network and no files besides the toolkit; nothing your Python does at \
+             import reaches the GPU, and no Python runs at launch or timing. Do not write launch code."
+                .to_string(),
+        );
+        let allowed = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+        let binds: Vec<String> = triton
+            .constexprs
+            .iter()
+            .map(|(c, v)| {
+                let all: Vec<String> = v.iter().map(i64::to_string).collect();
+                format!("{c} = {} (allowed: {})", v[0], all.join(", "))
+            })
+            .collect();
+        parts.push(format!(
+            "Launch: num_warps x 32 threads per program, num_warps = {} by default (allowed: {}), num_stages = \
+             {} by default (allowed: {}); constexprs {}; grid ({}) over the sizes and the constexprs: by \
+             default one program per BLOCK output elements. To choose, define at the top level of the \
+             module a dict of plain values, for example",
+            triton.num_warps[0],
+            allowed(&triton.num_warps),
+            triton.num_stages[0],
+            allowed(&triton.num_stages),
+            binds.join(", "),
+            self.grid.join(", ")
+        ));
+        parts.push(
+            "      aorlta_launch = {\"num_warps\": 8, \"grid\": [\"ceil_div(...)\", 1, 1]}".to_string(),
+        );
+        parts.push(
+            "with any of \"num_warps\", \"num_stages\", the constexprs, and \"grid\" (three expressions: \
+             integers, the size variables, + - * / %, ceil_div, min, max). It is used for every problem \
+             size, so a kernel must handle any size (mask its loads and stores). Pointers are 16-byte \
+             aligned; sizes need not be multiples of anything."
+                .to_string(),
+        );
+        parts
+    }
+
+    /// A CUDA task's kernel: its declaration, the contract, how it is compiled and how a source
+    /// chooses its launch geometry.
+    fn cuda_definition(&self) -> Vec<String> {
+        let mut parts = Vec::new();
+        parts.push(
+            match self.plan {
+                None => "Define exactly this kernel, with C++ linkage (not extern \"C\") and these parameter types:",
+                Some(_) => {
+                    "To answer with one kernel, define exactly this kernel, with C++ linkage (not extern \"C\") \
+                     and these parameter types:"
+                }
+            }
+            .to_string(),
+        );
+        parts.push(format!("      __global__ {}", self.signature));
+        parts.extend(self.contract());
         parts.push(
             "Your source is compiled alone with `nvcc --cubin` for the GPU; no host code you write is ever \
              compiled into anything that runs, so do not write a main() or launch code. Use only device \
@@ -193,25 +342,7 @@ impl Prompt<'_> {
              dynamic shared memory. Do not assume the pointers are aligned to more than 4 bytes."
                 .to_string(),
         );
-        if let Some(plan) = &self.plan {
-            parts.extend(self.plan_text(plan));
-        }
-        let checked: Vec<String> = self.sizes.iter().skip(1).map(size_text).collect();
-        let timed = self.sizes.first().map(size_text).unwrap_or_default();
-        parts.push(match self.plan {
-            None => format!(
-                "The kernel is checked against the module on several sizes ({}; and the timed one) and timed \
-                 against it at {timed}. Answer with one ```cuda code block holding the complete source.",
-                checked.join("; ")
-            ),
-            Some(_) => format!(
-                "The kernel, or the whole plan, is checked against the module on several sizes ({}; and the \
-                 timed one) and timed against it at {timed}. Answer with one ```cuda code block holding the \
-                 complete source and, for a plan, one ```yaml block holding the plan.",
-                checked.join("; ")
-            ),
-        });
-        parts.join("\n\n") + "\n"
+        parts
     }
 
     /// The paragraphs on plans: the format with an example, the steps, the library steps this

@@ -298,7 +298,7 @@ pub fn generate(
     let report = super::import::import_problems(
         &opts.python,
         &files,
-        1,
+        super::import::ImportAs::cuda(1),
         &tasks_dir,
         opts.jobs,
         &id_of,

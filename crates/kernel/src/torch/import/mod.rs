@@ -19,7 +19,10 @@ mod plans;
 pub use plans::PlanSummary;
 
 use super::prompt;
-use aorlta_record::{BufferSpec, Dtype, Init, KernelTask, LibraryKind, Reference, Role, TorchReference};
+use aorlta_record::{
+    BufferSpec, Dtype, Init, KernelLanguage, KernelTask, LibraryKind, Reference, Role, TorchReference,
+    TritonSpec,
+};
 use plans::{gemm_example, plans_of};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -27,6 +30,47 @@ use std::io::{BufRead, BufReader};
 use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
+
+/// What an import makes of each problem: tasks of its KernelBench level, for kernels in one
+/// language. A Triton task (level 1 only: a plan launches CUDA kernels) binds a `BLOCK`
+/// constexpr and a grid of one program per `BLOCK` output elements; its id ends in `_triton`, so
+/// that a pool can hold both languages' tasks of one problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImportAs {
+    /// The KernelBench level (1 to 4).
+    pub level: u32,
+    /// The language candidates write (`cuda` or `triton`).
+    pub language: KernelLanguage,
+}
+
+impl ImportAs {
+    /// Level `level`'s tasks for CUDA kernels.
+    pub fn cuda(level: u32) -> ImportAs {
+        ImportAs {
+            level,
+            language: KernelLanguage::Cuda,
+        }
+    }
+
+    /// Refuses what no task can be: a Triton task of level 2 on, or a HIP import.
+    pub fn check(&self) -> Result<(), String> {
+        match self.language {
+            KernelLanguage::Cuda => Ok(()),
+            KernelLanguage::Triton if self.level == 1 => Ok(()),
+            KernelLanguage::Triton => Err(format!(
+                "level {} imports plan tasks, whose kernels are CUDA; Triton tasks are imported from level 1",
+                self.level
+            )),
+            other => Err(format!(
+                "`{}` is not a language of imported tasks (cuda or triton)",
+                other.as_str()
+            )),
+        }
+    }
+}
+
+/// The constexpr a Triton task binds: the output elements one program covers, the default first.
+const TRITON_BLOCKS: [i64; 5] = [1024, 256, 512, 2048, 4096];
 
 /// One problem's outcome.
 #[derive(Debug, Clone)]
@@ -142,27 +186,19 @@ pub fn problems_in(dir: &Path, level: u32) -> std::io::Result<Vec<PathBuf>> {
 pub fn import_kernelbench(
     python: &Path,
     problems: &[PathBuf],
-    level: u32,
+    as_: ImportAs,
     out: &Path,
     jobs: usize,
     progress: impl FnMut(&ImportRow, usize, usize),
 ) -> std::io::Result<ImportReport> {
-    import_problems(
-        python,
-        problems,
-        level,
-        out,
-        jobs,
-        &|p| task_id(p, level),
-        progress,
-    )
+    import_problems(python, problems, as_, out, jobs, &|p| task_id(p, as_), progress)
 }
 
 /// [`import_kernelbench`] with the task ids given by `id_of` (a problem file's id).
 pub(crate) fn import_problems(
     python: &Path,
     problems: &[PathBuf],
-    level: u32,
+    as_: ImportAs,
     out: &Path,
     jobs: usize,
     id_of: &dyn Fn(&Path) -> String,
@@ -204,7 +240,7 @@ pub(crate) fn import_problems(
     for (i, probed) in rx {
         let problem = &problems[i];
         let id = id_of(problem);
-        let written = probed.and_then(|p| write_task(&p, problem, &id, level, &out));
+        let written = probed.and_then(|p| write_task(&p, problem, &id, as_, &out));
         let (outcome, plans) = match written {
             Ok((path, plans)) => (Ok(path), plans),
             Err(why) => (Err(why), None),
@@ -426,12 +462,16 @@ pub(super) fn c_type(dtype: Dtype) -> &'static str {
 }
 
 /// `kernelbench_l1_23_softmax` for `23_Softmax.py` at level 1.
-fn task_id(problem: &Path, level: u32) -> String {
+fn task_id(problem: &Path, as_: ImportAs) -> String {
     let stem = problem
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    format!("kernelbench_l{level}_{}", slug(&stem))
+    let suffix = match as_.language {
+        KernelLanguage::Triton => "_triton",
+        _ => "",
+    };
+    format!("kernelbench_l{}_{}{suffix}", as_.level, slug(&stem))
 }
 
 /// Lower case, `[a-z0-9_]`, runs of `_` folded, no `_` at either end.
@@ -497,9 +537,11 @@ fn task_of(
     p: &ProbeResult,
     problem: &Path,
     id: &str,
-    level: u32,
+    as_: ImportAs,
     out: &Path,
 ) -> Result<(KernelTask, Option<PlanSummary>), String> {
+    as_.check()?;
+    let (level, triton) = (as_.level, as_.language == KernelLanguage::Triton);
     // The timed size first, then the correctness sizes as the probe gave them.
     let mut sizes: Vec<&ProbeSize> = p.sizes.iter().filter(|s| s.timed).collect();
     if sizes.len() != 1 {
@@ -666,11 +708,16 @@ fn task_of(
         .iter()
         .find(|b| b.role == Role::Out)
         .ok_or("the module returns no tensor")?;
+    let per_program = if triton { "BLOCK" } else { "256" };
     let grid = [
-        format!("ceil_div({}, 256)", first_out.len),
+        format!("ceil_div({}, {per_program})", first_out.len),
         "1".into(),
         "1".into(),
     ];
+    let triton_spec = triton.then(|| TritonSpec {
+        constexprs: BTreeMap::from([("BLOCK".to_string(), TRITON_BLOCKS.to_vec())]),
+        ..TritonSpec::default()
+    });
     let problem_rel = relative(problem, out);
     let source = std::fs::read_to_string(problem).map_err(|e| format!("{}: {e}", problem.display()))?;
     let state: BTreeMap<String, String> = p
@@ -706,6 +753,7 @@ fn task_of(
         grid: &grid,
         level,
         plan: plan_prompt,
+        triton: triton_spec.as_ref(),
     }
     .text();
     let task = KernelTask {
@@ -713,8 +761,8 @@ fn task_of(
         prompt: text,
         signature,
         extern_c: false,
-        language: Default::default(),
-        triton: None,
+        language: as_.language,
+        triton: triton_spec,
         reference: Reference::Torch(TorchReference {
             torch: format!("{}:{}", problem_rel.display(), p.class),
             init: p.init.clone(),
@@ -727,7 +775,11 @@ fn task_of(
         sizes: sizes_out,
         timed_sizes: Vec::new(),
         grid,
-        block: ["256".into(), "1".into(), "1".into()],
+        block: if triton {
+            Default::default()
+        } else {
+            ["256".into(), "1".into(), "1".into()]
+        },
         shared_bytes: "0".into(),
         tolerance: None,
         caps: Default::default(),
@@ -744,10 +796,10 @@ fn write_task(
     p: &ProbeResult,
     problem: &Path,
     id: &str,
-    level: u32,
+    as_: ImportAs,
     out: &Path,
 ) -> Result<(PathBuf, Option<PlanSummary>), String> {
-    let (task, plans) = task_of(p, problem, id, level, out)?;
+    let (task, plans) = task_of(p, problem, id, as_, out)?;
     let yaml = serde_norway::to_string(&task).map_err(|e| format!("the task does not serialise: {e}"))?;
     let head = format!(
         "# Task `{id}`, imported by `aorlta task import kernelbench` from {}.\n# Its reference is that file's module; edit the problem, then import again.\n",

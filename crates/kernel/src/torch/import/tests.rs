@@ -23,7 +23,9 @@ fn task(json: &str, file: &str) -> KernelTask {
     std::fs::create_dir_all(problem.parent().unwrap()).unwrap();
     std::fs::write(&problem, "class Model: pass\n").unwrap();
     let out = dir.path().join("tasks");
-    task_of(&probed(json), &problem, "t", 1, &out).unwrap().0
+    task_of(&probed(json), &problem, "t", ImportAs::cuda(1), &out)
+        .unwrap()
+        .0
 }
 
 #[test]
@@ -86,7 +88,10 @@ fn a_dimension_that_moves_on_its_own_gets_a_variable_with_its_value_at_each_size
 #[test]
 fn ids_and_kernel_names_are_identifiers() {
     assert_eq!(
-        task_id(Path::new("a/1_Square_matrix_multiplication_.py"), 1),
+        task_id(
+            Path::new("a/1_Square_matrix_multiplication_.py"),
+            ImportAs::cuda(1)
+        ),
         "kernelbench_l1_1_square_matrix_multiplication"
     );
     assert_eq!(
@@ -119,7 +124,14 @@ fn task_at(json: &str, file: &str, level: u32) -> (KernelTask, Option<PlanSummar
     let problem = dir.path().join("problems").join(file);
     std::fs::create_dir_all(problem.parent().unwrap()).unwrap();
     std::fs::write(&problem, "class Model: pass\n").unwrap();
-    task_of(&probed(json), &problem, "t", level, &dir.path().join("tasks")).unwrap()
+    task_of(
+        &probed(json),
+        &problem,
+        "t",
+        ImportAs::cuda(level),
+        &dir.path().join("tasks"),
+    )
+    .unwrap()
 }
 
 /// The prompt's ```yaml block.
@@ -304,4 +316,65 @@ fn the_tasks_written_parse_back_as_kernel_tasks() {
     let yaml = serde_norway::to_string(&t).unwrap();
     let back: KernelTask = serde_norway::from_str(&yaml).unwrap();
     assert_eq!(back, t);
+}
+
+#[test]
+fn a_triton_import_binds_a_block_and_asks_for_a_jit_function_with_the_tasks_parameters() {
+    let dir = tempfile::tempdir().unwrap();
+    let problem = dir.path().join("problems").join("23_Softmax.py");
+    std::fs::create_dir_all(problem.parent().unwrap()).unwrap();
+    std::fs::write(&problem, "class Model: pass\n").unwrap();
+    let triton = ImportAs {
+        level: 1,
+        language: KernelLanguage::Triton,
+    };
+    assert_eq!(task_id(&problem, triton), "kernelbench_l1_23_softmax_triton");
+    assert_eq!(task_id(&problem, ImportAs::cuda(1)), "kernelbench_l1_23_softmax");
+    let (t, _) = task_of(&probed(SOFTMAX), &problem, "t", triton, &dir.path().join("tasks")).unwrap();
+    assert_eq!(t.language, KernelLanguage::Triton);
+    assert_eq!(t.triton_spec().constexprs["BLOCK"], TRITON_BLOCKS.to_vec());
+    assert_eq!(t.grid[0], "ceil_div(batch_size * dim, BLOCK)");
+    assert!(t.block.iter().all(String::is_empty), "{:?}", t.block);
+    // The signature keeps the C types the compile reads the Triton types from.
+    assert_eq!(
+        t.signature,
+        "void softmax(const float* x, float* out, int batch_size, int dim)"
+    );
+    for present in [
+        "Write a Triton kernel that computes",
+        "      def softmax(x, out, batch_size, dim, BLOCK: tl.constexpr)",
+        "`batch_size` an int32",
+        "BLOCK = 1024 (allowed: 1024, 256, 512, 2048, 4096)",
+        "grid (ceil_div(batch_size * dim, BLOCK), 1, 1)",
+        "one ```python code block",
+    ] {
+        assert!(t.prompt.contains(present), "{present:?} not in:\n{}", t.prompt);
+    }
+    for absent in ["__global__", "nvcc", "```cuda"] {
+        assert!(!t.prompt.contains(absent), "{absent:?} in:\n{}", t.prompt);
+    }
+    // The task passes the rules every loaded task passes (a Triton task has no block).
+    crate::rules::check(&t).unwrap();
+    let cuda = task(SOFTMAX, "23_Softmax.py");
+    crate::rules::check(&cuda).unwrap();
+}
+
+#[test]
+fn a_triton_import_of_plan_tasks_is_refused_with_why() {
+    let (json, file) = (LINEAR, "1_Gemm_Add_ReLU.py");
+    let dir = tempfile::tempdir().unwrap();
+    let problem = dir.path().join("problems").join(file);
+    std::fs::create_dir_all(problem.parent().unwrap()).unwrap();
+    std::fs::write(&problem, "class Model: pass\n").unwrap();
+    let as_ = ImportAs {
+        level: 2,
+        language: KernelLanguage::Triton,
+    };
+    let why = task_of(&probed(json), &problem, "t", as_, &dir.path().join("tasks")).unwrap_err();
+    assert!(why.contains("Triton tasks are imported from level 1"), "{why}");
+    let hip = ImportAs {
+        level: 1,
+        language: KernelLanguage::Hip,
+    };
+    assert!(hip.check().unwrap_err().contains("`hip`"), "{:?}", hip.check());
 }
