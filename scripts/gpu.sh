@@ -20,6 +20,10 @@
 #     check:FOLDER:PROFILE         aorlta task check over a folder of tasks
 #     timecheck:SUITE:CONFIG       aorlta timecheck --pool over examples/SUITE/pool.jsonl
 #     power:N                      the HIP power case (transpose/tiled-power at ratio 1.05) N times
+#     episodes                     scripts/episodes.py: a scripted three-turn episode per language
+#                                  (CUDA, Triton, Q&A) through aorlta serve, its feedback checked
+#                                  (turn 1 names the failing size and input family, turn 3 the
+#                                  speedup and bandwidth, no turn a seed); its answers under $OUT
 #   Plans (the runs docs/runs/ holds, by name):
 #     validation  = validate:kernels pool:kernels:configs/kernels-speed-score.yaml
 #                   score:configs/kernels-mix-score.yaml aa:1000
@@ -75,6 +79,12 @@ export PATH=/usr/local/cuda/bin:$PATH
 if ! command -v bwrap >/dev/null && [ -x .tools/bin/bwrap ]; then export AORLTA_BWRAP="$PWD/.tools/bin/bwrap"; fi
 if [ -z "${AORLTA_TORCH_PYTHON:-}" ] && [ -x /opt/torch/.venv/bin/python ]; then
   export AORLTA_TORCH_PYTHON=/opt/torch/.venv/bin/python
+fi
+# Triton (the Triton steps and `episodes`): the Python that kernel.triton-python or
+# $AORLTA_TRITON_PYTHON names, else python3; where python3 has no Triton, torch's venv when it has.
+if [ -z "${AORLTA_TRITON_PYTHON:-}" ] && ! python3 -c 'import triton' 2>/dev/null \
+   && [ -x /opt/torch/.venv/bin/python ] && /opt/torch/.venv/bin/python -c 'import triton' 2>/dev/null; then
+  export AORLTA_TRITON_PYTHON=/opt/torch/.venv/bin/python
 fi
 exec > >(tee "$OUT/log.txt") 2>&1
 end=$(( SECONDS + deadline ))
@@ -145,6 +155,9 @@ for step in "${steps[@]}"; do
           --config "$(config configs/hipk-speed-score.yaml)" --ratio 1.05 2>&1 | head -1
       done | tee "$OUT/$tag.power.txt"
       echo "power: $(grep -c ': faster' "$OUT/$tag.power.txt") of ${a:-10} faster" ;;
+    episodes)
+      ep=("${comp[@]}"); [ "$fake" = 1 ] && ep+=(--fake)
+      timeout "$(cap 240)" python3 scripts/episodes.py --bin "$B" --out "$OUT/$tag" "${ep[@]}" ;;
     *) echo "unknown step $name (see the head of $0)"; false ;;
   esac
   rc=$?
