@@ -375,8 +375,14 @@ fn the_library_passes_its_checks_on_the_fake_device() {
 /// The library's validation suite, apart from its task checks so that the two run side by side.
 #[test]
 fn the_library_suite_passes_on_the_fake_device() {
-    let (code, text) = common::validate("examples/library/validation.yaml", &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("validate.json");
+    let (code, text) = common::validate(
+        "examples/library/validation.yaml",
+        &["--json", json.to_str().unwrap()],
+    );
     assert_eq!(code, 0, "{text}");
+    common::feedback_holds_no_seed(&std::fs::read_to_string(&json).unwrap());
     let (pass, of) = common::passed(&text);
     assert_eq!(pass, of, "{text}");
     assert_eq!(of, 64, "{text}");

@@ -17,6 +17,7 @@ fn the_plan_suite_runs_plans_whole_on_the_fake_device() {
     let json = dir.path().join("validate.json");
     let (code, text) = common::validate(SUITE, &["--json", json.to_str().unwrap()]);
     assert_eq!(code, 0, "{text}");
+    common::feedback_holds_no_seed(&std::fs::read_to_string(&json).unwrap());
     let (pass, of) = common::passed(&text);
     assert_eq!((pass, of), (9, 9), "{text}");
     common::assert_rows(

@@ -163,3 +163,55 @@ pub(crate) fn copy_kernel_task(dir: &Path, id: &str) -> String {
     std::fs::write(dir.join(format!("reference/{id}.cu")), &reference).unwrap();
     reference
 }
+
+/// Every case of a `validate --json` file has feedback, and no feedback holds a seed any of its
+/// legs drew (the correctness seeds, the timing's order and input seeds), in decimal or in hex,
+/// nor the `[seed]` mark the service's guard writes where a leg's text quoted one (so a leak the
+/// guard hid still fails here). Returns how many seeds were looked for; a suite with none proves
+/// nothing, so at least one case must have drawn some.
+pub(crate) fn feedback_holds_no_seed(json: &str) -> usize {
+    let cases: Vec<serde_json::Value> = serde_json::from_str(json).unwrap();
+    let mut looked_for = 0;
+    for c in &cases {
+        let id = c["id"].as_str().unwrap_or("?");
+        let text = c["feedback"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{id}: no feedback"));
+        assert!(
+            !text.contains("[seed]"),
+            "{id}: a leg's text quoted a seed: {text}"
+        );
+        let mut seeds: Vec<u64> = Vec::new();
+        for l in c["legs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .chain(c.get("forced_time"))
+        {
+            let d = &l["detail"];
+            seeds.extend(
+                d["seeds"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|s| s.as_u64()),
+            );
+            seeds.extend(["order_seed", "input_seed"].iter().filter_map(|k| d[k].as_u64()));
+        }
+        let lower = text.to_ascii_lowercase();
+        let numbers: Vec<&str> = lower.split(|ch: char| !ch.is_ascii_alphanumeric()).collect();
+        for s in &seeds {
+            let hex = format!("{s:x}");
+            let hex0x = format!("0x{s:x}");
+            assert!(
+                !numbers.contains(&s.to_string().as_str())
+                    && !numbers.contains(&hex.as_str())
+                    && !numbers.contains(&hex0x.as_str()),
+                "{id}: seed {s} in {text}"
+            );
+        }
+        looked_for += seeds.len();
+    }
+    assert!(looked_for > 0, "no case drew a seed: the scan proves nothing");
+    looked_for
+}
