@@ -448,17 +448,14 @@ pub(crate) fn compare_region(expected: &[u8], got: &[u8], dtype: Dtype, tol: Tol
     out
 }
 
-/// Whether [`compare_region`] would find no mismatch, stopping at the first one.
-pub(crate) fn region_matches(expected: &[u8], got: &[u8], dtype: Dtype, tol: Tolerance) -> bool {
-    let mut worst = 0.0;
-    (0..expected.len().min(got.len()) / elem_size(dtype))
-        .all(|i| element_ok(expected, got, dtype, i, tol, &mut worst))
-}
-
 /// One element of [`compare_region`]: whether it matches, with its difference folded into
 /// `worst`.
 fn element_ok(expected: &[u8], got: &[u8], dtype: Dtype, i: usize, tol: Tolerance, worst: &mut f64) -> bool {
-    let (eb, gb) = (load(expected, dtype, i), load(got, dtype, i));
+    bits_ok(load(expected, dtype, i), load(got, dtype, i), dtype, tol, worst)
+}
+
+/// [`element_ok`] on two elements' bits: whether `gb` is within the tolerance of `eb`.
+pub(crate) fn bits_ok(eb: u64, gb: u64, dtype: Dtype, tol: Tolerance, worst: &mut f64) -> bool {
     if eb == gb {
         return true;
     }
@@ -572,10 +569,20 @@ mod tests {
         let mut fresh = vec![0u8; want.len()];
         fill_region(&mut fresh, Dtype::F32, &Fill::Sentinel);
         assert_eq!(compare_region(&want, &fresh, Dtype::F32, tol).mismatches, 5);
-        // The early-stopping form agrees with the count.
+        // The form on bits (the tolerance sanity's) agrees with the count.
         for got in [&want, &near, &bad, &fresh] {
+            let mut worst = 0.0;
+            let all_ok = (0..want.len() / 4).all(|i| {
+                bits_ok(
+                    load(&want, Dtype::F32, i),
+                    load(got, Dtype::F32, i),
+                    Dtype::F32,
+                    tol,
+                    &mut worst,
+                )
+            });
             assert_eq!(
-                region_matches(&want, got, Dtype::F32, tol),
+                all_ok,
                 compare_region(&want, got, Dtype::F32, tol).mismatches == 0
             );
         }

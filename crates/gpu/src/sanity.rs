@@ -7,9 +7,10 @@
 //! the reference's outputs back is safe; the set is scrubbed before it is freed.
 
 use crate::backend::Backend;
-use crate::draw::{as_f64, from_f64, load, region_matches, store};
+use crate::draw::{as_f64, bits_ok, from_f64, load};
 use crate::layout::{BufferSet, Draw, Layout};
 use crate::plan::{Runner, Stop};
+use aorlta_record::Dtype;
 use aorlta_record::Tolerance;
 use aorlta_record::{Party, SanityCase, SanityReport, SanityWork};
 
@@ -51,21 +52,142 @@ fn run_inner<B: Backend>(
     Ok(())
 }
 
-/// Every buffer's data, copied to the host.
+/// The data of every output, and of every input that could stand in for one (same element type
+/// and length), copied to the host; the other inputs are left empty (a module's large weights
+/// are never read back).
 fn read_back<B: Backend>(
     r: &mut Runner<'_, B>,
     layout: &Layout,
     set: &BufferSet,
 ) -> Result<Vec<Vec<u8>>, Stop> {
     r.issue()?;
+    let outputs: Vec<_> = layout.bufs.iter().filter(|b| b.is_output()).collect();
     let mut out = Vec::with_capacity(layout.bufs.len());
     for (k, b) in layout.bufs.iter().enumerate() {
+        let needed = b.is_output() || outputs.iter().any(|o| o.dtype == b.dtype && o.len == b.len);
+        if !needed {
+            out.push(Vec::new());
+            continue;
+        }
         let mut bytes = vec![0u8; b.data_bytes];
         // SAFETY: the buffer's data region holds `data_bytes` bytes of a live allocation.
         unsafe { r.b.copy_d2h(&mut bytes, set.data(k)) }.map_err(|e| r.backend_err(Party::Harness, e))?;
         out.push(bytes);
     }
     Ok(out)
+}
+
+/// Elements one thread judges at a time.
+const CHUNK: usize = 1 << 22;
+
+/// `f` over the element ranges of `n` elements, on the machine's cores (a module's output can hold
+/// billions of elements); the results in the ranges' order.
+fn over_chunks<T: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> T + Sync) -> Vec<T> {
+    let ranges: Vec<std::ops::Range<usize>> = (0..n).step_by(CHUNK).map(|s| s..(s + CHUNK).min(n)).collect();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |t| t.get())
+        .min(ranges.len());
+    if threads <= 1 {
+        return ranges.into_iter().map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(r) = ranges.get(i) else {
+                            return mine;
+                        };
+                        mine.push((i, f(r.clone())));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, t)| t).collect()
+}
+
+/// Whether every element of `want` is within the tolerance of `got(i)`, and whether any differs
+/// from it at all; threads stop early once one element is out.
+fn stands_in(
+    want: &[u8],
+    dtype: Dtype,
+    n: usize,
+    tol: Tolerance,
+    got: impl Fn(usize) -> u64 + Sync,
+) -> (bool, bool) {
+    let out = std::sync::atomic::AtomicBool::new(false);
+    let parts = over_chunks(n, |r| {
+        let (mut differs, mut worst) = (false, 0.0);
+        if out.load(std::sync::atomic::Ordering::Relaxed) {
+            return (false, differs);
+        }
+        for i in r {
+            let (w, g) = (load(want, dtype, i), got(i));
+            differs |= w != g;
+            if !bits_ok(w, g, dtype, tol, &mut worst) {
+                out.store(true, std::sync::atomic::Ordering::Relaxed);
+                return (false, differs);
+            }
+        }
+        (true, differs)
+    });
+    (parts.iter().all(|p| p.0), parts.iter().any(|p| p.1))
+}
+
+/// What one pass over an output finds: its largest finite magnitude, its non-finite elements,
+/// and the interval every value's tolerance interval shares (empty, or none where a value is not
+/// finite).
+struct Stats {
+    max_abs: f64,
+    non_finite: u64,
+    lo: f64,
+    hi: f64,
+}
+
+fn stats(want: &[u8], dtype: Dtype, n: usize, tol: Tolerance) -> Stats {
+    let parts = over_chunks(n, |r| {
+        let mut s = Stats {
+            max_abs: 0.0,
+            non_finite: 0,
+            lo: f64::NEG_INFINITY,
+            hi: f64::INFINITY,
+        };
+        for i in r {
+            let v = as_f64(dtype, load(want, dtype, i));
+            if v.is_finite() {
+                s.max_abs = s.max_abs.max(v.abs());
+                let t = tol.atol + tol.rtol * v.abs();
+                s.lo = s.lo.max(v - t);
+                s.hi = s.hi.min(v + t);
+            } else {
+                s.non_finite += 1;
+            }
+        }
+        s
+    });
+    parts.into_iter().fold(
+        Stats {
+            max_abs: 0.0,
+            non_finite: 0,
+            lo: f64::NEG_INFINITY,
+            hi: f64::INFINITY,
+        },
+        |a, b| Stats {
+            max_abs: a.max_abs.max(b.max_abs),
+            non_finite: a.non_finite + b.non_finite,
+            lo: a.lo.max(b.lo),
+            hi: a.hi.min(b.hi),
+        },
+    )
 }
 
 /// The cases of one size: one per output.
@@ -83,65 +205,39 @@ pub(crate) fn judge_size(
         let tol = tolerance.unwrap_or_else(|| Tolerance::default_for(b.dtype));
         let want = &data[k];
         let n = b.len as usize;
-        let value = |i: usize| as_f64(b.dtype, load(want, b.dtype, i));
-        let (mut max_abs, mut non_finite) = (0.0f64, 0u64);
-        for v in (0..n).map(value) {
-            if v.is_finite() {
-                max_abs = max_abs.max(v.abs());
-            } else {
-                non_finite += 1;
-            }
-        }
-        let zeros = vec![0u8; want.len()];
-        let zero_passes = n > 0 && region_matches(want, &zeros, b.dtype, tol);
-        let constant_passes = best_constant((0..n).map(value), tol).filter(|c| {
-            let mut region = vec![0u8; want.len()];
-            for i in 0..n {
-                store(&mut region, b.dtype, i, from_f64(b.dtype, *c));
-            }
-            region != *want && region_matches(want, &region, b.dtype, tol)
+        let st = stats(want, b.dtype, n, tol);
+        let zero_passes = n > 0 && stands_in(want, b.dtype, n, tol, |_| 0).0;
+        // The middle of the values' shared tolerance interval, when there are values, every one
+        // is finite and the intervals share a point (`|c - v| <= atol + rtol |v|` for every `v`).
+        let best = (n > 0 && st.non_finite == 0 && st.lo <= st.hi).then(|| st.lo + (st.hi - st.lo) / 2.0);
+        let constant_passes = best.filter(|c| {
+            let bits = from_f64(b.dtype, *c);
+            let (ok, differs) = stands_in(want, b.dtype, n, tol, |_| bits);
+            ok && differs
         });
         let copy_passes = layout
             .bufs
             .iter()
             .enumerate()
             .filter(|(j, i)| *j != k && i.is_input() && i.dtype == b.dtype && i.len == b.len)
-            .filter(|(j, _)| data[*j] != *want && region_matches(want, &data[*j], b.dtype, tol))
+            .filter(|(j, i)| {
+                let (ok, differs) = stands_in(want, b.dtype, n, tol, |e| load(&data[*j], i.dtype, e));
+                ok && differs
+            })
             .map(|(_, i)| i.name.clone())
             .collect();
         cases.push(SanityCase {
             size,
             output: b.name.clone(),
             len: b.len,
-            max_abs,
-            non_finite,
+            max_abs: st.max_abs,
+            non_finite: st.non_finite,
             zero_passes,
             constant_passes,
             copy_passes,
         });
     }
     cases
-}
-
-/// The middle of the values' tolerance intervals, when there are values, every one is finite
-/// and the intervals share a point (`|c - v| <= atol + rtol |v|` for every `v`); it stops at the
-/// first value that rules a constant out.
-fn best_constant(values: impl Iterator<Item = f64>, tol: Tolerance) -> Option<f64> {
-    let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
-    let mut any = false;
-    for v in values {
-        if !v.is_finite() {
-            return None;
-        }
-        any = true;
-        let t = tol.atol + tol.rtol * v.abs();
-        lo = lo.max(v - t);
-        hi = hi.min(v + t);
-        if lo > hi {
-            return None;
-        }
-    }
-    (any && lo <= hi).then_some(lo + (hi - lo) / 2.0)
 }
 
 #[cfg(test)]
@@ -200,5 +296,51 @@ mod tests {
         assert!(c.constant_passes.is_none() && !c.zero_passes);
         let c = &judge_size(0, &l, &[x.clone(), x], tight)[0];
         assert!(c.copy_passes.is_empty());
+    }
+
+    /// Outputs of several chunks (the threads' path): one element out of tolerance in the last
+    /// chunk rules zeros out, and a copy that differs only there is found or not by that element.
+    #[test]
+    fn the_threads_judge_outputs_of_many_chunks_as_one_pass_would() {
+        let n = 2 * CHUNK + 5;
+        let task: KernelTask = serde_json::from_value(serde_json::json!({
+            "id": "t", "prompt": "p", "reference": "r.cu",
+            "signature": "void t(const float* x, float* y, int n)",
+            "buffers": [
+                {"name": "x", "dtype": "f32", "len": "n", "role": "in"},
+                {"name": "y", "dtype": "f32", "len": "n", "role": "out"}
+            ],
+            "scalars": {"n": "n"}, "sizes": [{"n": n}],
+            "grid": ["1", "1", "1"], "block": ["4", "1", "1"]
+        }))
+        .unwrap();
+        let l = Layout::new(&task, 0).unwrap();
+        let tol = Some(Tolerance {
+            atol: 1e-3,
+            rtol: 0.0,
+        });
+        let mut y = vec![1e-4f32; n];
+        let x: Vec<f32> = y.iter().map(|v| v + 5e-4).collect();
+        let c = &judge_size(0, &l, &[f32s(&x), f32s(&y)], tol)[0];
+        assert!(c.zero_passes && c.constant_passes.is_none(), "{c:?}");
+        assert_eq!(c.copy_passes, vec!["x".to_string()]);
+        y[n - 1] = 1.0;
+        let c = &judge_size(0, &l, &[f32s(&x), f32s(&y)], tol)[0];
+        assert!(
+            !c.zero_passes && c.constant_passes.is_none() && c.copy_passes.is_empty(),
+            "{c:?}"
+        );
+        assert_eq!((c.max_abs, c.non_finite), (1.0, 0));
+        y[CHUNK + 7] = f32::NAN;
+        let c = &judge_size(0, &l, &[f32s(&x), f32s(&y)], tol)[0];
+        assert_eq!(c.non_finite, 1);
+        // A constant fits values spread within twice the tolerance, in every chunk.
+        let spread: Vec<f32> = (0..n)
+            .map(|i| 2.0 + if i % 2 == 0 { 5e-4 } else { -5e-4 })
+            .collect();
+        let c = &judge_size(0, &l, &[f32s(&x), f32s(&spread)], tol)[0];
+        assert!(c.constant_passes.is_some(), "{c:?}");
+        let close = c.constant_passes.unwrap();
+        assert!((close - 2.0).abs() < 1e-6, "{close}");
     }
 }
