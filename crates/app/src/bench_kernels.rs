@@ -65,6 +65,12 @@ pub struct KernelBench {
     pub aa_max_s: Option<f64>,
     /// Leave out the compile measurement.
     pub no_compile: bool,
+    /// The A/A task's folder (or file) instead of the suite's tasks.
+    pub aa_tasks: Option<PathBuf>,
+    /// A source timed against the task's reference instead of the reference itself.
+    pub aa_candidate: Option<PathBuf>,
+    /// The timing leg's `baseline` (`torch-eager`, `torch-compile`) for the A/A.
+    pub aa_baseline: Option<String>,
 }
 
 /// The settings of [`bench_pool`].
@@ -438,8 +444,16 @@ pub fn bench_kernels(args: &KernelBench, say: Say<'_>) -> anyhow::Result<Measure
     report.insert("tasks".into(), json!(per_task));
     report.insert("harness_start_s".into(), json!(start));
 
-    // 5. A/A: one reference against itself, at ratio 1.0.
-    let Some(t) = tasks.get(&args.aa_task) else {
+    // 5. A/A: one reference against itself (or a given kernel against it), at ratio 1.0.
+    let aa_tasks = match &args.aa_tasks {
+        Some(dir) => {
+            TaskSet::load(dir, &aorlta_core::lanes())
+                .with_context(|| format!("--aa-tasks {}", dir.display()))?
+                .0
+        }
+        None => tasks,
+    };
+    let Some(t) = aa_tasks.get(&args.aa_task) else {
         bail!("no task `{}`", args.aa_task);
     };
     let Some(mut k) = kdef(t) else {
@@ -464,10 +478,24 @@ pub fn bench_kernels(args: &KernelBench, say: Say<'_>) -> anyhow::Result<Measure
         format!("{}-aa", t.hash),
         k.clone(),
     );
-    let params = if args.aa_plain {
-        json!({"ratio": 1.0, "symmetric": false})
-    } else {
-        json!({"ratio": 1.0})
+    let candidate = match &args.aa_candidate {
+        Some(f) => std::fs::read_to_string(f).with_context(|| format!("--aa-candidate {}", f.display()))?,
+        None if k.torch.is_some() => bail!(
+            "task `{}`'s reference is a PyTorch module, no kernel to time against itself: give --aa-candidate",
+            args.aa_task
+        ),
+        None => k.reference_source.clone(),
+    };
+    let mut params = json!({"ratio": 1.0});
+    if args.aa_plain {
+        params["symmetric"] = json!(false);
+    }
+    if let Some(b) = &args.aa_baseline {
+        params["baseline"] = json!(b);
+    }
+    let what = match &args.aa_candidate {
+        Some(f) => format!("timings of {} against {}", f.display(), args.aa_task),
+        None => format!("self-timings of {}", args.aa_task),
     };
     let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
     let mut s_values = Vec::new();
@@ -478,14 +506,7 @@ pub fn bench_kernels(args: &KernelBench, say: Say<'_>) -> anyhow::Result<Measure
             break;
         }
         ran += 1;
-        let r = legs.run_on_source(
-            "ref.speedup",
-            "kernel-time",
-            &aa_task,
-            &k.reference_source,
-            &params,
-            &env,
-        );
+        let r = legs.run_on_source("ref.speedup", "kernel-time", &aa_task, &candidate, &params, &env);
         *verdicts
             .entry(r.first_code().unwrap_or("none").to_string())
             .or_default() += 1;
@@ -498,10 +519,13 @@ pub fn bench_kernels(args: &KernelBench, say: Say<'_>) -> anyhow::Result<Measure
     let penalised = verdicts.get("candidate-noisy").copied().unwrap_or(0);
     let [lo, mid, _, hi] = spread(&mut s_values);
     say(&format!(
-        "A/A: {ran} self-timings of {} at {:?} (ratio 1.0{}), {aa_s:.1} s: {faster} faster, {penalised} penalised (candidate-noisy); verdicts {verdicts:?}; s min {lo:.4}, median {mid:.4}, max {hi:.4}",
-        args.aa_task,
+        "A/A: {ran} {what} at {:?} (ratio 1.0{}{}), {aa_s:.1} s: {faster} faster, {penalised} penalised (candidate-noisy); verdicts {verdicts:?}; s min {lo:.4}, median {mid:.4}, max {hi:.4}",
         k.spec.sizes[0],
-        if args.aa_plain { ", plain" } else { ", symmetric" }
+        if args.aa_plain { ", plain" } else { ", symmetric" },
+        args.aa_baseline
+            .as_deref()
+            .map(|b| format!(", against {b}"))
+            .unwrap_or_default()
     ));
     if ran < args.aa {
         say(&format!(
@@ -511,7 +535,7 @@ pub fn bench_kernels(args: &KernelBench, say: Say<'_>) -> anyhow::Result<Measure
     }
     report.insert(
         "aa".into(),
-        json!({"timings": ran, "asked": args.aa, "task": args.aa_task, "symmetric": !args.aa_plain, "size": k.spec.sizes[0], "faster": faster, "penalised": penalised, "verdicts": verdicts, "s_min": lo, "s_median": mid, "s_max": hi, "seconds": aa_s}),
+        json!({"timings": ran, "asked": args.aa, "task": args.aa_task, "candidate": args.aa_candidate, "baseline": args.aa_baseline, "symmetric": !args.aa_plain, "size": k.spec.sizes[0], "faster": faster, "penalised": penalised, "verdicts": verdicts, "s_min": lo, "s_median": mid, "s_max": hi, "seconds": aa_s}),
     );
     kernel.pool().shutdown();
     Ok(Measured::Done(Value::Object(report)))

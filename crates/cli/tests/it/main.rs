@@ -1,6 +1,7 @@
 //! The `aorlta` command's behaviour through the real binary and the public interfaces, one
 //! module per command or suite, in one test binary (helpers shared in `common`).
 
+mod bench_kernels;
 mod bench_soak;
 mod common;
 mod configs;

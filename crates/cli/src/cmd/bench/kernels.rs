@@ -66,6 +66,18 @@ pub(crate) struct Args {
     /// Leave out the compile measurement (one at a time, then in parallel), which holds no GPU.
     #[arg(long)]
     pub no_compile: bool,
+    /// The folder (or file) of the A/A task instead of the suite's tasks: a task with a PyTorch
+    /// reference, for an A/A against torch (with `--aa-candidate`).
+    #[arg(long)]
+    pub aa_tasks: Option<PathBuf>,
+    /// A kernel source timed against the task's reference instead of the reference itself:
+    /// a kernel computing the module's op as torch does, where the reference is a module.
+    #[arg(long)]
+    pub aa_candidate: Option<PathBuf>,
+    /// The baseline the A/A times against (`torch-eager` or `torch-compile`, a module's); the
+    /// task's own reference when absent.
+    #[arg(long)]
+    pub aa_baseline: Option<String>,
 }
 
 /// `--pool`: one scoring run of the pool, measured.
@@ -119,6 +131,9 @@ pub(super) fn run(args: Args) -> anyhow::Result<ExitCode> {
         aa_plain: args.aa_plain,
         aa_max_s: args.aa_max_s,
         no_compile: args.no_compile,
+        aa_tasks: args.aa_tasks.clone(),
+        aa_candidate: args.aa_candidate.clone(),
+        aa_baseline: args.aa_baseline.clone(),
     };
     match bench_kernels(&bench, &mut |line| println!("{line}"))? {
         Measured::Done(report) => {
