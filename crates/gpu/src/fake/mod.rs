@@ -319,6 +319,11 @@ impl Backend for FakeBackend {
             .mem
             .free(ptr)
             .ok_or_else(|| Self::driver("cuMemFree", "not an allocation"))?;
+        // A lent allocation's file goes with it: a harness serving jobs for hours would
+        // otherwise keep a file for every allocation it ever lent.
+        if let Some(dir) = &self.lent_dir {
+            let _ = std::fs::remove_file(dir.path().join(format!("alloc-{ptr:x}")));
+        }
         // Counters in freed memory are no longer the harness's: forget them, so the sets hold
         // only live counters however many jobs have run.
         let end = ptr + len.max(1) as u64;
@@ -338,9 +343,12 @@ impl Backend for FakeBackend {
             .read(alloc, bytes)
             .ok_or_else(|| Self::driver("lend", "not an allocation"))?
             .to_vec();
-        let dir = self
-            .lent_dir
-            .get_or_insert_with(|| tempfile::tempdir().expect("a temporary folder"));
+        let dir = self.lent_dir.get_or_insert_with(|| {
+            tempfile::Builder::new()
+                .prefix("aorlta-fake-lent-")
+                .tempdir()
+                .expect("a temporary folder")
+        });
         let path = dir.path().join(format!("alloc-{alloc:x}"));
         std::fs::write(&path, data).map_err(|e| Self::driver("lend", e.to_string()))?;
         Ok(crate::backend::Lent::File(path))
@@ -521,6 +529,37 @@ impl Backend for FakeBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lent_allocations_file_is_removed_when_the_allocation_is_freed() {
+        let mut b = FakeBackend::serving(0);
+        let mut paths = Vec::new();
+        for _ in 0..3 {
+            let a = b.alloc(4096).unwrap();
+            let lent = b.lend(a, 4096).unwrap();
+            let crate::backend::Lent::File(path) = &lent else {
+                panic!("{lent:?}")
+            };
+            assert_eq!(std::fs::metadata(path).unwrap().len(), 4096);
+            b.take_back(a, &lent).unwrap();
+            // SAFETY: `a` is a live allocation of the fake device.
+            unsafe { b.free(a).unwrap() };
+            assert!(
+                !path.exists(),
+                "{} left after its allocation was freed",
+                path.display()
+            );
+            paths.push(path.clone());
+        }
+        let dir = b.lent_dir.as_ref().unwrap().path().to_path_buf();
+        assert!(
+            dir.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("aorlta-fake-lent-")
+        );
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    }
 
     #[test]
     fn a_serving_fake_keeps_no_log_and_forgets_the_counters_of_freed_memory() {
