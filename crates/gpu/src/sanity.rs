@@ -245,7 +245,8 @@ mod tests {
     use super::*;
     use aorlta_record::KernelTask;
 
-    fn layout() -> Layout {
+    /// `y = f(x)` over `n` floats.
+    fn layout_of(n: usize) -> Layout {
         let task: KernelTask = serde_json::from_value(serde_json::json!({
             "id": "t", "prompt": "p", "reference": "r.cu",
             "signature": "void t(const float* x, float* y, int n)",
@@ -253,7 +254,7 @@ mod tests {
                 {"name": "x", "dtype": "f32", "len": "n", "role": "in"},
                 {"name": "y", "dtype": "f32", "len": "n", "role": "out"}
             ],
-            "scalars": {"n": "n"}, "sizes": [{"n": 4}],
+            "scalars": {"n": "n"}, "sizes": [{"n": n}],
             "grid": ["1", "1", "1"], "block": ["4", "1", "1"]
         }))
         .unwrap();
@@ -266,7 +267,7 @@ mod tests {
 
     #[test]
     fn zeros_constants_and_copies_that_fit_the_tolerance_are_found() {
-        let l = layout();
+        let l = layout_of(4);
         let x = f32s(&[0.5, -0.25, 0.125, 1.0]);
         let tight = Some(Tolerance {
             atol: 1e-6,
@@ -303,18 +304,7 @@ mod tests {
     #[test]
     fn the_threads_judge_outputs_of_many_chunks_as_one_pass_would() {
         let n = 2 * CHUNK + 5;
-        let task: KernelTask = serde_json::from_value(serde_json::json!({
-            "id": "t", "prompt": "p", "reference": "r.cu",
-            "signature": "void t(const float* x, float* y, int n)",
-            "buffers": [
-                {"name": "x", "dtype": "f32", "len": "n", "role": "in"},
-                {"name": "y", "dtype": "f32", "len": "n", "role": "out"}
-            ],
-            "scalars": {"n": "n"}, "sizes": [{"n": n}],
-            "grid": ["1", "1", "1"], "block": ["4", "1", "1"]
-        }))
-        .unwrap();
-        let l = Layout::new(&task, 0).unwrap();
+        let l = layout_of(n);
         let tol = Some(Tolerance {
             atol: 1e-3,
             rtol: 0.0,

@@ -17,6 +17,12 @@ fn import(python: &str, out: &Path) -> (i32, String, String) {
 }
 
 fn import_level(python: &str, out: &Path, level: u32) -> (i32, String, String) {
+    import_as(python, out, level, "cuda")
+}
+
+/// The example problems imported at `level` for kernels in `language`: the exit status, stdout
+/// and stderr.
+fn import_as(python: &str, out: &Path, level: u32, language: &str) -> (i32, String, String) {
     let o = aorlta()
         .args([
             "task",
@@ -27,6 +33,8 @@ fn import_level(python: &str, out: &Path, level: u32) -> (i32, String, String) {
             "2",
             "--level",
             &level.to_string(),
+            "--language",
+            language,
             "--out",
         ])
         .arg(out)
@@ -47,6 +55,20 @@ fn task(out: &Path, id: &str) -> String {
 
 fn conv_of(out: &Path) -> String {
     task(out, "kernelbench_l1_6_conv1d_strided")
+}
+
+/// `aorlta task check --fake-gpu --profile PROFILE FOLDER` with `python` as the torch Python: the
+/// exit status and everything printed.
+fn check_fake(python: &std::ffi::OsStr, folder: &Path, profile: &str) -> (Option<i32>, String) {
+    let o = aorlta()
+        .args(["task", "check", "--fake-gpu", "--profile", profile])
+        .arg(folder)
+        .env("AORLTA_TORCH_PYTHON", python)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    (o.status.code(), text)
 }
 
 /// A task file's prompt.
@@ -211,24 +233,10 @@ fn a_triton_import_makes_tasks_for_jit_functions_that_load_and_pass_task_check_a
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("triton");
-    let o = aorlta()
-        .args([
-            "task",
-            "import",
-            "kernelbench",
-            "examples/torch-problems",
-            "--jobs",
-            "2",
-        ])
-        .args(["--language", "triton", "--out"])
-        .arg(&out)
-        .arg("--python")
-        .arg(&python)
-        .current_dir(root())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{text}");
+    let python_text = python.to_string_lossy().into_owned();
+    let (code, stdout, stderr) = import_as(&python_text, &out, 1, "triton");
+    let text = stdout + &stderr;
+    assert_eq!(code, 0, "{text}");
     assert!(text.contains("imported 5 of 6 problems"), "{text}");
     let t = task(&out, "kernelbench_l1_2_scaled_tanh_triton");
     assert!(t.contains("language: triton"), "{t}");
@@ -237,42 +245,16 @@ fn a_triton_import_makes_tasks_for_jit_functions_that_load_and_pass_task_check_a
     assert!(prompt.contains("@triton.jit"), "{prompt}");
     assert!(!prompt.contains("__global__"), "{prompt}");
     // The tasks load (the kernel lane's rules) and their modules run as references.
-    let o = aorlta()
-        .args([
-            "task",
-            "check",
-            "--fake-gpu",
-            "--profile",
-            "examples/triton-kernels/tritonk-speed.yaml",
-        ])
-        .arg(&out)
-        .env("AORLTA_TORCH_PYTHON", &python)
-        .current_dir(root())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{text}");
+    let (code, text) = check_fake(&python, &out, "examples/triton-kernels/tritonk-speed.yaml");
+    assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("5 of 5 tasks pass"), "{text}");
     // Level 2's tasks allow plans, whose kernels are CUDA: refused before anything is written.
-    let o = aorlta()
-        .args([
-            "task",
-            "import",
-            "kernelbench",
-            "examples/torch-problems",
-            "--level",
-            "2",
-        ])
-        .args(["--language", "triton", "--out"])
-        .arg(dir.path().join("level2"))
-        .arg("--python")
-        .arg(&python)
-        .current_dir(root())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{text}");
-    assert!(text.contains("Triton tasks are imported from level 1"), "{text}");
+    let (code, _, stderr) = import_as(&python_text, &dir.path().join("level2"), 2, "triton");
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("Triton tasks are imported from level 1"),
+        "{stderr}"
+    );
     assert!(!dir.path().join("level2").exists());
 }
 
@@ -474,21 +456,8 @@ fn level_2_problems_import_as_plan_tasks_with_gemm_where_the_module_has_a_linear
     }
 
     // The tasks load and their modules pass the checks the fake device runs.
-    let o = aorlta()
-        .args([
-            "task",
-            "check",
-            "--fake-gpu",
-            "--profile",
-            "examples/kernels/profile-speed.yaml",
-        ])
-        .arg(&out)
-        .env("AORLTA_TORCH_PYTHON", &python)
-        .current_dir(root())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{text}");
+    let (code, text) = check_fake(&python, &out, "examples/kernels/profile-speed.yaml");
+    assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("3 of 3 tasks pass"), "{text}");
 }
 
