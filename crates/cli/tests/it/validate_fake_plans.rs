@@ -54,3 +54,24 @@ fn the_plan_suite_runs_plans_whole_on_the_fake_device() {
     let oob = detail("vector_add_plan/scratch-oob", "ref.native");
     assert!(oob.contains("scratch tmp"), "{oob}");
 }
+
+/// The KernelBench example pools (plans for level 2, kernels for level 1) are what their
+/// generators write from their candidate folders.
+#[test]
+fn the_kernelbench_example_pools_are_what_their_generators_write() {
+    for script in [
+        "examples/kernelbench-plans/make_pool.py",
+        "examples/kernelbench-l1/make_pool.py",
+    ] {
+        let out = std::process::Command::new("python3")
+            .arg(common::root().join(script))
+            .arg("--check")
+            .output()
+            .expect("python3 runs");
+        assert!(
+            out.status.success(),
+            "{script}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
