@@ -153,14 +153,19 @@ struct Stats {
     hi: f64,
 }
 
+impl Stats {
+    /// Nothing seen yet: every point shared.
+    const NONE: Stats = Stats {
+        max_abs: 0.0,
+        non_finite: 0,
+        lo: f64::NEG_INFINITY,
+        hi: f64::INFINITY,
+    };
+}
+
 fn stats(want: &[u8], dtype: Dtype, n: usize, tol: Tolerance) -> Stats {
     let parts = over_chunks(n, |r| {
-        let mut s = Stats {
-            max_abs: 0.0,
-            non_finite: 0,
-            lo: f64::NEG_INFINITY,
-            hi: f64::INFINITY,
-        };
+        let mut s = Stats::NONE;
         for i in r {
             let v = as_f64(dtype, load(want, dtype, i));
             if v.is_finite() {
@@ -174,20 +179,12 @@ fn stats(want: &[u8], dtype: Dtype, n: usize, tol: Tolerance) -> Stats {
         }
         s
     });
-    parts.into_iter().fold(
-        Stats {
-            max_abs: 0.0,
-            non_finite: 0,
-            lo: f64::NEG_INFINITY,
-            hi: f64::INFINITY,
-        },
-        |a, b| Stats {
-            max_abs: a.max_abs.max(b.max_abs),
-            non_finite: a.non_finite + b.non_finite,
-            lo: a.lo.max(b.lo),
-            hi: a.hi.min(b.hi),
-        },
-    )
+    parts.into_iter().fold(Stats::NONE, |a, b| Stats {
+        max_abs: a.max_abs.max(b.max_abs),
+        non_finite: a.non_finite + b.non_finite,
+        lo: a.lo.max(b.lo),
+        hi: a.hi.min(b.hi),
+    })
 }
 
 /// The cases of one size: one per output.

@@ -3,7 +3,9 @@
 //! tolerance, the launch geometry, the sizes checked and timed) and, for a task that allows
 //! plans, the plan's format, its limits and the library steps the task allows (docs/PLANS.md).
 
-use aorlta_record::{BufferSpec, Dtype, Init, LibraryKind, PlanLimits, Role, Tolerance, TritonSpec};
+use aorlta_record::{
+    BufferSpec, Dtype, Init, LibraryKind, ParamKind, PlanLimits, Role, Tolerance, TritonSpec,
+};
 use std::collections::BTreeMap;
 
 /// What a prompt is made from.
@@ -211,23 +213,17 @@ impl Prompt<'_> {
             "Define exactly this Triton kernel, decorated with `@triton.jit`, at the top level of the module:"
                 .to_string(),
         ];
-        let (name, params) = self
-            .signature
-            .trim_start_matches("void ")
-            .split_once('(')
-            .unwrap_or((self.signature, ""));
-        let params = params.trim_end_matches(')');
-        let mut names: Vec<String> = params
-            .split(',')
-            .filter_map(|p| p.split_whitespace().last())
-            .map(|n| n.trim_start_matches('*').to_string())
-            .collect();
+        // The import wrote the signature, so it reads; an unreadable one names nothing.
+        let sig = aorlta_record::Signature::parse(self.signature).ok();
+        let params = sig.as_ref().map_or(&[][..], |s| s.params());
+        let mut names: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
         let constexprs: Vec<String> = triton
             .constexprs
             .keys()
             .map(|c| format!("{c}: tl.constexpr"))
             .collect();
         names.extend(constexprs);
+        let name = sig.as_ref().map_or("", |s| s.name());
         parts.push(format!("      def {name}({})", names.join(", ")));
         let pointers: Vec<String> = self
             .buffers
@@ -242,16 +238,11 @@ impl Prompt<'_> {
             })
             .collect();
         let ints: Vec<String> = params
-            .split(',')
-            .filter(|p| !p.contains('*'))
-            .filter_map(|p| {
-                let p = p.trim();
-                let n = p.split_whitespace().last()?;
-                Some(if p.starts_with("long long") {
-                    format!("`{n}` an int64")
-                } else {
-                    format!("`{n}` an int32")
-                })
+            .iter()
+            .filter(|p| p.kind != ParamKind::Pointer)
+            .map(|p| match p.kind {
+                ParamKind::Scalar("x" | "l") => format!("`{}` an int64", p.name),
+                _ => format!("`{}` an int32", p.name),
             })
             .collect();
         parts.push(format!(
