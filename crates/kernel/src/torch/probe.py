@@ -7,20 +7,26 @@ it is trusted as a reference is, and it is never a candidate's. Nothing the prob
 computed at its own size: `torch.rand`, `torch.randn` and `torch.randint` (and their `_like`
 forms) are replaced while `get_inputs` runs by functions that record the law and return tensors
 on PyTorch's `meta` device, which carry shapes and types and no data, and the module's forward
-runs on `meta` too. Only the smaller correctness sizes are computed for real, on the CPU, to show
-the module runs there.
+runs on `meta` too. The smaller correctness sizes are computed for real, on the CPU, to show
+the module runs there; where this torch has a GPU, the problem's own size is computed there too
+(`--timed-device`), one probe at a time. Each real size reports its outputs' scale (root mean
+square), from which the importer sizes the absolute tolerance.
 
-Usage: python probe.py FILE... [--class Model] [--budget ELEMENTS]
+Usage: python probe.py FILE... [--class Model] [--budget ELEMENTS] [--timed-device auto|cuda|none]
 Prints one JSON line per file, as it is read: {"file": FILE, "ok": {...}} or {"file": FILE,
 "refused": "why"}.
 """
 
 import argparse
+import contextlib
+import fcntl
 import importlib.util
 import inspect
 import json
 import math
+import os
 import sys
+import tempfile
 
 import torch
 import torch.overrides
@@ -54,11 +60,12 @@ class Draws:
 
     NAMES = ("rand", "randn", "randint", "rand_like", "randn_like", "randint_like")
 
-    def __init__(self, real):
+    def __init__(self, real, device="cpu"):
         self.real = real
+        self.device = device
         self.laws = {}
         self.saved = {}
-        self.generator = torch.Generator().manual_seed(0)
+        self.generator = torch.Generator(device=device).manual_seed(0)
 
     def __enter__(self):
         for name in self.NAMES:
@@ -88,7 +95,7 @@ class Draws:
             shape,
             dtype,
             {"kind": "uniform", "lo": 0.0, "hi": 1.0},
-            lambda s: self.saved["rand"](s, dtype=dtype, generator=self.generator),
+            lambda s: self.saved["rand"](s, dtype=dtype, generator=self.generator, device=self.device),
         )
 
     def _randn(self, *shape, dtype=None, **_):
@@ -97,7 +104,7 @@ class Draws:
             shape,
             dtype,
             {"kind": "normal", "mean": 0.0, "std": 1.0},
-            lambda s: self.saved["randn"](s, dtype=dtype, generator=self.generator),
+            lambda s: self.saved["randn"](s, dtype=dtype, generator=self.generator, device=self.device),
         )
 
     def _randint(self, *args, dtype=None, **kwargs):
@@ -116,7 +123,7 @@ class Draws:
             dtype,
             # The task's integer uniform law includes both ends.
             {"kind": "uniform", "lo": float(low), "hi": float(high) - 1.0},
-            lambda s: self.saved["randint"](low, high, s, dtype=dtype, generator=self.generator),
+            lambda s: self.saved["randint"](low, high, s, dtype=dtype, generator=self.generator, device=self.device),
         )
 
     def _rand_like(self, t, dtype=None, **_):
@@ -173,12 +180,12 @@ def size_variables(module):
     return out
 
 
-def call_inputs(module, sizes, real):
+def call_inputs(module, sizes, real, device="cpu"):
     saved = {n: getattr(module, n) for n in sizes}
     for n, v in sizes.items():
         setattr(module, n, v)
     try:
-        with Draws(real) as draws:
+        with Draws(real, device) as draws:
             inputs = list(module.get_inputs())
         return inputs, draws.laws
     finally:
@@ -355,7 +362,29 @@ def shrink(sizes, elements_of, budget):
     return small if elements_of(small) <= MAX_CORRECTNESS_ELEMENTS else None
 
 
-def probe(path, cls, budget):
+def scale_of(t):
+    """The root mean square of an output's values (None for integers, an empty output or one with
+    a value that is not finite): what the importer sizes the absolute tolerance by."""
+    if not t.is_floating_point() or t.numel() == 0:
+        return None
+    v = float(torch.linalg.vector_norm(t.float())) / math.sqrt(t.numel())
+    return v if math.isfinite(v) else None
+
+
+@contextlib.contextmanager
+def gpu_turn():
+    """One probe at a time computes a problem at its own size on the GPU (the imports run probes
+    side by side; several problems of gigabytes each would not fit together)."""
+    path = os.path.join(tempfile.gettempdir(), "aorlta-probe-gpu.lock")
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def probe(path, cls, budget, timed_device="none"):
     module = load(path)
     model_cls = getattr(module, cls, None)
     if not (inspect.isclass(model_cls) and issubclass(model_cls, torch.nn.Module)):
@@ -401,9 +430,9 @@ def probe(path, cls, budget):
             {"name": n.replace(".", "_"), "module_name": n, "dtype": dtype_name(t, n), "shape": list(t.shape), "init": parameter_law(t)}
         )
 
-    def shapes_at(sizes, real):
-        inputs, _ = call_inputs(module, sizes, real=real)
-        run = model if real else model.to("meta")
+    def shapes_at(sizes, real, device="cpu"):
+        inputs, _ = call_inputs(module, sizes, real=real, device=device)
+        run = model.to(device) if real else model.to("meta")
         names = {id(t): d["name"] for d, t in zip(described, inputs) if isinstance(t, torch.Tensor)}
         names.update({id(t): n.replace(".", "_") for n, t in state_of(run)})
         with torch.no_grad(), Operators(names) as seen:
@@ -412,7 +441,8 @@ def probe(path, cls, budget):
             d["name"]: list(t.shape) for d, t in zip(described, inputs) if isinstance(t, torch.Tensor)
         }
         outs = outputs_of(result)
-        return shapes, [(n, t.dtype, list(t.shape)) for n, t in outs], seen
+        scales = [scale_of(t) for _, t in outs] if real else None
+        return shapes, [(n, t.dtype, list(t.shape)) for n, t in outs], seen, scales
 
     # Correctness sizes (computed for real) and the problem's own size (on meta, last).
     corrections = [small]
@@ -422,20 +452,34 @@ def probe(path, cls, budget):
     sizes = []
     for s in corrections:
         try:
-            in_shapes, outs, seen = shapes_at(s, real=True)
+            in_shapes, outs, seen, scales = shapes_at(s, real=True)
         except Exception as e:
             if s is small:
                 raise Refused(f"forward fails on a CPU at {s}: {type(e).__name__}: {e}") from None
             continue
         sizes.append(
-            {"vars": s, "inputs": in_shapes, "outputs": [o[2] for o in outs], "values": seen.values, "timed": False}
+            {"vars": s, "inputs": in_shapes, "outputs": [o[2] for o in outs], "values": seen.values, "timed": False,
+             "scales": scales}
         )
+    # The outputs' scale at the problem's own size, computed on the GPU where this torch has one
+    # (one probe at a time there); without one, the importer knows the correctness sizes' only.
+    timed_scales = None
+    if timed_device == "cuda":
+        try:
+            with gpu_turn():
+                _, _, _, timed_scales = shapes_at(variables, real=True, device="cuda")
+        except Exception:  # too large for the GPU, or the module fails there: the scale stays unknown
+            timed_scales = None
+        finally:
+            model.to("cpu")
+            torch.cuda.empty_cache()
     try:
-        in_shapes, outs, seen = shapes_at(variables, real=False)
+        in_shapes, outs, seen, _ = shapes_at(variables, real=False)
     except Exception as e:
         raise Refused(f"forward does not run on the meta device: {type(e).__name__}: {e}") from None
     sizes.append(
-        {"vars": variables, "inputs": in_shapes, "outputs": [o[2] for o in outs], "values": seen.values, "timed": True}
+        {"vars": variables, "inputs": in_shapes, "outputs": [o[2] for o in outs], "values": seen.values, "timed": True,
+         "scales": timed_scales}
     )
     outputs = [{"name": n, "dtype": dtype_name(torch.empty(0, dtype=dt), n)} for n, dt, _ in outs]
     return {
@@ -452,11 +496,11 @@ def probe(path, cls, budget):
     }
 
 
-def probe_one(path, cls, budget):
+def probe_one(path, cls, budget, timed_device="none"):
     torch.set_default_dtype(torch.float32)
     torch.manual_seed(0)
     try:
-        return {"file": path, "ok": probe(path, cls, budget)}
+        return {"file": path, "ok": probe(path, cls, budget, timed_device)}
     except Refused as e:
         return {"file": path, "refused": str(e)}
     except Exception as e:  # the problem's own code raised: reported, not a crash of the import
@@ -468,9 +512,18 @@ def main(argv):
     ap.add_argument("files", nargs="+")
     ap.add_argument("--class", dest="cls", default="Model")
     ap.add_argument("--budget", type=int, default=DEFAULT_BUDGET)
+    ap.add_argument(
+        "--timed-device",
+        choices=["auto", "cuda", "none"],
+        default="auto",
+        help="where the problem is computed at its own size for its outputs' scale (auto: the GPU when torch has one)",
+    )
     args = ap.parse_args(argv)
+    timed_device = args.timed_device
+    if timed_device == "auto":
+        timed_device = "cuda" if torch.cuda.is_available() else "none"
     for path in args.files:
-        result = probe_one(path, args.cls, args.budget)
+        result = probe_one(path, args.cls, args.budget, timed_device)
         json.dump(result, sys.stdout, default=lambda v: list(v) if isinstance(v, tuple) else str(v))
         sys.stdout.write("\n")
         sys.stdout.flush()

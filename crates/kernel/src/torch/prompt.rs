@@ -34,6 +34,8 @@ pub(super) struct Prompt<'a> {
     pub plan: Option<PlanPrompt<'a>>,
     /// A Triton task's compile settings; `None`: a CUDA task.
     pub triton: Option<&'a TritonSpec>,
+    /// The task's tolerance; `None`: the default of the output's element type.
+    pub tolerance: Option<Tolerance>,
 }
 
 /// What the prompt of a task that allows plans says of them.
@@ -196,7 +198,7 @@ impl Prompt<'_> {
             drawn.join("; ")
         ));
         if let Some(out) = self.buffers.iter().find(|b| b.role != Role::In) {
-            let t = Tolerance::default_for(out.dtype);
+            let t = self.tolerance.unwrap_or_else(|| Tolerance::default_for(out.dtype));
             parts.push(format!(
                 "Outputs are compared with the module's: |got - expected| <= atol + rtol * |expected| with \
                  atol = {}, rtol = {}.",

@@ -20,8 +20,8 @@ pub use plans::PlanSummary;
 
 use super::prompt;
 use aorlta_record::{
-    BufferSpec, Dtype, Init, KernelLanguage, KernelTask, LibraryKind, Reference, Role, TorchReference,
-    TritonSpec,
+    BufferSpec, Dtype, Init, KernelLanguage, KernelTask, LibraryKind, Reference, Role, Tolerance,
+    TorchReference, TritonSpec,
 };
 use plans::{gemm_example, plans_of};
 use serde::Deserialize;
@@ -420,6 +420,11 @@ struct ProbeSize {
     #[serde(default)]
     values: Vec<(Vec<i64>, i64)>,
     timed: bool,
+    /// Each output's root mean square, where this size was computed for real (the correctness
+    /// sizes on a CPU; the timed size where the probe's torch has a GPU); `None` for an integer
+    /// output or one with a value that is not finite.
+    #[serde(default)]
+    scales: Option<Vec<Option<f64>>>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -741,6 +746,7 @@ fn task_of(
         }),
         None => None,
     };
+    let tolerance = tolerance_of(p)?;
     let text = prompt::Prompt {
         source: &source,
         class: &p.class,
@@ -754,6 +760,7 @@ fn task_of(
         level,
         plan: plan_prompt,
         triton: triton_spec.as_ref(),
+        tolerance,
     }
     .text();
     let task = KernelTask {
@@ -781,7 +788,7 @@ fn task_of(
             ["256".into(), "1".into(), "1".into()]
         },
         shared_bytes: "0".into(),
-        tolerance: None,
+        tolerance,
         caps: Default::default(),
         precision: None,
         timed_inputs: Default::default(),
@@ -790,6 +797,50 @@ fn task_of(
         plans: plans.as_ref().map(|s| s.limits.clone()),
     };
     Ok((task, plans))
+}
+
+/// The absolute tolerance is at most this share of an output's root mean square.
+const ATOL_OF_SCALE: f64 = 1e-2;
+
+/// The task's tolerance: the outputs' element type's default (fp32: atol 1e-4, rtol 1e-4), with
+/// the absolute part lowered to [`ATOL_OF_SCALE`] of the smallest root mean square an output has
+/// at any size the probe computed, where that is below the default. Without it a module whose
+/// outputs are all small (a softmax over 393,216 columns gives values near 2.5e-6; an L1 or
+/// Frobenius normalisation) is matched by a kernel that writes zeros, and the tolerance sanity
+/// refuses the task. `None` (the default per element type) where nothing is lowered, or where the
+/// outputs differ in type or are integers (one tolerance holds for every output; integers are
+/// compared exactly). Only sizes computed for real count: on a machine without a GPU the timed
+/// size is not among them, and `task check`'s sanity is what sees it.
+fn tolerance_of(p: &ProbeResult) -> Result<Option<Tolerance>, String> {
+    let dtypes: Vec<Dtype> = p.outputs.iter().map(|o| dtype_of(&o.dtype)).collect::<Result<_, _>>()?;
+    let Some(&dtype) = dtypes.first() else {
+        return Ok(None);
+    };
+    if dtypes.iter().any(|d| *d != dtype) || !matches!(dtype, Dtype::F32 | Dtype::F16 | Dtype::Bf16) {
+        return Ok(None);
+    }
+    let default = Tolerance::default_for(dtype);
+    let smallest = p
+        .sizes
+        .iter()
+        .filter_map(|s| s.scales.as_ref())
+        .flatten()
+        .flatten()
+        .copied()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let atol = ATOL_OF_SCALE * smallest;
+    Ok((atol < default.atol).then(|| Tolerance {
+        atol: round_down_2(atol),
+        rtol: default.rtol,
+    }))
+}
+
+/// `x` rounded down to two significant digits (a tolerance a prompt can state).
+fn round_down_2(x: f64) -> f64 {
+    let e = x.log10().floor() as i32 - 1;
+    let digits = (x / 10f64.powi(e)).floor();
+    format!("{digits}e{e}").parse().unwrap_or(x)
 }
 
 fn write_task(

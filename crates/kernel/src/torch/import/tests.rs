@@ -378,3 +378,28 @@ fn a_triton_import_of_plan_tasks_is_refused_with_why() {
     };
     assert!(hip.check().unwrap_err().contains("`hip`"), "{:?}", hip.check());
 }
+
+#[test]
+fn small_outputs_lower_the_absolute_tolerance_to_a_share_of_their_scale() {
+    // No scale known (an import without real sizes): the default.
+    assert_eq!(task(SOFTMAX, "23_Softmax.py").tolerance, None);
+    // The correctness size's outputs are near 1/384 and the timed size's near 1/393216 (computed
+    // on a GPU): the smallest sets atol, rounded down to two digits; the prompt states it.
+    let scaled = SOFTMAX
+        .replace(r#""timed": false}"#, r#""timed": false, "scales": [0.0026]}"#)
+        .replace(r#""timed": true}"#, r#""timed": true, "scales": [2.6e-6]}"#);
+    let t = task(&scaled, "23_Softmax.py");
+    let tol = t.tolerance.expect("a lowered tolerance");
+    assert_eq!((tol.atol, tol.rtol), (2.6e-8, 1e-4));
+    assert!(t.prompt.contains("atol = 0.000000026, rtol = 0.0001"), "{}", t.prompt);
+    // Outputs of ordinary scale keep the default; an unknown (null) or zero scale is skipped.
+    let ordinary = SOFTMAX
+        .replace(r#""timed": false}"#, r#""timed": false, "scales": [0.5]}"#)
+        .replace(r#""timed": true}"#, r#""timed": true, "scales": [null]}"#);
+    assert_eq!(task(&ordinary, "23_Softmax.py").tolerance, None);
+    let zero = SOFTMAX.replace(r#""timed": false}"#, r#""timed": false, "scales": [0.0]}"#);
+    assert_eq!(task(&zero, "23_Softmax.py").tolerance, None);
+    // An integer output keeps exact comparison: no tolerance is written for it.
+    let ints = scaled.replace(r#""outputs": [{"name": "out", "dtype": "f32"}]"#, r#""outputs": [{"name": "out", "dtype": "i64"}]"#);
+    assert_eq!(task(&ints, "23_Softmax.py").tolerance, None);
+}
