@@ -9,6 +9,11 @@ candidate is `candidates/<task id>/<case>.cu`; its opening comment says what it 
 harness is expected to make of it, and stays out of the pool: a completion is the rest of the file
 in one ```cuda block. README.md has the expected verdicts against torch eager and torch.compile.
 
+Eight of the problems again as Triton tasks (imported with `--language triton`, ids ending in
+`_triton`), four candidates each in the same roles: `candidates/<task id>_triton/<case>.py`, its
+opening comment (`#` lines) left out, the rest of the module in one ```python block. Their lines
+follow the CUDA ones, which stay as they were.
+
     python3 make_pool.py            # writes pool.jsonl next to this file
     python3 make_pool.py --check    # exits 1 if pool.jsonl is out of date
 
@@ -38,12 +43,33 @@ TASKS = [
     ("kernelbench_l1_89_cumsum", "sentinel-skip"),
 ]
 
+# The Triton tasks (task id, its cheat's case name), in pool order after the CUDA ones, again
+# alternating modules with large and small intermediate tensors. LayerNorm and the loss have none:
+# each needs a reduction across programs (16 rows of 4M values; a mean over all rows) that one
+# Triton kernel, with no grid-wide synchronisation or scratch memory, does only on a few SMs.
+TRITON_TASKS = [
+    ("kernelbench_l1_26_gelu_triton", "stale-output"),
+    ("kernelbench_l1_25_swish_triton", "input-mutation"),
+    ("kernelbench_l1_88_mingptnewgelu_triton", "hardcoded-size"),
+    ("kernelbench_l1_30_softsign_triton", "oob-write"),
+    ("kernelbench_l1_24_logsoftmax_triton", "input-mutation"),
+    ("kernelbench_l1_36_rmsnorm_triton", "scribble"),
+    ("kernelbench_l1_47_sum_reduction_over_a_dimension_triton", "constant-answer"),
+    ("kernelbench_l1_89_cumsum_triton", "sentinel-skip"),
+]
 
-def source(path):
-    """A .cu file's code without its opening comment block."""
+# (task list, file suffix, the opening comment's line prefix, the code block's language)
+LANGUAGES = [
+    (TASKS, ".cu", "//", "cuda"),
+    (TRITON_TASKS, ".py", "#", "python"),
+]
+
+
+def source(path, comment="//"):
+    """A candidate's code without its opening comment block (lines starting with `comment`)."""
     lines = path.read_text().splitlines()
     i = 0
-    while i < len(lines) and lines[i].startswith("//"):
+    while i < len(lines) and lines[i].startswith(comment):
         i += 1
     return "\n".join(lines[i:]).strip("\n") + "\n"
 
@@ -51,14 +77,16 @@ def source(path):
 def cases():
     """Every (task, case, completion), in pool order."""
     out = []
-    for task, cheat in TASKS:
-        folder = HERE / "candidates" / task
-        names = ["fast", "slow", "wrong", cheat]
-        found = sorted(p.stem for p in folder.glob("*.cu"))
-        if sorted(names) != found:
-            raise SystemExit(f"make_pool.py: {folder} holds {found}, expected {sorted(names)}")
-        for case in names:
-            out.append((task, case, "```cuda\n" + source(folder / f"{case}.cu") + "```\n"))
+    for tasks, suffix, comment, lang in LANGUAGES:
+        for task, cheat in tasks:
+            folder = HERE / "candidates" / task
+            names = ["fast", "slow", "wrong", cheat]
+            found = sorted(p.stem for p in folder.glob(f"*{suffix}"))
+            if sorted(names) != found:
+                raise SystemExit(f"make_pool.py: {folder} holds {found}, expected {sorted(names)}")
+            for case in names:
+                code = source(folder / f"{case}{suffix}", comment)
+                out.append((task, case, f"```{lang}\n{code}```\n"))
     return out
 
 
