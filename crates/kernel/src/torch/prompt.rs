@@ -198,7 +198,9 @@ impl Prompt<'_> {
             drawn.join("; ")
         ));
         if let Some(out) = self.buffers.iter().find(|b| b.role != Role::In) {
-            let t = self.tolerance.unwrap_or_else(|| Tolerance::default_for(out.dtype));
+            let t = self
+                .tolerance
+                .unwrap_or_else(|| Tolerance::default_for(out.dtype));
             parts.push(format!(
                 "Outputs are compared with the module's: |got - expected| <= atol + rtol * |expected| with \
                  atol = {}, rtol = {}.",

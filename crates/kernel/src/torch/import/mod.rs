@@ -812,7 +812,11 @@ const ATOL_OF_SCALE: f64 = 1e-2;
 /// compared exactly). Only sizes computed for real count: on a machine without a GPU the timed
 /// size is not among them, and `task check`'s sanity is what sees it.
 fn tolerance_of(p: &ProbeResult) -> Result<Option<Tolerance>, String> {
-    let dtypes: Vec<Dtype> = p.outputs.iter().map(|o| dtype_of(&o.dtype)).collect::<Result<_, _>>()?;
+    let dtypes: Vec<Dtype> = p
+        .outputs
+        .iter()
+        .map(|o| dtype_of(&o.dtype))
+        .collect::<Result<_, _>>()?;
     let Some(&dtype) = dtypes.first() else {
         return Ok(None);
     };

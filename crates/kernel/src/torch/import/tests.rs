@@ -391,7 +391,11 @@ fn small_outputs_lower_the_absolute_tolerance_to_a_share_of_their_scale() {
     let t = task(&scaled, "23_Softmax.py");
     let tol = t.tolerance.expect("a lowered tolerance");
     assert_eq!((tol.atol, tol.rtol), (2.6e-8, 1e-4));
-    assert!(t.prompt.contains("atol = 0.000000026, rtol = 0.0001"), "{}", t.prompt);
+    assert!(
+        t.prompt.contains("atol = 0.000000026, rtol = 0.0001"),
+        "{}",
+        t.prompt
+    );
     // Outputs of ordinary scale keep the default; an unknown (null) or zero scale is skipped.
     let ordinary = SOFTMAX
         .replace(r#""timed": false}"#, r#""timed": false, "scales": [0.5]}"#)
@@ -400,6 +404,9 @@ fn small_outputs_lower_the_absolute_tolerance_to_a_share_of_their_scale() {
     let zero = SOFTMAX.replace(r#""timed": false}"#, r#""timed": false, "scales": [0.0]}"#);
     assert_eq!(task(&zero, "23_Softmax.py").tolerance, None);
     // An integer output keeps exact comparison: no tolerance is written for it.
-    let ints = scaled.replace(r#""outputs": [{"name": "out", "dtype": "f32"}]"#, r#""outputs": [{"name": "out", "dtype": "i64"}]"#);
+    let ints = scaled.replace(
+        r#""outputs": [{"name": "out", "dtype": "f32"}]"#,
+        r#""outputs": [{"name": "out", "dtype": "i64"}]"#,
+    );
     assert_eq!(task(&ints, "23_Softmax.py").tolerance, None);
 }
