@@ -469,7 +469,7 @@ def probe(path, cls, budget, timed_device="none"):
             with gpu_turn():
                 _, _, _, timed_scales = shapes_at(variables, real=True, device="cuda")
         except Exception:  # too large for the GPU, or the module fails there: the scale stays unknown
-            timed_scales = None
+            pass
         finally:
             model.to("cpu")
             torch.cuda.empty_cache()

@@ -746,7 +746,7 @@ fn task_of(
         }),
         None => None,
     };
-    let tolerance = tolerance_of(p)?;
+    let tolerance = tolerance_of(&buffers, &p.sizes);
     let text = prompt::Prompt {
         source: &source,
         class: &p.class,
@@ -811,21 +811,14 @@ const ATOL_OF_SCALE: f64 = 1e-2;
 /// outputs differ in type or are integers (one tolerance holds for every output; integers are
 /// compared exactly). Only sizes computed for real count: on a machine without a GPU the timed
 /// size is not among them, and `task check`'s sanity is what sees it.
-fn tolerance_of(p: &ProbeResult) -> Result<Option<Tolerance>, String> {
-    let dtypes: Vec<Dtype> = p
-        .outputs
-        .iter()
-        .map(|o| dtype_of(&o.dtype))
-        .collect::<Result<_, _>>()?;
-    let Some(&dtype) = dtypes.first() else {
-        return Ok(None);
-    };
-    if dtypes.iter().any(|d| *d != dtype) || !matches!(dtype, Dtype::F32 | Dtype::F16 | Dtype::Bf16) {
-        return Ok(None);
+fn tolerance_of(buffers: &[BufferSpec], sizes: &[ProbeSize]) -> Option<Tolerance> {
+    let mut outputs = buffers.iter().filter(|b| b.role == Role::Out).map(|b| b.dtype);
+    let dtype = outputs.next()?;
+    if !aorlta_record::is_float(dtype) || outputs.any(|d| d != dtype) {
+        return None;
     }
     let default = Tolerance::default_for(dtype);
-    let smallest = p
-        .sizes
+    let smallest = sizes
         .iter()
         .filter_map(|s| s.scales.as_ref())
         .flatten()
@@ -834,10 +827,10 @@ fn tolerance_of(p: &ProbeResult) -> Result<Option<Tolerance>, String> {
         .filter(|v| v.is_finite() && *v > 0.0)
         .fold(f64::INFINITY, f64::min);
     let atol = ATOL_OF_SCALE * smallest;
-    Ok((atol < default.atol).then(|| Tolerance {
+    (atol < default.atol).then(|| Tolerance {
         atol: round_down_2(atol),
         rtol: default.rtol,
-    }))
+    })
 }
 
 /// `x` rounded down to two significant digits (a tolerance a prompt can state).
