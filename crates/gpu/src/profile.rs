@@ -39,6 +39,17 @@ pub(crate) fn timed<T>(call: &'static str, f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// Adds `seconds` to `call`'s time (a step timed elsewhere: the reference process's own start)
+/// when profiling.
+pub(crate) fn add(call: &'static str, seconds: f64) {
+    let Some(s) = sink() else { return };
+    if let Ok(mut g) = s.lock() {
+        let e = g.1.entry(call).or_insert((0, 0.0));
+        e.0 += 1;
+        e.1 += seconds;
+    }
+}
+
 /// Appends the job's line and starts the next job's counts.
 pub(crate) fn end_job(kind: &str, elapsed_s: f64) {
     let Some(s) = sink() else { return };

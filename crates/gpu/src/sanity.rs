@@ -7,7 +7,7 @@
 //! the reference's outputs back is safe; the set is scrubbed before it is freed.
 
 use crate::backend::Backend;
-use crate::draw::{as_f64, bits_ok, from_f64, load};
+use crate::draw::{as_f64, bits_ok, from_f64};
 use crate::layout::{BufferSet, Draw, Layout};
 use crate::plan::{Runner, Stop};
 use aorlta_record::Dtype;
@@ -45,9 +45,10 @@ fn run_inner<B: Backend>(
         })();
         r.scrub_and_free(&layout, &set);
         let data = result?;
-        report
-            .cases
-            .extend(judge_size(size, &layout, &data, job.task.tolerance));
+        let cases = crate::profile::timed("sanity_judge", || {
+            judge_size(size, &layout, &data, job.task.tolerance)
+        });
+        report.cases.extend(cases);
     }
     Ok(())
 }
@@ -79,6 +80,9 @@ fn read_back<B: Backend>(
 
 /// Elements one thread judges at a time.
 const CHUNK: usize = 1 << 22;
+
+/// Elements decoded at a time within a chunk (their bits fit a core's first-level cache).
+const BLOCK: usize = 1 << 11;
 
 /// `f` over the element ranges of `n` elements, on the machine's cores (a module's output can hold
 /// billions of elements); the results in the ranges' order.
@@ -115,27 +119,66 @@ fn over_chunks<T: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> T + Sync
     done.into_iter().map(|(_, t)| t).collect()
 }
 
-/// Whether every element of `want` is within the tolerance of `got(i)`, and whether any differs
-/// from it at all; threads stop early once one element is out.
-fn stands_in(
-    want: &[u8],
-    dtype: Dtype,
-    n: usize,
-    tol: Tolerance,
-    got: impl Fn(usize) -> u64 + Sync,
-) -> (bool, bool) {
+/// The bits of elements `from..from + out.len()` of `data` (what [`load`] gives one at a time),
+/// the element type matched once per block instead of once per element.
+fn decode(data: &[u8], dtype: Dtype, from: usize, out: &mut [u64]) {
+    let size = crate::draw::elem_size(dtype);
+    let bytes = &data[from * size..(from + out.len()) * size];
+    match size {
+        2 => {
+            for (o, b) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+                *o = u64::from(u16::from_le_bytes([b[0], b[1]]));
+            }
+        }
+        4 => {
+            for (o, b) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+                *o = u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            }
+        }
+        _ => {
+            for (o, b) in out.iter_mut().zip(bytes.chunks_exact(8)) {
+                *o = u64::from_le_bytes(b.try_into().expect("eight bytes"));
+            }
+        }
+    }
+}
+
+/// The blocks of `r`: each block's first element and its length.
+fn blocks(r: std::ops::Range<usize>) -> impl Iterator<Item = (usize, usize)> {
+    r.clone().step_by(BLOCK).map(move |s| (s, BLOCK.min(r.end - s)))
+}
+
+/// What stands in for an output: zeros, one constant, or the data of an input of the same type
+/// and length.
+#[derive(Clone, Copy)]
+enum StandIn<'a> {
+    Bits(u64),
+    Copy(&'a [u8]),
+}
+
+/// Whether every element of `want` is within the tolerance of the stand-in, and whether any
+/// differs from it at all; threads stop early once one element is out.
+fn stands_in(want: &[u8], dtype: Dtype, n: usize, tol: Tolerance, got: StandIn<'_>) -> (bool, bool) {
     let out = std::sync::atomic::AtomicBool::new(false);
     let parts = over_chunks(n, |r| {
         let (mut differs, mut worst) = (false, 0.0);
-        if out.load(std::sync::atomic::Ordering::Relaxed) {
-            return (false, differs);
-        }
-        for i in r {
-            let (w, g) = (load(want, dtype, i), got(i));
-            differs |= w != g;
-            if !bits_ok(w, g, dtype, tol, &mut worst) {
-                out.store(true, std::sync::atomic::Ordering::Relaxed);
+        let (mut w, mut g) = ([0u64; BLOCK], [0u64; BLOCK]);
+        for (s, len) in blocks(r) {
+            if out.load(std::sync::atomic::Ordering::Relaxed) {
                 return (false, differs);
+            }
+            let (w, g) = (&mut w[..len], &mut g[..len]);
+            decode(want, dtype, s, w);
+            match got {
+                StandIn::Bits(bits) => g.fill(bits),
+                StandIn::Copy(data) => decode(data, dtype, s, g),
+            }
+            for (&w, &g) in w.iter().zip(g.iter()) {
+                differs |= w != g;
+                if !bits_ok(w, g, dtype, tol, &mut worst) {
+                    out.store(true, std::sync::atomic::Ordering::Relaxed);
+                    return (false, differs);
+                }
             }
         }
         (true, differs)
@@ -163,18 +206,35 @@ impl Stats {
     };
 }
 
+/// `values` (element bits, read by `value`) added to `s`.
+#[inline(always)]
+fn add_values(s: &mut Stats, bits: &[u64], tol: Tolerance, value: impl Fn(u64) -> f64) {
+    for &b in bits {
+        let v = value(b);
+        if v.is_finite() {
+            s.max_abs = s.max_abs.max(v.abs());
+            let t = tol.atol + tol.rtol * v.abs();
+            s.lo = s.lo.max(v - t);
+            s.hi = s.hi.min(v + t);
+        } else {
+            s.non_finite += 1;
+        }
+    }
+}
+
 fn stats(want: &[u8], dtype: Dtype, n: usize, tol: Tolerance) -> Stats {
     let parts = over_chunks(n, |r| {
         let mut s = Stats::NONE;
-        for i in r {
-            let v = as_f64(dtype, load(want, dtype, i));
-            if v.is_finite() {
-                s.max_abs = s.max_abs.max(v.abs());
-                let t = tol.atol + tol.rtol * v.abs();
-                s.lo = s.lo.max(v - t);
-                s.hi = s.hi.min(v + t);
-            } else {
-                s.non_finite += 1;
+        let mut w = [0u64; BLOCK];
+        for (start, len) in blocks(r) {
+            let w = &mut w[..len];
+            decode(want, dtype, start, w);
+            // One loop per element type, so that each is compiled with its conversion inlined.
+            match dtype {
+                Dtype::F32 => add_values(&mut s, w, tol, |b| as_f64(Dtype::F32, b)),
+                Dtype::F16 => add_values(&mut s, w, tol, |b| as_f64(Dtype::F16, b)),
+                Dtype::Bf16 => add_values(&mut s, w, tol, |b| as_f64(Dtype::Bf16, b)),
+                other => add_values(&mut s, w, tol, |b| as_f64(other, b)),
             }
         }
         s
@@ -203,13 +263,13 @@ pub(crate) fn judge_size(
         let want = &data[k];
         let n = b.len as usize;
         let st = stats(want, b.dtype, n, tol);
-        let zero_passes = n > 0 && stands_in(want, b.dtype, n, tol, |_| 0).0;
+        let zero_passes = n > 0 && stands_in(want, b.dtype, n, tol, StandIn::Bits(0)).0;
         // The middle of the values' shared tolerance interval, when there are values, every one
         // is finite and the intervals share a point (`|c - v| <= atol + rtol |v|` for every `v`).
         let best = (n > 0 && st.non_finite == 0 && st.lo <= st.hi).then(|| st.lo + (st.hi - st.lo) / 2.0);
         let constant_passes = best.filter(|c| {
             let bits = from_f64(b.dtype, *c);
-            let (ok, differs) = stands_in(want, b.dtype, n, tol, |_| bits);
+            let (ok, differs) = stands_in(want, b.dtype, n, tol, StandIn::Bits(bits));
             ok && differs
         });
         let copy_passes = layout
@@ -217,8 +277,8 @@ pub(crate) fn judge_size(
             .iter()
             .enumerate()
             .filter(|(j, i)| *j != k && i.is_input() && i.dtype == b.dtype && i.len == b.len)
-            .filter(|(j, i)| {
-                let (ok, differs) = stands_in(want, b.dtype, n, tol, |e| load(&data[*j], i.dtype, e));
+            .filter(|(j, _)| {
+                let (ok, differs) = stands_in(want, b.dtype, n, tol, StandIn::Copy(&data[*j]));
                 ok && differs
             })
             .map(|(_, i)| i.name.clone())
@@ -329,5 +389,24 @@ mod tests {
         assert!(c.constant_passes.is_some(), "{c:?}");
         let close = c.constant_passes.unwrap();
         assert!((close - 2.0).abs() < 1e-6, "{close}");
+    }
+
+    /// The block decoder reads every element type as the one-at-a-time load does.
+    #[test]
+    fn blocks_decode_each_type_as_single_loads_do() {
+        for (dtype, size) in [(Dtype::F16, 2), (Dtype::F32, 4), (Dtype::I64, 8), (Dtype::I32, 4)] {
+            let n = BLOCK + 3;
+            let data: Vec<u8> = (0..n * size).map(|i| (i * 37 % 251) as u8).collect();
+            let mut got = vec![0u64; n - 1];
+            decode(&data, dtype, 1, &mut got);
+            for (k, g) in got.iter().enumerate() {
+                assert_eq!(
+                    *g,
+                    crate::draw::load(&data, dtype, k + 1),
+                    "{dtype:?} element {}",
+                    k + 1
+                );
+            }
+        }
     }
 }

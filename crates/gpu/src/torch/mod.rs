@@ -290,7 +290,17 @@ impl Process {
             stderr,
             _dir: dir,
         };
-        p.answer(START_S)?;
+        let ready = p.answer(START_S)?;
+        // Where the start went (the module's import, its construction, the move to the device).
+        for (step, call) in [
+            ("load", "torch_start_load"),
+            ("construct", "torch_start_construct"),
+            ("to_device", "torch_start_to_device"),
+        ] {
+            if let Some(s) = ready["seconds"].get(step).and_then(serde_json::Value::as_f64) {
+                crate::profile::add(call, s);
+            }
+        }
         Ok(p)
     }
 
@@ -341,7 +351,10 @@ fn key(t: &TorchJob, device: &str) -> String {
 pub(crate) fn release() {
     let mut kept = PROCESSES.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(last) = kept.last_mut()
-        && last.ask(&serde_json::json!({"op": "release"}), 30.0).is_err()
+        && crate::profile::timed("torch_release", || {
+            last.ask(&serde_json::json!({"op": "release"}), 30.0)
+        })
+        .is_err()
     {
         kept.pop();
     }
@@ -426,16 +439,18 @@ fn run_in(
             if kept.len() >= KEPT {
                 kept.remove(0);
             }
-            kept.push(Process::start(t, device, k)?);
+            kept.push(crate::profile::timed("torch_start", || {
+                Process::start(t, device, k)
+            })?);
         }
     }
     let p = kept.last_mut().expect("started");
-    let result = p.ask(bind, timeout_s).and_then(|_| {
-        let op = match op {
-            Op::Forward => "forward",
-            Op::Time => "time",
+    let result = crate::profile::timed("torch_bind", || p.ask(bind, timeout_s)).and_then(|_| {
+        let (op, call) = match op {
+            Op::Forward => ("forward", "torch_forward"),
+            Op::Time => ("time", "torch_time"),
         };
-        p.ask(&serde_json::json!({ "op": op }), timeout_s)
+        crate::profile::timed(call, || p.ask(&serde_json::json!({ "op": op }), timeout_s))
     });
     if result.is_err() {
         // A process in an unknown state is not kept.

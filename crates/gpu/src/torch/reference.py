@@ -327,6 +327,10 @@ def main(argv):
     ap.add_argument("--output-names", default='["out"]')
     ap.add_argument("--compile", action="store_true")
     args = ap.parse_args(argv)
+    import time
+
+    took = {}
+    t0 = time.perf_counter()
     try:
         check_module_file(args.module, args.sha256)
         import torch
@@ -335,8 +339,14 @@ def main(argv):
         torch.backends.cudnn.allow_tf32 = False
         device = torch.device(args.device)
         model_cls = load_module(args.module, args.cls)
+        took["load"] = time.perf_counter() - t0
         torch.manual_seed(0)
-        model = model_cls(*json.loads(args.init)).to(device)
+        model = model_cls(*json.loads(args.init))
+        took["construct"] = time.perf_counter() - t0 - took["load"]
+        model = model.to(device)
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        took["to_device"] = time.perf_counter() - t0 - took["load"] - took["construct"]
         model.eval()
         if args.compile:
             model = torch.compile(model)
@@ -346,7 +356,8 @@ def main(argv):
     except Refused as e:
         sys.stdout.write(json.dumps({"error": str(e)}) + "\n")
         return 2
-    sys.stdout.write(json.dumps({"ok": {"ready": True, "torch": torch.__version__, "device": str(device)}}) + "\n")
+    ready = {"ready": True, "torch": torch.__version__, "device": str(device), "seconds": took}
+    sys.stdout.write(json.dumps({"ok": ready}) + "\n")
     sys.stdout.flush()
     serve(ref, sys.stdin, sys.stdout)
     return 0
