@@ -266,10 +266,21 @@ pub fn execute(run: &PreparedRun, on_done: &(dyn Fn(usize) + Sync)) -> Result<Ru
         .iter()
         .any(|l| matches!(l.adapter.as_str(), "kernel-run" | "kernel-time"));
     // A task whose tolerance a kernel computing nothing would pass is refused before anything
-    // is scored.
+    // is scored: each task a pool names (a folder of a hundred tasks scored on five is not
+    // checked a hundred times).
     let mut notes = Vec::new();
     if runs_kernels {
-        notes = aorlta_kernel::check_tolerances(run.engine.env(), run.engine.tasks().iter().map(|t| &**t))?;
+        let mut named = std::collections::BTreeSet::new();
+        for pool in &run.config.pools {
+            named.extend(aorlta_core::pool_task_ids(pool)?);
+        }
+        let tasks = run
+            .engine
+            .tasks()
+            .iter()
+            .map(|t| &**t)
+            .filter(|t| named.contains(&t.id));
+        notes = aorlta_kernel::check_tolerances(run.engine.env(), tasks)?;
         aorlta_kernel::warm_harnesses(run.engine.env());
     }
     let out = &run.config.out;

@@ -28,6 +28,6 @@ pub use run::engine::leg::{Leg, LegStore, Legs, run_leg};
 pub use run::engine::{Engine, EngineParts, MAX_COMPLETION_BYTES, Scored};
 pub use run::pool::{
     NOT_AN_OBJECT, candidate as pool_candidate, count_lines as count_pool_lines, is_object as is_json_object,
-    parse_line as parse_pool_line, read_pool,
+    parse_line as parse_pool_line, read_pool, task_ids as pool_task_ids,
 };
 pub use sources::AORLTA_VERSION;

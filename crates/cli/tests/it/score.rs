@@ -904,3 +904,62 @@ fn a_run_on_the_fake_device_says_so_in_its_summary_and_its_entries() {
         }
     }
 }
+
+#[test]
+fn the_tolerance_sanity_checks_the_tasks_the_pool_names_and_refuses_an_unsound_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let kernels = common::root().join("examples/kernels");
+    for sub in ["tasks", "reference"] {
+        std::fs::create_dir_all(d.join(sub)).unwrap();
+        for e in std::fs::read_dir(kernels.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, d.join(sub).join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    // softmax's outputs are at most 1: with atol 1 a kernel writing zeros would pass it.
+    let softmax = d.join("tasks/softmax.yaml");
+    let text = std::fs::read_to_string(&softmax).unwrap();
+    let (from, to) = (
+        "tolerance: {atol: 1.0e-6, rtol: 1.0e-4}",
+        "tolerance: {atol: 1.0, rtol: 1.0e-4}",
+    );
+    assert!(text.contains(from));
+    std::fs::write(&softmax, text.replace(from, to)).unwrap();
+    let pool_of = |task: &str| -> String {
+        std::fs::read_to_string(kernels.join("pool.jsonl"))
+            .unwrap()
+            .lines()
+            .filter(|l| l.starts_with(&format!("{{\"task\": \"{task}\"")))
+            .take(1)
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    let run = |pool: String, out: &str| {
+        std::fs::write(d.join("pool.jsonl"), pool).unwrap();
+        let config = d.join("run.yaml");
+        std::fs::write(
+            &config,
+            format!(
+                "tasks: tasks\npool: pool.jsonl\nprofile: {k}/profile.yaml\nout: {out}\n\
+                 kernel: {{fake-gpu: true, lease-dir: leases}}\n",
+                k = kernels.display()
+            ),
+        )
+        .unwrap();
+        aorlta().args(["score", "--quiet"]).arg(&config).output().unwrap()
+    };
+    // A pool of vector_add alone is scored: the unsound task beside it is not the pool's.
+    let ok = run(pool_of("vector_add"), "out");
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert_eq!(rewards(d).len(), 1);
+    // A pool naming softmax is refused before anything is scored, naming the file.
+    let refused = run(pool_of("softmax"), "out2");
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("tolerance sanity") && err.contains("softmax.yaml"),
+        "{err}"
+    );
+    assert!(!d.join("out2/rewards.jsonl").exists());
+}

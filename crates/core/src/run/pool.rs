@@ -67,6 +67,25 @@ pub fn candidate(p: PoolLine, number: usize) -> Candidate {
     }
 }
 
+/// The tasks a pool's lines name (its lines read one at a time; a malformed line names none, and
+/// is reported when it is scored).
+pub fn task_ids(path: &Path) -> Result<std::collections::BTreeSet<String>> {
+    use std::io::BufRead;
+    #[derive(serde::Deserialize)]
+    struct Named {
+        task: String,
+    }
+    let file = aorlta_check::open_input(path)?;
+    let mut ids = std::collections::BTreeSet::new();
+    for line in std::io::BufReader::with_capacity(1 << 20, file).split(b'\n') {
+        let line = line.map_err(|e| CoreError::io(path, e))?;
+        if let Ok(n) = serde_json::from_slice::<Named>(&line) {
+            ids.insert(n.task);
+        }
+    }
+    Ok(ids)
+}
+
 /// The lines of a pool that are not blank (malformed ones included), read without parsing
 /// them: what a progress bar counts to.
 pub fn count_lines(path: &Path) -> Result<usize> {
@@ -138,5 +157,16 @@ mod tests {
             2,
             "blank lines are not counted, a last line without newline is"
         );
+    }
+
+    #[test]
+    fn a_pools_tasks_are_the_ones_its_readable_lines_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("p.jsonl");
+        let text = "{\"task\":\"a\",\"completion\":\"x\"}\n{\"task\":1}\nnot json\n\n{\"completion\":\"y\",\"task\":\"b\"}\n{\"task\":\"a\",\"completion\":\"z\"}";
+        std::fs::write(&f, text).unwrap();
+        let ids: Vec<String> = task_ids(&f).unwrap().into_iter().collect();
+        assert_eq!(ids, ["a", "b"]);
+        assert!(task_ids(&dir.path().join("missing.jsonl")).is_err());
     }
 }
