@@ -42,7 +42,7 @@ pub struct TaskCheckRun {
     real: Option<KernelEnv>,
     compiler: String,
     triton: Option<String>,
-    jobs: Option<usize>,
+    jobs: usize,
 }
 
 impl std::fmt::Debug for TaskCheckRun {
@@ -130,6 +130,20 @@ fn precompile(kernel: &KernelEnv, loaded: &[Loaded]) {
     aorlta_kernel::compile_many(kernel, &jobs);
 }
 
+/// The most checks that share one GPU (`checks-per-gpu`'s bound).
+const MAX_CHECKS_PER_GPU: usize = 16;
+
+/// Tasks checked at a time by default: on the fake device (nothing timed) the CPUs, at most 8;
+/// on a GPU one (the A/A timing leases the GPU alone, but another task's compiles and reference
+/// processes would share the host with it).
+fn default_jobs(fake: bool) -> usize {
+    if fake {
+        std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
+    } else {
+        1
+    }
+}
+
 /// Loads the tasks of `paths` (task files or folders of them), the `kernel-run` and
 /// `kernel-time` legs' parameters of `profile` (the legs' defaults without one) and the kernel
 /// tools of `config`, and finds the compilers the tasks need. A file that does not load is kept
@@ -138,7 +152,14 @@ pub fn prepare_task_check(
     paths: &[PathBuf],
     profile: Option<&Path>,
     config: &KernelConfig,
+    jobs: Option<usize>,
 ) -> anyhow::Result<TaskCheckStart> {
+    // As many sanity and correctness jobs share a GPU as tasks are checked at a time (jobs that
+    // would queue for one shared slot check nothing at once); an A/A timing still has it alone.
+    let jobs = jobs.map_or_else(|| default_jobs(config.fake_gpu), |j| j.max(1));
+    let mut config = config.clone();
+    config.checks_per_gpu = config.checks_per_gpu.max(jobs.min(MAX_CHECKS_PER_GPU));
+    let config = &config;
     let params = match profile {
         Some(p) => params_of(p)?,
         None => CheckParams::default(),
@@ -188,7 +209,7 @@ pub fn prepare_task_check(
         real,
         compiler,
         triton,
-        jobs: None,
+        jobs,
     })))
 }
 
@@ -225,23 +246,9 @@ impl TaskCheckRun {
         self.real.is_some()
     }
 
-    /// Checks `jobs` tasks at a time (at least one) instead of [`TaskCheckRun::jobs`]'s default.
-    pub fn with_jobs(mut self, jobs: usize) -> Self {
-        self.jobs = Some(jobs.max(1));
-        self
-    }
-
-    /// The tasks checked at a time: as set, else on the fake device (nothing timed) the CPUs, at
-    /// most 8, and on a GPU one (the A/A timing leases the GPU alone, but another task's compiles
-    /// and reference processes would share the host with it).
+    /// The tasks checked at a time.
     pub fn jobs(&self) -> usize {
-        self.jobs.unwrap_or_else(|| {
-            if self.real.is_some() {
-                std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
-            } else {
-                1
-            }
-        })
+        self.jobs
     }
 
     /// Compiles every reference, then checks the tasks `jobs()` at a time, handing each result

@@ -53,6 +53,8 @@ pub(crate) struct CheckArgs {
     pub json: Option<PathBuf>,
     /// Tasks checked at a time (default: the CPUs, at most 8, on the fake device; one on a GPU,
     /// where another task's compiles and reference processes would share the host with a timing).
+    /// On a GPU up to this many sanity and correctness jobs share each GPU (at most 16, or the
+    /// config's `checks-per-gpu` when larger); an A/A timing still has its GPU alone.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub jobs: Option<u32>,
 }
@@ -110,11 +112,9 @@ fn row(c: &TaskCheck) {
 fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let config = args.kernel.kernel_config()?;
-    let run = match aorlta_app::prepare_task_check(&args.tasks, args.profile.as_deref(), &config)? {
-        TaskCheckStart::Ready(run) => match args.jobs {
-            Some(j) => Box::new(run.with_jobs(j as usize)),
-            None => run,
-        },
+    let jobs = args.jobs.map(|j| j as usize);
+    let run = match aorlta_app::prepare_task_check(&args.tasks, args.profile.as_deref(), &config, jobs)? {
+        TaskCheckStart::Ready(run) => run,
         TaskCheckStart::NoGpu(e) => {
             println!("no GPU: {e}");
             return Ok(ExitCode::from(EXIT_NO_GPU));

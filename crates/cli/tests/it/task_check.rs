@@ -132,6 +132,35 @@ fn tasks_checked_side_by_side_come_out_in_file_order() {
     assert_eq!(rows[0], rows[1]);
 }
 
+/// Tasks checked side by side run their harness jobs side by side: `--jobs` is also how many
+/// sanity and correctness jobs share the device (the timeline's job spans overlap), not threads
+/// queueing for its one slot.
+#[test]
+fn tasks_checked_side_by_side_share_the_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let timeline = dir.path().join("timeline.jsonl");
+    let (code, text) = task_check_with(
+        &["examples/kernels/tasks", "--jobs", "4"],
+        &root(),
+        &[("AORLTA_TIMELINE", timeline.to_str().unwrap())],
+    );
+    assert_eq!(code, 0, "{text}");
+    let jobs: Vec<(f64, f64)> = std::fs::read_to_string(&timeline)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["k"] == "job")
+        .map(|v| (v["t0"].as_f64().unwrap(), v["t1"].as_f64().unwrap()))
+        .collect();
+    assert!(jobs.len() >= 10, "{jobs:?}");
+    let most = jobs
+        .iter()
+        .map(|(t0, _)| jobs.iter().filter(|(s, e)| s <= t0 && t0 < e).count())
+        .max()
+        .unwrap();
+    assert!(most >= 2, "no two harness jobs ran at once: {jobs:?}");
+}
+
 #[test]
 fn triton_tasks_are_checked_beside_cuda_ones() {
     let (code, text) = task_check(
