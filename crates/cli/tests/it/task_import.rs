@@ -538,3 +538,63 @@ fn a_plan_of_the_librarys_gemm_and_an_epilogue_kernel_is_checked_against_the_mod
         "{refused}"
     );
 }
+
+/// A draw scaled by a positive number or by another uniform draw (KernelBench's losses draw
+/// `torch.rand(shape) * torch.rand(())`) imports with the domain its values lie in; a scale of
+/// unknown sign does not.
+#[test]
+fn a_draw_scaled_by_a_draw_imports_with_the_domain_of_its_values() {
+    let Some(python) = common::torch_python("torch import test") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let problem = |scale: &str| {
+        format!(
+            "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n    def __init__(self):\n        \
+             super().__init__()\n\n    def forward(self, a, b):\n        return torch.mean((a - b) ** 2)\n\n\n\
+             n = 4096\n\n\ndef get_inputs():\n    scale = {scale}\n    \
+             return [torch.rand(n, 64) * scale, torch.rand(n, 64) * 3.0]\n\n\ndef get_init_inputs():\n    return []\n"
+        )
+    };
+    std::fs::write(dir.path().join("1_Scaled_mse.py"), problem("torch.rand(())")).unwrap();
+    std::fs::write(dir.path().join("2_Signed_mse.py"), problem("torch.randn(())")).unwrap();
+    let out = dir.path().join("tasks");
+    let o = aorlta()
+        .args(["task", "import", "kernelbench"])
+        .arg(dir.path())
+        .args(["--jobs", "1", "--out"])
+        .arg(&out)
+        .arg("--python")
+        .arg(&python)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("imported 1 of 2"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_norway::from_str(&task(&out, "kernelbench_l1_1_scaled_mse")).unwrap();
+    let init = |name: &str| {
+        let b = v["buffers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["name"] == name)
+            .unwrap();
+        (
+            b["init"]["kind"].clone(),
+            b["init"]["lo"].as_f64(),
+            b["init"]["hi"].as_f64(),
+        )
+    };
+    assert_eq!(init("a"), ("uniform".into(), Some(0.0), Some(1.0)));
+    assert_eq!(init("b"), ("uniform".into(), Some(0.0), Some(3.0)));
+    let report = std::fs::read_to_string(out.join("IMPORT.md")).unwrap();
+    let signed = report.lines().find(|l| l.contains("2_Signed_mse")).unwrap();
+    assert!(
+        signed.contains("not imported: input `a` is computed from a draw"),
+        "{signed}"
+    );
+}

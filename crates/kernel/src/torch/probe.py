@@ -71,9 +71,12 @@ class Draws:
         for name in self.NAMES:
             self.saved[name] = getattr(torch, name)
             setattr(torch, name, getattr(self, "_" + name))
+        self.scaling = Scaling(self.laws)
+        self.scaling.__enter__()
         return self
 
     def __exit__(self, *exc):
+        self.scaling.__exit__(*exc)
         for name, fn in self.saved.items():
             setattr(torch, name, fn)
         return False
@@ -134,6 +137,44 @@ class Draws:
 
     def _randint_like(self, t, *args, dtype=None, **_):
         return self._randint(*args, tuple(t.shape), dtype=dtype or t.dtype)
+
+
+class Scaling(torch.overrides.TorchFunctionMode):
+    """While `get_inputs` runs: a product of a uniform draw with values in [lo, hi], lo >= 0, and a
+    positive number or a single uniform draw (a 0-d tensor) with values in [a, b], a >= 0 (KernelBench's
+    `torch.rand(shape) * scale` with `scale = torch.rand(())`), gets the law uniform in
+    [lo * a, hi * b]: the domain its values lie in. Its typical draw is not KernelBench's (that is
+    uniform below a scale drawn once), but every value the problem can draw is in it, and the
+    corners the correctness leg draws cover the rest."""
+
+    MUL = ("mul", "__mul__", "__rmul__")
+
+    def __init__(self, laws):
+        super().__init__()
+        self.laws = laws
+
+    def span(self, v):
+        if isinstance(v, bool):
+            return None
+        if isinstance(v, (int, float)):
+            return (float(v), float(v)) if v > 0 else None
+        if isinstance(v, torch.Tensor):
+            law = self.laws.get(id(v))
+            if law and law["kind"] == "uniform" and law["lo"] >= 0.0:
+                return (law["lo"], law["hi"])
+        return None
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        if getattr(func, "__name__", "") in self.MUL and len(args) == 2 and not kwargs:
+            a, b = args
+            tensors = [t for t in (a, b) if isinstance(t, torch.Tensor)]
+            scalar_side = [t for t in (a, b) if not isinstance(t, torch.Tensor) or t.dim() == 0]
+            sa, sb = self.span(a), self.span(b)
+            if isinstance(out, torch.Tensor) and tensors and scalar_side and sa and sb:
+                self.laws[id(out)] = {"kind": "uniform", "lo": sa[0] * sb[0], "hi": sa[1] * sb[1]}
+        return out
 
 
 def load(path):
