@@ -196,6 +196,20 @@ pub(crate) fn run_job(
     launch_timeout_s: f64,
     deadline_s: f64,
 ) -> Result<HarnessRecord, LegOutput> {
+    run_job_as(i, reference, candidate, work, launch_timeout_s, deadline_s, None)
+}
+
+/// [`run_job`] with the GPU leased as `how` says instead of as the work's kind does (a sanity
+/// that ran out of device memory beside other jobs runs again alone).
+pub(crate) fn run_job_as(
+    i: &Inputs<'_>,
+    reference: &RefBuilt,
+    candidate: Option<&Compiled>,
+    work: Work,
+    launch_timeout_s: f64,
+    deadline_s: f64,
+    how: Option<crate::lease::Use>,
+) -> Result<HarnessRecord, LegOutput> {
     let env = i.env;
     let fake = env.is_fake();
     let task = if fake {
@@ -215,10 +229,10 @@ pub(crate) fn run_job(
         .map_err(|e| LegOutput::unsettled(KernelReason::NoGpu, e))?;
     let wait = Duration::from_secs_f64(env.config().lease_wait_s);
     // A timing has its GPU alone; correctness and sanity jobs may share it with each other.
-    let how = match work {
+    let how = how.unwrap_or(match work {
         Work::Time(_) | Work::Launch(_) => crate::lease::Use::Alone,
         Work::Check(_) | Work::Sanity(_) => crate::lease::Use::Shared,
-    };
+    });
     let waiting = crate::timeline::span("lease-wait", || i.task.spec.id.clone());
     let lease = leases
         .acquire_as(wait, how)

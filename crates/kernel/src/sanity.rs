@@ -5,7 +5,7 @@
 //! a kernel that computes nothing must never be rewarded.
 
 use crate::env::KernelTools;
-use crate::exec::{Inputs, run_job};
+use crate::exec::{Inputs, run_job_as};
 use crate::task::KernelTaskDef;
 use aorlta_check::{CoreError, Env, Task};
 use aorlta_record::Tolerance;
@@ -46,8 +46,30 @@ fn task_place(file: &std::path::Path, detail: &str) -> String {
     }
 }
 
-/// The sanity of one task; `Sound(0)` for a task that is not a kernel task.
+/// The sanity of one task; `Sound(0)` for a task that is not a kernel task. One that ran out of
+/// device memory beside other jobs on its GPU (`checks-per-gpu` above 1) runs again with the GPU
+/// alone.
 pub fn task_sanity(env: &Env, task: &Task) -> Sanity {
+    match sanity_as(env, task, crate::lease::Use::Shared) {
+        Sanity::NotRun(why) if out_of_memory(&why) && shares_gpus(env) => {
+            sanity_as(env, task, crate::lease::Use::Alone)
+        }
+        found => found,
+    }
+}
+
+/// True when a job failed for want of device memory: the harness's allocation
+/// (`out-of-memory`) or the reference process's (PyTorch's `CUDA out of memory`).
+fn out_of_memory(why: &str) -> bool {
+    why.contains("out-of-memory") || why.to_ascii_lowercase().contains("out of memory")
+}
+
+/// True when correctness and sanity jobs share a GPU.
+fn shares_gpus(env: &Env) -> bool {
+    env.kernel().is_some_and(|k| k.config().checks_per_gpu > 1)
+}
+
+fn sanity_as(env: &Env, task: &Task, how: crate::lease::Use) -> Sanity {
     let Some(def) = KernelTaskDef::of(task) else {
         return Sanity::Sound(0);
     };
@@ -81,7 +103,7 @@ pub fn task_sanity(env: &Env, task: &Task) -> Sanity {
     let timeout = if kenv.is_fake() { 0.3 } else { 10.0 };
     let deadline = 60.0 + sizes.len() as f64 * timeout;
     let work = Work::Sanity(SanityWork { sizes, seed });
-    let rec = match run_job(&i, &reference, None, work, timeout, deadline) {
+    let rec = match run_job_as(&i, &reference, None, work, timeout, deadline, Some(how)) {
         Ok(r) => r,
         Err(o) => {
             let why: Vec<String> = o
@@ -189,8 +211,25 @@ pub fn check_tolerances<'a>(
 }
 
 #[cfg(test)]
-mod place_tests {
+mod tests {
     use super::task_place;
+
+    /// Both ways a sanity job runs out of device memory are seen (the harness's allocation, the
+    /// reference process's PyTorch), and nothing else is taken for it.
+    #[test]
+    fn running_out_of_device_memory_is_told_from_other_failures() {
+        use super::out_of_memory;
+        assert!(out_of_memory(
+            "Harness out-of-memory: cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY"
+        ));
+        assert!(out_of_memory(
+            "Reference reference-failed: OutOfMemoryError: CUDA out of memory. Tried to allocate 6.00 GiB"
+        ));
+        assert!(!out_of_memory(
+            "Reference reference-failed: RuntimeError: shape mismatch"
+        ));
+        assert!(!out_of_memory("Harness driver-error: cuMemcpyDtoH failed"));
+    }
 
     #[test]
     fn a_fault_of_the_task_names_its_file_and_the_fields_line() {
