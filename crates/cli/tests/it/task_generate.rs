@@ -136,6 +136,32 @@ fn a_generated_set_is_kept_only_checked_and_every_kept_task_passes_task_check() 
     ids.sort();
     ids.dedup();
     assert_eq!(ids.len(), kept);
+
+    // The pool: eight candidates for each kept task whose operators are all element-wise.
+    let elementwise: Vec<String> = std::fs::read_to_string(out.join("tasks.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|t| t["families"] == serde_json::json!(["elementwise"]))
+        .map(|t| t["id"].as_str().unwrap().to_string())
+        .collect();
+    let pool: Vec<serde_json::Value> = std::fs::read_to_string(out.join("pool.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!elementwise.is_empty(), "no element-wise module in the sample");
+    assert_eq!(pool.len(), 8 * elementwise.len(), "{elementwise:?}");
+    for c in &pool {
+        let task = c["task"].as_str().unwrap();
+        assert!(elementwise.iter().any(|e| e == task), "{c}");
+        assert!(ids.iter().any(|k| k == task), "{c}");
+        assert!(c["completion"].as_str().unwrap().starts_with("```cuda\n"), "{c}");
+    }
+    assert!(
+        stderr.contains(&format!("pool: {} candidates", pool.len())),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -19,6 +19,7 @@
 
 pub mod config;
 mod ops;
+pub mod pool;
 
 pub use config::{Dt, Family, GeneratorConfig};
 pub use ops::{Generated, generate_one};
@@ -400,6 +401,29 @@ pub fn generate(
             std::fs::remove_file(task)?;
         }
     }
+    // 5. The pool: candidates for the kept tasks whose operators are all element-wise.
+    let mut lines = String::new();
+    let mut pooled = 0;
+    for r in &rows {
+        let (Ok(file), Some(steps)) = (&r.outcome, &r.module.elementwise) else {
+            continue;
+        };
+        match pool::candidates(file, r.module.dtype, steps) {
+            Ok(cands) => {
+                pooled += 1;
+                for c in &cands {
+                    lines.push_str(&pool::pool_line(&r.id, c));
+                    lines.push('\n');
+                }
+            }
+            Err(why) => progress(&format!("{}: no pool candidates: {why}", r.id)),
+        }
+    }
+    std::fs::write(out.join("pool.jsonl"), &lines)?;
+    progress(&format!(
+        "pool: {} candidates for the {pooled} kept tasks whose operators are all element-wise",
+        lines.lines().count()
+    ));
     let report = GenerateReport {
         seed: opts.seed,
         rows,

@@ -26,6 +26,10 @@ pub struct Generated {
     pub shape: String,
     /// The problem file's text.
     pub text: String,
+    /// When every operator is element-wise: each operator's steps as CUDA expressions of the
+    /// float `v`, in order (PyTorch rounds to the element type after each step), for the
+    /// candidates of a generated pool ([`super::pool`]).
+    pub elementwise: Option<Vec<Vec<String>>>,
 }
 
 /// Draws an index by weight; `None` when every weight is zero.
@@ -85,6 +89,8 @@ struct Builder {
     inputs: Vec<(String, String)>,
     ops: Vec<String>,
     families: Vec<Family>,
+    /// Each element-wise operator's CUDA steps; `None` for an operator of another family.
+    cuda: Vec<Option<Vec<String>>>,
     done: bool,
 }
 
@@ -104,6 +110,7 @@ impl Builder {
         self.ops.push(name.into());
         self.families.push(family);
         self.forward.push(line);
+        self.cuda.push(None);
     }
 
     fn n(&self) -> usize {
@@ -113,31 +120,82 @@ impl Builder {
     /// An element-wise operator (always fits).
     fn elementwise<R: Rng>(&mut self, rng: &mut R) {
         let k = rng.random_range(0..15);
-        let (name, expr): (String, String) = match k {
-            0 => ("relu".into(), "torch.relu(x)".into()),
-            1 => ("sigmoid".into(), "torch.sigmoid(x)".into()),
-            2 => ("tanh".into(), "torch.tanh(x)".into()),
-            3 => ("gelu".into(), "F.gelu(x)".into()),
-            4 => ("silu".into(), "F.silu(x)".into()),
-            5 => ("softplus".into(), "F.softplus(x)".into()),
-            6 => ("elu".into(), "F.elu(x)".into()),
+        // The module's expression, and the same as CUDA steps over the float `v`.
+        let one_step = |c: &str| vec![c.to_string()];
+        let (name, expr, cuda): (String, String, Vec<String>) = match k {
+            0 => (
+                "relu".into(),
+                "torch.relu(x)".into(),
+                one_step("v < 0.f ? 0.f : v"),
+            ),
+            1 => (
+                "sigmoid".into(),
+                "torch.sigmoid(x)".into(),
+                one_step("1.f / (1.f + expf(-v))"),
+            ),
+            2 => ("tanh".into(), "torch.tanh(x)".into(), one_step("tanhf(v)")),
+            3 => (
+                "gelu".into(),
+                "F.gelu(x)".into(),
+                one_step("0.5f * v * (1.f + erff(v * 0.70710678118654752f))"),
+            ),
+            4 => (
+                "silu".into(),
+                "F.silu(x)".into(),
+                one_step("v / (1.f + expf(-v))"),
+            ),
+            5 => (
+                "softplus".into(),
+                "F.softplus(x)".into(),
+                one_step("v > 20.f ? v : log1pf(expf(v))"),
+            ),
+            6 => (
+                "elu".into(),
+                "F.elu(x)".into(),
+                one_step("v > 0.f ? v : expm1f(v)"),
+            ),
             7 => {
                 let s = one(rng, &["0.01", "0.1", "0.2"]);
-                ("leakyrelu".into(), format!("F.leaky_relu(x, {s})"))
+                (
+                    "leakyrelu".into(),
+                    format!("F.leaky_relu(x, {s})"),
+                    one_step(&format!("v > 0.f ? v : v * {s}f")),
+                )
             }
-            8 => ("hardtanh".into(), "F.hardtanh(x, -1.0, 1.0)".into()),
+            8 => (
+                "hardtanh".into(),
+                "F.hardtanh(x, -1.0, 1.0)".into(),
+                one_step("fminf(fmaxf(v, -1.f), 1.f)"),
+            ),
             9 => {
                 let a = one(rng, &["0.5", "2.0", "-1.5", "3.0"]);
                 let b = one(rng, &["0.25", "-1.0", "0.5"]);
-                ("scale".into(), format!("x * {a} + {b}"))
+                (
+                    "scale".into(),
+                    format!("x * {a} + {b}"),
+                    vec![format!("__fmul_rn(v, {a}f)"), format!("__fadd_rn(v, {b}f)")],
+                )
             }
-            10 => ("abs".into(), "torch.abs(x)".into()),
-            11 => ("square".into(), "x * x".into()),
-            12 => ("clamp".into(), "torch.clamp(x, min=-0.5, max=0.5)".into()),
-            13 => ("mish".into(), "F.mish(x)".into()),
-            _ => ("hardswish".into(), "F.hardswish(x)".into()),
+            10 => ("abs".into(), "torch.abs(x)".into(), one_step("fabsf(v)")),
+            11 => ("square".into(), "x * x".into(), one_step("v * v")),
+            12 => (
+                "clamp".into(),
+                "torch.clamp(x, min=-0.5, max=0.5)".into(),
+                one_step("fminf(fmaxf(v, -0.5f), 0.5f)"),
+            ),
+            13 => (
+                "mish".into(),
+                "F.mish(x)".into(),
+                one_step("v * tanhf(v > 20.f ? v : log1pf(expf(v)))"),
+            ),
+            _ => (
+                "hardswish".into(),
+                "F.hardswish(x)".into(),
+                one_step("v * fminf(fmaxf(v + 3.f, 0.f), 6.f) / 6.f"),
+            ),
         };
         self.push(Family::Elementwise, name, format!("x = {expr}"));
+        *self.cuda.last_mut().expect("pushed") = Some(cuda);
     }
 
     fn reduction<R: Rng>(&mut self, rng: &mut R) {
@@ -477,6 +535,7 @@ pub fn generate_one(config: &GeneratorConfig, seed: u64, index: u64) -> Generate
         inputs: Vec::new(),
         ops: Vec::new(),
         families: Vec::new(),
+        cuda: Vec::new(),
         done: false,
     };
     b.add(
@@ -499,6 +558,7 @@ pub fn generate_one(config: &GeneratorConfig, seed: u64, index: u64) -> Generate
         dtype,
         shape: shape_name,
         text,
+        elementwise: b.cuda.into_iter().collect(),
     }
 }
 
