@@ -186,22 +186,10 @@ pub(crate) fn shrink_for_fake(task: &KernelTask) -> KernelTask {
     t
 }
 
-/// Runs a job on a leased GPU.
+/// Runs a job on a leased GPU, leased as `how` says, else as the work's kind does (a sanity
+/// that ran out of device memory beside other jobs runs again alone).
 /// A job whose work runs no candidate (the tolerance sanity) names none: `candidate` is `None`.
 pub(crate) fn run_job(
-    i: &Inputs<'_>,
-    reference: &RefBuilt,
-    candidate: Option<&Compiled>,
-    work: Work,
-    launch_timeout_s: f64,
-    deadline_s: f64,
-) -> Result<HarnessRecord, LegOutput> {
-    run_job_as(i, reference, candidate, work, launch_timeout_s, deadline_s, None)
-}
-
-/// [`run_job`] with the GPU leased as `how` says instead of as the work's kind does (a sanity
-/// that ran out of device memory beside other jobs runs again alone).
-pub(crate) fn run_job_as(
     i: &Inputs<'_>,
     reference: &RefBuilt,
     candidate: Option<&Compiled>,

@@ -163,7 +163,15 @@ fn run_leg_here(input: &LegInput<'_>) -> LegOutput {
         sizes: sizes.clone(),
         seeds: seeds.clone(),
     });
-    let rec = match run_job(&i, &reference, Some(&candidate), work, launch_timeout, deadline) {
+    let rec = match run_job(
+        &i,
+        &reference,
+        Some(&candidate),
+        work,
+        launch_timeout,
+        deadline,
+        None,
+    ) {
         Ok(r) => r,
         Err(o) => return o,
     };

@@ -5,7 +5,7 @@
 //! a kernel that computes nothing must never be rewarded.
 
 use crate::env::KernelTools;
-use crate::exec::{Inputs, run_job_as};
+use crate::exec::{Inputs, run_job};
 use crate::task::KernelTaskDef;
 use aorlta_check::{CoreError, Env, Task};
 use aorlta_record::Tolerance;
@@ -103,7 +103,7 @@ fn sanity_as(env: &Env, task: &Task, how: crate::lease::Use) -> Sanity {
     let timeout = if kenv.is_fake() { 0.3 } else { 10.0 };
     let deadline = 60.0 + sizes.len() as f64 * timeout;
     let work = Work::Sanity(SanityWork { sizes, seed });
-    let rec = match run_job_as(&i, &reference, None, work, timeout, deadline, Some(how)) {
+    let rec = match run_job(&i, &reference, None, work, timeout, deadline, Some(how)) {
         Ok(r) => r,
         Err(o) => {
             let why: Vec<String> = o
