@@ -43,6 +43,8 @@ pub struct TaskCheckRun {
     compiler: String,
     triton: Option<String>,
     jobs: usize,
+    /// Passes of an earlier run, by key, reused instead of checked again.
+    previous: std::collections::HashMap<String, TaskCheck>,
 }
 
 impl std::fmt::Debug for TaskCheckRun {
@@ -210,6 +212,7 @@ pub fn prepare_task_check(
         compiler,
         triton,
         jobs,
+        previous: Default::default(),
     })))
 }
 
@@ -251,6 +254,33 @@ impl TaskCheckRun {
         self.jobs
     }
 
+    /// Reuses the passes among `earlier` (an earlier run's results, as `--json` wrote them) whose
+    /// key is the key a task has now: same content and reference, sources, device, compilers
+    /// and parameters. A failure, or a pass of another key, is checked again.
+    pub fn resuming(mut self, earlier: Vec<TaskCheck>) -> Self {
+        self.previous = earlier
+            .into_iter()
+            .filter(|c| c.pass && !c.key.is_empty())
+            .map(|c| (c.key.clone(), c))
+            .collect();
+        self
+    }
+
+    /// The key of `task`'s result in this run.
+    fn key(&self, task: &aorlta_check::Task) -> String {
+        let params = serde_json::json!([self.params.run, self.params.time]).to_string();
+        let device = self.device_label();
+        aorlta_check::hash_parts([
+            b"task-check".as_slice(),
+            task.hash.as_bytes(),
+            aorlta_core::AORLTA_VERSION.as_bytes(),
+            device.as_bytes(),
+            self.compiler.as_bytes(),
+            self.triton.as_deref().unwrap_or("").as_bytes(),
+            params.as_bytes(),
+        ])
+    }
+
     /// Compiles every reference, then checks the tasks `jobs()` at a time, handing each result
     /// to `each` in the tasks' order as soon as it and those before it are done; the correctness
     /// and A/A legs run through the engine's door, never served from a store. The harness
@@ -272,10 +302,20 @@ impl TaskCheckRun {
             })
             .collect();
         let check = |item: &Result<&aorlta_check::Task, (&PathBuf, &String)>| match item {
-            Ok(task) => match &self.real {
-                Some(r) => check_task_on_fake(&legs, &self.env, Some(r), task, &self.params),
-                None => check_task(&legs, &self.env, task, &self.params),
-            },
+            Ok(task) => {
+                let key = self.key(task);
+                if let Some(earlier) = self.previous.get(&key) {
+                    return TaskCheck {
+                        resumed: true,
+                        ..earlier.clone()
+                    };
+                }
+                let c = match &self.real {
+                    Some(r) => check_task_on_fake(&legs, &self.env, Some(r), task, &self.params),
+                    None => check_task(&legs, &self.env, task, &self.params),
+                };
+                TaskCheck { key, ..c }
+            }
             Err((file, e)) => TaskCheck {
                 id: file
                     .file_stem()
@@ -287,6 +327,8 @@ impl TaskCheckRun {
                 why: format!("load: {e}"),
                 fake_device: self.real.is_some(),
                 not_run: Vec::new(),
+                key: String::new(),
+                resumed: false,
             },
         };
         let next = std::sync::atomic::AtomicUsize::new(0);

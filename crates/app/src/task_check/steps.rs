@@ -31,7 +31,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// What the A/A timing measured.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct AaTiming {
     /// The judge's verdict code (`not-faster` is the one that passes).
     pub verdict: String,
@@ -55,7 +55,7 @@ pub struct AaTiming {
 }
 
 /// One task's check.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct TaskCheck {
     /// The task id.
     pub id: String,
@@ -75,6 +75,15 @@ pub struct TaskCheck {
     /// The steps not run, or not run on real values (the fake device), each `step: what and
     /// why`; empty on a GPU.
     pub not_run: Vec<String>,
+    /// What the result depends on, hashed: the task's content and reference, the AORLTA
+    /// sources, the device, the compilers and the legs' parameters (empty for a file that did
+    /// not load). A resumed check reuses a pass of the same key.
+    #[serde(default)]
+    pub key: String,
+    /// True when this pass was read from an earlier run's results (`task check --resume`),
+    /// not checked again.
+    #[serde(default)]
+    pub resumed: bool,
 }
 
 /// A step's mark when it ran on the fake device's CPU stand-in of the task, not on the

@@ -57,6 +57,12 @@ pub(crate) struct CheckArgs {
     /// config's `checks-per-gpu` when larger); an A/A timing still has its GPU alone.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub jobs: Option<u32>,
+    /// Reuse the passes recorded in `--json`'s file by an earlier run (same task content and
+    /// reference, AORLTA sources, device, compilers and parameters) instead of checking those
+    /// tasks again; failures are checked again. The file is rewritten as each task is done, so a
+    /// run stopped part-way resumes where it stopped.
+    #[arg(long, requires = "json")]
+    pub resume: bool,
 }
 
 /// Runs `aorlta task ...`.
@@ -87,6 +93,7 @@ fn print_row(c: [&str; 10]) {
 fn row(c: &TaskCheck) {
     let aa = c.aa.clone().unwrap_or_default();
     let verdict = match (c.pass, c.fake_device) {
+        (true, _) if c.resumed => "pass, resumed (an earlier run's result)".to_string(),
         (true, false) => "pass".to_string(),
         (true, true) => format!(
             "pass on the fake device ({} step{} not run)",
@@ -113,8 +120,12 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let config = args.kernel.kernel_config()?;
     let jobs = args.jobs.map(|j| j as usize);
+    let earlier = match (&args.json, args.resume) {
+        (Some(p), true) if p.exists() => earlier_results(p)?,
+        _ => Vec::new(),
+    };
     let run = match aorlta_app::prepare_task_check(&args.tasks, args.profile.as_deref(), &config, jobs)? {
-        TaskCheckStart::Ready(run) => run,
+        TaskCheckStart::Ready(run) => Box::new(run.resuming(earlier)),
         TaskCheckStart::NoGpu(e) => {
             println!("no GPU: {e}");
             return Ok(ExitCode::from(EXIT_NO_GPU));
@@ -143,7 +154,30 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         );
     }
     print_row(HEAD);
-    let report = run.run(&mut row);
+    let head = serde_json::json!({
+        "device": run.device_label(),
+        "fake_device": fake,
+        "compiler": run.compiler(),
+        "triton": run.triton(),
+    });
+    let mut so_far: Vec<TaskCheck> = Vec::new();
+    let mut failed_write = None;
+    let report = run.run(&mut |c: &TaskCheck| {
+        row(c);
+        so_far.push(c.clone());
+        // Each result is on disk as soon as it is printed: a run stopped part-way resumes.
+        if let Some(p) = &args.json
+            && failed_write.is_none()
+        {
+            let mut doc = head.clone();
+            doc["tasks"] = serde_json::json!(so_far);
+            doc["partial"] = true.into();
+            failed_write = write_json(p, &doc).err();
+        }
+    });
+    if let Some(e) = failed_write {
+        return Err(e);
+    }
     if fake {
         print_not_run(&report);
     }
@@ -160,13 +194,33 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         started.elapsed().as_secs_f64()
     );
     if let Some(p) = &args.json {
-        std::fs::write(p, serde_json::to_vec_pretty(&report.to_json())?)
-            .with_context(|| format!("cannot write {}", p.display()))?;
+        write_json(p, &report.to_json())?;
     }
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    })
+}
+
+/// `doc` into `path`, whole or not at all (written beside it, then renamed over it).
+fn write_json(path: &std::path::Path, doc: &serde_json::Value) -> anyhow::Result<()> {
+    let tmp = path.with_extension("json.partial");
+    std::fs::write(&tmp, serde_json::to_vec_pretty(doc)?)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The results an earlier run wrote to `path` (`--json`), for `--resume`.
+fn earlier_results(path: &std::path::Path) -> anyhow::Result<Vec<TaskCheck>> {
+    let text = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let doc: serde_json::Value = serde_json::from_slice(&text)
+        .with_context(|| format!("{}: not the JSON of a task check", path.display()))?;
+    serde_json::from_value(doc["tasks"].clone()).with_context(|| {
+        format!(
+            "{}: field `tasks`: not the results of a task check",
+            path.display()
+        )
     })
 }
 

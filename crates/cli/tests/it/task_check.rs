@@ -482,3 +482,70 @@ fn a_leg_that_panics_under_task_check_is_caught_and_reported_as_the_engine_repor
         "run: the task on the fake device: unsettled internal-error: adapter `kernel-run` panicked: boom"
     );
 }
+
+/// `--resume` reuses the passes `--json` recorded, by key: a task whose file changed is checked
+/// again, the others are not; a malformed results file is an error naming it.
+#[test]
+fn a_resumed_check_reuses_earlier_passes_and_checks_a_changed_task_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = root().join("examples/kernels");
+    for sub in ["tasks", "reference"] {
+        std::fs::create_dir_all(d.join(sub)).unwrap();
+        for e in std::fs::read_dir(src.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, d.join(sub).join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let json = d.join("check.json");
+    let args = ["tasks", "--jobs", "2", "--json", "check.json", "--resume"];
+    let (code, first) = task_check(&args, d);
+    assert_eq!(code, 0, "{first}");
+    assert!(!first.contains("resumed"), "{first}");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert!(doc.get("partial").is_none(), "{doc}");
+    let keys: Vec<&str> = doc["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys.len(), 5);
+    assert!(keys.iter().all(|k| k.len() >= 32), "{keys:?}");
+
+    // The same tasks again: every pass is reused.
+    let (code, again) = task_check(&args, d);
+    assert_eq!(code, 0, "{again}");
+    assert_eq!(again.matches("pass, resumed").count(), 5, "{again}");
+
+    // softmax's tolerance changes: it is checked again, the other four are reused.
+    let softmax = d.join("tasks/softmax.yaml");
+    let text = std::fs::read_to_string(&softmax).unwrap();
+    let (from, to) = (
+        "tolerance: {atol: 1.0e-6, rtol: 1.0e-4}",
+        "tolerance: {atol: 2.0e-6, rtol: 1.0e-4}",
+    );
+    assert!(text.contains(from));
+    std::fs::write(&softmax, text.replace(from, to)).unwrap();
+    let (code, third) = task_check(&args, d);
+    assert_eq!(code, 0, "{third}");
+    assert_eq!(third.matches("pass, resumed").count(), 4, "{third}");
+    assert!(!row_of(&third, "softmax").contains("resumed"), "{third}");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let resumed: Vec<bool> = doc["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["resumed"].as_bool().unwrap())
+        .collect();
+    assert_eq!(resumed.iter().filter(|r| **r).count(), 4, "{doc}");
+
+    // A results file that is not one is refused, naming it.
+    std::fs::write(&json, "{\"tasks\": 3}").unwrap();
+    let (code, bad) = task_check(&args, d);
+    assert_eq!(code, 1, "{bad}");
+    assert!(
+        bad.contains("check.json") && bad.contains("field `tasks`"),
+        "{bad}"
+    );
+}
