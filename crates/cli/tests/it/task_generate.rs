@@ -162,6 +162,38 @@ fn a_generated_set_is_kept_only_checked_and_every_kept_task_passes_task_check() 
         stderr.contains(&format!("pool: {} candidates", pool.len())),
         "{stderr}"
     );
+    compile_with_nvcc(&pool, dir.path());
+}
+
+/// Every candidate of `pool` compiles with nvcc for sm_90 (`AORLTA_NVCC`, set by scripts/test;
+/// without it the check says it is skipped, and fails under `CI`).
+fn compile_with_nvcc(pool: &[serde_json::Value], scratch: &Path) {
+    let Some(nvcc) = std::env::var_os("AORLTA_NVCC").filter(|p| Path::new(p).is_file()) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "AORLTA_NVCC is not set under CI"
+        );
+        eprintln!("skipped: the pool's candidates are not compiled (no AORLTA_NVCC)");
+        return;
+    };
+    for c in pool {
+        let text = c["completion"].as_str().unwrap();
+        let source = &text["```cuda\n".len()..text.len() - "```\n".len()];
+        let file = scratch.join("candidate.cu");
+        std::fs::write(&file, source).unwrap();
+        let o = std::process::Command::new(&nvcc)
+            .args(["--cubin", "-arch=sm_90", "-o"])
+            .arg(scratch.join("candidate.cubin"))
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{}: {}\n{source}",
+            c["id"],
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
 }
 
 #[test]
