@@ -27,15 +27,12 @@ fn sink() -> Option<&'static Sink> {
 
 /// Runs `f`, adding its time to `call`'s when profiling.
 pub(crate) fn timed<T>(call: &'static str, f: impl FnOnce() -> T) -> T {
-    let Some(s) = sink() else { return f() };
+    if sink().is_none() {
+        return f();
+    }
     let t = Instant::now();
     let out = f();
-    let dt = t.elapsed().as_secs_f64();
-    if let Ok(mut g) = s.lock() {
-        let e = g.1.entry(call).or_insert((0, 0.0));
-        e.0 += 1;
-        e.1 += dt;
-    }
+    add(call, t.elapsed().as_secs_f64());
     out
 }
 

@@ -287,7 +287,17 @@ impl Default for KernelConfig {
     }
 }
 
+/// The most correctness and sanity jobs that share one GPU (`checks-per-gpu`'s bound).
+pub(crate) const MAX_CHECKS_PER_GPU: usize = 16;
+
 impl KernelConfig {
+    /// Lets at least `jobs` correctness and sanity jobs share each GPU (within
+    /// [`MAX_CHECKS_PER_GPU`]), for a command that runs `jobs` of them at a time: jobs that would
+    /// queue for fewer shared slots gain nothing from running at once. Timings stay alone.
+    pub fn share_checks(&mut self, jobs: usize) {
+        self.checks_per_gpu = self.checks_per_gpu.max(jobs.clamp(1, MAX_CHECKS_PER_GPU));
+    }
+
     /// The `kernel:` section of a run config file (the defaults when it has none); no other
     /// section is read. Paths resolve as in [`KernelConfig::from_section`].
     pub fn of_file(config_file: &Path) -> Result<Self> {

@@ -260,10 +260,14 @@ impl KernelEnv {
                 format!("field `hip-arch`: `{a}` is not like `gfx942`"),
             ));
         }
-        if !(1..=16).contains(&config.checks_per_gpu) {
+        if !(1..=crate::config::MAX_CHECKS_PER_GPU).contains(&config.checks_per_gpu) {
             return Err(CoreError::invalid(
                 origin,
-                format!("field `checks-per-gpu`: {} is not 1 to 16", config.checks_per_gpu),
+                format!(
+                    "field `checks-per-gpu`: {} is not 1 to {}",
+                    config.checks_per_gpu,
+                    crate::config::MAX_CHECKS_PER_GPU
+                ),
             ));
         }
         if !(config.compile_timeout_s > 0.0 && config.lease_wait_s >= 0.0) {

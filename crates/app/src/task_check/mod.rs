@@ -45,6 +45,8 @@ pub struct TaskCheckRun {
     jobs: usize,
     /// Passes of an earlier run, by key, reused instead of checked again.
     previous: std::collections::HashMap<String, TaskCheck>,
+    /// What every result of this run depends on besides its task, hashed ([`run_identity`]).
+    identity: String,
 }
 
 impl std::fmt::Debug for TaskCheckRun {
@@ -132,9 +134,6 @@ fn precompile(kernel: &KernelEnv, loaded: &[Loaded]) {
     aorlta_kernel::compile_many(kernel, &jobs);
 }
 
-/// The most checks that share one GPU (`checks-per-gpu`'s bound).
-const MAX_CHECKS_PER_GPU: usize = 16;
-
 /// Tasks checked at a time by default: on the fake device (nothing timed) the CPUs, at most 8;
 /// on a GPU one (the A/A timing leases the GPU alone, but another task's compiles and reference
 /// processes would share the host with it).
@@ -160,7 +159,7 @@ pub fn prepare_task_check(
     // would queue for one shared slot check nothing at once); an A/A timing still has it alone.
     let jobs = jobs.map_or_else(|| default_jobs(config.fake_gpu), |j| j.max(1));
     let mut config = config.clone();
-    config.checks_per_gpu = config.checks_per_gpu.max(jobs.min(MAX_CHECKS_PER_GPU));
+    config.share_checks(jobs);
     let config = &config;
     let params = match profile {
         Some(p) => params_of(p)?,
@@ -204,16 +203,32 @@ pub fn prepare_task_check(
     } else {
         "none needed (Triton tasks only)".into()
     };
+    let identity = run_identity(kernel, &compiler, triton.as_deref(), &params);
     Ok(TaskCheckStart::Ready(Box::new(TaskCheckRun {
         env,
         params,
         loaded,
         real,
         compiler,
+        identity,
         triton,
         jobs,
         previous: Default::default(),
     })))
+}
+
+/// What a check's result depends on besides its task: the AORLTA sources, the device, the
+/// compilers and the legs' parameters, hashed.
+fn run_identity(kernel: &KernelEnv, compiler: &str, triton: Option<&str>, params: &CheckParams) -> String {
+    let params = serde_json::json!([params.run, params.time]).to_string();
+    aorlta_check::hash_parts([
+        b"task-check".as_slice(),
+        aorlta_core::AORLTA_VERSION.as_bytes(),
+        kernel.device_label().as_bytes(),
+        compiler.as_bytes(),
+        triton.unwrap_or("").as_bytes(),
+        params.as_bytes(),
+    ])
 }
 
 impl TaskCheckRun {
@@ -266,19 +281,10 @@ impl TaskCheckRun {
         self
     }
 
-    /// The key of `task`'s result in this run.
+    /// The key of `task`'s result in this run: the task's content and reference, and the run's
+    /// identity.
     fn key(&self, task: &aorlta_check::Task) -> String {
-        let params = serde_json::json!([self.params.run, self.params.time]).to_string();
-        let device = self.device_label();
-        aorlta_check::hash_parts([
-            b"task-check".as_slice(),
-            task.hash.as_bytes(),
-            aorlta_core::AORLTA_VERSION.as_bytes(),
-            device.as_bytes(),
-            self.compiler.as_bytes(),
-            self.triton.as_deref().unwrap_or("").as_bytes(),
-            params.as_bytes(),
-        ])
+        aorlta_check::hash_parts([self.identity.as_bytes(), task.hash.as_bytes()])
     }
 
     /// Compiles every reference, then checks the tasks `jobs()` at a time, handing each result

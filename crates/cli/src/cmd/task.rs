@@ -59,8 +59,9 @@ pub(crate) struct CheckArgs {
     pub jobs: Option<u32>,
     /// Reuse the passes recorded in `--json`'s file by an earlier run (same task content and
     /// reference, AORLTA sources, device, compilers and parameters) instead of checking those
-    /// tasks again; failures are checked again. The file is rewritten as each task is done, so a
-    /// run stopped part-way resumes where it stopped.
+    /// tasks again; failures are checked again. Each result is appended to a journal beside the
+    /// file (`NAME.partial.jsonl`) as it is done, so a run stopped part-way resumes where it
+    /// stopped.
     #[arg(long, requires = "json")]
     pub resume: bool,
 }
@@ -121,7 +122,7 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let config = args.kernel.kernel_config()?;
     let jobs = args.jobs.map(|j| j as usize);
     let earlier = match (&args.json, args.resume) {
-        (Some(p), true) if p.exists() => earlier_results(p)?,
+        (Some(p), true) => earlier_results(p)?,
         _ => Vec::new(),
     };
     let run = match aorlta_app::prepare_task_check(&args.tasks, args.profile.as_deref(), &config, jobs)? {
@@ -154,25 +155,16 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         );
     }
     print_row(HEAD);
-    let head = serde_json::json!({
-        "device": run.device_label(),
-        "fake_device": fake,
-        "compiler": run.compiler(),
-        "triton": run.triton(),
-    });
-    let mut so_far: Vec<TaskCheck> = Vec::new();
+    // Each result is appended to the journal as soon as it is printed: a run stopped part-way
+    // resumes from it.
+    let mut journal = args.json.as_deref().map(Journal::start).transpose()?;
     let mut failed_write = None;
     let report = run.run(&mut |c: &TaskCheck| {
         row(c);
-        so_far.push(c.clone());
-        // Each result is on disk as soon as it is printed: a run stopped part-way resumes.
-        if let Some(p) = &args.json
+        if let Some(j) = &mut journal
             && failed_write.is_none()
         {
-            let mut doc = head.clone();
-            doc["tasks"] = serde_json::json!(so_far);
-            doc["partial"] = true.into();
-            failed_write = write_json(p, &doc).err();
+            failed_write = j.append(c).err();
         }
     });
     if let Some(e) = failed_write {
@@ -195,6 +187,9 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     );
     if let Some(p) = &args.json {
         write_json(p, &report.to_json())?;
+        if let Some(j) = journal {
+            j.finish();
+        }
     }
     Ok(if failed == 0 {
         ExitCode::SUCCESS
@@ -211,17 +206,70 @@ fn write_json(path: &std::path::Path, doc: &serde_json::Value) -> anyhow::Result
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// The results an earlier run wrote to `path` (`--json`), for `--resume`.
+/// The results written beside a `--json` file while a run lasts, one JSON line each, appended as
+/// each task is done; removed once the file itself is written.
+struct Journal {
+    path: PathBuf,
+    file: std::fs::File,
+}
+
+impl Journal {
+    /// The journal of the results file `json`.
+    fn path_of(json: &std::path::Path) -> PathBuf {
+        json.with_extension("partial.jsonl")
+    }
+
+    /// Starts the journal of `json` afresh.
+    fn start(json: &std::path::Path) -> anyhow::Result<Journal> {
+        let path = Self::path_of(json);
+        let file =
+            std::fs::File::create(&path).with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(Journal { path, file })
+    }
+
+    fn append(&mut self, c: &TaskCheck) -> anyhow::Result<()> {
+        use std::io::Write;
+        let mut line = serde_json::to_vec(c)?;
+        line.push(b'\n');
+        self.file
+            .write_all(&line)
+            .with_context(|| format!("cannot write {}", self.path.display()))
+    }
+
+    /// Removes the journal: the results file holds every result.
+    fn finish(self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// The results an earlier run wrote for `--resume`: the `--json` file's, and its journal's (a run
+/// stopped before it wrote the file); either may be missing.
 fn earlier_results(path: &std::path::Path) -> anyhow::Result<Vec<TaskCheck>> {
-    let text = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let doc: serde_json::Value = serde_json::from_slice(&text)
-        .with_context(|| format!("{}: not the JSON of a task check", path.display()))?;
-    serde_json::from_value(doc["tasks"].clone()).with_context(|| {
-        format!(
-            "{}: field `tasks`: not the results of a task check",
-            path.display()
-        )
-    })
+    let mut earlier = Vec::new();
+    if path.exists() {
+        let text = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let doc: serde_json::Value = serde_json::from_slice(&text)
+            .with_context(|| format!("{}: not the JSON of a task check", path.display()))?;
+        earlier = serde_json::from_value(doc["tasks"].clone()).with_context(|| {
+            format!(
+                "{}: field `tasks`: not the results of a task check",
+                path.display()
+            )
+        })?;
+    }
+    let journal = Journal::path_of(path);
+    if let Ok(text) = std::fs::read_to_string(&journal) {
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            // A line cut short by the stop is the last one: nothing after it to lose.
+            match serde_json::from_str(line) {
+                Ok(c) => earlier.push(c),
+                Err(_) if i + 1 == lines.len() => {}
+                Err(e) => anyhow::bail!("{}:{}: {e}", journal.display(), i + 1),
+            }
+        }
+    }
+    Ok(earlier)
 }
 
 /// Under the table on the fake device: each step not run, once, with how many of the tasks

@@ -50,7 +50,7 @@ pub(crate) fn run(a: GenerateArgs) -> anyhow::Result<ExitCode> {
     });
     // The check runs each module through the reference process, on this Python, `jobs` at once.
     kernel.torch_python = Some(python.clone());
-    kernel.checks_per_gpu = jobs.clamp(1, 16);
+    kernel.share_checks(jobs);
     let env = aorlta_kernel::env_with_kernel(&kernel)?;
     let legs = aorlta_core::Legs::builtin();
     let sanity = |file: &Path| -> Result<(), String> {

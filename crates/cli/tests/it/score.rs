@@ -910,22 +910,13 @@ fn the_tolerance_sanity_checks_the_tasks_the_pool_names_and_refuses_an_unsound_o
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let kernels = common::root().join("examples/kernels");
-    for sub in ["tasks", "reference"] {
-        std::fs::create_dir_all(d.join(sub)).unwrap();
-        for e in std::fs::read_dir(kernels.join(sub)).unwrap() {
-            let p = e.unwrap().path();
-            std::fs::copy(&p, d.join(sub).join(p.file_name().unwrap())).unwrap();
-        }
-    }
+    common::copy_example_folders(d, &["tasks", "reference"]);
     // softmax's outputs are at most 1: with atol 1 a kernel writing zeros would pass it.
-    let softmax = d.join("tasks/softmax.yaml");
-    let text = std::fs::read_to_string(&softmax).unwrap();
-    let (from, to) = (
+    common::replace_in(
+        &d.join("tasks/softmax.yaml"),
         "tolerance: {atol: 1.0e-6, rtol: 1.0e-4}",
         "tolerance: {atol: 1.0, rtol: 1.0e-4}",
     );
-    assert!(text.contains(from));
-    std::fs::write(&softmax, text.replace(from, to)).unwrap();
     let pool_of = |task: &str| -> String {
         std::fs::read_to_string(kernels.join("pool.jsonl"))
             .unwrap()

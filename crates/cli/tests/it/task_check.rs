@@ -489,14 +489,7 @@ fn a_leg_that_panics_under_task_check_is_caught_and_reported_as_the_engine_repor
 fn a_resumed_check_reuses_earlier_passes_and_checks_a_changed_task_again() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let src = root().join("examples/kernels");
-    for sub in ["tasks", "reference"] {
-        std::fs::create_dir_all(d.join(sub)).unwrap();
-        for e in std::fs::read_dir(src.join(sub)).unwrap() {
-            let p = e.unwrap().path();
-            std::fs::copy(&p, d.join(sub).join(p.file_name().unwrap())).unwrap();
-        }
-    }
+    common::copy_example_folders(d, &["tasks", "reference"]);
     let json = d.join("check.json");
     let args = ["tasks", "--jobs", "2", "--json", "check.json", "--resume"];
     let (code, first) = task_check(&args, d);
@@ -519,14 +512,11 @@ fn a_resumed_check_reuses_earlier_passes_and_checks_a_changed_task_again() {
     assert_eq!(again.matches("pass, resumed").count(), 5, "{again}");
 
     // softmax's tolerance changes: it is checked again, the other four are reused.
-    let softmax = d.join("tasks/softmax.yaml");
-    let text = std::fs::read_to_string(&softmax).unwrap();
-    let (from, to) = (
+    common::replace_in(
+        &d.join("tasks/softmax.yaml"),
         "tolerance: {atol: 1.0e-6, rtol: 1.0e-4}",
         "tolerance: {atol: 2.0e-6, rtol: 1.0e-4}",
     );
-    assert!(text.contains(from));
-    std::fs::write(&softmax, text.replace(from, to)).unwrap();
     let (code, third) = task_check(&args, d);
     assert_eq!(code, 0, "{third}");
     assert_eq!(third.matches("pass, resumed").count(), 4, "{third}");
@@ -539,6 +529,19 @@ fn a_resumed_check_reuses_earlier_passes_and_checks_a_changed_task_again() {
         .map(|t| t["resumed"].as_bool().unwrap())
         .collect();
     assert_eq!(resumed.iter().filter(|r| **r).count(), 4, "{doc}");
+
+    // A run stopped part-way left only its journal, its last line cut short: what it holds is
+    // reused, and the journal is gone once the file is written.
+    let journal = d.join("check.partial.jsonl");
+    let tasks = doc["tasks"].as_array().unwrap();
+    let mut text: String = tasks[..3].iter().map(|t| format!("{t}\n")).collect();
+    text.push_str(&tasks[3].to_string()[..20]);
+    std::fs::write(&journal, text).unwrap();
+    std::fs::remove_file(&json).unwrap();
+    let (code, fourth) = task_check(&args, d);
+    assert_eq!(code, 0, "{fourth}");
+    assert_eq!(fourth.matches("pass, resumed").count(), 3, "{fourth}");
+    assert!(json.exists() && !journal.exists());
 
     // A results file that is not one is refused, naming it.
     std::fs::write(&json, "{\"tasks\": 3}").unwrap();

@@ -86,20 +86,12 @@ fn validate_edited(task: &str, from: &str, to: &str) -> (Option<i32>, String, st
     let dir = tempfile::tempdir().unwrap().keep();
     let src = common::root().join("examples/kernels");
     let candidates = format!("candidates/{task}");
-    for sub in ["tasks", "reference", candidates.as_str()] {
-        std::fs::create_dir_all(dir.join(sub)).unwrap();
-        for e in std::fs::read_dir(src.join(sub)).unwrap() {
-            let p = e.unwrap().path();
-            std::fs::copy(&p, dir.join(sub).join(p.file_name().unwrap())).unwrap();
-        }
-    }
+    common::copy_example_folders(&dir, &["tasks", "reference", candidates.as_str()]);
     for f in ["validation.yaml", "profile-speed.yaml"] {
         std::fs::copy(src.join(f), dir.join(f)).unwrap();
     }
     let file = dir.join("tasks").join(format!("{task}.yaml"));
-    let text = std::fs::read_to_string(&file).unwrap();
-    assert!(text.contains(from), "{from}");
-    std::fs::write(&file, text.replace(from, to)).unwrap();
+    common::replace_in(&file, from, to);
     let out = aorlta()
         .args(["validate", "--fake-gpu", "--suite"])
         .arg(dir.join("validation.yaml"))

@@ -67,20 +67,19 @@ pub fn candidate(p: PoolLine, number: usize) -> Candidate {
     }
 }
 
-/// The tasks a pool's lines name (its lines read one at a time; a malformed line names none, and
-/// is reported when it is scored).
+/// The tasks a pool's lines name, read as scoring reads them ([`parse_line`]) one line at a time;
+/// a malformed line names none (it is reported when it is scored).
 pub fn task_ids(path: &Path) -> Result<std::collections::BTreeSet<String>> {
     use std::io::BufRead;
-    #[derive(serde::Deserialize)]
-    struct Named {
-        task: String,
-    }
     let file = aorlta_check::open_input(path)?;
     let mut ids = std::collections::BTreeSet::new();
-    for line in std::io::BufReader::with_capacity(1 << 20, file).split(b'\n') {
+    for (i, line) in std::io::BufReader::with_capacity(1 << 20, file)
+        .split(b'\n')
+        .enumerate()
+    {
         let line = line.map_err(|e| CoreError::io(path, e))?;
-        if let Ok(n) = serde_json::from_slice::<Named>(&line) {
-            ids.insert(n.task);
+        if let Some(Ok(c)) = parse_line(path, i + 1, &line) {
+            ids.insert(c.task);
         }
     }
     Ok(ids)

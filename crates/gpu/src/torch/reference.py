@@ -330,7 +330,13 @@ def main(argv):
     import time
 
     took = {}
-    t0 = time.perf_counter()
+    last = [time.perf_counter()]
+
+    def mark(step):
+        now = time.perf_counter()
+        took[step] = now - last[0]
+        last[0] = now
+
     try:
         check_module_file(args.module, args.sha256)
         import torch
@@ -339,14 +345,14 @@ def main(argv):
         torch.backends.cudnn.allow_tf32 = False
         device = torch.device(args.device)
         model_cls = load_module(args.module, args.cls)
-        took["load"] = time.perf_counter() - t0
+        mark("load")
         torch.manual_seed(0)
         model = model_cls(*json.loads(args.init))
-        took["construct"] = time.perf_counter() - t0 - took["load"]
+        mark("construct")
         model = model.to(device)
         if device.type == "cuda":
             torch.cuda.synchronize(device)
-        took["to_device"] = time.perf_counter() - t0 - took["load"] - took["construct"]
+        mark("to_device")
         model.eval()
         if args.compile:
             model = torch.compile(model)

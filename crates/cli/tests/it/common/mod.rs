@@ -148,6 +148,26 @@ pub(crate) fn torch_python(what: &str) -> Option<std::ffi::OsString> {
     p
 }
 
+/// The folders `subs` of examples/kernels (`tasks`, `reference`, `candidates/softmax`) copied
+/// into `dir`, file by file.
+pub(crate) fn copy_example_folders(dir: &Path, subs: &[&str]) {
+    let src = root().join("examples/kernels");
+    for sub in subs {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        for e in std::fs::read_dir(src.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, dir.join(sub).join(p.file_name().unwrap())).unwrap();
+        }
+    }
+}
+
+/// `file` with its text `from` (which it must hold) replaced by `to`.
+pub(crate) fn replace_in(file: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(file).unwrap();
+    assert!(text.contains(from), "{}: no {from}", file.display());
+    std::fs::write(file, text.replace(from, to)).unwrap();
+}
+
 /// A folder holding examples/kernels' task `id` and its reference, laid out as the task file
 /// expects them (`tasks/ID.yaml`, `reference/ID.cu`); returns the reference's source.
 pub(crate) fn copy_kernel_task(dir: &Path, id: &str) -> String {

@@ -402,15 +402,15 @@ pub fn generate(
         }
     }
     // 5. The pool: candidates for the kept tasks whose operators are all element-wise.
-    let mut lines = String::new();
-    let mut pooled = 0;
+    let (mut lines, mut pooled, mut written) = (String::new(), 0, 0);
     for r in &rows {
         let (Ok(file), Some(steps)) = (&r.outcome, &r.module.elementwise) else {
             continue;
         };
-        match pool::candidates(file, r.module.dtype, steps) {
+        match pool::candidates(file, steps) {
             Ok(cands) => {
                 pooled += 1;
+                written += cands.len();
                 for c in &cands {
                     lines.push_str(&pool::pool_line(&r.id, c));
                     lines.push('\n');
@@ -421,8 +421,7 @@ pub fn generate(
     }
     std::fs::write(out.join("pool.jsonl"), &lines)?;
     progress(&format!(
-        "pool: {} candidates for the {pooled} kept tasks whose operators are all element-wise",
-        lines.lines().count()
+        "pool: {written} candidates for the {pooled} kept tasks whose operators are all element-wise"
     ));
     let report = GenerateReport {
         seed: opts.seed,

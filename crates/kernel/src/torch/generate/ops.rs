@@ -107,10 +107,21 @@ impl Builder {
     }
 
     fn push(&mut self, family: Family, name: impl Into<String>, line: String) {
+        self.push_with_cuda(family, name, line, None);
+    }
+
+    /// [`Builder::push`] of an operator with its CUDA steps (an element-wise one).
+    fn push_with_cuda(
+        &mut self,
+        family: Family,
+        name: impl Into<String>,
+        line: String,
+        cuda: Option<Vec<String>>,
+    ) {
         self.ops.push(name.into());
         self.families.push(family);
         self.forward.push(line);
-        self.cuda.push(None);
+        self.cuda.push(cuda);
     }
 
     fn n(&self) -> usize {
@@ -194,8 +205,7 @@ impl Builder {
                 one_step("v * fminf(fmaxf(v + 3.f, 0.f), 6.f) / 6.f"),
             ),
         };
-        self.push(Family::Elementwise, name, format!("x = {expr}"));
-        *self.cuda.last_mut().expect("pushed") = Some(cuda);
+        self.push_with_cuda(Family::Elementwise, name, format!("x = {expr}"), Some(cuda));
     }
 
     fn reduction<R: Rng>(&mut self, rng: &mut R) {
