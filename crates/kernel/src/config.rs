@@ -292,7 +292,7 @@ pub(crate) const MAX_CHECKS_PER_GPU: usize = 16;
 
 impl KernelConfig {
     /// Lets at least `jobs` correctness and sanity jobs share each GPU (within
-    /// [`MAX_CHECKS_PER_GPU`]), for a command that runs `jobs` of them at a time: jobs that would
+    /// 16, `checks-per-gpu`'s bound), for a command that runs `jobs` of them at a time: jobs that would
     /// queue for fewer shared slots gain nothing from running at once. Timings stay alone.
     pub fn share_checks(&mut self, jobs: usize) {
         self.checks_per_gpu = self.checks_per_gpu.max(jobs.clamp(1, MAX_CHECKS_PER_GPU));
