@@ -186,6 +186,26 @@ pub(crate) fn shrink_for_fake(task: &KernelTask) -> KernelTask {
     t
 }
 
+/// True when a job failed for want of device memory: the harness's allocation
+/// (`out-of-memory`) or the reference process's (PyTorch's `CUDA out of memory`).
+pub(crate) fn out_of_memory(why: &str) -> bool {
+    why.contains("out-of-memory") || why.to_ascii_lowercase().contains("out of memory")
+}
+
+/// True when correctness and sanity jobs share a GPU (`checks-per-gpu` above 1).
+pub(crate) fn shares_gpus(env: &KernelEnv) -> bool {
+    env.config().checks_per_gpu > 1
+}
+
+/// True when the harness or the reference ran out of device memory in a record's findings; a
+/// candidate's findings never count (a job is run again alone for the task's buffers, never
+/// for anything a candidate did).
+pub(crate) fn ran_out_of_memory(findings: &[aorlta_record::Finding]) -> bool {
+    findings
+        .iter()
+        .any(|f| f.party != Party::Candidate && out_of_memory(&format!("{} {}", f.code, f.detail)))
+}
+
 /// Runs a job on a leased GPU, leased as `how` says, else as the work's kind does (a sanity
 /// that ran out of device memory beside other jobs runs again alone).
 /// A job whose work runs no candidate (the tolerance sanity) names none: `candidate` is `None`.
@@ -333,4 +353,45 @@ pub(crate) fn findings_outcome(rec: &HarnessRecord) -> Option<LegOutput> {
         detail: None,
         extracted: None,
     })
+}
+
+#[cfg(test)]
+mod oom_tests {
+    use super::ran_out_of_memory;
+    use aorlta_record::{Finding, Party};
+
+    fn finding(party: Party, code: &str, detail: &str) -> Finding {
+        Finding {
+            party,
+            code: code.into(),
+            detail: detail.into(),
+            size: None,
+            seed: None,
+        }
+    }
+
+    #[test]
+    fn only_the_harness_or_the_reference_running_out_of_memory_is_run_again_alone() {
+        let harness = finding(
+            Party::Harness,
+            "out-of-memory",
+            "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY",
+        );
+        let reference = finding(
+            Party::Reference,
+            "reference-failed",
+            "OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB",
+        );
+        let candidate = finding(Party::Candidate, "launch-failed", "out of memory");
+        let mismatch = finding(Party::Candidate, "output-mismatch", "element 3");
+        assert!(ran_out_of_memory(std::slice::from_ref(&harness)));
+        assert!(ran_out_of_memory(&[mismatch.clone(), reference]));
+        assert!(!ran_out_of_memory(&[candidate]), "a candidate's finding never");
+        assert!(!ran_out_of_memory(&[mismatch]));
+        assert!(!ran_out_of_memory(&[finding(
+            Party::Harness,
+            "driver-error",
+            "cuMemcpyDtoH"
+        )]));
+    }
 }

@@ -5,7 +5,7 @@
 //! a kernel that computes nothing must never be rewarded.
 
 use crate::env::KernelTools;
-use crate::exec::{Inputs, run_job};
+use crate::exec::{Inputs, out_of_memory, run_job, shares_gpus};
 use crate::task::KernelTaskDef;
 use aorlta_check::{CoreError, Env, Task};
 use aorlta_record::Tolerance;
@@ -51,22 +51,11 @@ fn task_place(file: &std::path::Path, detail: &str) -> String {
 /// alone.
 pub fn task_sanity(env: &Env, task: &Task) -> Sanity {
     match sanity_as(env, task, crate::lease::Use::Shared) {
-        Sanity::NotRun(why) if out_of_memory(&why) && shares_gpus(env) => {
+        Sanity::NotRun(why) if out_of_memory(&why) && env.kernel().is_some_and(shares_gpus) => {
             sanity_as(env, task, crate::lease::Use::Alone)
         }
         found => found,
     }
-}
-
-/// True when a job failed for want of device memory: the harness's allocation
-/// (`out-of-memory`) or the reference process's (PyTorch's `CUDA out of memory`).
-fn out_of_memory(why: &str) -> bool {
-    why.contains("out-of-memory") || why.to_ascii_lowercase().contains("out of memory")
-}
-
-/// True when correctness and sanity jobs share a GPU.
-fn shares_gpus(env: &Env) -> bool {
-    env.kernel().is_some_and(|k| k.config().checks_per_gpu > 1)
 }
 
 fn sanity_as(env: &Env, task: &Task, how: crate::lease::Use) -> Sanity {
@@ -218,7 +207,7 @@ mod tests {
     /// reference process's PyTorch), and nothing else is taken for it.
     #[test]
     fn running_out_of_device_memory_is_told_from_other_failures() {
-        use super::out_of_memory;
+        use crate::exec::out_of_memory;
         assert!(out_of_memory(
             "Harness out-of-memory: cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY"
         ));

@@ -2,8 +2,8 @@
 //! operators, imported, measured, deduplicated and checked
 //! ([`aorlta_kernel::generate::generate`]); the sanity check is `aorlta task check
 //! --fake-gpu`'s for a torch task (the module's real outputs on the CPU). Progress on standard
-//! error, then the counts; `DIR/GENERATE.md` holds every drop. Exit status 0 when a task was
-//! kept, 1 when none was.
+//! error, then the counts; `DIR/GENERATE.md` holds every drop. Exit status 0 when the set holds
+//! `--count` tasks, 1 when it holds fewer (the configuration's bounds drop nearly every module).
 
 use anyhow::Context;
 use aorlta_check::TaskSet;
@@ -15,7 +15,8 @@ use std::process::ExitCode;
 /// Arguments of `aorlta task generate`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct GenerateArgs {
-    /// Modules to generate; the set keeps those that pass every check.
+    /// Tasks the set keeps: modules are generated, in index order, until this many pass every
+    /// check (at most four modules a task).
     #[arg(long)]
     pub count: u64,
     /// The seed: the same seed and configuration give the same tasks.
@@ -64,7 +65,7 @@ pub(crate) fn run(a: GenerateArgs) -> anyhow::Result<ExitCode> {
         Ok(())
     };
     eprintln!(
-        "generating {} modules (seed {}, {}) with {} ({} at a time)",
+        "generating until {} tasks pass (seed {}, {}) with {} ({} at a time)",
         a.count,
         a.seed,
         a.config.display(),
@@ -101,7 +102,16 @@ pub(crate) fn run(a: GenerateArgs) -> anyhow::Result<ExitCode> {
         a.out.join("held-out.parquet").display(),
         a.out.join("GENERATE.md").display()
     );
-    Ok(if kept.is_empty() {
+    if (kept.len() as u64) < a.count {
+        eprintln!(
+            "error: {} of the {} tasks asked for pass after {} modules (at most {} a task)",
+            kept.len(),
+            a.count,
+            report.rows.len(),
+            aorlta_kernel::generate::MODULES_PER_TASK_AT_MOST
+        );
+    }
+    Ok(if (kept.len() as u64) < a.count {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

@@ -62,14 +62,16 @@ fn a_generated_set_is_kept_only_checked_and_every_kept_task_passes_task_check() 
         String::from_utf8_lossy(&o.stderr).into_owned(),
     );
     assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
-    // kept K of 24 generated tasks; dropped: import a, measure b, ...
+    // kept 24 of M generated tasks; dropped: import a, measure b, ...: the set holds the 24
+    // asked for, the first modules of the seed that pass, and ends at the 24th kept one.
     let line = stdout
         .lines()
         .find(|l| l.starts_with("kept "))
         .unwrap_or_else(|| panic!("{stdout}"));
     let words: Vec<&str> = line.split_whitespace().collect();
     let kept: usize = words[1].parse().unwrap();
-    assert_eq!(words[3], "24", "{line}");
+    let made: usize = words[3].parse().unwrap();
+    assert_eq!(kept, 24, "{line}\n{stderr}");
     let dropped: usize = line
         .split("dropped: ")
         .nth(1)
@@ -84,11 +86,16 @@ fn a_generated_set_is_kept_only_checked_and_every_kept_task_passes_task_check() 
                 .unwrap()
         })
         .sum();
-    assert_eq!(kept + dropped, 24, "{line}");
-    assert!(kept >= 20, "a sample of at least 20 tasks: {line}\n{stderr}");
+    assert_eq!(kept + dropped, made, "{line}");
+    assert!(made > kept, "some module of the sample is dropped: {line}");
     assert!(
         stderr.contains("[check ") && stderr.contains("imported "),
         "progress lines:\n{stderr}"
+    );
+    // A second round made up the first round's drops.
+    assert!(
+        stderr.contains("kept ") && stderr.contains(" more modules (from module 24)"),
+        "{stderr}"
     );
 
     // Only the kept tasks are in tasks/, and each passes `task check` on the fake device.
@@ -112,7 +119,22 @@ fn a_generated_set_is_kept_only_checked_and_every_kept_task_passes_task_check() 
     let report = std::fs::read_to_string(out.join("GENERATE.md")).unwrap();
     let summary = line.split(" in ").next().unwrap();
     assert!(report.contains(summary), "{summary}\n{report}");
-    assert_eq!(report.matches("| `gen1_").count(), 24, "{report}");
+    assert_eq!(report.matches("| `gen1_").count(), made, "{report}");
+    assert!(report.contains("--count 24 --seed 1"), "{report}");
+    let last_row = report.lines().rfind(|l| l.starts_with("| `gen1_")).unwrap();
+    assert!(
+        last_row.contains("| kept ("),
+        "the set ends at its last kept module: {last_row}"
+    );
+    assert_eq!(
+        std::fs::read_dir(out.join("problems"))
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "py"))
+            .count(),
+        made,
+        "the problems of modules past the set are removed"
+    );
+    assert!(!out.join("tasks/IMPORT.md").exists());
 
     // The training set: every kept task once, in verl's layout, split by family.
     let mut ids = Vec::new();

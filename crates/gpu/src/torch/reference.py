@@ -21,7 +21,8 @@ output ({"ok": ...} or {"error": "why"}):
                       of a binding, after a warm-up), timed alone between two events on this
                       process's stream; answers {"ok": {"seconds": S}} with the outputs written.
                       The harness has made the L2 cold and drawn the inputs just before.
-  {"op": "release"}   drops the binding and closes every IPC handle (before the harness frees them)
+  {"op": "release"}   drops the binding and closes every IPC handle (before the harness frees them);
+                      on a GPU, empties PyTorch's cache
   {"op": "quit"}
 
 Usage: python -I reference.py --module FILE --sha256 HEX --class NAME [--init JSON]
@@ -211,6 +212,10 @@ class Reference:
         self.graph_results = None
         if self.device.type == "cuda":
             close_ipc(self.torch, self.opened)
+            # What the forward and its graph left in PyTorch's cache goes back to the driver: a
+            # process kept idle between jobs holds its context and module, not the last set's
+            # temporaries, which the jobs beside it on the GPU may need.
+            self.torch.cuda.empty_cache()
         return {"released": True}
 
     def run_forward(self):

@@ -187,12 +187,18 @@ pub(crate) fn probe(python: &Path) -> Result<TritonTool, String> {
     })
 }
 
-/// The Python a config names, else `$AORLTA_TRITON_PYTHON`, else `python3` on the PATH.
+/// The Python a config names, else `$AORLTA_TRITON_PYTHON`, else `python3` on the PATH. A bare
+/// name (no `/`) is looked up on this process's PATH: the probe runs the interpreter by its path
+/// in a jail, and a bare name would be taken for a file of the current folder.
 pub(crate) fn python_of(configured: Option<&Path>) -> PathBuf {
-    configured
+    let named = configured
         .map(Path::to_path_buf)
         .or_else(|| std::env::var_os("AORLTA_TRITON_PYTHON").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("python3"))
+        .unwrap_or_else(|| PathBuf::from("python3"));
+    match named.to_str() {
+        Some(name) if !name.contains('/') => crate::env::find_on_path(name).unwrap_or(named),
+        _ => named,
+    }
 }
 
 /// The Triton type of each declared parameter, in order: pointers by their buffer's dtype,
@@ -530,4 +536,25 @@ pub(crate) fn fake_launch(task: &KernelTaskDef, asked: Option<&[u32]>) -> ImageL
         launch.shared_bytes = shared;
     }
     launch
+}
+
+#[cfg(test)]
+mod tests {
+    use super::python_of;
+    use std::path::{Path, PathBuf};
+
+    /// `python3` with a venv first on the PATH (the device machine's `/opt/torch/.venv`) is that
+    /// venv's interpreter, by its path: the probe once took the bare name for `./python3`.
+    #[test]
+    fn a_bare_python_name_is_found_on_the_path_and_a_path_is_kept() {
+        let sh = python_of(Some(Path::new("sh")));
+        assert!(sh.is_absolute() && sh.is_file(), "{}", sh.display());
+        assert_eq!(python_of(Some(Path::new("./py"))), PathBuf::from("./py"));
+        assert_eq!(
+            python_of(Some(Path::new("/opt/x/bin/python"))),
+            PathBuf::from("/opt/x/bin/python")
+        );
+        let missing = "no-such-python-anywhere";
+        assert_eq!(python_of(Some(Path::new(missing))), PathBuf::from(missing));
+    }
 }

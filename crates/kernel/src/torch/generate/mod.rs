@@ -35,7 +35,7 @@ const MEASURE: &str = include_str!("measure.py");
 /// What `generate` is asked for.
 #[derive(Debug, Clone)]
 pub struct GenerateOptions {
-    /// Modules to generate (the kept tasks are those of them that pass every check).
+    /// Tasks to keep: modules are generated, in index order, until this many pass every check.
     pub count: u64,
     /// The seed: the same seed and configuration give the same modules.
     pub seed: u64,
@@ -126,6 +126,8 @@ pub struct GeneratedRow {
 pub struct GenerateReport {
     /// The seed.
     pub seed: u64,
+    /// Tasks asked for (`--count`).
+    pub asked: u64,
     /// One row per generated module, in order.
     pub rows: Vec<GeneratedRow>,
     /// Seconds the run took.
@@ -170,7 +172,7 @@ impl GenerateReport {
     pub fn markdown(&self, config_name: &str) -> String {
         let mut s = format!(
             "# Generated tasks\n\n`aorlta task generate --count {} --seed {} --config {config_name}`, {:.0} s.\n\n{}.\n\n",
-            self.rows.len(),
+            self.asked,
             self.seed,
             self.seconds,
             self.summary()
@@ -227,9 +229,17 @@ fn problem_name(id: &str) -> String {
     format!("{rest}.py")
 }
 
-/// Generates, imports, measures and checks `opts.count` modules into `opts.out`. `sanity` is the
-/// check each remaining task file must pass (called from `opts.jobs` threads); `progress` gets
-/// one line per stage and per drop.
+/// At most this many modules per task asked for are generated before the set is given up as
+/// short (a configuration whose bounds drop nearly everything).
+pub const MODULES_PER_TASK_AT_MOST: u64 = 4;
+
+/// Generates modules of `opts.seed` in index order, imports, measures and checks them into
+/// `opts.out` until `opts.count` are kept (or [`MODULES_PER_TASK_AT_MOST`] times that many were
+/// generated): the first round generates `opts.count`, each next round as many as the keep rate
+/// so far says are missing, and the modules after the `opts.count`-th kept one are left out, so
+/// the set of a seed is the first `count` modules that pass and a larger set holds a smaller one.
+/// `sanity` is the check each remaining task file must pass (called from `opts.jobs` threads);
+/// `progress` gets one line per stage and per drop.
 pub fn generate(
     config: &GeneratorConfig,
     config_name: &str,
@@ -252,10 +262,110 @@ pub fn generate(
         }
         std::fs::create_dir_all(d)?;
     }
-    // 1. The modules, as problem files.
+    let limit = opts.count.saturating_mul(MODULES_PER_TASK_AT_MOST);
+    let mut rows: Vec<GeneratedRow> = Vec::new();
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    loop {
+        let made = rows.len() as u64;
+        let kept = rows.iter().filter(|r| r.outcome.is_ok()).count() as u64;
+        if kept >= opts.count || made >= limit {
+            break;
+        }
+        let batch = if made == 0 {
+            opts.count
+        } else {
+            // As many as the keep rate so far says are missing, and a tenth more.
+            let per_kept = made as f64 / kept.max(1) as f64;
+            ((opts.count - kept) as f64 * per_kept * 1.1).ceil() as u64
+        }
+        .clamp(1, limit - made);
+        if made > 0 {
+            progress(&format!(
+                "kept {kept} of {} asked for: {batch} more modules (from module {made})",
+                opts.count
+            ));
+        }
+        let mut round = write_modules(config, opts, made..made + batch, &problems_dir)?;
+        import_round(opts, &mut round, &tasks_dir, progress)?;
+        measure_round(config, opts, &mut round, &mut seen)?;
+        progress(&format!(
+            "measured: {} within bounds and distinct",
+            round.iter().filter(|r| r.outcome.is_ok()).count()
+        ));
+        check_round(opts, &mut round, sanity, progress);
+        rows.extend(round);
+    }
+    // The modules after the `count`-th kept one are not part of the set.
+    if let Some(last) = rows
+        .iter()
+        .filter(|r| r.outcome.is_ok())
+        .nth(opts.count.saturating_sub(1) as usize)
+        .map(|r| r.index)
+    {
+        let past = rows.iter().filter(|r| r.index > last).count();
+        if past > 0 {
+            progress(&format!(
+                "{past} modules after the {}-th kept one left out of the set",
+                opts.count
+            ));
+        }
+        for r in rows.iter().filter(|r| r.index > last) {
+            std::fs::remove_file(&r.problem)?;
+        }
+        rows.retain(|r| r.index <= last);
+    }
+    // Only kept tasks stay in tasks/; the importer's report of its last round goes too
+    // (GENERATE.md names every import drop of every round).
+    for entry in std::fs::read_dir(&tasks_dir)? {
+        let path = entry?.path();
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        let task = path.extension().is_some_and(|x| x == "yaml");
+        let kept = rows.iter().any(|r| r.outcome.is_ok() && r.id == stem);
+        if (task && !kept) || path.file_name().is_some_and(|n| n == "IMPORT.md") {
+            std::fs::remove_file(path)?;
+        }
+    }
+    // The pool: candidates for the kept tasks whose operators are all element-wise.
+    let (mut lines, mut pooled, mut written) = (String::new(), 0, 0);
+    for r in &rows {
+        let (Ok(file), Some(steps)) = (&r.outcome, &r.module.elementwise) else {
+            continue;
+        };
+        match pool::candidates(file, steps) {
+            Ok(cands) => {
+                pooled += 1;
+                written += cands.len();
+                for c in &cands {
+                    lines.push_str(&pool::pool_line(&r.id, c));
+                    lines.push('\n');
+                }
+            }
+            Err(why) => progress(&format!("{}: no pool candidates: {why}", r.id)),
+        }
+    }
+    std::fs::write(out.join("pool.jsonl"), &lines)?;
+    progress(&format!(
+        "pool: {written} candidates for the {pooled} kept tasks whose operators are all element-wise"
+    ));
+    let report = GenerateReport {
+        seed: opts.seed,
+        asked: opts.count,
+        rows,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    std::fs::write(out.join("GENERATE.md"), report.markdown(config_name))?;
+    Ok(report)
+}
+
+/// Step 1: modules `indices` of the seed, written as problem files.
+fn write_modules(
+    config: &GeneratorConfig,
+    opts: &GenerateOptions,
+    indices: std::ops::Range<u64>,
+    problems_dir: &Path,
+) -> std::io::Result<Vec<GeneratedRow>> {
     let mut rows = Vec::new();
-    let mut ids = BTreeMap::new();
-    for index in 0..opts.count {
+    for index in indices {
         let module = generate_one(config, opts.seed, index);
         let id = task_id(opts.seed, index, &module);
         let problem = problems_dir.join(problem_name(&id));
@@ -267,7 +377,6 @@ pub fn generate(
         } else {
             "train"
         };
-        ids.insert(problem.canonicalize()?, id.clone());
         rows.push(GeneratedRow {
             index,
             id,
@@ -280,13 +389,20 @@ pub fn generate(
             outcome: Err(Dropped::Import("not imported".into())),
         });
     }
-    progress(&format!(
-        "generated {} modules into {}",
-        rows.len(),
-        problems_dir.display()
-    ));
+    Ok(rows)
+}
 
-    // 2. The import.
+/// Step 2: the import of a round's problem files.
+fn import_round(
+    opts: &GenerateOptions,
+    rows: &mut [GeneratedRow],
+    tasks_dir: &Path,
+    progress: &mut dyn FnMut(&str),
+) -> std::io::Result<()> {
+    let mut ids = BTreeMap::new();
+    for r in rows.iter() {
+        ids.insert(r.problem.canonicalize()?, r.id.clone());
+    }
     let files: Vec<PathBuf> = rows.iter().map(|r| r.problem.clone()).collect();
     let id_of = |p: &Path| {
         p.canonicalize()
@@ -300,7 +416,7 @@ pub fn generate(
         &opts.python,
         &files,
         super::import::ImportAs::cuda(1),
-        &tasks_dir,
+        tasks_dir,
         opts.jobs,
         &id_of,
         |row, done, total| {
@@ -317,15 +433,23 @@ pub fn generate(
     }
     let imported = rows.iter().filter(|r| r.outcome.is_ok()).count();
     progress(&format!("imported {imported} of {total}"));
+    Ok(())
+}
 
-    // 3. Measure, bound and deduplicate.
+/// Step 3: measure, bound and deduplicate a round's imported modules; `seen` holds the
+/// fingerprints of every earlier module kept so far, of this round and the ones before.
+fn measure_round(
+    config: &GeneratorConfig,
+    opts: &GenerateOptions,
+    rows: &mut [GeneratedRow],
+    seen: &mut BTreeMap<String, String>,
+) -> std::io::Result<()> {
     let to_measure: Vec<PathBuf> = rows
         .iter()
         .filter(|r| r.outcome.is_ok())
         .map(|r| r.problem.canonicalize().unwrap_or_else(|_| r.problem.clone()))
         .collect();
     let measured = measure(&opts.python, &to_measure, opts.jobs)?;
-    let mut seen: BTreeMap<String, String> = BTreeMap::new();
     let b = &config.bounds;
     for r in rows.iter_mut().filter(|r| r.outcome.is_ok()) {
         let key = r.problem.canonicalize().unwrap_or_else(|_| r.problem.clone());
@@ -356,27 +480,34 @@ pub fn generate(
             r.outcome = Err(d);
         }
     }
-    let bounded = rows.iter().filter(|r| r.outcome.is_ok()).count();
-    progress(&format!("measured: {bounded} within bounds and distinct"));
+    Ok(())
+}
 
-    // 4. The sanity check, `jobs` at a time.
+/// Step 4: the sanity check of a round's remaining tasks, `opts.jobs` at a time.
+fn check_round(
+    opts: &GenerateOptions,
+    rows: &mut [GeneratedRow],
+    sanity: &(dyn Fn(&Path) -> Result<(), String> + Sync),
+    progress: &mut dyn FnMut(&str),
+) {
     let pending: Vec<usize> = (0..rows.len()).filter(|i| rows[*i].outcome.is_ok()).collect();
     let results = std::sync::Mutex::new(Vec::new());
     let next = std::sync::atomic::AtomicUsize::new(0);
     let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let shared: &[GeneratedRow] = rows;
     std::thread::scope(|s| {
         for _ in 0..opts.jobs.max(1) {
             let tx = tx.clone();
-            let (rows, pending, results, next) = (&rows, &pending, &results, &next);
+            let (pending, results, next) = (&pending, &results, &next);
             s.spawn(move || {
                 loop {
                     let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(&i) = pending.get(k) else { break };
-                    let Ok(file) = &rows[i].outcome else { continue };
+                    let Ok(file) = &shared[i].outcome else { continue };
                     let r = sanity(file);
                     let line = match &r {
-                        Ok(()) => format!("{}: kept", rows[i].id),
-                        Err(why) => format!("{}: dropped, sanity: {why}", rows[i].id),
+                        Ok(()) => format!("{}: kept", shared[i].id),
+                        Err(why) => format!("{}: dropped, sanity: {why}", shared[i].id),
                     };
                     results.lock().unwrap_or_else(|p| p.into_inner()).push((i, r));
                     let _ = tx.send(line);
@@ -394,42 +525,6 @@ pub fn generate(
             rows[i].outcome = Err(Dropped::Sanity(why));
         }
     }
-    // Only kept tasks stay in tasks/.
-    for r in &rows {
-        let task = tasks_dir.join(format!("{}.yaml", r.id));
-        if r.outcome.is_err() && task.exists() {
-            std::fs::remove_file(task)?;
-        }
-    }
-    // 5. The pool: candidates for the kept tasks whose operators are all element-wise.
-    let (mut lines, mut pooled, mut written) = (String::new(), 0, 0);
-    for r in &rows {
-        let (Ok(file), Some(steps)) = (&r.outcome, &r.module.elementwise) else {
-            continue;
-        };
-        match pool::candidates(file, steps) {
-            Ok(cands) => {
-                pooled += 1;
-                written += cands.len();
-                for c in &cands {
-                    lines.push_str(&pool::pool_line(&r.id, c));
-                    lines.push('\n');
-                }
-            }
-            Err(why) => progress(&format!("{}: no pool candidates: {why}", r.id)),
-        }
-    }
-    std::fs::write(out.join("pool.jsonl"), &lines)?;
-    progress(&format!(
-        "pool: {written} candidates for the {pooled} kept tasks whose operators are all element-wise"
-    ));
-    let report = GenerateReport {
-        seed: opts.seed,
-        rows,
-        seconds: started.elapsed().as_secs_f64(),
-    };
-    std::fs::write(out.join("GENERATE.md"), report.markdown(config_name))?;
-    Ok(report)
 }
 
 /// What `measure.py` says of one module.
