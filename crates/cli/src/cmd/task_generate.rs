@@ -1,7 +1,8 @@
 //! `aorlta task generate --count N --seed S --out DIR`: kernel tasks composed of PyTorch
 //! operators, imported, measured, deduplicated and checked
 //! ([`aorlta_kernel::generate::generate`]); the sanity check is `aorlta task check
-//! --fake-gpu`'s for a torch task (the module's real outputs on the CPU). Progress on standard
+//! --fake-gpu`'s for a torch task (the module's real outputs on the CPU), or with `--gpu` `aorlta
+//! task check --gpu`'s (the module's outputs on the GPU at every size). Progress on standard
 //! error, then the counts; `DIR/GENERATE.md` holds every drop. Exit status 0 when the set holds
 //! `--count` tasks, 1 when it holds fewer (the configuration's bounds drop nearly every module).
 
@@ -35,6 +36,12 @@ pub(crate) struct GenerateArgs {
     /// Processes and checks run at once (default: the CPUs, at most 8).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Check each module with `aorlta task check --gpu`'s check on this machine's GPU (the
+    /// module's outputs computed there at every size, the timed one included) instead of the
+    /// fake device's, which computes them on the CPU at sizes it shrinks: a set made with
+    /// `--gpu` holds only tasks that pass `task check --gpu`.
+    #[arg(long)]
+    pub gpu: bool,
 }
 
 /// Runs `aorlta task generate`.
@@ -45,7 +52,7 @@ pub(crate) fn run(a: GenerateArgs) -> anyhow::Result<ExitCode> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8));
     let mut kernel = aorlta_kernel::KernelConfig::default().overridden(&aorlta_kernel::KernelOverrides {
-        fake_gpu: true,
+        fake_gpu: !a.gpu,
         gpus: None,
         compiler: None,
     });
@@ -53,11 +60,23 @@ pub(crate) fn run(a: GenerateArgs) -> anyhow::Result<ExitCode> {
     kernel.torch_python = Some(python.clone());
     kernel.share_checks(jobs);
     let env = aorlta_kernel::env_with_kernel(&kernel)?;
+    if a.gpu {
+        let devices = env.kernel().map(|k| k.devices().map(|d| d.devices.len()));
+        match devices {
+            Some(Ok(n)) if n > 0 => {}
+            Some(Err(e)) => anyhow::bail!("--gpu: no GPU to check on: {e}"),
+            _ => anyhow::bail!("--gpu: no GPU to check on"),
+        }
+    }
     let legs = aorlta_core::Legs::builtin();
     let sanity = |file: &Path| -> Result<(), String> {
         let (set, _) = TaskSet::load(file, &aorlta_core::lanes()).map_err(|e| format!("load: {e}"))?;
         for task in set.iter() {
-            let c = aorlta_app::check_task_on_fake(&legs, &env, None, task, &Default::default());
+            let c = if a.gpu {
+                aorlta_app::check_task(&legs, &env, task, &Default::default())
+            } else {
+                aorlta_app::check_task_on_fake(&legs, &env, None, task, &Default::default())
+            };
             if !c.pass {
                 return Err(c.why.strip_prefix("sanity: ").unwrap_or(&c.why).to_string());
             }

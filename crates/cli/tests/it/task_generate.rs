@@ -241,3 +241,24 @@ fn a_malformed_configuration_line_is_an_error_naming_the_file_and_line() {
     );
     assert!(!dir.path().join("out").exists(), "nothing written");
 }
+
+/// `--gpu` checks every module on a GPU; where there is none it stops before writing anything
+/// (CI has no GPU; on a GPU machine the test says it is skipped).
+#[test]
+fn a_set_checked_on_a_gpu_is_refused_where_there_is_none() {
+    if Path::new("/dev/nvidia0").exists() {
+        eprintln!("skipped: this machine has a GPU");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let o = aorlta()
+        .args(["task", "generate", "--count", "3", "--gpu", "--out"])
+        .arg(dir.path().join("out"))
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("--gpu: no GPU to check on"), "{err}");
+    assert!(!dir.path().join("out").exists(), "nothing written");
+}
