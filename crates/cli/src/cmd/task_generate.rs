@@ -42,6 +42,44 @@ pub(crate) struct GenerateArgs {
     /// `--gpu` holds only tasks that pass `task check --gpu`.
     #[arg(long)]
     pub gpu: bool,
+    /// Reuse the checks an earlier run into the same folder recorded in its journal
+    /// (`checked.jsonl`: same task content and reference, AORLTA sources and device) instead of
+    /// checking those modules again: a run stopped part-way goes on where it stopped.
+    #[arg(long)]
+    pub resume: bool,
+}
+
+/// A check the journal records: its key, the task, and why it was dropped (empty when kept).
+struct Checked {
+    key: String,
+    id: String,
+    kept: bool,
+    why: String,
+}
+
+/// The journal's checks by key; a line that does not read is reported and skipped.
+fn read_journal(path: &Path) -> std::collections::HashMap<String, Result<(), String>> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Default::default();
+    };
+    let mut seen = std::collections::HashMap::new();
+    for (n, line) in text.lines().enumerate() {
+        let v: serde_json::Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("{}:{}: skipped: {e}", path.display(), n + 1);
+                continue;
+            }
+        };
+        match (v["key"].as_str(), v["kept"].as_bool()) {
+            (Some(key), Some(kept)) => {
+                let why = v["why"].as_str().unwrap_or("").to_string();
+                seen.insert(key.to_string(), if kept { Ok(()) } else { Err(why) });
+            }
+            _ => eprintln!("{}:{}: skipped: no `key` or `kept`", path.display(), n + 1),
+        }
+    }
+    seen
 }
 
 /// Runs `aorlta task generate`.
@@ -69,17 +107,69 @@ pub(crate) fn run(a: GenerateArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let legs = aorlta_core::Legs::builtin();
+    // A check's key: the task's content and reference, the AORLTA sources and the device.
+    let device = env.kernel().map(|k| k.device_label()).unwrap_or_default();
+    let key_of = |task: &aorlta_check::Task| {
+        aorlta_check::hash_parts([
+            b"task-generate".as_slice(),
+            aorlta_core::AORLTA_VERSION.as_bytes(),
+            device.as_bytes(),
+            task.hash.as_bytes(),
+        ])
+    };
+    let journal_path = a.out.join(aorlta_kernel::generate::CHECK_JOURNAL);
+    let earlier = if a.resume {
+        read_journal(&journal_path)
+    } else {
+        Default::default()
+    };
+    if a.resume {
+        eprintln!("resuming: {} checks in {}", earlier.len(), journal_path.display());
+    }
+    // Opened at the first check (the folder is the generator's by then): appended to when
+    // resuming, started afresh otherwise.
+    let journal = std::sync::Mutex::new(None::<std::fs::File>);
+    let record = |c: &Checked| {
+        let mut j = journal.lock().unwrap_or_else(|p| p.into_inner());
+        if j.is_none() {
+            *j = std::fs::OpenOptions::new()
+                .create(true)
+                .append(a.resume)
+                .write(true)
+                .truncate(!a.resume)
+                .open(&journal_path)
+                .map_err(|e| eprintln!("{}: {e}: checks not journalled", journal_path.display()))
+                .ok();
+        }
+        if let Some(f) = j.as_mut() {
+            use std::io::Write;
+            let line = serde_json::json!({"key": c.key, "id": c.id, "kept": c.kept, "why": c.why});
+            let _ = writeln!(f, "{line}").and_then(|_| f.flush());
+        }
+    };
     let sanity = |file: &Path| -> Result<(), String> {
         let (set, _) = TaskSet::load(file, &aorlta_core::lanes()).map_err(|e| format!("load: {e}"))?;
         for task in set.iter() {
-            let c = if a.gpu {
-                aorlta_app::check_task(&legs, &env, task, &Default::default())
-            } else {
-                aorlta_app::check_task_on_fake(&legs, &env, None, task, &Default::default())
+            let key = key_of(task);
+            let result = match earlier.get(&key) {
+                Some(r) => r.clone(),
+                None => {
+                    let c = if a.gpu {
+                        aorlta_app::check_task(&legs, &env, task, &Default::default())
+                    } else {
+                        aorlta_app::check_task_on_fake(&legs, &env, None, task, &Default::default())
+                    };
+                    let why = c.why.strip_prefix("sanity: ").unwrap_or(&c.why).to_string();
+                    record(&Checked {
+                        key,
+                        id: task.id.clone(),
+                        kept: c.pass,
+                        why: if c.pass { String::new() } else { why.clone() },
+                    });
+                    if c.pass { Ok(()) } else { Err(why) }
+                }
             };
-            if !c.pass {
-                return Err(c.why.strip_prefix("sanity: ").unwrap_or(&c.why).to_string());
-            }
+            result?;
         }
         Ok(())
     };

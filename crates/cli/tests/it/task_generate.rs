@@ -185,6 +185,59 @@ fn a_generated_set_is_kept_only_checked_and_every_kept_task_passes_task_check() 
         "{stderr}"
     );
     compile_with_nvcc(&pool, dir.path());
+
+    // The journal: a line per module checked. Run again with --resume, its checks are reused
+    // (a check edited in it decides that module), and a line that does not read is reported and
+    // skipped.
+    let journal = out.join("checked.jsonl");
+    let mut lines: Vec<serde_json::Value> = std::fs::read_to_string(&journal)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // Every module of the set that reached the check, and any checked past the set's last one.
+    let sanity_drops = report.matches("| dropped, sanity:").count();
+    let checked = lines.len();
+    assert!(checked >= kept + sanity_drops, "{report}");
+    let first = lines.iter_mut().find(|l| l["kept"] == true).unwrap();
+    let flipped = first["id"].as_str().unwrap().to_string();
+    first["kept"] = false.into();
+    first["why"] = "recorded in the journal".into();
+    let mut text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    text.push_str("not a line of the journal\n");
+    std::fs::write(&journal, text).unwrap();
+    let again = aorlta()
+        .args([
+            "task", "generate", "--count", "24", "--seed", "1", "--jobs", "2", "--resume", "--config",
+        ])
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .arg("--python")
+        .arg(&python)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!("resuming: {checked} checks")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("checked.jsonl:{}: skipped", checked + 1)),
+        "{stderr}"
+    );
+    let report = std::fs::read_to_string(out.join("GENERATE.md")).unwrap();
+    let row = report
+        .lines()
+        .find(|l| l.starts_with(&format!("| `{flipped}`")))
+        .unwrap();
+    assert!(
+        row.ends_with("| dropped, sanity: recorded in the journal |"),
+        "{row}"
+    );
+    assert!(report.contains("kept 24 of "), "{report}");
 }
 
 /// Every candidate of `pool` compiles with nvcc for sm_90 (`AORLTA_NVCC`, set by scripts/test;

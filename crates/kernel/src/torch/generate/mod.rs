@@ -229,6 +229,11 @@ fn problem_name(id: &str) -> String {
     format!("{rest}.py")
 }
 
+/// The journal of a run's checks in its folder, a line per module checked, written as each check
+/// ends, so that a run stopped part-way resumes without checking again what it had checked
+/// (`aorlta task generate --resume`).
+pub const CHECK_JOURNAL: &str = "checked.jsonl";
+
 /// At most this many modules per task asked for are generated before the set is given up as
 /// short (a configuration whose bounds drop nearly everything).
 pub const MODULES_PER_TASK_AT_MOST: u64 = 4;
@@ -250,9 +255,10 @@ pub fn generate(
     let started = std::time::Instant::now();
     let out = &opts.out;
     let (problems_dir, tasks_dir) = (out.join("problems"), out.join("tasks"));
-    if (problems_dir.exists() || tasks_dir.exists()) && !out.join("GENERATE.md").exists() {
+    let ours = out.join("GENERATE.md").exists() || out.join(CHECK_JOURNAL).exists();
+    if (problems_dir.exists() || tasks_dir.exists()) && !ours {
         return Err(std::io::Error::other(format!(
-            "{}: holds problems/ or tasks/ and no GENERATE.md: not a folder this command wrote",
+            "{}: holds problems/ or tasks/ and neither GENERATE.md nor {CHECK_JOURNAL}: not a folder this command wrote",
             out.display()
         )));
     }
