@@ -5,14 +5,20 @@
 //! ([`crate::draw::compare_region`]), with an all-zero output, the best constant output, and a
 //! copy of each input of the same type and length. No candidate runs in this job, so reading
 //! the reference's outputs back is safe; the set is scrubbed before it is freed.
+//!
+//! For a PyTorch reference it also measures the module's own precision: on each correctness size,
+//! for each case of input families (as the correctness job draws them), the reference process
+//! runs the module in its own precision and again in double precision on copies of the same
+//! inputs, and reports where the two differ most in units of the tolerance
+//! ([`PrecisionCase`]). Nothing of it reaches a candidate: the job runs none.
 
 use crate::backend::Backend;
 use crate::draw::{as_f64, bits_ok, from_f64};
 use crate::layout::{BufferSet, Draw, Layout};
-use crate::plan::{Runner, Stop};
+use crate::plan::{RefSide, Runner, Stop};
 use aorlta_record::Dtype;
 use aorlta_record::Tolerance;
-use aorlta_record::{Party, SanityCase, SanityReport, SanityWork};
+use aorlta_record::{Party, PrecisionCase, SanityCase, SanityReport, SanityWork};
 
 /// Runs a sanity job; findings go to the runner.
 pub(crate) fn run<B: Backend>(r: &mut Runner<'_, B>, w: &SanityWork) -> SanityReport {
@@ -49,6 +55,78 @@ fn run_inner<B: Backend>(
             judge_size(size, &layout, &data, job.task.tolerance)
         });
         report.cases.extend(cases);
+    }
+    if let RefSide::Torch(t) = reference {
+        for &size in precision_sizes(&w.sizes) {
+            precision_at(r, t, w.seed, size, report)?;
+        }
+    }
+    Ok(())
+}
+
+/// The sizes a module's own precision is measured at: the correctness sizes (every listed size
+/// but the first, the timed one, whose double-precision copies could need twice its memory),
+/// or the one size listed.
+fn precision_sizes(sizes: &[usize]) -> &[usize] {
+    if sizes.len() > 1 { &sizes[1..] } else { sizes }
+}
+
+/// At one size, for as many cases as the input families need for every input to be drawn from
+/// each of its families once (as the correctness job draws them), the module run in its own
+/// precision and in double precision on the same inputs; one [`PrecisionCase`] per case.
+fn precision_at<B: Backend>(
+    r: &mut Runner<'_, B>,
+    t: &aorlta_record::TorchJob,
+    seed: u64,
+    size: usize,
+    report: &mut SanityReport,
+) -> Result<(), Stop> {
+    let job = r.job;
+    let layout = Layout::new(&job.task, size).map_err(|m| {
+        r.finding(Party::Harness, "bad-task", m);
+        Stop
+    })?;
+    let cases = layout
+        .bufs
+        .iter()
+        .filter(|b| b.is_input())
+        .map(|b| b.families.len())
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    for case in 0..cases {
+        let draw = Draw::Case {
+            seed: seed ^ (case as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            case,
+            first_seed: seed,
+        };
+        let inputs: Vec<String> = layout
+            .bufs
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.is_input())
+            .map(|(k, b)| format!("{} {}", b.name, b.family(k, draw)))
+            .collect();
+        let set = r.alloc_set(&layout)?;
+        let result = (|| -> Result<crate::torch::SelfError, Stop> {
+            if !r.helpers_loaded {
+                r.helpers_on()?;
+            }
+            r.fill_set(&layout, &set, draw, false)?;
+            r.torch_precision(t, &layout, &set, job.task.tolerance)
+        })();
+        r.scrub_and_free(&layout, &set);
+        let e = result?;
+        let finite = |v: f64| v.is_finite().then_some(v);
+        report.precision.push(PrecisionCase {
+            size,
+            inputs: inputs.join(", "),
+            output: e.output,
+            index: e.index,
+            worst: finite(e.worst),
+            own: finite(e.own),
+            double: finite(e.double),
+        });
     }
     Ok(())
 }

@@ -119,15 +119,6 @@ impl std::fmt::Debug for KernelEnv {
     }
 }
 
-/// The first file `name` in a folder of the PATH.
-pub(crate) fn find_on_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join(name))
-            .find(|c| c.is_file())
-    })
-}
-
 /// A fresh secret from the operating system's generator. There is no fallback: seeds a model
 /// could predict would let it tune a kernel to them, so without OS randomness nothing runs.
 fn random_secret() -> Result<u64> {
@@ -300,13 +291,13 @@ impl KernelEnv {
             .nvcc
             .clone()
             .or_else(|| std::env::var_os("AORLTA_NVCC").map(PathBuf::from))
-            .or_else(|| find_on_path("nvcc"))
+            .or_else(|| crate::compiler::find_on_path("nvcc"))
             .or_else(|| Some(PathBuf::from("/usr/local/cuda/bin/nvcc")).filter(|p| p.is_file()));
         let hipcc = config
             .hipcc
             .clone()
             .or_else(|| std::env::var_os("AORLTA_HIPCC").map(PathBuf::from))
-            .or_else(|| find_on_path("hipcc"))
+            .or_else(|| crate::compiler::find_on_path("hipcc"))
             .or_else(|| {
                 let rocm = std::env::var_os("ROCM_PATH").map(PathBuf::from);
                 rocm.into_iter()

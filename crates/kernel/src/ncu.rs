@@ -130,7 +130,7 @@ pub(crate) fn find_ncu(configured: Option<&Path>) -> Option<PathBuf> {
         let p = PathBuf::from(p);
         return p.is_file().then_some(p);
     }
-    crate::env::find_on_path("ncu").or_else(|| {
+    crate::compiler::find_on_path("ncu").or_else(|| {
         let p = PathBuf::from("/usr/local/cuda/bin/ncu");
         p.is_file().then_some(p)
     })

@@ -9,7 +9,7 @@ use crate::exec::{Inputs, out_of_memory, run_job, shares_gpus};
 use crate::task::KernelTaskDef;
 use aorlta_check::{CoreError, Env, Task};
 use aorlta_record::Tolerance;
-use aorlta_record::{SanityCase, SanityWork, Work};
+use aorlta_record::{PrecisionCase, SanityCase, SanityWork, Work};
 
 /// What the sanity of one task found.
 #[derive(Debug, Clone, PartialEq)]
@@ -118,15 +118,58 @@ fn sanity_as(env: &Env, task: &Task, how: crate::lease::Use) -> Sanity {
         };
         return Sanity::NotRun(format!("{:?} {}: {}{place}", f.party, f.code, f.detail));
     }
-    let cases = rec.sanity.map(|s| s.cases).unwrap_or_default();
+    let report = rec.sanity.unwrap_or_default();
     let tol = def.spec.tolerance;
-    match cases
+    let found = report
+        .cases
         .iter()
         .find_map(|c| unsound(c, tol, def.spec.sizes.get(c.size)?))
-    {
+        .or_else(|| {
+            report
+                .precision
+                .iter()
+                .find_map(|p| imprecise(p, tol, def.spec.sizes.get(p.size)?))
+        });
+    match found {
         Some(why) => Sanity::Unsound(why),
-        None => Sanity::Sound(cases.len()),
+        None => Sanity::Sound(report.cases.len()),
     }
+}
+
+/// A case where the module's own rounding exceeds the tolerance: a kernel closer to the exact
+/// result than the module is judged wrong there, so the tolerance holds no kernel to the module.
+fn imprecise(
+    p: &PrecisionCase,
+    tol: Option<Tolerance>,
+    vars: &std::collections::BTreeMap<String, i64>,
+) -> Option<String> {
+    let off = match p.worst {
+        Some(w) if w <= 1.0 => return None,
+        Some(w) => format!("{w:.3} times the tolerance away from"),
+        None => "finite where it is not, or the reverse, in".into(),
+    };
+    let tol = match tol {
+        Some(t) => format!("atol {}, rtol {}", t.atol, t.rtol),
+        None => "the default tolerance".into(),
+    };
+    let value = |v: Option<f64>| v.map_or_else(|| "not finite".to_string(), |v| format!("{v:e}"));
+    let vars: Vec<String> = vars.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+    let widen = p.worst.map_or_else(String::new, |w| {
+        format!(" (at least {:.0} times)", (2.0 * w).ceil())
+    });
+    Some(format!(
+        "size {} ({}), inputs {}: the module's own result is {off} its result in double precision \
+         (`{}` element {}: {} against {}); a kernel closer to the exact result than the module fails \
+         {tol} there: widen the tolerance{widen}, or draw these inputs from a domain where the module \
+         is exact enough",
+        p.size,
+        vars.join(", "),
+        p.inputs,
+        p.output,
+        p.index,
+        value(p.own),
+        value(p.double),
+    ))
 }
 
 fn unsound(
@@ -202,6 +245,38 @@ pub fn check_tolerances<'a>(
 #[cfg(test)]
 mod tests {
     use super::task_place;
+
+    /// The module's own rounding beyond the tolerance makes the task unsound, naming the size, the
+    /// inputs' families, the element and how far to widen; within it, nothing is said.
+    #[test]
+    fn a_module_less_exact_than_its_tolerance_is_told() {
+        use super::imprecise;
+        use aorlta_record::PrecisionCase;
+        let vars: std::collections::BTreeMap<String, i64> = [("rows".to_string(), 3)].into();
+        let case = |worst: Option<f64>| PrecisionCase {
+            size: 1,
+            inputs: "x top".into(),
+            output: "out".into(),
+            index: 7,
+            worst,
+            own: Some(0.015281),
+            double: Some(0.015167),
+        };
+        assert_eq!(imprecise(&case(Some(0.23)), None, &vars), None);
+        assert_eq!(imprecise(&case(Some(1.0)), None, &vars), None);
+        let why = imprecise(&case(Some(3.2)), None, &vars).unwrap();
+        for part in [
+            "size 1 (rows = 3), inputs x top",
+            "3.200 times the tolerance away from its result in double precision",
+            "`out` element 7: 1.5281e-2 against 1.5167e-2",
+            "the default tolerance",
+            "at least 7 times",
+        ] {
+            assert!(why.contains(part), "{part}: {why}");
+        }
+        let why = imprecise(&case(None), None, &vars).unwrap();
+        assert!(why.contains("finite where it is not"), "{why}");
+    }
 
     /// Both ways a sanity job runs out of device memory are seen (the harness's allocation, the
     /// reference process's PyTorch), and nothing else is taken for it.

@@ -25,8 +25,8 @@ pub use crate::kernel::fake::{FAKE_MAGIC, FakeBehaviour, FakeImage, FakeKernel};
 pub use crate::kernel::harness::{
     BudgetStop, CaseReport, CheckReport, CheckWork, Clocks, DeviceInfo, DeviceList, Finding, Geometry,
     HARNESS_FORMAT, HarnessError, HarnessJob, HarnessReady, HarnessRecord, ImageLaunch, JobReference,
-    KernelImage, LaunchReport, LaunchSample, LaunchWork, Mismatch, Overhead, Party, SanityCase, SanityReport,
-    SanityWork, TimeReport, TimeWork, TimedPair, TorchJob, Work,
+    KernelImage, LaunchReport, LaunchSample, LaunchWork, Mismatch, Overhead, Party, PrecisionCase,
+    SanityCase, SanityReport, SanityWork, TimeReport, TimeWork, TimedPair, TorchJob, Work,
 };
 pub use crate::kernel::inputs::{
     Family, Precision, Special, allowed_families, family_for_case, init_domain, is_float, mix64, rtol_fits,

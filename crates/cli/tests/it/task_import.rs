@@ -598,3 +598,68 @@ fn a_draw_scaled_by_a_draw_imports_with_the_domain_of_its_values() {
         "{signed}"
     );
 }
+
+/// A module whose own single-precision rounding exceeds its tolerance on inputs the task draws
+/// (a variance as the mean of squares minus the squared mean, on values in a narrow window near
+/// the top of [0, 1]) fails `task check`: a kernel closer to the exact result than the module
+/// would be judged wrong. The same task with an exact enough module passes.
+#[test]
+fn a_module_less_exact_than_its_tolerance_fails_task_check() {
+    let Some(python) = common::torch_python("torch precision test") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let problem = |forward: &str| {
+        format!(
+            "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n    def __init__(self):\n        \
+             super().__init__()\n\n    def forward(self, x):\n{forward}\n\n\n\
+             batch_size = 64\ndim = 256\n\n\ndef get_inputs():\n    return [torch.rand(batch_size, dim)]\n\n\n\
+             def get_init_inputs():\n    return []\n"
+        )
+    };
+    let naive = "        m = x.mean(dim=1, keepdim=True)\n        v = (x * x).mean(dim=1, keepdim=True) - m * m\n        \
+                 return (x - m) * torch.rsqrt(v.clamp_min(0.0) + 1e-6)";
+    std::fs::write(dir.path().join("1_Naive_norm.py"), problem(naive)).unwrap();
+    std::fs::write(
+        dir.path().join("2_Affine.py"),
+        problem("        return x * 2.0 + 1.0"),
+    )
+    .unwrap();
+    let out = dir.path().join("tasks");
+    let o = aorlta()
+        .args(["task", "import", "kernelbench"])
+        .arg(dir.path())
+        .args(["--jobs", "1", "--out"])
+        .arg(&out)
+        .arg("--python")
+        .arg(&python)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("imported 2 of 2"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let (code, text) = check_fake(python.as_os_str(), &out, "examples/kernels/profile-speed.yaml");
+    assert_eq!(code, Some(1), "{text}");
+    let naive = text
+        .lines()
+        .find(|l| l.starts_with("kernelbench_l1_1_naive_norm"))
+        .unwrap();
+    assert!(naive.contains("FAIL"), "{naive}");
+    for part in [
+        "its result in double precision",
+        "times the tolerance",
+        "inputs x ",
+    ] {
+        assert!(naive.contains(part), "{part}: {naive}");
+    }
+    let affine = text
+        .lines()
+        .find(|l| l.starts_with("kernelbench_l1_2_affine"))
+        .unwrap();
+    assert!(!affine.contains("FAIL"), "{affine}");
+    assert!(text.contains("1 of 2 tasks pass"), "{text}");
+}

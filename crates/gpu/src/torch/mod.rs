@@ -360,6 +360,33 @@ pub(crate) fn release() {
     }
 }
 
+/// What the reference process is asked after the binding.
+#[derive(Debug, Clone)]
+enum Ask {
+    /// `forward` or `time` ([`Op`]).
+    Run(Op),
+    /// `forward`, then `precision` with each floating-point output's tolerance
+    /// (`{"out": [atol, rtol]}`).
+    Precision(serde_json::Value),
+}
+
+/// Where the module's outputs in its own precision are furthest from its double-precision ones,
+/// measured in tolerances ([`Runner::torch_precision`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SelfError {
+    /// |own - double| / (atol + rtol |double|) at the worst element (0 when every output
+    /// matches exactly; infinite when one is not finite where the other is).
+    pub worst: f64,
+    /// The output it is in.
+    pub output: String,
+    /// The element.
+    pub index: u64,
+    /// The value in the module's own precision there (NaN when not finite).
+    pub own: f64,
+    /// The double-precision value there (NaN when not finite).
+    pub double: f64,
+}
+
 impl<B: Backend> Runner<'_, B> {
     /// Runs the module once on the reference's set (filled, everything queued finished), its
     /// outputs written in place; returns the seconds the process measured (`Op::Time`: between
@@ -371,6 +398,66 @@ impl<B: Backend> Runner<'_, B> {
         set: &BufferSet,
         op: Op,
     ) -> Result<f64, Stop> {
+        let (answer, host_s) = self.torch_ask(t, layout, set, Ask::Run(op))?;
+        Ok(answer.get("seconds").and_then(|s| s.as_f64()).unwrap_or(host_s))
+    }
+
+    /// Runs the module once on the reference's set, its outputs written in place in its own
+    /// precision, then again in double precision on the same inputs and parameters (in the reference
+    /// process, on copies), and returns where the two differ most in units of each output's
+    /// tolerance (the task's, else its element type's default). No kernel
+    /// can be held to a tolerance that the module's own rounding exceeds.
+    pub(crate) fn torch_precision(
+        &mut self,
+        t: &TorchJob,
+        layout: &Layout,
+        set: &BufferSet,
+        tolerance: Option<aorlta_record::Tolerance>,
+    ) -> Result<SelfError, Stop> {
+        let tols: serde_json::Map<String, serde_json::Value> = layout
+            .bufs
+            .iter()
+            .filter(|b| b.is_output())
+            .map(|b| {
+                let tol = tolerance.unwrap_or_else(|| aorlta_record::Tolerance::default_for(b.dtype));
+                (b.name.clone(), serde_json::json!([tol.atol, tol.rtol]))
+            })
+            .collect();
+        let (answer, _) = self.torch_ask(t, layout, set, Ask::Precision(tols.into()))?;
+        let num = |k: &str| {
+            answer.get(k).and_then(|v| match v {
+                serde_json::Value::String(s) if s == "inf" => Some(f64::INFINITY),
+                v => v.as_f64(),
+            })
+        };
+        match (num("worst"), answer.get("output").and_then(|o| o.as_str())) {
+            (Some(worst), Some(output)) => Ok(SelfError {
+                worst,
+                output: output.to_string(),
+                index: answer.get("index").and_then(|i| i.as_u64()).unwrap_or(0),
+                own: num("own").unwrap_or(f64::NAN),
+                double: num("double").unwrap_or(f64::NAN),
+            }),
+            _ => {
+                self.finding(
+                    Party::Reference,
+                    "reference-failed",
+                    format!("the precision answer holds no `worst` or `output`: {answer}"),
+                );
+                Err(Stop)
+            }
+        }
+    }
+
+    /// Lends the set to the reference process, binds it and asks `ask`; the last answer and the
+    /// host's seconds for the whole exchange.
+    fn torch_ask(
+        &mut self,
+        t: &TorchJob,
+        layout: &Layout,
+        set: &BufferSet,
+        ask: Ask,
+    ) -> Result<(serde_json::Value, f64), Stop> {
         self.issue()?;
         if let Err(e) = self.b.synchronize() {
             return Err(self.backend_err(Party::Harness, e));
@@ -400,11 +487,11 @@ impl<B: Backend> Runner<'_, B> {
         let t0 = std::time::Instant::now();
         let answer = {
             let mut kept = PROCESSES.lock().unwrap_or_else(|p| p.into_inner());
-            run_in(&mut kept, t, &device, &req, op, timeout)
+            run_in(&mut kept, t, &device, &req, &ask, timeout)
         };
         let host_s = t0.elapsed().as_secs_f64();
-        let seconds = match answer {
-            Ok(v) => v.get("seconds").and_then(|s| s.as_f64()).unwrap_or(host_s),
+        let answer = match answer {
+            Ok(v) => v,
             Err(m) => {
                 self.finding(Party::Reference, "reference-failed", m);
                 return Err(Stop);
@@ -415,18 +502,18 @@ impl<B: Backend> Runner<'_, B> {
                 return Err(self.backend_err(Party::Harness, e));
             }
         }
-        Ok(seconds)
+        Ok((answer, host_s))
     }
 }
 
-/// Starts the process when none runs for this module, then binds and runs; the module's
+/// Starts the process when none runs for this module, then binds and asks; the module's
 /// process becomes the last of `kept`.
 fn run_in(
     kept: &mut Vec<Process>,
     t: &TorchJob,
     device: &str,
     bind: &serde_json::Value,
-    op: Op,
+    ask: &Ask,
     timeout_s: f64,
 ) -> Result<serde_json::Value, String> {
     let k = key(t, device);
@@ -445,12 +532,20 @@ fn run_in(
         }
     }
     let p = kept.last_mut().expect("started");
-    let result = crate::profile::timed("torch_bind", || p.ask(bind, timeout_s)).and_then(|_| {
-        let (op, call) = match op {
-            Op::Forward => ("forward", "torch_forward"),
-            Op::Time => ("time", "torch_time"),
-        };
-        crate::profile::timed(call, || p.ask(&serde_json::json!({ "op": op }), timeout_s))
+    let forward = serde_json::json!({ "op": "forward" });
+    let result = crate::profile::timed("torch_bind", || p.ask(bind, timeout_s)).and_then(|_| match ask {
+        Ask::Run(Op::Forward) => crate::profile::timed("torch_forward", || p.ask(&forward, timeout_s)),
+        Ask::Run(Op::Time) => crate::profile::timed("torch_time", || {
+            p.ask(&serde_json::json!({ "op": "time" }), timeout_s)
+        }),
+        Ask::Precision(tols) => p.ask(&forward, timeout_s).and_then(|_| {
+            crate::profile::timed("torch_precision", || {
+                p.ask(
+                    &serde_json::json!({ "op": "precision", "tolerances": tols }),
+                    timeout_s,
+                )
+            })
+        }),
     });
     if result.is_err() {
         // A process in an unknown state is not kept.

@@ -21,6 +21,11 @@ output ({"ok": ...} or {"error": "why"}):
                       of a binding, after a warm-up), timed alone between two events on this
                       process's stream; answers {"ok": {"seconds": S}} with the outputs written.
                       The harness has made the L2 cold and drawn the inputs just before.
+  {"op": "precision", "tolerances": {"out": [A, R], ...}}
+                      after a forward: the module again in double precision on copies of the
+                      bound inputs and parameters; answers where its outputs differ most from the
+                      forward's, {"worst": |own - double| / (A + R |double|), "output", "index",
+                      "own", "double"} (an infinite worst is "inf", a value not finite null)
   {"op": "release"}   drops the binding and closes every IPC handle (before the harness frees them);
                       on a GPU, empties PyTorch's cache
   {"op": "quit"}
@@ -242,6 +247,57 @@ class Reference:
     def run_into_outputs(self):
         self.copy_outputs(self.run_forward())
 
+    def precision(self, tolerances):
+        """The module again in double precision, on copies of the bound inputs and parameters,
+        against the outputs the last forward wrote in the module's own precision: where they
+        differ most, in units of each output's tolerance (`tolerances`: name -> [atol, rtol]),
+        |own - double| / (atol + rtol |double|)."""
+        if self.bound is None:
+            raise Refused("precision before bind")
+        torch = self.torch
+        import copy
+
+        with torch.no_grad():
+            model = copy.deepcopy(getattr(self.model, "_orig_mod", self.model)).double()
+            args = []
+            for n in self.forward_names:
+                if n in self.bound:
+                    t = self.bound[n]
+                    args.append(t.double() if t.is_floating_point() else t)
+                else:
+                    args.append(self.scalars[n])
+            result = model(*args)
+        results = [result] if isinstance(result, torch.Tensor) else list(result)
+        worst = {"worst": 0.0, "output": self.output_names[0], "index": 0, "own": None, "double": None}
+        for name, r in zip(self.output_names, results):
+            got = self.bound[name]
+            if not got.is_floating_point() or name not in tolerances:
+                continue
+            atol, rtol = (float(v) for v in tolerances[name])
+            own = got.reshape(-1).double()
+            exact = r.reshape(-1).double()
+            ratio = (own - exact).abs() / (atol + rtol * exact.abs())
+            finite_own, finite_exact = torch.isfinite(own), torch.isfinite(exact)
+            same = (own == exact) | (torch.isnan(own) & torch.isnan(exact))
+            ratio = torch.where(~finite_own & ~finite_exact & same, torch.zeros_like(ratio), ratio)
+            ratio = torch.where(finite_own != finite_exact, torch.full_like(ratio, float("inf")), ratio)
+            ratio = torch.nan_to_num(ratio, nan=float("inf"))
+            if ratio.numel() == 0:
+                continue
+            i = int(torch.argmax(ratio))
+            w = float(ratio[i])
+            if worst["own"] is None or w > worst["worst"]:
+                worst = {"worst": w, "output": name, "index": i, "own": float(own[i]), "double": float(exact[i])}
+        del model, result, results
+        # JSON has no infinity nor NaN: an infinite worst is "inf", a value that is not finite null.
+        for k in ("worst", "own", "double"):
+            v = worst[k]
+            if v is not None and v != v:
+                worst[k] = None
+            elif v is not None and v in (float("inf"), float("-inf")):
+                worst[k] = "inf" if k == "worst" else None
+        return worst
+
     def forward(self):
         if self.bound is None:
             raise Refused("forward before bind")
@@ -310,6 +366,8 @@ def serve(ref, stdin, stdout):
                 answer = {"ok": ref.time()}
             elif op == "release":
                 answer = {"ok": ref.release()}
+            elif op == "precision":
+                answer = {"ok": ref.precision(req["tolerances"])}
             else:
                 answer = {"error": f"unknown op {op!r}"}
         except Refused as e:

@@ -29,6 +29,15 @@ pub(crate) mod triton;
 pub(crate) use target::Target;
 pub(crate) use toolchain::Toolchain;
 
+/// The first file `name` in a folder of the PATH.
+pub(crate) fn find_on_path(name: &str) -> Option<std::path::PathBuf> {
+    std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join(name))
+            .find(|c| c.is_file())
+    })
+}
+
 use crate::config::{KernelConfig, Platform};
 use crate::fake::FakeSpec;
 use crate::reason::KernelReason;

@@ -196,7 +196,7 @@ pub(crate) fn python_of(configured: Option<&Path>) -> PathBuf {
         .or_else(|| std::env::var_os("AORLTA_TRITON_PYTHON").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("python3"));
     match named.to_str() {
-        Some(name) if !name.contains('/') => crate::env::find_on_path(name).unwrap_or(named),
+        Some(name) if !name.contains('/') => super::find_on_path(name).unwrap_or(named),
         _ => named,
     }
 }

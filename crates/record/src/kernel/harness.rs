@@ -32,6 +32,9 @@
 //! - 2.5: kernel plans. `KernelImage` gains `plan` ([`ImagePlan`]): the candidate is a plan of
 //!   launches of its kernels and library calls over the task's buffers and scratch buffers,
 //!   which the correctness and timing jobs run whole as the candidate (docs/PLANS.md).
+//! - 2.6: the reference's own precision. `SanityReport` gains `precision` ([`PrecisionCase`]):
+//!   for a PyTorch reference, on each correctness size and each case of input families, where
+//!   the module's outputs are furthest from the same module's in double precision.
 
 use super::KernelTask;
 use super::plan::ImagePlan;
@@ -40,7 +43,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// The version of the job, record, ready and device-list documents this build reads and writes.
-pub const HARNESS_FORMAT: FormatVersion = FormatVersion { major: 2, minor: 5 };
+pub const HARNESS_FORMAT: FormatVersion = FormatVersion { major: 2, minor: 6 };
 
 fn harness_format() -> FormatVersion {
     HARNESS_FORMAT
@@ -226,12 +229,39 @@ pub struct SanityCase {
     pub copy_passes: Vec<String>,
 }
 
+/// Where a PyTorch reference's outputs, computed in the module's own precision, are furthest
+/// from the same module's computed in double precision on the same inputs (one case of input
+/// families at one size). A tolerance this rounding exceeds holds no kernel to the module: a
+/// kernel more exact than the module fails it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrecisionCase {
+    /// Size index.
+    pub size: usize,
+    /// The family each input was drawn from: `x top, w typical`.
+    pub inputs: String,
+    /// The output of the worst element.
+    pub output: String,
+    /// Its index.
+    pub index: u64,
+    /// |own - double| / (atol + rtol |double|) there; `None` when one of the two is finite and
+    /// the other is not.
+    pub worst: Option<f64>,
+    /// The module's value there (`None` when not finite).
+    pub own: Option<f64>,
+    /// The double-precision value there (`None` when not finite).
+    pub double: Option<f64>,
+}
+
 /// What a sanity job found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct SanityReport {
     /// One case per output per size, in order.
     pub cases: Vec<SanityCase>,
+    /// For a PyTorch reference: one case per case of input families per correctness size.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub precision: Vec<PrecisionCase>,
 }
 
 /// A launch job: on one size, the candidate's module loaded, its buffers filled with inputs of
