@@ -54,13 +54,13 @@ pub use crate::lane::KernelLane;
 pub use crate::ncu::KernelProfile;
 pub use crate::reason::KernelReason;
 pub use crate::run::KernelRun;
-pub use crate::sanity::{Sanity, check_tolerances, task_sanity};
+pub use crate::sanity::{Sanity, check_tolerances, module_precision, task_sanity};
 pub use crate::task::{KernelTaskDef, LANE, kernel_task};
 pub use crate::test_env::TestEnv;
 pub use crate::time::KernelTime;
 pub use crate::torch::{
     ImportAs, ImportReport, ImportRow, PlanSummary, generate, has_torch, import_kernelbench, problems_in,
-    torch_python,
+    torch_python, widen_atol,
 };
 
 #[cfg(test)]

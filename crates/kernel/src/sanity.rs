@@ -9,7 +9,7 @@ use crate::exec::{Inputs, out_of_memory, run_job, shares_gpus};
 use crate::task::KernelTaskDef;
 use aorlta_check::{CoreError, Env, Task};
 use aorlta_record::Tolerance;
-use aorlta_record::{PrecisionCase, SanityCase, SanityWork, Work};
+use aorlta_record::{PrecisionCase, SanityCase, SanityReport, SanityWork, Work};
 
 /// What the sanity of one task found.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,20 +50,70 @@ fn task_place(file: &std::path::Path, detail: &str) -> String {
 /// device memory beside other jobs on its GPU (`checks-per-gpu` above 1) runs again with the GPU
 /// alone.
 pub fn task_sanity(env: &Env, task: &Task) -> Sanity {
-    match sanity_as(env, task, crate::lease::Use::Shared) {
-        Sanity::NotRun(why) if out_of_memory(&why) && env.kernel().is_some_and(shares_gpus) => {
-            sanity_as(env, task, crate::lease::Use::Alone)
+    let Some(def) = KernelTaskDef::of(task) else {
+        return Sanity::Sound(0);
+    };
+    match sanity_report(env, def) {
+        Err(why) => Sanity::NotRun(why),
+        Ok(report) => judge(def, &report),
+    }
+}
+
+/// Where the module of a task with a PyTorch reference is furthest, beyond the task's
+/// tolerance, from its own result in double precision (the sanity job's [`PrecisionCase`]s):
+/// `None` when it is within the tolerance everywhere (or the reference is a kernel), `Err` when
+/// the sanity job could not run.
+pub fn module_precision(env: &Env, task: &Task) -> Result<Option<PrecisionCase>, String> {
+    let Some(def) = KernelTaskDef::of(task) else {
+        return Ok(None);
+    };
+    let report = sanity_report(env, def)?;
+    let over = |p: &&PrecisionCase| p.worst.is_none_or(|w| w > 1.0);
+    let worst = report
+        .precision
+        .iter()
+        .filter(over)
+        .max_by(|a, b| {
+            let w = |p: &PrecisionCase| p.worst.unwrap_or(f64::INFINITY);
+            w(a).total_cmp(&w(b))
+        })
+        .cloned();
+    Ok(worst)
+}
+
+/// The sanity job's report, the job run again alone when it ran out of device memory beside
+/// others; `Err` says why it did not run.
+fn sanity_report(env: &Env, def: &KernelTaskDef) -> Result<SanityReport, String> {
+    match sanity_as(env, def, crate::lease::Use::Shared) {
+        Err(why) if out_of_memory(&why) && env.kernel().is_some_and(shares_gpus) => {
+            sanity_as(env, def, crate::lease::Use::Alone)
         }
         found => found,
     }
 }
 
-fn sanity_as(env: &Env, task: &Task, how: crate::lease::Use) -> Sanity {
-    let Some(def) = KernelTaskDef::of(task) else {
-        return Sanity::Sound(0);
-    };
+/// The zero, constant and copy cases first, then the module's own precision.
+fn judge(def: &KernelTaskDef, report: &SanityReport) -> Sanity {
+    let tol = def.spec.tolerance;
+    let found = report
+        .cases
+        .iter()
+        .find_map(|c| unsound(c, tol, def.spec.sizes.get(c.size)?))
+        .or_else(|| {
+            report
+                .precision
+                .iter()
+                .find_map(|p| imprecise(p, tol, def.spec.sizes.get(p.size)?))
+        });
+    match found {
+        Some(why) => Sanity::Unsound(why),
+        None => Sanity::Sound(report.cases.len()),
+    }
+}
+
+fn sanity_as(env: &Env, def: &KernelTaskDef, how: crate::lease::Use) -> Result<SanityReport, String> {
     let Some(kenv) = env.kernel() else {
-        return Sanity::NotRun("no `kernel:` section, so no compiler or GPU".into());
+        return Err("no `kernel:` section, so no compiler or GPU".into());
     };
     let reference = match crate::exec::reference(kenv, def) {
         Ok(r) => r,
@@ -78,7 +128,7 @@ fn sanity_as(env: &Env, task: &Task, how: crate::lease::Use) -> Sanity {
             } else {
                 "the reference did not compile"
             };
-            return Sanity::NotRun(format!("{what}: {}", why.join("; ")));
+            return Err(format!("{what}: {}", why.join("; ")));
         }
     };
     let i = Inputs {
@@ -106,7 +156,7 @@ fn sanity_as(env: &Env, task: &Task, how: crate::lease::Use) -> Sanity {
                     }
                 })
                 .collect();
-            return Sanity::NotRun(why.join("; "));
+            return Err(why.join("; "));
         }
     };
     if let Some(f) = rec.findings.first() {
@@ -116,24 +166,9 @@ fn sanity_as(env: &Env, task: &Task, how: crate::lease::Use) -> Sanity {
         } else {
             String::new()
         };
-        return Sanity::NotRun(format!("{:?} {}: {}{place}", f.party, f.code, f.detail));
+        return Err(format!("{:?} {}: {}{place}", f.party, f.code, f.detail));
     }
-    let report = rec.sanity.unwrap_or_default();
-    let tol = def.spec.tolerance;
-    let found = report
-        .cases
-        .iter()
-        .find_map(|c| unsound(c, tol, def.spec.sizes.get(c.size)?))
-        .or_else(|| {
-            report
-                .precision
-                .iter()
-                .find_map(|p| imprecise(p, tol, def.spec.sizes.get(p.size)?))
-        });
-    match found {
-        Some(why) => Sanity::Unsound(why),
-        None => Sanity::Sound(report.cases.len()),
-    }
+    Ok(rec.sanity.unwrap_or_default())
 }
 
 /// A case where the module's own rounding exceeds the tolerance: a kernel closer to the exact

@@ -6,6 +6,7 @@
 //! did.
 
 use anyhow::Context;
+use aorlta_kernel::KernelTools;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -39,6 +40,110 @@ pub(crate) struct KernelbenchArgs {
     /// `_triton`, the kernel is a `@triton.jit` function with a `BLOCK` constexpr).
     #[arg(long, default_value = "cuda", value_parser = ["cuda", "triton"])]
     pub language: String,
+    /// Then run each task's tolerance sanity on this machine's GPU (with `--fake-gpu`, the
+    /// module on the CPU) and, where the module's own result is further from its result in double
+    /// precision than the tolerance allows, widen the task's atol to fit it twice over (the
+    /// prompt too); `OUT/IMPORT.md` lists what was widened. PyTorch's CUDA kernels round
+    /// differently from its CPU ones: fit on the GPU the tasks will be checked on.
+    #[arg(long)]
+    pub fit_tolerance: bool,
+    /// With `--fit-tolerance`: run the modules on the CPU fake device instead of a GPU.
+    #[arg(long, requires = "fit_tolerance")]
+    pub fake_gpu: bool,
+}
+
+/// Rounds of widening a task's atol before it is left for `task check` to refuse.
+const FIT_ROUNDS: usize = 3;
+
+/// `--fit-tolerance`: each imported task's atol widened until its module's own precision fits
+/// (at most [`FIT_ROUNDS`] times); a line per task that was widened or could not be, also
+/// appended to `OUT/IMPORT.md`.
+fn fit_tolerances(
+    report: &aorlta_kernel::ImportReport,
+    python: &std::path::Path,
+    a: &KernelbenchArgs,
+) -> anyhow::Result<()> {
+    let mut kernel = aorlta_kernel::KernelConfig::default().overridden(&aorlta_kernel::KernelOverrides {
+        fake_gpu: a.fake_gpu,
+        gpus: None,
+        compiler: None,
+    });
+    kernel.torch_python = Some(python.to_path_buf());
+    let env = aorlta_kernel::env_with_kernel(&kernel)?;
+    let mut rows = Vec::new();
+    for row in &report.rows {
+        let Ok(file) = &row.outcome else { continue };
+        // The tolerance before and after, the last finding, and whether the module now fits.
+        let (mut first, mut last, mut finding, mut fits, mut failed) =
+            (None, None, String::new(), false, None);
+        for _ in 0..FIT_ROUNDS {
+            let (set, _) = aorlta_check::TaskSet::load(file, &aorlta_core::lanes())
+                .with_context(|| format!("{}", file.display()))?;
+            let Some(task) = set.iter().next() else { break };
+            match aorlta_kernel::module_precision(&env, task) {
+                Ok(None) => {
+                    fits = true;
+                    break;
+                }
+                Ok(Some(case)) => {
+                    let worst = case
+                        .worst
+                        .map_or("not finite".to_string(), |w| format!("{w:.2} times"));
+                    finding = format!(
+                        "{worst} the tolerance from its result in double precision (size {}, inputs {})",
+                        case.size, case.inputs
+                    );
+                    match aorlta_kernel::widen_atol(file, &case) {
+                        Ok((old, new)) => {
+                            first.get_or_insert(old);
+                            last = Some(new);
+                        }
+                        Err(why) => {
+                            failed = Some(format!("not widened ({finding}): {why}"));
+                            break;
+                        }
+                    }
+                }
+                Err(why) => {
+                    failed = Some(format!("not fitted: the sanity did not run: {why}"));
+                    break;
+                }
+            }
+        }
+        let tol = |t: Option<aorlta_record::Tolerance>| {
+            t.map_or(String::new(), |t| format!("atol {}, rtol {}", t.atol, t.rtol))
+        };
+        let why = match (failed, fits, last.is_some()) {
+            (Some(why), _, _) => why,
+            (None, true, false) => continue,
+            (None, true, true) => format!("widened: the module's own result was {finding}"),
+            (None, false, _) => format!("still beyond after {FIT_ROUNDS} rounds: {finding}"),
+        };
+        let line = format!("| `{}` | {} | {} | {why} |", row.id, tol(first), tol(last));
+        eprintln!("{line}");
+        rows.push(line);
+    }
+    let table = if rows.is_empty() {
+        "\n## Tolerances fitted to the modules' precision\n\nEvery module's own result is within its task's tolerance of its result in double precision.\n".to_string()
+    } else {
+        format!(
+            "\n## Tolerances fitted to the modules' precision\n\n| task | before | after | why |\n|---|---|---|---|\n{}\n",
+            rows.join("\n")
+        )
+    };
+    let md = a.out.join("IMPORT.md");
+    let mut text = std::fs::read_to_string(&md).unwrap_or_default();
+    text.push_str(&table);
+    std::fs::write(&md, text).with_context(|| format!("{}", md.display()))?;
+    if let Some(k) = env.kernel() {
+        k.pool().shutdown();
+    }
+    println!(
+        "tolerances fitted to the modules' precision: {} tasks listed (the table: {})",
+        rows.len(),
+        md.display()
+    );
+    Ok(())
 }
 
 /// Runs `aorlta task import ...`.
@@ -62,7 +167,7 @@ pub(crate) fn run(cmd: ImportCmd) -> anyhow::Result<ExitCode> {
             a.level
         );
     }
-    let python = aorlta_kernel::torch_python(a.python);
+    let python = aorlta_kernel::torch_python(a.python.clone());
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8));
@@ -95,6 +200,9 @@ pub(crate) fn run(cmd: ImportCmd) -> anyhow::Result<ExitCode> {
         a.out.display(),
         a.out.join("IMPORT.md").display()
     );
+    if a.fit_tolerance && report.imported() > 0 {
+        fit_tolerances(&report, &python, &a)?;
+    }
     if report.plan_tasks() > 0 {
         println!(
             "{} plan tasks, {} of them with the library's gemm",

@@ -662,4 +662,52 @@ fn a_module_less_exact_than_its_tolerance_fails_task_check() {
         .unwrap();
     assert!(!affine.contains("FAIL"), "{affine}");
     assert!(text.contains("1 of 2 tasks pass"), "{text}");
+
+    // Imported with --fit-tolerance (the modules on the CPU here), the naive module's atol is
+    // widened until its own rounding fits, its prompt says so, and both tasks pass.
+    let fitted = dir.path().join("fitted");
+    let o = aorlta()
+        .args(["task", "import", "kernelbench"])
+        .arg(dir.path())
+        .args(["--jobs", "1", "--fit-tolerance", "--fake-gpu", "--out"])
+        .arg(&fitted)
+        .arg("--python")
+        .arg(&python)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        stdout.contains("tolerances fitted to the modules' precision: 1 tasks listed"),
+        "{stdout}"
+    );
+    let report = std::fs::read_to_string(fitted.join("IMPORT.md")).unwrap();
+    let row = report
+        .lines()
+        .find(|l| l.starts_with("| `kernelbench_l1_1_naive_norm` | atol 0.0001, rtol 0.0001 | atol "))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(row.contains("| widened: the module's own result was "), "{row}");
+    let naive_task = task(&fitted, "kernelbench_l1_1_naive_norm");
+    let v: serde_json::Value = serde_norway::from_str(&naive_task).unwrap();
+    let atol = v["tolerance"]["atol"].as_f64().unwrap();
+    assert!(
+        atol > 1e-4 && v["tolerance"]["rtol"].as_f64() == Some(1e-4),
+        "{}",
+        v["tolerance"]
+    );
+    let sentence = format!("with atol = {atol}, rtol = 0.0001.");
+    assert!(prompt_of(&naive_task).contains(&sentence), "{sentence}");
+    assert!(
+        !task(&fitted, "kernelbench_l1_2_affine").contains("atol: "),
+        "the affine task keeps its default"
+    );
+    let (code, text) = check_fake(python.as_os_str(), &fitted, "examples/kernels/profile-speed.yaml");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("2 of 2 tasks pass"), "{text}");
 }

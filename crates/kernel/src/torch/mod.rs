@@ -10,7 +10,9 @@ pub mod generate;
 mod import;
 mod prompt;
 
-pub use import::{ImportAs, ImportReport, ImportRow, PlanSummary, import_kernelbench, problems_in};
+pub use import::{
+    ImportAs, ImportReport, ImportRow, PlanSummary, import_kernelbench, problems_in, widen_atol,
+};
 
 use std::path::PathBuf;
 

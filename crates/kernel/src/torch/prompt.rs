@@ -201,11 +201,7 @@ impl Prompt<'_> {
             let t = self
                 .tolerance
                 .unwrap_or_else(|| Tolerance::default_for(out.dtype));
-            parts.push(format!(
-                "Outputs are compared with the module's: |got - expected| <= atol + rtol * |expected| with \
-                 atol = {}, rtol = {}.",
-                t.atol, t.rtol
-            ));
+            parts.push(tolerance_sentence(t));
         }
         parts
     }
@@ -480,4 +476,13 @@ impl Prompt<'_> {
             }
         }
     }
+}
+
+/// The prompt's sentence stating the tolerance outputs are compared with.
+pub(crate) fn tolerance_sentence(t: Tolerance) -> String {
+    format!(
+        "Outputs are compared with the module's: |got - expected| <= atol + rtol * |expected| with \
+         atol = {}, rtol = {}.",
+        t.atol, t.rtol
+    )
 }

@@ -861,5 +861,58 @@ fn write_task(
     Ok((path, plans))
 }
 
+/// Widens the absolute tolerance of an imported task file so that the module's own rounding at
+/// `case` (where its result is furthest from its result in double precision, beyond the
+/// tolerance) fits twice over: atol becomes twice `|own - double|` there, rounded up to two
+/// significant digits, at least the old atol's double. The relative tolerance stays: it is bound
+/// to the element type's range. The prompt's sentence and the `tolerance` field are rewritten;
+/// the old and new tolerances are returned.
+pub fn widen_atol(
+    file: &Path,
+    case: &aorlta_record::PrecisionCase,
+) -> Result<(Tolerance, Tolerance), String> {
+    let place = |e: &dyn std::fmt::Display| format!("{}: {e}", file.display());
+    let text = std::fs::read_to_string(file).map_err(|e| place(&e))?;
+    let head: String = text
+        .lines()
+        .take_while(|l| l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut task: KernelTask = serde_norway::from_str(&text).map_err(|e| place(&e))?;
+    let out = task
+        .buffers
+        .iter()
+        .find(|b| b.name == case.output)
+        .ok_or_else(|| place(&format!("no output `{}`", case.output)))?;
+    let old = task
+        .tolerance
+        .unwrap_or_else(|| Tolerance::default_for(out.dtype));
+    let (Some(own), Some(double)) = (case.own, case.double) else {
+        return Err(place(
+            &"the module's result is not finite where its double-precision one is: no tolerance fits",
+        ));
+    };
+    let atol = round_up_2((2.0 * (own - double).abs()).max(2.0 * old.atol));
+    let new = Tolerance { atol, rtol: old.rtol };
+    let before = prompt::tolerance_sentence(old);
+    if !task.prompt.contains(&before) {
+        return Err(place(
+            &"the prompt does not state the tolerance as the import wrote it",
+        ));
+    }
+    task.prompt = task.prompt.replace(&before, &prompt::tolerance_sentence(new));
+    task.tolerance = Some(new);
+    let yaml = serde_norway::to_string(&task).map_err(|e| place(&e))?;
+    std::fs::write(file, head + &yaml).map_err(|e| place(&e))?;
+    Ok((old, new))
+}
+
+/// `x` rounded up to two significant digits.
+fn round_up_2(x: f64) -> f64 {
+    let e = x.log10().floor() as i32 - 1;
+    let digits = (x / 10f64.powi(e)).ceil();
+    format!("{digits}e{e}").parse().unwrap_or(x)
+}
+
 #[cfg(test)]
 mod tests;
