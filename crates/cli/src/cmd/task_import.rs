@@ -68,11 +68,17 @@ fn fit_tolerances(
         gpus: None,
         compiler: None,
     });
+    // Tasks fitted `jobs` at a time, as many sanity jobs sharing each GPU (one that runs out of
+    // device memory beside the others runs again alone).
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8))
+        .max(1);
     kernel.torch_python = Some(python.to_path_buf());
+    kernel.share_checks(jobs);
     let env = aorlta_kernel::env_with_kernel(&kernel)?;
-    let mut rows = Vec::new();
-    for row in &report.rows {
-        let Ok(file) = &row.outcome else { continue };
+    let fit_one = |row: &aorlta_kernel::ImportRow| -> anyhow::Result<Option<String>> {
+        let Ok(file) = &row.outcome else { return Ok(None) };
         // The tolerance before and after, the last finding, and whether the module now fits.
         let (mut first, mut last, mut finding, mut fits, mut failed) =
             (None, None, String::new(), false, None);
@@ -115,13 +121,41 @@ fn fit_tolerances(
         };
         let why = match (failed, fits, last.is_some()) {
             (Some(why), _, _) => why,
-            (None, true, false) => continue,
+            (None, true, false) => return Ok(None),
             (None, true, true) => format!("widened: the module's own result was {finding}"),
             (None, false, _) => format!("still beyond after {FIT_ROUNDS} rounds: {finding}"),
         };
-        let line = format!("| `{}` | {} | {} | {why} |", row.id, tol(first), tol(last));
-        eprintln!("{line}");
-        rows.push(line);
+        Ok(Some(format!(
+            "| `{}` | {} | {} | {why} |",
+            row.id,
+            tol(first),
+            tol(last)
+        )))
+    };
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let found = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.min(report.rows.len()) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(row) = report.rows.get(i) else { break };
+                    let r = fit_one(row);
+                    if let Ok(Some(line)) = &r {
+                        eprintln!("{line}");
+                    }
+                    found.lock().unwrap_or_else(|p| p.into_inner()).push((i, r));
+                }
+            });
+        }
+    });
+    let mut found = found.into_inner().unwrap_or_else(|p| p.into_inner());
+    found.sort_by_key(|(i, _)| *i);
+    let mut rows = Vec::new();
+    for (_, r) in found {
+        if let Some(line) = r? {
+            rows.push(line);
+        }
     }
     let table = if rows.is_empty() {
         "\n## Tolerances fitted to the modules' precision\n\nEvery module's own result is within its task's tolerance of its result in double precision.\n".to_string()
