@@ -45,18 +45,21 @@ fn a_generated_set_is_kept_only_checked_and_every_kept_task_passes_task_check() 
     let dir = tempfile::tempdir().unwrap();
     let config = small_config(dir.path());
     let out = dir.path().join("set");
-    let o = aorlta()
-        .args([
-            "task", "generate", "--count", "24", "--seed", "1", "--jobs", "2", "--config",
-        ])
-        .arg(&config)
-        .arg("--out")
-        .arg(&out)
-        .arg("--python")
-        .arg(&python)
-        .current_dir(root())
-        .output()
-        .unwrap();
+    let generate = |extra: &[&str]| {
+        aorlta()
+            .args(["task", "generate", "--count", "24", "--seed", "1", "--jobs", "2"])
+            .args(extra)
+            .arg("--config")
+            .arg(&config)
+            .arg("--out")
+            .arg(&out)
+            .arg("--python")
+            .arg(&python)
+            .current_dir(root())
+            .output()
+            .unwrap()
+    };
+    let o = generate(&[]);
     let (stdout, stderr) = (
         String::from_utf8_lossy(&o.stdout).into_owned(),
         String::from_utf8_lossy(&o.stderr).into_owned(),
@@ -206,18 +209,7 @@ fn a_generated_set_is_kept_only_checked_and_every_kept_task_passes_task_check() 
     let mut text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     text.push_str("not a line of the journal\n");
     std::fs::write(&journal, text).unwrap();
-    let again = aorlta()
-        .args([
-            "task", "generate", "--count", "24", "--seed", "1", "--jobs", "2", "--resume", "--config",
-        ])
-        .arg(&config)
-        .arg("--out")
-        .arg(&out)
-        .arg("--python")
-        .arg(&python)
-        .current_dir(root())
-        .output()
-        .unwrap();
+    let again = generate(&["--resume"]);
     let stderr = String::from_utf8_lossy(&again.stderr);
     assert_eq!(again.status.code(), Some(0), "{stderr}");
     assert!(

@@ -71,6 +71,25 @@ fn check_fake(python: &std::ffi::OsStr, folder: &Path, profile: &str) -> (Option
     (o.status.code(), text)
 }
 
+/// `aorlta task import kernelbench DIR --jobs 1 EXTRA... --out OUT --python PYTHON`: the exit
+/// status and standard output, standard error after it.
+fn import_folder(dir: &Path, out: &Path, python: &std::ffi::OsStr, extra: &[&str]) -> (Option<i32>, String) {
+    let o = aorlta()
+        .args(["task", "import", "kernelbench"])
+        .arg(dir)
+        .args(["--jobs", "1"])
+        .args(extra)
+        .arg("--out")
+        .arg(out)
+        .arg("--python")
+        .arg(python)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    (o.status.code(), text)
+}
+
 /// A task file's prompt.
 fn prompt_of(task: &str) -> String {
     let v: serde_json::Value = serde_norway::from_str(task).unwrap();
@@ -559,22 +578,8 @@ fn a_draw_scaled_by_a_draw_imports_with_the_domain_of_its_values() {
     std::fs::write(dir.path().join("1_Scaled_mse.py"), problem("torch.rand(())")).unwrap();
     std::fs::write(dir.path().join("2_Signed_mse.py"), problem("torch.randn(())")).unwrap();
     let out = dir.path().join("tasks");
-    let o = aorlta()
-        .args(["task", "import", "kernelbench"])
-        .arg(dir.path())
-        .args(["--jobs", "1", "--out"])
-        .arg(&out)
-        .arg("--python")
-        .arg(&python)
-        .current_dir(root())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        stdout.contains("imported 1 of 2"),
-        "{stdout}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let (_, text) = import_folder(dir.path(), &out, &python, &[]);
+    assert!(text.contains("imported 1 of 2"), "{text}");
     let v: serde_json::Value = serde_norway::from_str(&task(&out, "kernelbench_l1_1_scaled_mse")).unwrap();
     let init = |name: &str| {
         let b = v["buffers"]
@@ -626,22 +631,8 @@ fn a_module_less_exact_than_its_tolerance_fails_task_check() {
     )
     .unwrap();
     let out = dir.path().join("tasks");
-    let o = aorlta()
-        .args(["task", "import", "kernelbench"])
-        .arg(dir.path())
-        .args(["--jobs", "1", "--out"])
-        .arg(&out)
-        .arg("--python")
-        .arg(&python)
-        .current_dir(root())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        stdout.contains("imported 2 of 2"),
-        "{stdout}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let (_, text) = import_folder(dir.path(), &out, &python, &[]);
+    assert!(text.contains("imported 2 of 2"), "{text}");
     let (code, text) = check_fake(python.as_os_str(), &out, "examples/kernels/profile-speed.yaml");
     assert_eq!(code, Some(1), "{text}");
     let naive = text
@@ -666,26 +657,11 @@ fn a_module_less_exact_than_its_tolerance_fails_task_check() {
     // Imported with --fit-tolerance (the modules on the CPU here), the naive module's atol is
     // widened until its own rounding fits, its prompt says so, and both tasks pass.
     let fitted = dir.path().join("fitted");
-    let o = aorlta()
-        .args(["task", "import", "kernelbench"])
-        .arg(dir.path())
-        .args(["--jobs", "1", "--fit-tolerance", "--fake-gpu", "--out"])
-        .arg(&fitted)
-        .arg("--python")
-        .arg(&python)
-        .current_dir(root())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{stdout}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let (code, text) = import_folder(dir.path(), &fitted, &python, &["--fit-tolerance", "--fake-gpu"]);
+    assert_eq!(code, Some(0), "{text}");
     assert!(
-        stdout.contains("tolerances fitted to the modules' precision: 1 tasks listed"),
-        "{stdout}"
+        text.contains("tolerances fitted to the modules' precision: 1 tasks listed"),
+        "{text}"
     );
     let report = std::fs::read_to_string(fitted.join("IMPORT.md")).unwrap();
     let row = report
