@@ -57,18 +57,20 @@ fn run_inner<B: Backend>(
         report.cases.extend(cases);
     }
     if let RefSide::Torch(t) = reference {
-        for &size in precision_sizes(&w.sizes) {
+        for size in precision_sizes(&w.sizes, &job.task.timed_sizes) {
             precision_at(r, t, w.seed, size, report)?;
         }
     }
     Ok(())
 }
 
-/// The sizes a module's own precision is measured at: the correctness sizes (every listed size
-/// but the first, the timed one, whose double-precision copies could need twice its memory),
-/// or the one size listed.
-fn precision_sizes(sizes: &[usize]) -> &[usize] {
-    if sizes.len() > 1 { &sizes[1..] } else { sizes }
+/// The sizes a module's own precision is measured at: the listed sizes that are not timed (the
+/// timed ones, `timed_sizes` or else the first, are the largest, and their double-precision
+/// copies could need twice their memory), or every listed size when all are timed.
+fn precision_sizes(sizes: &[usize], timed: &[usize]) -> Vec<usize> {
+    let timed = if timed.is_empty() { &[0][..] } else { timed };
+    let rest: Vec<usize> = sizes.iter().copied().filter(|s| !timed.contains(s)).collect();
+    if rest.is_empty() { sizes.to_vec() } else { rest }
 }
 
 /// At one size, for as many cases as the input families need for every input to be drawn from
@@ -398,6 +400,15 @@ mod tests {
 
     fn f32s(v: &[f32]) -> Vec<u8> {
         v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn a_modules_precision_is_measured_on_the_sizes_that_are_not_timed() {
+        use super::precision_sizes;
+        assert_eq!(precision_sizes(&[0, 1, 2], &[]), vec![1, 2]);
+        assert_eq!(precision_sizes(&[0, 1, 2], &[1]), vec![0, 2]);
+        assert_eq!(precision_sizes(&[0], &[]), vec![0]);
+        assert_eq!(precision_sizes(&[0, 1], &[0, 1]), vec![0, 1]);
     }
 
     #[test]
