@@ -248,12 +248,7 @@ fn note_case<B: Backend>(r: &mut Runner<'_, B>, case: &CaseReport) -> bool {
                 )
             })
             .unwrap_or_default();
-        let families = case
-            .families
-            .iter()
-            .map(|(b, f)| format!("{b} {f}"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let families = crate::layout::families_text(&case.families);
         r.finding_at(
             Party::Candidate,
             "output-mismatch",

@@ -183,6 +183,15 @@ fn buf_layout(task: &KernelTask, b: &BufferSpec, vars: &BTreeMap<String, i64>) -
     })
 }
 
+/// Input families as a message names them: `x top, w typical`.
+pub(crate) fn families_text(families: &std::collections::BTreeMap<String, Family>) -> String {
+    families
+        .iter()
+        .map(|(b, f)| format!("{b} {f}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -96,41 +96,31 @@ fn precision_at<B: Backend>(
         .max()
         .unwrap_or(0)
         .max(1);
-    for case in 0..cases {
-        let draw = Draw::Case {
-            seed: seed ^ (case as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            case,
-            first_seed: seed,
-        };
-        let inputs: Vec<String> = layout
-            .bufs
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.is_input())
-            .map(|(k, b)| format!("{} {}", b.name, b.family(k, draw)))
-            .collect();
-        let set = r.alloc_set(&layout)?;
-        let result = (|| -> Result<crate::torch::SelfError, Stop> {
-            if !r.helpers_loaded {
-                r.helpers_on()?;
-            }
+    // One set for every case, as the correctness job keeps its reference's set across seeds:
+    // each case draws its inputs again.
+    let set = r.alloc_set(&layout)?;
+    let result = (|| -> Result<(), Stop> {
+        if !r.helpers_loaded {
+            r.helpers_on()?;
+        }
+        for case in 0..cases {
+            let draw = Draw::Case {
+                seed: seed ^ (case as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                case,
+                first_seed: seed,
+            };
             r.fill_set(&layout, &set, draw, false)?;
-            r.torch_precision(t, &layout, &set, job.task.tolerance)
-        })();
-        r.scrub_and_free(&layout, &set);
-        let e = result?;
-        let finite = |v: f64| v.is_finite().then_some(v);
-        report.precision.push(PrecisionCase {
-            size,
-            inputs: inputs.join(", "),
-            output: e.output,
-            index: e.index,
-            worst: finite(e.worst),
-            own: finite(e.own),
-            double: finite(e.double),
-        });
-    }
-    Ok(())
+            let found = r.torch_precision(t, &layout, &set, job.task.tolerance)?;
+            report.precision.push(PrecisionCase {
+                size,
+                inputs: crate::layout::families_text(&layout.families(draw)),
+                ..found
+            });
+        }
+        Ok(())
+    })();
+    r.scrub_and_free(&layout, &set);
+    result
 }
 
 /// The data of every output, and of every input that could stand in for one (same element type

@@ -206,8 +206,9 @@ pub(crate) fn ran_out_of_memory(findings: &[aorlta_record::Finding]) -> bool {
         .any(|f| f.party != Party::Candidate && out_of_memory(&format!("{} {}", f.code, f.detail)))
 }
 
-/// Runs a job on a leased GPU, leased as `how` says, else as the work's kind does (a sanity
-/// that ran out of device memory beside other jobs runs again alone).
+/// Runs a job on a leased GPU, leased as the work's kind asks: a timing alone, a correctness or
+/// sanity job beside others (`checks-per-gpu`). A shared job in which the harness or the
+/// reference ran out of device memory runs again with the GPU alone ([`ran_out_of_memory`]).
 /// A job whose work runs no candidate (the tolerance sanity) names none: `candidate` is `None`.
 pub(crate) fn run_job(
     i: &Inputs<'_>,
@@ -216,7 +217,36 @@ pub(crate) fn run_job(
     work: Work,
     launch_timeout_s: f64,
     deadline_s: f64,
-    how: Option<crate::lease::Use>,
+) -> Result<HarnessRecord, LegOutput> {
+    use crate::lease::Use;
+    let how = match work {
+        Work::Time(_) | Work::Launch(_) => Use::Alone,
+        Work::Check(_) | Work::Sanity(_) => Use::Shared,
+    };
+    let run = |how, work| run_job_as(i, reference, candidate, work, launch_timeout_s, deadline_s, how);
+    if how == Use::Alone || !shares_gpus(i.env) {
+        return run(how, work);
+    }
+    let first = run(how, work.clone());
+    let short = match &first {
+        Ok(rec) => ran_out_of_memory(&rec.findings),
+        Err(o) => o
+            .reasons
+            .iter()
+            .any(|r| out_of_memory(&format!("{} {}", r.code, r.detail))),
+    };
+    if short { run(Use::Alone, work) } else { first }
+}
+
+/// [`run_job`] once, leased as `how` says.
+fn run_job_as(
+    i: &Inputs<'_>,
+    reference: &RefBuilt,
+    candidate: Option<&Compiled>,
+    work: Work,
+    launch_timeout_s: f64,
+    deadline_s: f64,
+    how: crate::lease::Use,
 ) -> Result<HarnessRecord, LegOutput> {
     let env = i.env;
     let fake = env.is_fake();
@@ -236,11 +266,6 @@ pub(crate) fn run_job(
         .leases()
         .map_err(|e| LegOutput::unsettled(KernelReason::NoGpu, e))?;
     let wait = Duration::from_secs_f64(env.config().lease_wait_s);
-    // A timing has its GPU alone; correctness and sanity jobs may share it with each other.
-    let how = how.unwrap_or(match work {
-        Work::Time(_) | Work::Launch(_) => crate::lease::Use::Alone,
-        Work::Check(_) | Work::Sanity(_) => crate::lease::Use::Shared,
-    });
     let waiting = crate::timeline::span("lease-wait", || i.task.spec.id.clone());
     let lease = leases
         .acquire_as(wait, how)

@@ -163,29 +163,10 @@ fn run_leg_here(input: &LegInput<'_>) -> LegOutput {
         sizes: sizes.clone(),
         seeds: seeds.clone(),
     });
-    let run = |how| {
-        run_job(
-            &i,
-            &reference,
-            Some(&candidate),
-            work.clone(),
-            launch_timeout,
-            deadline,
-            how,
-        )
-    };
-    let mut rec = match run(None) {
+    let rec = match run_job(&i, &reference, Some(&candidate), work, launch_timeout, deadline) {
         Ok(r) => r,
         Err(o) => return o,
     };
-    // Out of device memory beside other jobs (the task's buffers and the reference's, never a
-    // candidate's finding): the same job again with the GPU alone.
-    if crate::exec::ran_out_of_memory(&rec.findings) && crate::exec::shares_gpus(i.env) {
-        rec = match run(Some(crate::lease::Use::Alone)) {
-            Ok(r) => r,
-            Err(o) => return o,
-        };
-    }
     let cases = rec.check.as_ref().map(|c| c.cases.as_slice()).unwrap_or_default();
     let detail = json!({
         "seeds": seeds,

@@ -5,7 +5,7 @@
 //! a kernel that computes nothing must never be rewarded.
 
 use crate::env::KernelTools;
-use crate::exec::{Inputs, out_of_memory, run_job, shares_gpus};
+use crate::exec::{Inputs, run_job};
 use crate::task::KernelTaskDef;
 use aorlta_check::{CoreError, Env, Task};
 use aorlta_record::Tolerance;
@@ -81,17 +81,6 @@ pub fn module_precision(env: &Env, task: &Task) -> Result<Option<PrecisionCase>,
     Ok(worst)
 }
 
-/// The sanity job's report, the job run again alone when it ran out of device memory beside
-/// others; `Err` says why it did not run.
-fn sanity_report(env: &Env, def: &KernelTaskDef) -> Result<SanityReport, String> {
-    match sanity_as(env, def, crate::lease::Use::Shared) {
-        Err(why) if out_of_memory(&why) && env.kernel().is_some_and(shares_gpus) => {
-            sanity_as(env, def, crate::lease::Use::Alone)
-        }
-        found => found,
-    }
-}
-
 /// The zero, constant and copy cases first, then the module's own precision.
 fn judge(def: &KernelTaskDef, report: &SanityReport) -> Sanity {
     let tol = def.spec.tolerance;
@@ -111,7 +100,8 @@ fn judge(def: &KernelTaskDef, report: &SanityReport) -> Sanity {
     }
 }
 
-fn sanity_as(env: &Env, def: &KernelTaskDef, how: crate::lease::Use) -> Result<SanityReport, String> {
+/// The sanity job's report; `Err` says why it did not run.
+fn sanity_report(env: &Env, def: &KernelTaskDef) -> Result<SanityReport, String> {
     let Some(kenv) = env.kernel() else {
         return Err("no `kernel:` section, so no compiler or GPU".into());
     };
@@ -142,7 +132,7 @@ fn sanity_as(env: &Env, def: &KernelTaskDef, how: crate::lease::Use) -> Result<S
     let timeout = if kenv.is_fake() { 0.3 } else { 10.0 };
     let deadline = 60.0 + sizes.len() as f64 * timeout;
     let work = Work::Sanity(SanityWork { sizes, seed });
-    let rec = match run_job(&i, &reference, None, work, timeout, deadline, Some(how)) {
+    let rec = match run_job(&i, &reference, None, work, timeout, deadline) {
         Ok(r) => r,
         Err(o) => {
             let why: Vec<String> = o
@@ -171,6 +161,20 @@ fn sanity_as(env: &Env, def: &KernelTaskDef, how: crate::lease::Use) -> Result<S
     Ok(rec.sanity.unwrap_or_default())
 }
 
+/// A task's tolerance as a message names it.
+fn tolerance_words(tol: Option<Tolerance>) -> String {
+    match tol {
+        Some(t) => format!("atol {}, rtol {}", t.atol, t.rtol),
+        None => "the default tolerance".into(),
+    }
+}
+
+/// A size's variables as a message names them: `rows = 3, cols = 5`.
+fn size_words(vars: &std::collections::BTreeMap<String, i64>) -> String {
+    let words: Vec<String> = vars.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+    words.join(", ")
+}
+
 /// A case where the module's own rounding exceeds the tolerance: a kernel closer to the exact
 /// result than the module is judged wrong there, so the tolerance holds no kernel to the module.
 fn imprecise(
@@ -183,12 +187,8 @@ fn imprecise(
         Some(w) => format!("{w:.3} times the tolerance away from"),
         None => "finite where it is not, or the reverse, in".into(),
     };
-    let tol = match tol {
-        Some(t) => format!("atol {}, rtol {}", t.atol, t.rtol),
-        None => "the default tolerance".into(),
-    };
+    let tol = tolerance_words(tol);
     let value = |v: Option<f64>| v.map_or_else(|| "not finite".to_string(), |v| format!("{v:e}"));
-    let vars: Vec<String> = vars.iter().map(|(k, v)| format!("{k} = {v}")).collect();
     let widen = p.worst.map_or_else(String::new, |w| {
         format!(" (at least {:.0} times)", (2.0 * w).ceil())
     });
@@ -198,7 +198,7 @@ fn imprecise(
          {tol} there: widen the tolerance{widen}, or draw these inputs from a domain where the module \
          is exact enough",
         p.size,
-        vars.join(", "),
+        size_words(vars),
         p.inputs,
         p.output,
         p.index,
@@ -212,12 +212,8 @@ fn unsound(
     tol: Option<Tolerance>,
     vars: &std::collections::BTreeMap<String, i64>,
 ) -> Option<String> {
-    let tol = match tol {
-        Some(t) => format!("atol {}, rtol {}", t.atol, t.rtol),
-        None => "the default tolerance".into(),
-    };
-    let vars: Vec<String> = vars.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-    let at = format!("size {} ({}), output `{}`", c.size, vars.join(", "), c.output);
+    let tol = tolerance_words(tol);
+    let at = format!("size {} ({}), output `{}`", c.size, size_words(vars), c.output);
     if c.zero_passes {
         return Some(format!(
             "{at}: an all-zero output matches the reference within {tol} (largest |reference| {:e}); raise the inputs' scale or tighten atol",

@@ -243,7 +243,6 @@ fn time_leg(input: &LegInput<'_>) -> LegOutput {
             Work::Time(work.clone()),
             launch_timeout,
             deadline,
-            None,
         ) {
             Ok(r) => r,
             Err(o) => return o,

@@ -35,3 +35,28 @@ impl KernelArgs {
         }))
     }
 }
+
+/// Processes and checks run at once: `jobs`, else the CPUs, at most 8.
+pub(crate) fn jobs_or_cpus(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8))
+        .max(1)
+}
+
+/// The environment of the commands that check PyTorch modules `jobs` at a time (`task generate`,
+/// `task import --fit-tolerance`): the default kernel section on a GPU, or on the fake device,
+/// with `python` as the reference process's Python and `jobs` sanity and correctness jobs
+/// sharing each GPU.
+pub(crate) fn torch_check_env(
+    fake_gpu: bool,
+    python: &std::path::Path,
+    jobs: usize,
+) -> anyhow::Result<aorlta_check::Env> {
+    let mut kernel = KernelConfig::default().overridden(&KernelOverrides {
+        fake_gpu,
+        gpus: None,
+        compiler: None,
+    });
+    kernel.torch_python = Some(python.to_path_buf());
+    kernel.share_checks(jobs);
+    Ok(aorlta_kernel::env_with_kernel(&kernel)?)
+}

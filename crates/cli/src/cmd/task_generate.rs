@@ -86,18 +86,9 @@ fn read_journal(path: &Path) -> std::collections::HashMap<String, Result<(), Str
 pub(crate) fn run(a: GenerateArgs) -> anyhow::Result<ExitCode> {
     let config = GeneratorConfig::load(&a.config)?;
     let python = aorlta_kernel::torch_python(a.python);
-    let jobs = a
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8));
-    let mut kernel = aorlta_kernel::KernelConfig::default().overridden(&aorlta_kernel::KernelOverrides {
-        fake_gpu: !a.gpu,
-        gpus: None,
-        compiler: None,
-    });
+    let jobs = super::kernel_args::jobs_or_cpus(a.jobs);
     // The check runs each module through the reference process, on this Python, `jobs` at once.
-    kernel.torch_python = Some(python.clone());
-    kernel.share_checks(jobs);
-    let env = aorlta_kernel::env_with_kernel(&kernel)?;
+    let env = super::kernel_args::torch_check_env(!a.gpu, &python, jobs)?;
     if a.gpu {
         let devices = env.kernel().map(|k| k.devices().map(|d| d.devices.len()));
         match devices {
@@ -219,10 +210,7 @@ pub(crate) fn run(a: GenerateArgs) -> anyhow::Result<ExitCode> {
             report.rows.len(),
             aorlta_kernel::generate::MODULES_PER_TASK_AT_MOST
         );
+        return Ok(ExitCode::FAILURE);
     }
-    Ok(if (kept.len() as u64) < a.count {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(ExitCode::SUCCESS)
 }

@@ -7,6 +7,7 @@
 
 use anyhow::Context;
 use aorlta_kernel::KernelTools;
+use aorlta_record::Tolerance;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -56,81 +57,57 @@ pub(crate) struct KernelbenchArgs {
 const FIT_ROUNDS: usize = 3;
 
 /// `--fit-tolerance`: each imported task's atol widened until its module's own precision fits
-/// (at most [`FIT_ROUNDS`] times); a line per task that was widened or could not be, also
-/// appended to `OUT/IMPORT.md`.
+/// (at most [`FIT_ROUNDS`] times), `jobs` tasks at a time; a line per task that was widened or
+/// could not be, also appended to `OUT/IMPORT.md`.
 fn fit_tolerances(
     report: &aorlta_kernel::ImportReport,
     python: &std::path::Path,
+    jobs: usize,
     a: &KernelbenchArgs,
 ) -> anyhow::Result<()> {
-    let mut kernel = aorlta_kernel::KernelConfig::default().overridden(&aorlta_kernel::KernelOverrides {
-        fake_gpu: a.fake_gpu,
-        gpus: None,
-        compiler: None,
-    });
-    // Tasks fitted `jobs` at a time, as many sanity jobs sharing each GPU (one that runs out of
-    // device memory beside the others runs again alone).
-    let jobs = a
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8))
-        .max(1);
-    kernel.torch_python = Some(python.to_path_buf());
-    kernel.share_checks(jobs);
-    let env = aorlta_kernel::env_with_kernel(&kernel)?;
+    // As many sanity jobs share each GPU as tasks are fitted at once (one that runs out of device
+    // memory beside the others runs again alone).
+    let env = super::kernel_args::torch_check_env(a.fake_gpu, python, jobs)?;
     let fit_one = |row: &aorlta_kernel::ImportRow| -> anyhow::Result<Option<String>> {
         let Ok(file) = &row.outcome else { return Ok(None) };
-        // The tolerance before and after, the last finding, and whether the module now fits.
-        let (mut first, mut last, mut finding, mut fits, mut failed) =
-            (None, None, String::new(), false, None);
+        // The tolerance before the first widening and after the last, and the last finding.
+        let (mut widened, mut finding) = (None::<(Tolerance, Tolerance)>, String::new());
+        let mut why = None;
         for _ in 0..FIT_ROUNDS {
             let (set, _) = aorlta_check::TaskSet::load(file, &aorlta_core::lanes())
                 .with_context(|| format!("{}", file.display()))?;
             let Some(task) = set.iter().next() else { break };
-            match aorlta_kernel::module_precision(&env, task) {
+            let case = match aorlta_kernel::module_precision(&env, task) {
+                Ok(None) if widened.is_none() => return Ok(None),
                 Ok(None) => {
-                    fits = true;
+                    why = Some(format!("widened: the module's own result was {finding}"));
                     break;
                 }
-                Ok(Some(case)) => {
-                    let worst = case
-                        .worst
-                        .map_or("not finite".to_string(), |w| format!("{w:.2} times"));
-                    finding = format!(
-                        "{worst} the tolerance from its result in double precision (size {}, inputs {})",
-                        case.size, case.inputs
-                    );
-                    match aorlta_kernel::widen_atol(file, &case) {
-                        Ok((old, new)) => {
-                            first.get_or_insert(old);
-                            last = Some(new);
-                        }
-                        Err(why) => {
-                            failed = Some(format!("not widened ({finding}): {why}"));
-                            break;
-                        }
-                    }
+                Ok(Some(case)) => case,
+                Err(e) => {
+                    why = Some(format!("not fitted: the sanity did not run: {e}"));
+                    break;
                 }
-                Err(why) => {
-                    failed = Some(format!("not fitted: the sanity did not run: {why}"));
+            };
+            let worst = case
+                .worst
+                .map_or("not finite".to_string(), |w| format!("{w:.2} times"));
+            finding = format!(
+                "{worst} the tolerance from its result in double precision (size {}, inputs {})",
+                case.size, case.inputs
+            );
+            match aorlta_kernel::widen_atol(file, &case) {
+                Ok((old, new)) => widened = Some((widened.map_or(old, |(first, _)| first), new)),
+                Err(e) => {
+                    why = Some(format!("not widened ({finding}): {e}"));
                     break;
                 }
             }
         }
-        let tol = |t: Option<aorlta_record::Tolerance>| {
-            t.map_or(String::new(), |t| format!("atol {}, rtol {}", t.atol, t.rtol))
-        };
-        let why = match (failed, fits, last.is_some()) {
-            (Some(why), _, _) => why,
-            (None, true, false) => return Ok(None),
-            (None, true, true) => format!("widened: the module's own result was {finding}"),
-            (None, false, _) => format!("still beyond after {FIT_ROUNDS} rounds: {finding}"),
-        };
-        Ok(Some(format!(
-            "| `{}` | {} | {} | {why} |",
-            row.id,
-            tol(first),
-            tol(last)
-        )))
+        let why = why.unwrap_or_else(|| format!("still beyond after {FIT_ROUNDS} rounds: {finding}"));
+        let tol = |t: Tolerance| format!("atol {}, rtol {}", t.atol, t.rtol);
+        let (before, after) = widened.map_or((String::new(), String::new()), |(b, a)| (tol(b), tol(a)));
+        Ok(Some(format!("| `{}` | {before} | {after} | {why} |", row.id)))
     };
     let next = std::sync::atomic::AtomicUsize::new(0);
     let found = std::sync::Mutex::new(Vec::new());
@@ -202,9 +179,7 @@ pub(crate) fn run(cmd: ImportCmd) -> anyhow::Result<ExitCode> {
         );
     }
     let python = aorlta_kernel::torch_python(a.python.clone());
-    let jobs = a
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8));
+    let jobs = super::kernel_args::jobs_or_cpus(a.jobs);
     eprintln!(
         "importing {} problems with {} ({} at a time)",
         problems.len(),
@@ -235,7 +210,7 @@ pub(crate) fn run(cmd: ImportCmd) -> anyhow::Result<ExitCode> {
         a.out.join("IMPORT.md").display()
     );
     if a.fit_tolerance && report.imported() > 0 {
-        fit_tolerances(&report, &python, &a)?;
+        fit_tolerances(&report, &python, jobs, &a)?;
     }
     if report.plan_tasks() > 0 {
         println!(

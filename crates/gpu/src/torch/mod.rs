@@ -370,23 +370,6 @@ enum Ask {
     Precision(serde_json::Value),
 }
 
-/// Where the module's outputs in its own precision are furthest from its double-precision ones,
-/// measured in tolerances ([`Runner::torch_precision`]).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct SelfError {
-    /// |own - double| / (atol + rtol |double|) at the worst element (0 when every output
-    /// matches exactly; infinite when one is not finite where the other is).
-    pub worst: f64,
-    /// The output it is in.
-    pub output: String,
-    /// The element.
-    pub index: u64,
-    /// The value in the module's own precision there (NaN when not finite).
-    pub own: f64,
-    /// The double-precision value there (NaN when not finite).
-    pub double: f64,
-}
-
 impl<B: Backend> Runner<'_, B> {
     /// Runs the module once on the reference's set (filled, everything queued finished), its
     /// outputs written in place; returns the seconds the process measured (`Op::Time`: between
@@ -405,15 +388,16 @@ impl<B: Backend> Runner<'_, B> {
     /// Runs the module once on the reference's set, its outputs written in place in its own
     /// precision, then again in double precision on the same inputs and parameters (in the reference
     /// process, on copies), and returns where the two differ most in units of each output's
-    /// tolerance (the task's, else its element type's default). No kernel
-    /// can be held to a tolerance that the module's own rounding exceeds.
+    /// tolerance (the task's, else its element type's default); the caller names the size and
+    /// the inputs' families. No kernel can be held to a tolerance that the module's own
+    /// rounding exceeds.
     pub(crate) fn torch_precision(
         &mut self,
         t: &TorchJob,
         layout: &Layout,
         set: &BufferSet,
         tolerance: Option<aorlta_record::Tolerance>,
-    ) -> Result<SelfError, Stop> {
+    ) -> Result<aorlta_record::PrecisionCase, Stop> {
         let tols: serde_json::Map<String, serde_json::Value> = layout
             .bufs
             .iter()
@@ -424,19 +408,21 @@ impl<B: Backend> Runner<'_, B> {
             })
             .collect();
         let (answer, _) = self.torch_ask(t, layout, set, Ask::Precision(tols.into()))?;
-        let num = |k: &str| {
-            answer.get(k).and_then(|v| match v {
-                serde_json::Value::String(s) if s == "inf" => Some(f64::INFINITY),
-                v => v.as_f64(),
-            })
+        let num = |k: &str| answer.get(k).and_then(|v| v.as_f64());
+        let worst = match answer.get("worst") {
+            Some(serde_json::Value::String(s)) if s == "inf" => Some(None),
+            Some(v) => v.as_f64().map(Some),
+            None => None,
         };
-        match (num("worst"), answer.get("output").and_then(|o| o.as_str())) {
-            (Some(worst), Some(output)) => Ok(SelfError {
+        match (worst, answer.get("output").and_then(|o| o.as_str())) {
+            (Some(worst), Some(output)) => Ok(aorlta_record::PrecisionCase {
+                size: 0,
+                inputs: String::new(),
                 worst,
                 output: output.to_string(),
                 index: answer.get("index").and_then(|i| i.as_u64()).unwrap_or(0),
-                own: num("own").unwrap_or(f64::NAN),
-                double: num("double").unwrap_or(f64::NAN),
+                own: num("own"),
+                double: num("double"),
             }),
             _ => {
                 self.finding(

@@ -301,35 +301,34 @@ pub fn generate(
         check_round(opts, &mut round, sanity, progress);
         rows.extend(round);
     }
-    // The modules after the `count`-th kept one are not part of the set.
-    if let Some(last) = rows
+    // The modules after the `count`-th kept one are not part of the set; only kept tasks stay in
+    // tasks/, and the importer's report of its last round goes too (GENERATE.md names every
+    // import drop of every round).
+    let last = rows
         .iter()
         .filter(|r| r.outcome.is_ok())
         .nth(opts.count.saturating_sub(1) as usize)
-        .map(|r| r.index)
-    {
-        let past = rows.iter().filter(|r| r.index > last).count();
-        if past > 0 {
-            progress(&format!(
-                "{past} modules after the {}-th kept one left out of the set",
-                opts.count
-            ));
-        }
-        for r in rows.iter().filter(|r| r.index > last) {
+        .map_or(u64::MAX, |r| r.index);
+    let past = rows.iter().filter(|r| r.index > last).count();
+    if past > 0 {
+        progress(&format!(
+            "{past} modules after the {}-th kept one left out of the set",
+            opts.count
+        ));
+    }
+    for r in &rows {
+        if r.index > last {
             std::fs::remove_file(&r.problem)?;
         }
-        rows.retain(|r| r.index <= last);
-    }
-    // Only kept tasks stay in tasks/; the importer's report of its last round goes too
-    // (GENERATE.md names every import drop of every round).
-    for entry in std::fs::read_dir(&tasks_dir)? {
-        let path = entry?.path();
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        let task = path.extension().is_some_and(|x| x == "yaml");
-        let kept = rows.iter().any(|r| r.outcome.is_ok() && r.id == stem);
-        if (task && !kept) || path.file_name().is_some_and(|n| n == "IMPORT.md") {
-            std::fs::remove_file(path)?;
+        let task = tasks_dir.join(format!("{}.yaml", r.id));
+        if (r.index > last || r.outcome.is_err()) && task.exists() {
+            std::fs::remove_file(task)?;
         }
+    }
+    rows.retain(|r| r.index <= last);
+    let import_report = tasks_dir.join("IMPORT.md");
+    if import_report.exists() {
+        std::fs::remove_file(import_report)?;
     }
     // The pool: candidates for the kept tasks whose operators are all element-wise.
     let (mut lines, mut pooled, mut written) = (String::new(), 0, 0);

@@ -835,8 +835,18 @@ fn tolerance_of(buffers: &[BufferSpec], sizes: &[ProbeSize]) -> Option<Tolerance
 
 /// `x` rounded down to two significant digits (a tolerance a prompt can state).
 fn round_down_2(x: f64) -> f64 {
+    round_2(x, f64::floor)
+}
+
+/// `x` rounded up to two significant digits.
+fn round_up_2(x: f64) -> f64 {
+    round_2(x, f64::ceil)
+}
+
+/// `x` to two significant digits, the last one by `to` (`floor` or `ceil`), written exactly.
+fn round_2(x: f64, to: fn(f64) -> f64) -> f64 {
     let e = x.log10().floor() as i32 - 1;
-    let digits = (x / 10f64.powi(e)).floor();
+    let digits = to(x / 10f64.powi(e));
     format!("{digits}e{e}").parse().unwrap_or(x)
 }
 
@@ -905,13 +915,6 @@ pub fn widen_atol(
     let yaml = serde_norway::to_string(&task).map_err(|e| place(&e))?;
     std::fs::write(file, head + &yaml).map_err(|e| place(&e))?;
     Ok((old, new))
-}
-
-/// `x` rounded up to two significant digits.
-fn round_up_2(x: f64) -> f64 {
-    let e = x.log10().floor() as i32 - 1;
-    let digits = (x / 10f64.powi(e)).ceil();
-    format!("{digits}e{e}").parse().unwrap_or(x)
 }
 
 #[cfg(test)]
