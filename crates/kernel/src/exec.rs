@@ -223,11 +223,74 @@ pub(crate) fn run_job(
         Work::Time(_) | Work::Launch(_) => Use::Alone,
         Work::Check(_) | Work::Sanity(_) => Use::Shared,
     };
-    let run = |how, work| run_job_as(i, reference, candidate, work, launch_timeout_s, deadline_s, how);
+    // One attempt, leased as `how` says.
+    let run = |how: Use| -> Result<HarnessRecord, LegOutput> {
+        let env = i.env;
+        let fake = env.is_fake();
+        let task = if fake {
+            shrink_for_fake(&i.task.spec)
+        } else {
+            i.task.spec.clone()
+        };
+        // A candidate that answered with a plan runs it whole; the plan is checked again here, so
+        // nothing but a plan that holds reaches the harness.
+        let plan = match candidate {
+            Some(_) => crate::extract::plan_of(i.source, &i.task.spec)
+                .map_err(|e| LegOutput::broke(KernelReason::PlanInvalid, e.describe()))?,
+            None => None,
+        };
+        let leases = env
+            .leases()
+            .map_err(|e| LegOutput::unsettled(KernelReason::NoGpu, e))?;
+        let wait = Duration::from_secs_f64(env.config().lease_wait_s);
+        let waiting = crate::timeline::span("lease-wait", || i.task.spec.id.clone());
+        let lease = leases
+            .acquire_as(wait, how)
+            .map_err(|e| LegOutput::unsettled(KernelReason::NoGpuLease, e.to_string()))?;
+        drop(waiting);
+        let mut job = HarnessJob {
+            format: HARNESS_FORMAT,
+            id: format!("{}-{}", i.task.spec.id, env.next_job()),
+            task,
+            reference: match reference {
+                RefBuilt::Kernel(c) => JobReference::Kernel(image(c)),
+                RefBuilt::Torch(t) => JobReference::Torch(t.clone()),
+            },
+            candidate: candidate.map(image).unwrap_or(KernelImage {
+                path: std::path::PathBuf::new(),
+                symbols: Vec::new(),
+                launch: None,
+                plan: None,
+            }),
+            record: std::path::PathBuf::new(),
+            launch_timeout_s,
+            work: work.clone(),
+        };
+        job.candidate.plan = plan;
+        // A module's first job starts its process and may compile it (`torch.compile`): time no
+        // candidate is charged for.
+        let deadline_s = match reference {
+            RefBuilt::Torch(_) => deadline_s + 180.0,
+            RefBuilt::Kernel(_) => deadline_s,
+        };
+        let deadline = env.config().job_timeout_s.unwrap_or(deadline_s);
+        let out = env
+            .pool()
+            .run(env, lease, &mut job, Duration::from_secs_f64(deadline));
+        out.map_err(|e| match e {
+            PoolError::Start(code, detail) => LegOutput::with_code(LegState::Unsettled, &code, detail),
+            PoolError::Timeout(s) => LegOutput::broke(
+                KernelReason::Hung,
+                format!("the harness job ran past its {s:.1} s deadline and was killed"),
+            ),
+            PoolError::Crashed(d) => LegOutput::unsettled(KernelReason::HarnessCrashed, d),
+            PoolError::Io(d) => LegOutput::unsettled(KernelReason::WorkDirError, d),
+        })
+    };
     if how == Use::Alone || !shares_gpus(i.env) {
-        return run(how, work);
+        return run(how);
     }
-    let first = run(how, work.clone());
+    let first = run(how);
     let short = match &first {
         Ok(rec) => ran_out_of_memory(&rec.findings),
         Err(o) => o
@@ -235,80 +298,7 @@ pub(crate) fn run_job(
             .iter()
             .any(|r| out_of_memory(&format!("{} {}", r.code, r.detail))),
     };
-    if short { run(Use::Alone, work) } else { first }
-}
-
-/// [`run_job`] once, leased as `how` says.
-fn run_job_as(
-    i: &Inputs<'_>,
-    reference: &RefBuilt,
-    candidate: Option<&Compiled>,
-    work: Work,
-    launch_timeout_s: f64,
-    deadline_s: f64,
-    how: crate::lease::Use,
-) -> Result<HarnessRecord, LegOutput> {
-    let env = i.env;
-    let fake = env.is_fake();
-    let task = if fake {
-        shrink_for_fake(&i.task.spec)
-    } else {
-        i.task.spec.clone()
-    };
-    // A candidate that answered with a plan runs it whole; the plan is checked again here, so
-    // nothing but a plan that holds reaches the harness.
-    let plan = match candidate {
-        Some(_) => crate::extract::plan_of(i.source, &i.task.spec)
-            .map_err(|e| LegOutput::broke(KernelReason::PlanInvalid, e.describe()))?,
-        None => None,
-    };
-    let leases = env
-        .leases()
-        .map_err(|e| LegOutput::unsettled(KernelReason::NoGpu, e))?;
-    let wait = Duration::from_secs_f64(env.config().lease_wait_s);
-    let waiting = crate::timeline::span("lease-wait", || i.task.spec.id.clone());
-    let lease = leases
-        .acquire_as(wait, how)
-        .map_err(|e| LegOutput::unsettled(KernelReason::NoGpuLease, e.to_string()))?;
-    drop(waiting);
-    let mut job = HarnessJob {
-        format: HARNESS_FORMAT,
-        id: format!("{}-{}", i.task.spec.id, env.next_job()),
-        task,
-        reference: match reference {
-            RefBuilt::Kernel(c) => JobReference::Kernel(image(c)),
-            RefBuilt::Torch(t) => JobReference::Torch(t.clone()),
-        },
-        candidate: candidate.map(image).unwrap_or(KernelImage {
-            path: std::path::PathBuf::new(),
-            symbols: Vec::new(),
-            launch: None,
-            plan: None,
-        }),
-        record: std::path::PathBuf::new(),
-        launch_timeout_s,
-        work,
-    };
-    job.candidate.plan = plan;
-    // A module's first job starts its process and may compile it (`torch.compile`): time no
-    // candidate is charged for.
-    let deadline_s = match reference {
-        RefBuilt::Torch(_) => deadline_s + 180.0,
-        RefBuilt::Kernel(_) => deadline_s,
-    };
-    let deadline = env.config().job_timeout_s.unwrap_or(deadline_s);
-    let out = env
-        .pool()
-        .run(env, lease, &mut job, Duration::from_secs_f64(deadline));
-    out.map_err(|e| match e {
-        PoolError::Start(code, detail) => LegOutput::with_code(LegState::Unsettled, &code, detail),
-        PoolError::Timeout(s) => LegOutput::broke(
-            KernelReason::Hung,
-            format!("the harness job ran past its {s:.1} s deadline and was killed"),
-        ),
-        PoolError::Crashed(d) => LegOutput::unsettled(KernelReason::HarnessCrashed, d),
-        PoolError::Io(d) => LegOutput::unsettled(KernelReason::WorkDirError, d),
-    })
+    if short { run(Use::Alone) } else { first }
 }
 
 /// Candidate codes, most serious first: the first is the leg's main reason.
